@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+#include <iostream>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "text_report.h"
+#include "vtrain/result_json.h"
+#include "vtrain/simulator.h"
+
+namespace vtrain::cli {
+
+const char* const kSimulateHelp = R"(usage: vtrain simulate SCENARIO.json [--json] [--profile PROFILE.json]
+
+Predicts one training iteration of the scenario's "plan": iteration time, throughput, TFLOP/s and MFU,
+pipeline bubble, memory per stage, and the training time and cost for "training.tokens".
+
+options:
+  --json               print one JSON object (iteration_time_s, tokens_per_s, mfu, peak_memory_gib, ...)
+  --profile FILE       use this GPU profile instead of the one named by cluster.gpu
+
+exit status: 0 on success, 2 on bad input (the message names the field and why).
+
+example:
+  vtrain simulate examples/mt-nlg-530b.json
+)";
+
+int run_simulate(const std::vector<std::string>& argv)
+{
+    std::string error;
+    const auto args = parse_args(argv, {"--profile"}, {"--json"}, error);
+    if (!args) {
+        return report_bad_input(error);
+    }
+    if (args->positional.size() != 1) {
+        return report_bad_input("simulate takes one scenario file (see vtrain simulate --help)");
+    }
+    int exit_code = kExitOk;
+    const auto loaded = load_scenario_and_profile(args->positional[0], args->value("--profile"), exit_code);
+    if (!loaded) {
+        return exit_code;
+    }
+    const Scenario& scenario = loaded->scenario;
+    if (!scenario.plan) {
+        return report_bad_input("plan: is missing (simulate needs a \"plan\"; a \"search\" block is for vtrain explore)");
+    }
+    SimulationOptions options;
+    options.timeline = false;
+    const auto result = simulate(scenario, *scenario.plan, loaded->profile, options);
+    if (!result.ok()) {
+        return report_bad_input(result.errors());
+    }
+    if (args->flag("--json")) {
+        std::cout << result_to_json(*result).dump(2) << '\n';
+    } else {
+        print_report(std::cout, scenario, loaded->profile, *result);
+    }
+    return kExitOk;
+}
+
+} // namespace vtrain::cli

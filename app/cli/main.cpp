@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: MIT
+// vtrain: simulate LLM training plans from the command line.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli_common.h"
+#include "commands.h"
+
+#ifndef VTRAIN_VERSION
+#define VTRAIN_VERSION "dev"
+#endif
+
+namespace {
+
+using vtrain::cli::Command;
+
+const std::vector<Command>& commands()
+{
+    static const std::vector<Command> list{
+        {"simulate", "predict one training iteration of a plan", vtrain::cli::kSimulateHelp, vtrain::cli::run_simulate},
+        {"timeline", "write the per-stage timeline as a Chrome trace", vtrain::cli::kTimelineHelp, vtrain::cli::run_timeline},
+        {"profiles", "list the GPU profiles and where they come from", vtrain::cli::kProfilesHelp, vtrain::cli::run_profiles},
+        {"make-profile", "build a modeled GPU profile from datasheet figures", vtrain::cli::kMakeProfileHelp,
+         vtrain::cli::run_make_profile},
+    };
+    return list;
+}
+
+void print_usage(std::ostream& out)
+{
+    out << "vtrain " << VTRAIN_VERSION << ": which parallelization plan trains a model fastest, and what does it cost?\n\n"
+        << "usage: vtrain COMMAND [ARGS]   (vtrain COMMAND --help for details)\n\ncommands:\n";
+    for (const auto& c : commands()) {
+        out << "  " << c.name << std::string(14 - std::string(c.name).size(), ' ') << c.summary << '\n';
+    }
+    out << "\nexample:\n  vtrain simulate examples/mt-nlg-530b.json\n";
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    vtrain::cli::set_executable_path(argv[0]);
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+        print_usage(std::cout);
+        return args.empty() ? vtrain::cli::kExitBadInput : vtrain::cli::kExitOk;
+    }
+    if (args[0] == "--version") {
+        std::cout << "vtrain " << VTRAIN_VERSION << " (built " << __DATE__ << ", " <<
+#ifdef NDEBUG
+            "release"
+#else
+            "debug"
+#endif
+                  << ")\n";
+        return vtrain::cli::kExitOk;
+    }
+    for (const auto& c : commands()) {
+        if (args[0] == c.name) {
+            std::vector<std::string> rest(args.begin() + 1, args.end());
+            for (const auto& a : rest) {
+                if (a == "--help" || a == "-h") {
+                    std::cout << c.help;
+                    return vtrain::cli::kExitOk;
+                }
+            }
+            try {
+                return c.run(rest);
+            } catch (const std::exception& e) {
+                std::cerr << "vtrain: internal error: " << e.what() << '\n';
+                return vtrain::cli::kExitFailure;
+            }
+        }
+    }
+    std::cerr << "vtrain: unknown command \"" << args[0] << "\"\n\n";
+    print_usage(std::cerr);
+    return vtrain::cli::kExitBadInput;
+}

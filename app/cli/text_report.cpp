@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+#include "text_report.h"
+
+#include <cstdio>
+#include <string>
+
+namespace vtrain::cli {
+namespace {
+
+std::string fmt(const char* format, double v)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, format, v);
+    return buffer;
+}
+
+std::string money(double usd)
+{
+    if (usd >= 1e6) {
+        return fmt("$%.2fM", usd / 1e6);
+    }
+    if (usd >= 1e3) {
+        return fmt("$%.1fk", usd / 1e3);
+    }
+    return fmt("$%.2f", usd);
+}
+
+std::string duration(double seconds)
+{
+    if (seconds >= 1) {
+        return fmt("%.3f s", seconds);
+    }
+    return fmt("%.2f ms", seconds * 1e3);
+}
+
+std::string percent(double part, double whole) { return whole > 0 ? fmt("%5.1f%%", 100.0 * part / whole) : "  -"; }
+
+} // namespace
+
+void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profile, const SimulationResult& r)
+{
+    const Plan& p = r.plan;
+    out << s.model.name << " on " << r.num_gpus << " x " << profile.name << " (profile " << profile.id << ", " << profile.source << ")\n";
+    out << "plan: t=" << p.tp << " p=" << p.pp << " d=" << p.dp << ", micro-batch " << p.micro_batch << " x " << r.micro_batches
+        << " per replica, " << to_string(p.schedule);
+    if (p.schedule == Schedule::Interleaved) {
+        out << " (" << p.virtual_stages << " virtual stages)";
+    }
+    out << ", recompute " << to_string(p.recompute) << (p.sequence_parallel ? ", sequence parallel" : "")
+        << (p.zero_stage > 0 ? ", ZeRO-" + std::to_string(p.zero_stage) : std::string{}) << "\n\n";
+
+    out << "iteration time     " << duration(r.iteration_time_s) << "\n";
+    out << "throughput         " << fmt("%.0f", r.tokens_per_s) << " tokens/s\n";
+    out << "per GPU            " << fmt("%.1f", r.model_tflops_per_gpu) << " TFLOP/s model, " << fmt("%.1f", r.hardware_tflops_per_gpu)
+        << " TFLOP/s hardware\n";
+    out << "MFU                " << fmt("%.1f%%", 100 * r.mfu) << "\n";
+    out << "pipeline bubble    " << fmt("%.1f%%", 100 * r.bubble_fraction) << " of the iteration (mean over stages)\n";
+    out << "memory             " << fmt("%.1f", r.peak_memory_gib) << " GiB peak of " << fmt("%.1f", r.usable_memory_gib) << " GiB usable"
+        << (r.fits_memory ? "" : "  ** DOES NOT FIT **") << "\n";
+    if (r.iterations > 0) {
+        out << "training           " << fmt("%.3g", s.training.tokens) << " tokens = " << fmt("%.0f", r.iterations) << " iterations, "
+            << fmt("%.1f", r.training_days) << " days, " << money(r.cost_usd) << " at " << fmt("$%.2f", r.price_per_gpu_hour)
+            << "/GPU-hour\n";
+    } else {
+        out << "training           (no \"training.tokens\": time and cost not computed)\n";
+    }
+
+    const StageBreakdown& b = r.breakdown;
+    const double T = r.iteration_time_s;
+    out << "\nwhere the time goes (mean over stages)\n";
+    out << "  compute                 " << duration(b.compute_s) << "  " << percent(b.compute_s, T) << "\n";
+    out << "  tensor-parallel comm    " << duration(b.tp_comm_s) << "  " << percent(b.tp_comm_s, T) << "\n";
+    out << "  pipeline sends          " << duration(b.pp_comm_s) << "  " << percent(b.pp_comm_s, T) << "\n";
+    out << "  data-parallel (exposed) " << duration(b.dp_comm_exposed_s) << "  " << percent(b.dp_comm_exposed_s, T) << "\n";
+    out << "  optimizer step          " << duration(b.optimizer_s) << "  " << percent(b.optimizer_s, T) << "\n";
+    out << "  bubble (idle)           " << duration(b.bubble_s) << "  " << percent(b.bubble_s, T) << "\n";
+
+    out << "\nstage  layers   weights+grads+optim   activations   total GiB   busy\n";
+    const std::size_t n = r.stages.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        // Long pipelines: show the first three, the last two, and elide the middle.
+        if (n > 8 && i == 3) {
+            out << "  ...  (" << n - 5 << " more stages like the ones around them)\n";
+            i = n - 3;
+            continue;
+        }
+        const StageResult& st = r.stages[i];
+        constexpr double gib = 1024.0 * 1024 * 1024;
+        const double state = (st.memory.weights_bytes + st.memory.gradients_bytes + st.memory.optimizer_bytes) / gib;
+        const double act = (st.memory.activations_bytes + st.memory.working_bytes) / gib;
+        out << fmt("%5.0f", static_cast<double>(i)) << fmt("%8.0f", st.layers) << fmt("%22.1f", state) << fmt("%14.1f", act)
+            << fmt("%12.1f", st.peak_memory_gib) << "  " << percent(T - st.breakdown.bubble_s, T) << "\n";
+    }
+}
+
+} // namespace vtrain::cli

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The design-space explorer: enumerates every plan of a scenario's "search" block (plans x GPU counts x
+// GPU types), rejects each illegal one with a reason, simulates the rest in parallel (oneTBB) and keeps
+// the (training time, cost) Pareto front, the top plans per objective and per-reason counts. Memory
+// stays bounded: rows stream to a sink instead of being kept, unless asked for.
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "vtrain/diagnostic.h"
+#include "vtrain/gpu_profile.h"
+#include "vtrain/plan_check.h"
+#include "vtrain/scenario.h"
+
+namespace vtrain {
+
+// Progress and cancellation shared between a sweep and whoever watches it (CLI progress bar, GUI).
+struct RunControl {
+    std::atomic<bool> cancel{false};
+    std::atomic<std::uint64_t> done{0};  // plans evaluated or rejected so far
+    std::atomic<std::uint64_t> total{0}; // plans in the space (set before evaluation starts)
+};
+
+struct ExploreOptions {
+    int threads = 0;                  // 0 = all cores
+    std::size_t top_k = 20;           // best plans kept per objective
+    bool allow_tp_across_nodes = false; // framework default: tensor parallelism stays inside a node
+    bool keep_all_rows = false;       // also return every feasible row (the GUI's table; small sweeps)
+};
+
+// One evaluated plan, as the table, the plot and the CSV show it.
+struct PlanRow {
+    std::uint64_t index = 0;          // position in the enumeration (stable across thread counts)
+    Plan plan;
+    std::string gpu;
+    int num_gpus = 0;
+    double iteration_time_s = 0;
+    double tokens_per_s = 0;
+    double mfu = 0;
+    double bubble_fraction = 0;
+    double peak_memory_gib = 0;
+    double training_days = 0;
+    double cost_usd = 0;
+    bool on_front = false;
+};
+
+struct ExploreResult {
+    std::uint64_t total = 0;          // plans enumerated
+    std::uint64_t feasible = 0;       // simulated and fitting in memory
+    std::array<std::uint64_t, static_cast<std::size_t>(RejectReason::Count)> rejected{};
+    std::array<Diagnostic, static_cast<std::size_t>(RejectReason::Count)> example{}; // one message per reason
+    std::vector<PlanRow> front;       // Pareto front of (training_days, cost_usd), by increasing time
+    std::vector<PlanRow> fastest;     // top_k by training time
+    std::vector<PlanRow> cheapest;    // top_k by cost
+    std::vector<PlanRow> best_mfu;    // top_k by MFU
+    std::vector<PlanRow> rows;        // every feasible row, only with keep_all_rows
+    bool cancelled = false;
+    double elapsed_s = 0;
+};
+
+// Receives feasible rows in enumeration order (so a CSV is identical for any thread count).
+using RowSink = std::function<void(const PlanRow&)>;
+
+// `profiles` maps GPU id to its profile and must hold every GPU the search names.
+Expected<ExploreResult> explore(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const ExploreOptions& options,
+                                RunControl& control, const RowSink& sink = {});
+
+// Exact Pareto front (minimise both) of (training_days, cost_usd) in O(n log n); ties keep the lower index.
+std::vector<PlanRow> pareto_front(std::vector<PlanRow> rows);
+
+} // namespace vtrain

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A GPU profile: datasheet figures, network links and operator latency tables over shape grids.
+// Tables hold seconds at grid points; lookups interpolate in log space (see interpolation.h).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace vtrain {
+
+// GEMM latency over an (M, N, K) grid; seconds are stored M-major: index = (i * |N| + j) * |K| + k.
+struct GemmTable {
+    std::vector<double> m, n, k;
+    std::vector<double> seconds;
+    bool empty() const { return seconds.empty(); }
+};
+
+// Fused (flash) attention latency over (batch x heads, sequence, head size), causal.
+struct AttentionTable {
+    std::vector<double> batch_heads, seq, head_dim;
+    std::vector<double> forward_seconds, backward_seconds;
+    bool empty() const { return forward_seconds.empty(); }
+};
+
+// A memory-bound operator's latency by the size of its input tensor in bytes.
+struct BytesTable {
+    std::vector<double> bytes;
+    std::vector<double> forward_seconds, backward_seconds;
+    bool empty() const { return forward_seconds.empty(); }
+};
+
+// Fused Adam step latency by number of parameters updated on one GPU.
+struct OptimizerTable {
+    std::vector<double> params;
+    std::vector<double> seconds;
+    bool empty() const { return seconds.empty(); }
+};
+
+// A measured collective on one node: seconds by message bytes for a group of `gpus`.
+struct CollectiveTable {
+    int gpus = 0;
+    std::vector<double> bytes;
+    std::vector<double> seconds;
+};
+
+struct LinkSpec {
+    int gpus_per_node = 8;
+    double nvlink_bus_gbytes_per_s = 0;    // achievable NCCL bus bandwidth inside a node, GB/s
+    double nvlink_base_latency_us = 0;     // fixed cost of one collective inside a node
+    double nvlink_step_latency_us = 0;     // cost per ring step inside a node
+    int nics_per_node = 0;
+    double nic_gbit_per_s = 0;             // line rate of one NIC
+    double nic_efficiency = 0.9;           // achievable fraction of the line rate
+    double inter_node_latency_us = 0;      // cost per step between nodes
+    double inter_node_base_latency_us = 0; // fixed cost of one collective that spans nodes
+};
+
+struct GpuProfile {
+    std::string id;            // file stem, e.g. "a100-sxm4-80gb"
+    std::string name;          // e.g. "NVIDIA A100-SXM4-80GB"
+    std::string source;        // "measured" or "modeled"
+    nlohmann::json source_details; // measured: gpu, driver, cuda, torch, clocks; modeled: method and figures
+    double memory_gib = 0;
+    double memory_reserve_gib = 0; // CUDA context, allocator fragmentation, workspaces
+    double memory_bandwidth_gbytes_per_s = 0;
+    std::map<std::string, double> peak_tflops; // by data type: "bf16", "fp16", "tf32", "fp32"
+    int sm_count = 0;
+    double kernel_launch_overhead_us = 0;  // host gap between consecutive kernels
+    double price_usd_per_gpu_hour = 0;
+    std::string price_source;
+    LinkSpec links;
+    std::map<std::string, GemmTable> gemm; // by data type
+    AttentionTable flash_attention;        // by data type of the GEMMs (bf16/fp16 behave alike)
+    std::map<std::string, BytesTable> memory_bound; // by operator kind (see operator_kinds below)
+    OptimizerTable adam;
+    std::vector<CollectiveTable> all_reduce; // optional measured intra-node all-reduce
+    nlohmann::json calibration;            // how free parameters were fitted, if they were
+
+    double peak_flops(const std::string& dtype) const;
+};
+
+// Memory-bound operator kinds every profile provides.
+inline const std::vector<std::string>& memory_bound_kinds()
+{
+    static const std::vector<std::string> kinds{"layernorm", "gelu", "swiglu", "softmax", "dropout", "residual_add",
+                                                "cross_entropy", "embedding"};
+    return kinds;
+}
+
+} // namespace vtrain

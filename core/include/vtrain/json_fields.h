@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Strict field readers for JSON input: each records a Diagnostic naming the field when a value is
+// missing, of the wrong type or outside its range, and never throws.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vtrain/diagnostic.h"
+
+namespace vtrain::json_fields {
+
+class Reader {
+public:
+    Reader(const nlohmann::json& object, std::string path, Diagnostics& diagnostics);
+
+    bool is_object() const { return m_object.is_object(); }
+    bool has(const char* key) const;
+    std::string field(const char* key) const;
+    Reader child(const char* key) const; // an absent or non-object child reports and reads as empty
+
+    int required_int(const char* key, long long min, long long max);
+    std::optional<int> optional_int(const char* key, long long min, long long max);
+    double required_number(const char* key, double min, double max);
+    std::optional<double> optional_number(const char* key, double min, double max);
+    std::string required_string(const char* key);
+    std::optional<std::string> optional_string(const char* key);
+    std::optional<bool> optional_bool(const char* key);
+    // A strictly increasing list of positive numbers (a table grid); minimum size 1.
+    std::vector<double> grid(const char* key);
+    // A list of positive finite numbers of the given size (a table's latencies).
+    std::vector<double> positive_values(const char* key, std::size_t expected_size);
+    // Keys present in the object that are not in `known` are reported as unknown (typos).
+    void reject_unknown(const std::vector<std::string>& known);
+
+    void error(const std::string& key, const std::string& message) const;
+    const nlohmann::json& json() const { return m_object; }
+    const std::string& path() const { return m_path; }
+
+private:
+    const nlohmann::json* lookup(const char* key) const;
+
+    const nlohmann::json& m_object;
+    std::string m_path;
+    Diagnostics& m_diagnostics;
+};
+
+} // namespace vtrain::json_fields

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Looks operator latencies up in a GPU profile's tables for one data type. A kernel never takes less
+// than the launch overhead: short kernels are bound by the host issuing them.
+#include <string>
+
+#include "vtrain/gpu_profile.h"
+#include "vtrain/scenario.h"
+
+namespace vtrain {
+
+class OperatorTimer {
+public:
+    OperatorTimer(const GpuProfile& profile, Precision precision);
+
+    double gemm_seconds(double m, double n, double k) const;
+    // A batch of independent GEMMs of the same shape (attention's bmm).
+    double batched_gemm_seconds(double batch, double m, double n, double k) const;
+    double flash_forward_seconds(double batch_heads, double seq, double head_dim) const;
+    double flash_backward_seconds(double batch_heads, double seq, double head_dim) const;
+    double memory_bound_seconds(const std::string& kind, double bytes, bool backward) const;
+    double adam_seconds(double params) const;
+
+    double bytes_per_element() const { return m_bytes_per_element; }
+    const std::string& dtype() const { return m_dtype; }
+
+private:
+    double floor(double seconds) const { return seconds > m_launch_s ? seconds : m_launch_s; }
+
+    const GpuProfile& m_profile;
+    const GemmTable* m_gemm = nullptr;
+    std::string m_dtype;
+    double m_bytes_per_element = 2;
+    double m_launch_s = 0;
+};
+
+} // namespace vtrain

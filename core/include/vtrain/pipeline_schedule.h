@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Pipeline schedules as per-stage operation orders. A schedule only says in which order each stage
+// runs its forward and backward passes; the dependencies between stages are the same for all:
+// F(s, mb, c) needs F of the previous virtual stage, B(s, mb, c) needs B of the next one.
+#include <cstdint>
+#include <vector>
+
+#include "vtrain/scenario.h"
+
+namespace vtrain {
+
+struct PipelineOp {
+    enum class Kind : std::uint8_t { Forward, Backward };
+    Kind kind = Kind::Forward;
+    int micro_batch = 0;
+    int chunk = 0; // model chunk on this stage (virtual stage = chunk * stages + stage)
+    bool operator==(const PipelineOp&) const = default;
+};
+
+using StageOrder = std::vector<PipelineOp>;
+
+// GPipe: all forwards, then all backwards.
+std::vector<StageOrder> gpipe_schedule(int stages, int micro_batches);
+// 1F1B (PipeDream-flush): stage s warms up with p - s - 1 forwards, then alternates.
+std::vector<StageOrder> one_f_one_b_schedule(int stages, int micro_batches);
+// Interleaved 1F1B (Narayanan et al. SC'21): `chunks` model chunks per stage, micro-batches in groups of
+// `stages`; needs micro_batches % stages == 0.
+std::vector<StageOrder> interleaved_schedule(int stages, int micro_batches, int chunks);
+
+std::vector<StageOrder> build_schedule(Schedule schedule, int stages, int micro_batches, int chunks);
+
+// For each stage, the most forward passes whose backward has not run yet, weighted by layers per chunk
+// (all chunks of a stage have the same layer count): the activation sets the stage holds at its peak.
+std::vector<double> peak_in_flight_chunks(const std::vector<StageOrder>& orders);
+
+} // namespace vtrain
+
+namespace vtrain {
+// The same peak as peak_in_flight_chunks(build_schedule(...))[stage], in closed form.
+int peak_in_flight_closed_form(Schedule schedule, int stages, int micro_batches, int chunks, int stage);
+} // namespace vtrain

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Structural rules a plan must satisfy before it can be simulated (the constraints Megatron-LM imposes),
+// each with a reason code the explorer counts and a message that names the field.
+#include <optional>
+#include <string>
+
+#include "vtrain/diagnostic.h"
+#include "vtrain/scenario.h"
+
+namespace vtrain {
+
+enum class RejectReason {
+    GpuCountMismatch,       // tp x pp x dp != number of GPUs
+    TpNotDividingHeads,     // tp must divide attention (and key/value) heads
+    TpNotDividingFfn,       // tp must divide the FFN width
+    PpNotDividingLayers,    // layers split evenly over pipeline stages (and virtual stages)
+    BatchNotDivisible,      // global batch must be a multiple of dp x micro-batch
+    InterleavedNeedsPipeline, // interleaving needs pp >= 2, virtual_stages >= 2, micro-batches % pp == 0
+    SequenceParallelNeedsTp, // sequence parallelism needs tp >= 2
+    TpSpansNodes,           // tensor parallelism wider than a node (explorer default only)
+    OutOfMemory,            // a stage's peak memory exceeds the usable capacity
+    Count
+};
+
+const char* to_string(RejectReason reason);
+
+struct PlanRejection {
+    RejectReason reason;
+    Diagnostic diagnostic;
+};
+
+// Checks divisibility and schedule rules (not memory: that needs the simulation's memory model).
+std::optional<PlanRejection> check_plan(const ModelSpec& model, const TrainingSpec& training, const Plan& plan, int num_gpus);
+
+} // namespace vtrain

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Scenario files: strict parsing (every bad field named with its reason) and serialisation.
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "vtrain/diagnostic.h"
+#include "vtrain/scenario.h"
+
+namespace vtrain {
+
+Expected<Scenario> scenario_from_json(const nlohmann::json& json);
+Expected<Scenario> scenario_from_text(const std::string& text);
+Expected<Scenario> load_scenario(const std::filesystem::path& path);
+
+nlohmann::json scenario_to_json(const Scenario& scenario);
+nlohmann::json plan_to_json(const Plan& plan);
+
+// Parsing of enum names as they appear in files ("1f1b", "selective", ...).
+std::optional<Schedule> schedule_from_string(const std::string& s);
+std::optional<Recompute> recompute_from_string(const std::string& s);
+
+} // namespace vtrain

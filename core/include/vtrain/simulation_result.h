@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// What one simulated training iteration reports: time, throughput, utilisation, memory per stage,
+// training time and cost, and (optionally) the start and end of every task on every stage.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "vtrain/layer_costs.h"
+#include "vtrain/memory_model.h"
+#include "vtrain/scenario.h"
+
+namespace vtrain {
+
+enum class TaskKind : std::uint8_t {
+    Forward,
+    Backward,
+    Recompute,
+    SendForward,   // activations to the next pipeline stage
+    SendBackward,  // gradients to the previous pipeline stage
+    GradReduce,    // a data-parallel gradient bucket (all-reduce or reduce-scatter)
+    EmbeddingSync, // tied embedding gradients between the first and last stage
+    OptimizerStep,
+    ParamGather,   // ZeRO: all-gather of updated parameters
+};
+const char* to_string(TaskKind kind);
+
+// Lanes of the timeline: one compute stream and two communication streams per stage; tensor-parallel
+// collectives run inside compute tasks (their share is `tp_comm_s`).
+enum class Lane : std::uint8_t { Compute, Pipeline, DataParallel };
+
+struct TimelineTask {
+    int stage = 0;
+    Lane lane = Lane::Compute;
+    TaskKind kind = TaskKind::Forward;
+    int micro_batch = -1;
+    int chunk = 0;
+    int layers = 0;        // transformer layers covered (compute tasks)
+    double start_s = 0;
+    double end_s = 0;
+    double tp_comm_s = 0;  // tensor-parallel communication inside this task
+};
+
+struct StageBreakdown {
+    double compute_s = 0;          // kernels, forward + backward + recompute
+    double tp_comm_s = 0;          // tensor-parallel collectives (on the compute stream)
+    double pp_comm_s = 0;          // pipeline sends (blocking)
+    double dp_comm_exposed_s = 0;  // data-parallel communication not hidden behind compute
+    double optimizer_s = 0;
+    double bubble_s = 0;           // idle: waiting for other stages
+};
+
+struct StageResult {
+    int layers = 0;
+    double params = 0;             // parameters on one GPU of this stage
+    StageMemory memory;
+    double peak_memory_gib = 0;
+    StageBreakdown breakdown;
+};
+
+struct SimulationResult {
+    Plan plan;
+    std::string gpu;
+    int num_gpus = 0;
+    int micro_batches = 0;         // per data-parallel replica
+    double iteration_time_s = 0;
+    double tokens_per_s = 0;
+    double model_tflops_per_gpu = 0;    // no recompute counted
+    double hardware_tflops_per_gpu = 0; // recompute counted
+    double mfu = 0;
+    double bubble_fraction = 0;    // mean over stages of idle time / iteration time
+    std::vector<StageResult> stages;
+    double peak_memory_gib = 0;    // the largest stage
+    double usable_memory_gib = 0;  // capacity minus the profile's reserve
+    bool fits_memory = true;
+    double total_params = 0;
+    double iterations = 0;         // training tokens / (global batch x sequence length)
+    double training_days = 0;
+    double price_per_gpu_hour = 0;
+    double cost_usd = 0;
+    StageBreakdown breakdown;      // mean over stages; its parts add up to the iteration time
+    LayerCosts layer_costs;
+    std::vector<TimelineTask> timeline; // empty unless asked for
+    std::size_t task_count = 0;
+};
+
+} // namespace vtrain

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+#include "vtrain/modeled_profile.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "vtrain/json_fields.h"
+
+namespace vtrain {
+namespace {
+
+using json_fields::Reader;
+
+// Output tile shapes a cuBLAS-class library picks from, with the fraction of the best rate each reaches
+// when fully occupied (smaller tiles re-read operands more often).
+struct TileShape {
+    double m, n, relative_efficiency;
+};
+constexpr TileShape kTiles[] = {{256, 128, 1.0}, {128, 256, 1.0}, {128, 128, 0.93}, {128, 64, 0.82}, {64, 64, 0.65}};
+
+double round_significant(double v)
+{
+    if (v <= 0) {
+        return v;
+    }
+    const double scale = std::pow(10.0, 4 - std::ceil(std::log10(v)));
+    return std::round(v * scale) / scale;
+}
+
+std::vector<double> size_grid(double lo, double hi)
+{
+    // Powers of two and the points halfway between them (x1.5): quantisation steps fall on the grid.
+    std::vector<double> g;
+    for (double v = lo; v <= hi; v *= 2) {
+        g.push_back(v);
+        if (v * 1.5 <= hi && v >= 64) {
+            g.push_back(v * 1.5);
+        }
+    }
+    return g;
+}
+
+double streaming_seconds(const HardwareSpec& hw, const ModelParameters& p, double bytes_moved, double tensor_bytes)
+{
+    const double ramp = tensor_bytes / (tensor_bytes + p.memory_half_bytes);
+    const double bandwidth = hw.memory_bandwidth_gbytes_per_s * 1e9 * p.memory_efficiency * std::max(ramp, 1e-3);
+    return p.memory_fixed_us * 1e-6 + bytes_moved / bandwidth;
+}
+
+// Bytes each memory-bound kernel moves per byte of its input, forward and backward.
+struct Traffic {
+    const char* kind;
+    double forward, backward;
+};
+constexpr Traffic kTraffic[] = {
+    {"layernorm", 2.0, 3.0},    {"gelu", 2.0, 3.0},    {"swiglu", 1.5, 3.0},        {"softmax", 2.0, 3.0},
+    {"dropout", 2.5, 2.5},      {"residual_add", 3.0, 2.0}, {"cross_entropy", 2.0, 2.0}, {"embedding", 2.0, 3.0},
+};
+
+double flash_seconds(const HardwareSpec& hw, const ModelParameters& p, double peak, double bh, double s, double d, bool backward)
+{
+    // Causal attention does half of the s x s work; the backward pass does 2.5x the forward's GEMM work.
+    const double flops = 4.0 * bh * s * s * d * 0.5 * (backward ? 2.5 : 1.0);
+    const double tiles = bh * std::ceil(s / 128.0);
+    const double sms = std::max(1, hw.sm_count);
+    const double waves = std::ceil(tiles / sms);
+    const double occupancy = tiles / (waves * sms);
+    // Short sequences spend proportionally more time outside the main loop.
+    const double length = s / (s + 256.0);
+    const double efficiency = (backward ? p.flash_backward_efficiency : p.flash_forward_efficiency) * occupancy * length;
+    const double bytes = 4.0 * bh * s * d * 2 * (backward ? 2.0 : 1.0);
+    const double compute = flops / (peak * std::max(efficiency, 1e-3));
+    const double memory = bytes / (hw.memory_bandwidth_gbytes_per_s * 1e9 * p.memory_efficiency);
+    return p.gemm_fixed_us * 1e-6 + std::max(compute, memory);
+}
+
+} // namespace
+
+double modeled_gemm_seconds(const HardwareSpec& hw, const ModelParameters& p, double peak, double m, double n, double k, double e)
+{
+    const double flops = 2.0 * m * n * k;
+    const double sms = std::max(1, hw.sm_count);
+    const double k_efficiency = k / (k + p.gemm_k_half);
+    double best = 0;
+    for (const TileShape& tile : kTiles) {
+        const double tiles_m = std::ceil(m / tile.m);
+        const double tiles_n = std::ceil(n / tile.n);
+        const double tiles = tiles_m * tiles_n;
+        const double waves = std::ceil(tiles / sms);
+        const double wave_efficiency = tiles / (waves * sms);
+        const double tile_efficiency = (m * n) / (tiles_m * tile.m * tiles_n * tile.n);
+        best = std::max(best, tile.relative_efficiency * wave_efficiency * tile_efficiency);
+    }
+    const double compute = flops / (peak * p.gemm_max_efficiency * best * k_efficiency);
+    const double memory = (m * k + k * n + m * n) * e / (hw.memory_bandwidth_gbytes_per_s * 1e9 * p.memory_efficiency);
+    return p.gemm_fixed_us * 1e-6 + std::max(compute, memory);
+}
+
+Expected<HardwareSpec> hardware_spec_from_json(const nlohmann::json& json)
+{
+    Diagnostics diags;
+    Reader r(json, "", diags);
+    HardwareSpec hw;
+    hw.id = r.required_string("id");
+    hw.name = r.required_string("name");
+    hw.memory_gib = r.required_number("memory_gib", 1, 1e4);
+    hw.memory_reserve_gib = r.required_number("memory_reserve_gib", 0, 1e3);
+    hw.memory_bandwidth_gbytes_per_s = r.required_number("memory_bandwidth_gbytes_per_s", 1, 1e6);
+    hw.sm_count = r.required_int("sm_count", 1, 100000);
+    hw.price_usd_per_gpu_hour = r.required_number("price_usd_per_gpu_hour", 0, 1e4);
+    hw.price_source = r.required_string("price_source");
+    Reader peaks = r.child("peak_tflops");
+    if (peaks.is_object()) {
+        for (const auto& [dtype, v] : peaks.json().items()) {
+            if (const auto value = peaks.optional_number(dtype.c_str(), 1e-3, 1e6)) {
+                hw.peak_tflops[dtype] = *value;
+            }
+        }
+    }
+    Reader l = r.child("links");
+    hw.links.gpus_per_node = l.required_int("gpus_per_node", 1, 1024);
+    hw.links.nvlink_bus_gbytes_per_s = l.required_number("nvlink_bus_gbytes_per_s", 1, 1e5);
+    hw.links.nvlink_base_latency_us = l.required_number("nvlink_base_latency_us", 0, 1e4);
+    hw.links.nvlink_step_latency_us = l.required_number("nvlink_step_latency_us", 0, 1e4);
+    hw.links.nics_per_node = l.required_int("nics_per_node", 1, 64);
+    hw.links.nic_gbit_per_s = l.required_number("nic_gbit_per_s", 1, 1e5);
+    hw.links.nic_efficiency = l.required_number("nic_efficiency", 0.01, 1);
+    hw.links.inter_node_base_latency_us = l.required_number("inter_node_base_latency_us", 0, 1e4);
+    hw.links.inter_node_latency_us = l.required_number("inter_node_latency_us", 0, 1e4);
+    hw.figures_sources = json.value("figures_sources", nlohmann::json::object());
+    if (!diags.empty()) {
+        return diags;
+    }
+    return hw;
+}
+
+Expected<ModelParameters> model_parameters_from_json(const nlohmann::json& json)
+{
+    Diagnostics diags;
+    Reader r(json, "model_parameters", diags);
+    ModelParameters p;
+    p.gemm_max_efficiency = r.optional_number("gemm_max_efficiency", 0.01, 1).value_or(p.gemm_max_efficiency);
+    p.gemm_k_half = r.optional_number("gemm_k_half", 0, 1e5).value_or(p.gemm_k_half);
+    p.gemm_fixed_us = r.optional_number("gemm_fixed_us", 0, 1e4).value_or(p.gemm_fixed_us);
+    p.flash_forward_efficiency = r.optional_number("flash_forward_efficiency", 0.01, 1).value_or(p.flash_forward_efficiency);
+    p.flash_backward_efficiency = r.optional_number("flash_backward_efficiency", 0.01, 1).value_or(p.flash_backward_efficiency);
+    p.memory_efficiency = r.optional_number("memory_efficiency", 0.01, 1).value_or(p.memory_efficiency);
+    p.memory_half_bytes = r.optional_number("memory_half_bytes", 0, 1e12).value_or(p.memory_half_bytes);
+    p.memory_fixed_us = r.optional_number("memory_fixed_us", 0, 1e4).value_or(p.memory_fixed_us);
+    p.kernel_launch_overhead_us = r.optional_number("kernel_launch_overhead_us", 0, 1e4).value_or(p.kernel_launch_overhead_us);
+    if (!diags.empty()) {
+        return diags;
+    }
+    return p;
+}
+
+nlohmann::json model_parameters_to_json(const ModelParameters& p)
+{
+    return {{"gemm_max_efficiency", p.gemm_max_efficiency},
+            {"gemm_k_half", p.gemm_k_half},
+            {"gemm_fixed_us", p.gemm_fixed_us},
+            {"flash_forward_efficiency", p.flash_forward_efficiency},
+            {"flash_backward_efficiency", p.flash_backward_efficiency},
+            {"memory_efficiency", p.memory_efficiency},
+            {"memory_half_bytes", p.memory_half_bytes},
+            {"memory_fixed_us", p.memory_fixed_us},
+            {"kernel_launch_overhead_us", p.kernel_launch_overhead_us}};
+}
+
+GpuProfile make_modeled_profile(const HardwareSpec& hw, const ModelParameters& p)
+{
+    GpuProfile out;
+    out.id = hw.id;
+    out.name = hw.name;
+    out.source = "modeled";
+    out.source_details = {
+        {"method",
+         "Roofline with efficiency curves (vtrain make-profile). GEMM: time = fixed + max(2MNK / (peak x gemm_max_efficiency x "
+         "tile/wave quantisation x K/(K + gemm_k_half)), operand bytes / (bandwidth x memory_efficiency)); tile quantisation = useful / "
+         "padded output tiles, wave quantisation = tiles / (ceil(tiles / SMs) x SMs), best of tiles 256x128, 128x256, 128x128, 128x64, "
+         "64x64. Flash attention: causal FLOPs (backward 2.5x forward) at flash_*_efficiency x SM occupancy x s/(s + 256). Memory-bound "
+         "kernels: fixed + bytes moved / (bandwidth x memory_efficiency x bytes/(bytes + memory_half_bytes)). Adam: 30 bytes per "
+         "parameter streamed. Not measured on a GPU."},
+        {"model_parameters", model_parameters_to_json(p)},
+        {"figures", hw.figures_sources}};
+    out.memory_gib = hw.memory_gib;
+    out.memory_reserve_gib = hw.memory_reserve_gib;
+    out.memory_bandwidth_gbytes_per_s = hw.memory_bandwidth_gbytes_per_s;
+    out.peak_tflops = hw.peak_tflops;
+    out.sm_count = hw.sm_count;
+    out.kernel_launch_overhead_us = p.kernel_launch_overhead_us;
+    out.price_usd_per_gpu_hour = hw.price_usd_per_gpu_hour;
+    out.price_source = hw.price_source;
+    out.links = hw.links;
+
+    const auto m_grid = size_grid(16, 262144);
+    const auto nk_grid = size_grid(32, 131072);
+    for (const char* dtype : {"bf16", "tf32"}) {
+        const auto it = hw.peak_tflops.find(dtype);
+        if (it == hw.peak_tflops.end()) {
+            continue;
+        }
+        const double e = std::string(dtype) == "bf16" ? 2 : 4;
+        GemmTable t;
+        t.m = m_grid;
+        t.n = nk_grid;
+        t.k = nk_grid;
+        t.seconds.reserve(t.m.size() * t.n.size() * t.k.size());
+        for (double m : t.m) {
+            for (double n : t.n) {
+                for (double k : t.k) {
+                    t.seconds.push_back(round_significant(modeled_gemm_seconds(hw, p, it->second * 1e12, m, n, k, e)));
+                }
+            }
+        }
+        out.gemm[dtype] = std::move(t);
+    }
+
+    const double peak = hw.peak_tflops.count("bf16") ? hw.peak_tflops.at("bf16") * 1e12 : 1e12;
+    AttentionTable& a = out.flash_attention;
+    a.batch_heads = size_grid(1, 4096);
+    a.seq = size_grid(128, 131072);
+    a.head_dim = {64, 80, 96, 128, 192, 256};
+    for (double bh : a.batch_heads) {
+        for (double s : a.seq) {
+            for (double d : a.head_dim) {
+                a.forward_seconds.push_back(round_significant(flash_seconds(hw, p, peak, bh, s, d, false)));
+                a.backward_seconds.push_back(round_significant(flash_seconds(hw, p, peak, bh, s, d, true)));
+            }
+        }
+    }
+
+    std::vector<double> bytes_grid;
+    for (double b = 1024; b <= 64.0 * 1024 * 1024 * 1024; b *= 2) {
+        bytes_grid.push_back(b);
+    }
+    for (const Traffic& traffic : kTraffic) {
+        BytesTable t;
+        t.bytes = bytes_grid;
+        for (double b : bytes_grid) {
+            t.forward_seconds.push_back(round_significant(streaming_seconds(hw, p, b * traffic.forward, b)));
+            t.backward_seconds.push_back(round_significant(streaming_seconds(hw, p, b * traffic.backward, b)));
+        }
+        out.memory_bound[traffic.kind] = std::move(t);
+    }
+    // Adam with fp32 master weights: read param, grad, m, v (16 B), write param, m, v (12 B) and the
+    // 16-bit copy (2 B).
+    for (double n = 1024; n <= 64e9; n *= 2) {
+        out.adam.params.push_back(n);
+        out.adam.seconds.push_back(round_significant(streaming_seconds(hw, p, 30.0 * n, 4.0 * n)));
+    }
+    return out;
+}
+
+} // namespace vtrain

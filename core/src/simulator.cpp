@@ -1,0 +1,553 @@
+// SPDX-License-Identifier: MIT
+// The iteration graph: per stage, compute tasks in schedule order (with recompute before backward),
+// blocking pipeline sends, data-parallel gradient buckets that overlap the last backward of each model
+// chunk, and the optimizer step. Then the event simulation (event_simulation.cpp) runs it.
+#include "vtrain/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "vtrain/memory_model.h"
+#include "vtrain/model_math.h"
+#include "vtrain/operator_timer.h"
+#include "vtrain/pipeline_schedule.h"
+#include "vtrain/plan_check.h"
+
+namespace vtrain {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr int kMaxBucketsPerChunk = 32;
+
+// Bookkeeping for each task, parallel to the graph's arrays.
+struct TaskInfo {
+    int stage;
+    Lane lane;
+    TaskKind kind;
+    int micro_batch;
+    int chunk;
+    int layers;
+    double tp_comm_s;
+};
+
+int stream_id(int stage, Lane lane) { return stage * 3 + static_cast<int>(lane); }
+
+// Which node the first rank of a stage sits on (ranks: tensor innermost, then data, then pipeline).
+int node_of_stage(int stage, const Plan& p, int gpus_per_node)
+{
+    return static_cast<int>((static_cast<long long>(stage) * p.tp * p.dp) / gpus_per_node);
+}
+
+class IterationBuilder {
+public:
+    IterationBuilder(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan,
+                     const LayerCosts& costs, TaskGraph& graph, std::vector<TaskInfo>* info)
+        : m_model(model), m_training(training), m_cluster(cluster), m_plan(plan), m_costs(costs), m_graph(graph), m_info(info)
+    {
+        m_comm.links = cluster.links;
+        m_comm.measured_all_reduce = &cluster.profile->all_reduce;
+    }
+
+    int micro_batches() const { return m_micro_batches; }
+
+    void build()
+    {
+        const Plan& p = m_plan;
+        m_micro_batches = m_training.global_batch / (p.dp * p.micro_batch);
+        const int v = p.schedule == Schedule::Interleaved ? p.virtual_stages : 1;
+        m_chunks = v;
+        m_layers_per_chunk = m_model.layers / (p.pp * v);
+        const auto orders = build_schedule(p.schedule, p.pp, m_micro_batches, v);
+
+        // Index of every (stage, chunk, micro-batch) forward and backward task, for cross-stage edges.
+        const std::size_t slots = static_cast<std::size_t>(p.pp) * v * m_micro_batches;
+        m_forward.assign(slots, -1);
+        m_backward_first.assign(slots, -1);
+        m_backward_last.assign(slots, -1);
+        m_send_forward.assign(slots, -1);
+        m_send_backward.assign(slots, -1);
+        m_stage_last_compute.assign(static_cast<std::size_t>(p.pp), -1);
+        m_stage_last_backward.assign(static_cast<std::size_t>(p.pp), -1);
+        m_bucket_tasks.assign(static_cast<std::size_t>(p.pp), {});
+
+        m_next_compute.clear();
+        for (int s = 0; s < p.pp; ++s) {
+            m_previous_compute = -1;
+            add_stage_compute(s, orders[s]);
+        }
+        m_previous_compute = -1;
+        add_pipeline_edges();
+        add_embedding_sync();
+        for (int s = 0; s < p.pp; ++s) {
+            add_optimizer(s);
+        }
+    }
+
+    double stage_params(int s) const { return m_stage_params[s]; }
+    void set_stage_params(std::vector<double> params) { m_stage_params = std::move(params); }
+    const CommModel& comm() const { return m_comm; }
+
+private:
+    std::size_t slot(int stage, int chunk, int mb) const
+    {
+        return (static_cast<std::size_t>(stage) * m_chunks + chunk) * m_micro_batches + mb;
+    }
+
+    std::int32_t add(int stage, Lane lane, TaskKind kind, int mb, int chunk, int layers, double seconds, double tp_comm)
+    {
+        const std::int32_t id = m_graph.add_task(stream_id(stage, lane), seconds);
+        m_next_compute.push_back(-1);
+        if (lane == Lane::Compute) {
+            if (m_previous_compute >= 0) {
+                m_next_compute[m_previous_compute] = id;
+            }
+            m_previous_compute = id;
+        }
+        if (m_info != nullptr) {
+            m_info->push_back({stage, lane, kind, mb, chunk, layers, tp_comm});
+        }
+        return id;
+    }
+
+    PhaseTime chunk_phase(int stage, int chunk, Phase phase) const
+    {
+        auto pick = [phase](const BlockCost& b) {
+            return phase == Phase::Forward ? b.forward : phase == Phase::Backward ? b.backward : b.recompute;
+        };
+        PhaseTime t;
+        const PhaseTime layer = pick(m_costs.layer);
+        t.compute_s = layer.compute_s * m_layers_per_chunk;
+        t.tp_comm_s = layer.tp_comm_s * m_layers_per_chunk;
+        if (stage == 0 && chunk == 0) {
+            t += pick(m_costs.embedding);
+        }
+        if (stage == m_plan.pp - 1 && chunk == m_chunks - 1) {
+            t += pick(m_costs.head);
+        }
+        return t;
+    }
+
+    bool is_last_virtual_stage(int stage, int chunk) const { return stage == m_plan.pp - 1 && chunk == m_chunks - 1; }
+    bool is_first_virtual_stage(int stage, int chunk) const { return stage == 0 && chunk == 0; }
+
+    // Gradient buckets of one chunk: the last backward of the chunk is split into this many equal parts.
+    int buckets_for_chunk(int stage) const
+    {
+        if (m_plan.dp <= 1) {
+            return 1;
+        }
+        const double chunk_grad_bytes = m_stage_params[stage] / m_chunks * grad_bytes();
+        const double bucket_bytes = m_plan.grad_bucket_mb * 1024.0 * 1024.0;
+        const int buckets = static_cast<int>(std::ceil(chunk_grad_bytes / bucket_bytes));
+        return std::clamp(buckets, 1, kMaxBucketsPerChunk);
+    }
+
+    double grad_bytes() const { return m_training.precision == Precision::Fp16 ? 2.0 : 4.0; }
+    double weight_bytes() const { return m_training.precision == Precision::Fp32 ? 4.0 : 2.0; }
+
+    void add_stage_compute(int s, const StageOrder& order)
+    {
+        // The last backward of each chunk on this stage carries the gradient buckets.
+        std::vector<int> last_backward_index(static_cast<std::size_t>(m_chunks), -1);
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            if (order[i].kind == PipelineOp::Kind::Backward) {
+                last_backward_index[order[i].chunk] = static_cast<int>(i);
+            }
+        }
+        const bool overlap = m_plan.overlap_grad_reduce && m_plan.dp > 1;
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            const PipelineOp& op = order[i];
+            const std::size_t k = slot(s, op.chunk, op.micro_batch);
+            if (op.kind == PipelineOp::Kind::Forward) {
+                const PhaseTime t = chunk_phase(s, op.chunk, Phase::Forward);
+                m_forward[k] = add(s, Lane::Compute, TaskKind::Forward, op.micro_batch, op.chunk, m_layers_per_chunk, t.total_s(), t.tp_comm_s);
+                m_stage_last_compute[s] = m_forward[k];
+                if (!is_last_virtual_stage(s, op.chunk)) {
+                    // Sends go on the stage's pipeline stream in the order the stage produces them.
+                    m_send_forward[k] = add(s, Lane::Pipeline, TaskKind::SendForward, op.micro_batch, op.chunk, 0, p2p_seconds(s, (s + 1) % m_plan.pp), 0);
+                    m_graph.add_dependency(m_forward[k], m_send_forward[k]);
+                }
+                continue;
+            }
+            const PhaseTime r = chunk_phase(s, op.chunk, Phase::Recompute);
+            std::int32_t first = -1;
+            if (r.total_s() > 0) {
+                first = add(s, Lane::Compute, TaskKind::Recompute, op.micro_batch, op.chunk, m_layers_per_chunk, r.total_s(), r.tp_comm_s);
+            }
+            const PhaseTime b = chunk_phase(s, op.chunk, Phase::Backward);
+            const bool split = overlap && static_cast<int>(i) == last_backward_index[op.chunk];
+            const int parts = split ? buckets_for_chunk(s) : 1;
+            std::int32_t last = -1;
+            for (int part = 0; part < parts; ++part) {
+                last = add(s, Lane::Compute, TaskKind::Backward, op.micro_batch, op.chunk, part == 0 ? m_layers_per_chunk : 0,
+                           b.total_s() / parts, b.tp_comm_s / parts);
+                if (first < 0) {
+                    first = last;
+                }
+                if (split) {
+                    m_bucket_tasks[s].push_back(add_bucket(s, last, parts));
+                }
+            }
+            m_backward_first[k] = first;
+            m_backward_last[k] = last;
+            if (!is_first_virtual_stage(s, op.chunk)) {
+                m_send_backward[k] = add(s, Lane::Pipeline, TaskKind::SendBackward, op.micro_batch, op.chunk, 0,
+                                         p2p_seconds(s, (s + m_plan.pp - 1) % m_plan.pp), 0);
+                m_graph.add_dependency(last, m_send_backward[k]);
+            }
+            m_stage_last_compute[s] = last;
+            m_stage_last_backward[s] = last;
+        }
+        if (m_plan.dp > 1 && !overlap) {
+            // All buckets reduce after the last backward of the stage.
+            for (int c = 0; c < m_chunks; ++c) {
+                const int parts = buckets_for_chunk(s);
+                for (int part = 0; part < parts; ++part) {
+                    m_bucket_tasks[s].push_back(add_bucket(s, m_stage_last_backward[s], parts));
+                }
+            }
+        }
+    }
+
+    std::int32_t add_bucket(int s, std::int32_t ready_after, int parts)
+    {
+        const GroupPlacement dp_group = place_group(m_plan.dp, m_plan.tp, m_cluster.links.gpus_per_node);
+        const double bytes = m_stage_params[s] / m_chunks * grad_bytes() / parts;
+        const Collective kind = m_plan.zero_stage >= 1 ? Collective::ReduceScatter : Collective::AllReduce;
+        const std::int32_t id = add(s, Lane::DataParallel, TaskKind::GradReduce, -1, 0, 0, m_comm.collective_seconds(kind, bytes, dp_group), 0);
+        m_graph.add_dependency(ready_after, id);
+        return id;
+    }
+
+    double p2p_seconds(int from_stage, int to_stage) const
+    {
+        const Plan& p = m_plan;
+        const int gpn = m_cluster.links.gpus_per_node;
+        const bool crosses = node_of_stage(from_stage, p, gpn) != node_of_stage(to_stage, p, gpn);
+        // Each tensor-parallel rank sends its 1/t share (sequence parallelism, or Megatron's scatter-gather).
+        const double bytes = static_cast<double>(p.micro_batch) * m_model.seq_len * m_model.hidden * (m_training.precision == Precision::Fp32 ? 4 : 2) / p.tp;
+        return m_comm.p2p_seconds(bytes, crosses);
+    }
+
+    void add_pipeline_edges()
+    {
+        const Plan& p = m_plan;
+        if (p.pp == 1 && m_chunks == 1) {
+            for (int mb = 0; mb < m_micro_batches; ++mb) {
+                const std::size_t k = slot(0, 0, mb);
+                m_graph.add_dependency(m_forward[k], m_backward_first[k]); // the loss joins F and B
+            }
+            return;
+        }
+        for (int s = 0; s < p.pp; ++s) {
+            for (int c = 0; c < m_chunks; ++c) {
+                const int next_stage = (s + 1) % p.pp;
+                const int next_chunk = s + 1 == p.pp ? c + 1 : c;
+                const int prev_stage = (s + p.pp - 1) % p.pp;
+                const int prev_chunk = s == 0 ? c - 1 : c;
+                for (int mb = 0; mb < m_micro_batches; ++mb) {
+                    const std::size_t k = slot(s, c, mb);
+                    if (is_last_virtual_stage(s, c)) {
+                        m_graph.add_dependency(m_forward[k], m_backward_first[k]);
+                    } else {
+                        m_graph.add_dependency(m_send_forward[k], m_forward[slot(next_stage, next_chunk, mb)]);
+                    }
+                    if (!is_first_virtual_stage(s, c)) {
+                        m_graph.add_dependency(m_send_backward[k], m_backward_first[slot(prev_stage, prev_chunk, mb)]);
+                    }
+                }
+            }
+        }
+        // Sends block the sender (Megatron's p2p is synchronous): its next compute task waits for them.
+        for (std::size_t k = 0; k < m_forward.size(); ++k) {
+            block_next_compute(m_forward[k], m_send_forward[k]);
+            block_next_compute(m_backward_last[k], m_send_backward[k]);
+        }
+    }
+
+    void block_next_compute(std::int32_t task, std::int32_t send)
+    {
+        if (task < 0 || send < 0) {
+            return;
+        }
+        const std::int32_t next = m_next_compute[task];
+        if (next >= 0) {
+            m_graph.add_dependency(send, next);
+        } else {
+            m_stage_trailing_sends.push_back(send);
+        }
+    }
+
+    void add_embedding_sync()
+    {
+        const Plan& p = m_plan;
+        if (p.pp < 2 || !m_model.tied_embeddings) {
+            return;
+        }
+        const int gpn = m_cluster.links.gpus_per_node;
+        const bool crosses = node_of_stage(0, p, gpn) != node_of_stage(p.pp - 1, p, gpn);
+        const double bytes = static_cast<double>(m_model.vocab) * m_model.hidden / p.tp * grad_bytes();
+        const GroupPlacement pair = crosses ? GroupPlacement{2, 1, 2} : GroupPlacement{2, 2, 1};
+        const double seconds = m_comm.collective_seconds(Collective::AllReduce, bytes, pair);
+        for (const int s : {0, p.pp - 1}) {
+            const std::int32_t id = add(s, Lane::DataParallel, TaskKind::EmbeddingSync, -1, 0, 0, seconds, 0);
+            m_graph.add_dependency(m_stage_last_backward[0], id);
+            m_graph.add_dependency(m_stage_last_backward[p.pp - 1], id);
+            m_bucket_tasks[s].push_back(id);
+        }
+    }
+
+    void add_optimizer(int s)
+    {
+        const Plan& p = m_plan;
+        const double params = m_stage_params[s] / (p.zero_stage >= 1 ? p.dp : 1);
+        const double seconds = OperatorTimer(*m_cluster.profile, m_training.precision).adam_seconds(params);
+        const std::int32_t opt = add(s, Lane::Compute, TaskKind::OptimizerStep, -1, 0, 0, seconds, 0);
+        for (const auto bucket : m_bucket_tasks[s]) {
+            m_graph.add_dependency(bucket, opt);
+        }
+        for (const auto send : m_stage_trailing_sends) {
+            if (m_graph.stream[send] == stream_id(s, Lane::Pipeline)) {
+                m_graph.add_dependency(send, opt);
+            }
+        }
+        if (p.zero_stage >= 1 && p.dp > 1) {
+            const GroupPlacement dp_group = place_group(p.dp, p.tp, m_cluster.links.gpus_per_node);
+            const double bytes = m_stage_params[s] * weight_bytes();
+            const std::int32_t gather = add(s, Lane::DataParallel, TaskKind::ParamGather, -1, 0, 0,
+                                            m_comm.collective_seconds(Collective::AllGather, bytes, dp_group), 0);
+            m_graph.add_dependency(opt, gather);
+        }
+    }
+
+    const ModelSpec& m_model;
+    const TrainingSpec& m_training;
+    const ResolvedCluster& m_cluster;
+    const Plan& m_plan;
+    const LayerCosts& m_costs;
+    TaskGraph& m_graph;
+    std::vector<TaskInfo>* m_info;
+    CommModel m_comm;
+    std::vector<double> m_stage_params;
+    int m_micro_batches = 0;
+    int m_chunks = 1;
+    int m_layers_per_chunk = 0;
+    std::vector<std::int32_t> m_forward, m_backward_first, m_backward_last, m_send_forward, m_send_backward;
+    std::vector<std::int32_t> m_stage_last_compute, m_stage_last_backward, m_stage_trailing_sends;
+    std::vector<std::int32_t> m_next_compute; // per task: the next compute task of its stage, or -1
+    std::int32_t m_previous_compute = -1;
+    std::vector<std::vector<std::int32_t>> m_bucket_tasks;
+};
+
+
+// Per-stage time accounting from the simulated task times; the parts add up to the iteration time.
+std::vector<StageBreakdown> account_stages(const TaskGraph& g, const TaskTimes& times, const std::vector<TaskInfo>& info, int stages,
+                                           double iteration_s)
+{
+    std::vector<StageBreakdown> out(static_cast<std::size_t>(stages));
+    std::vector<double> last_work_end(static_cast<std::size_t>(stages), 0.0);
+    std::vector<double> optimizer_start(static_cast<std::size_t>(stages), 0.0);
+    std::vector<double> gather_s(static_cast<std::size_t>(stages), 0.0);
+    for (std::size_t i = 0; i < g.size(); ++i) {
+        const TaskInfo& t = info[i];
+        StageBreakdown& b = out[t.stage];
+        const double d = g.duration[i];
+        switch (t.kind) {
+        case TaskKind::Forward:
+        case TaskKind::Backward:
+        case TaskKind::Recompute:
+            b.compute_s += d - t.tp_comm_s;
+            b.tp_comm_s += t.tp_comm_s;
+            last_work_end[t.stage] = std::max(last_work_end[t.stage], times.end[i]);
+            break;
+        case TaskKind::SendForward:
+        case TaskKind::SendBackward:
+            b.pp_comm_s += d;
+            last_work_end[t.stage] = std::max(last_work_end[t.stage], times.end[i]);
+            break;
+        case TaskKind::OptimizerStep:
+            b.optimizer_s += d;
+            optimizer_start[t.stage] = times.start[i];
+            break;
+        case TaskKind::ParamGather:
+            gather_s[t.stage] += d;
+            break;
+        case TaskKind::GradReduce:
+        case TaskKind::EmbeddingSync:
+            break;
+        }
+    }
+    for (int s = 0; s < stages; ++s) {
+        StageBreakdown& b = out[s];
+        b.dp_comm_exposed_s = std::max(0.0, optimizer_start[s] - last_work_end[s]) + gather_s[s];
+        const double busy = b.compute_s + b.tp_comm_s + b.pp_comm_s + b.dp_comm_exposed_s + b.optimizer_s;
+        b.bubble_s = std::max(0.0, iteration_s - busy);
+    }
+    return out;
+}
+
+std::vector<double> in_flight_layers(const ModelSpec& m, const TrainingSpec& t, const Plan& p)
+{
+    const int v = p.schedule == Schedule::Interleaved ? p.virtual_stages : 1;
+    const int micro_batches = t.global_batch / (p.dp * p.micro_batch);
+    const double layers_per_chunk = static_cast<double>(m.layers) / (p.pp * v);
+    std::vector<double> out(static_cast<std::size_t>(p.pp));
+    for (int s = 0; s < p.pp; ++s) {
+        out[s] = peak_in_flight_closed_form(p.schedule, p.pp, micro_batches, v, s) * layers_per_chunk;
+    }
+    return out;
+}
+
+} // namespace
+
+const char* to_string(TaskKind kind)
+{
+    switch (kind) {
+    case TaskKind::Forward: return "forward";
+    case TaskKind::Backward: return "backward";
+    case TaskKind::Recompute: return "recompute";
+    case TaskKind::SendForward: return "send activations";
+    case TaskKind::SendBackward: return "send gradients";
+    case TaskKind::GradReduce: return "gradient reduce";
+    case TaskKind::EmbeddingSync: return "embedding sync";
+    case TaskKind::OptimizerStep: return "optimizer step";
+    case TaskKind::ParamGather: return "parameter all-gather";
+    }
+    return "task";
+}
+
+ResolvedCluster resolve_cluster(const ClusterSpec& c, const GpuProfile& profile)
+{
+    ResolvedCluster r;
+    r.profile = &profile;
+    r.num_gpus = c.num_gpus;
+    r.links = profile.links;
+    if (c.gpus_per_node > 0) {
+        r.links.gpus_per_node = c.gpus_per_node;
+    }
+    if (c.links.nvlink_bus_gbytes_per_s) {
+        r.links.nvlink_bus_gbytes_per_s = *c.links.nvlink_bus_gbytes_per_s;
+    }
+    if (c.links.nic_gbit_per_s) {
+        r.links.nic_gbit_per_s = *c.links.nic_gbit_per_s;
+    }
+    if (c.links.nics_per_node) {
+        r.links.nics_per_node = *c.links.nics_per_node;
+    }
+    if (c.links.inter_node_latency_us) {
+        r.links.inter_node_latency_us = *c.links.inter_node_latency_us;
+    }
+    r.price_per_gpu_hour = c.price_per_gpu_hour.value_or(profile.price_usd_per_gpu_hour);
+    return r;
+}
+
+LayerCosts plan_layer_costs(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan)
+{
+    CommModel comm;
+    comm.links = cluster.links;
+    comm.measured_all_reduce = &cluster.profile->all_reduce;
+    LayerCostInput in;
+    in.model = &model;
+    in.training = &training;
+    in.profile = cluster.profile;
+    in.comm = &comm;
+    in.tp = plan.tp;
+    in.micro_batch = plan.micro_batch;
+    in.sequence_parallel = plan.sequence_parallel;
+    in.recompute = plan.recompute;
+    in.tp_group = place_group(plan.tp, 1, cluster.links.gpus_per_node);
+    return compute_layer_costs(in);
+}
+
+std::vector<StageMemory> plan_memory(const ModelSpec& model, const TrainingSpec& training, const Plan& plan)
+{
+    return stage_memory(model, training, plan, in_flight_layers(model, training, plan));
+}
+
+SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan,
+                                  const SimulationOptions& options, SimulationWorkspace& ws)
+{
+    SimulationResult r;
+    r.plan = plan;
+    r.gpu = cluster.profile->id;
+    r.num_gpus = plan.num_gpus();
+    r.layer_costs = options.cached_costs != nullptr ? *options.cached_costs : plan_layer_costs(model, training, cluster, plan);
+
+    std::vector<TaskInfo> info;
+    ws.graph.clear();
+    IterationBuilder builder(model, training, cluster, plan, r.layer_costs, ws.graph, &info);
+    builder.set_stage_params(stage_params(model, plan.tp, plan.pp));
+    builder.build();
+    simulate_events(ws.graph, ws.times, ws.scratch);
+    r.task_count = ws.graph.size();
+    r.micro_batches = builder.micro_batches();
+
+    const double T = ws.times.makespan;
+    r.iteration_time_s = T;
+    const double tokens = static_cast<double>(training.global_batch) * model.seq_len;
+    r.tokens_per_s = T > 0 ? tokens / T : 0;
+    const double model_flops = model_flops_per_iteration(model, training.global_batch);
+    const double hw_flops = hardware_flops_per_iteration(model, training.global_batch, plan.recompute);
+    r.model_tflops_per_gpu = T > 0 ? model_flops / T / r.num_gpus / 1e12 : 0;
+    r.hardware_tflops_per_gpu = T > 0 ? hw_flops / T / r.num_gpus / 1e12 : 0;
+    const double peak = cluster.profile->peak_flops(to_string(training.precision)) > 0 ? cluster.profile->peak_flops(to_string(training.precision))
+                                                                                        : cluster.profile->peak_flops("bf16");
+    r.mfu = peak > 0 ? r.model_tflops_per_gpu * 1e12 / peak : 0;
+    r.total_params = total_params(model);
+
+    // Memory and time per stage.
+    const auto memory = plan_memory(model, training, plan);
+    const auto params = stage_params(model, plan.tp, plan.pp);
+    const auto breakdown = account_stages(ws.graph, ws.times, info, plan.pp, T);
+    r.usable_memory_gib = cluster.profile->memory_gib - cluster.profile->memory_reserve_gib;
+    r.stages.resize(static_cast<std::size_t>(plan.pp));
+    double bubble_sum = 0;
+    for (int s = 0; s < plan.pp; ++s) {
+        StageResult& st = r.stages[s];
+        st.layers = model.layers / plan.pp;
+        st.params = params[s];
+        st.memory = memory[s];
+        st.peak_memory_gib = memory[s].total_bytes() / kGiB;
+        st.breakdown = breakdown[s];
+        r.peak_memory_gib = std::max(r.peak_memory_gib, st.peak_memory_gib);
+        bubble_sum += T > 0 ? st.breakdown.bubble_s / T : 0;
+        StageBreakdown& m = r.breakdown;
+        m.compute_s += st.breakdown.compute_s / plan.pp;
+        m.tp_comm_s += st.breakdown.tp_comm_s / plan.pp;
+        m.pp_comm_s += st.breakdown.pp_comm_s / plan.pp;
+        m.dp_comm_exposed_s += st.breakdown.dp_comm_exposed_s / plan.pp;
+        m.optimizer_s += st.breakdown.optimizer_s / plan.pp;
+        m.bubble_s += st.breakdown.bubble_s / plan.pp;
+    }
+    r.bubble_fraction = bubble_sum / plan.pp;
+    r.fits_memory = r.peak_memory_gib <= r.usable_memory_gib;
+
+    // Training time and money.
+    r.price_per_gpu_hour = cluster.price_per_gpu_hour;
+    if (training.tokens > 0) {
+        r.iterations = training.tokens / tokens;
+        r.training_days = r.iterations * T / 86400.0;
+        r.cost_usd = r.training_days * 24.0 * r.num_gpus * r.price_per_gpu_hour;
+    }
+
+    if (options.timeline) {
+        r.timeline.reserve(info.size());
+        for (std::size_t i = 0; i < info.size(); ++i) {
+            const TaskInfo& t = info[i];
+            r.timeline.push_back({t.stage, t.lane, t.kind, t.micro_batch, t.chunk, t.layers, ws.times.start[i], ws.times.end[i], t.tp_comm_s});
+        }
+    }
+    return r;
+}
+
+Expected<SimulationResult> simulate(const Scenario& scenario, const Plan& plan, const GpuProfile& profile, const SimulationOptions& options)
+{
+    if (auto rejection = check_plan(scenario.model, scenario.training, plan, scenario.cluster.num_gpus)) {
+        return rejection->diagnostic;
+    }
+    const ResolvedCluster cluster = resolve_cluster(scenario.cluster, profile);
+    SimulationWorkspace ws;
+    return simulate_checked(scenario.model, scenario.training, cluster, plan, options, ws);
+}
+
+} // namespace vtrain

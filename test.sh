@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs every test (CTest). Exit status 0 only if all pass.
+set -euo pipefail
+cd "$(dirname "$0")"
+scripts/install-deps.sh
+scripts/build.sh
+ctest --test-dir build --output-on-failure -j "$(nproc)"
