@@ -172,7 +172,12 @@ Expected<GpuProfile> load_profile(const std::filesystem::path& path)
     if (!in) {
         return Diagnostic{path.string(), "cannot be opened"};
     }
-    nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    nlohmann::json json;
+    try {
+        json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    } catch (const nlohmann::json::exception& e) {
+        return Diagnostic{path.string(), std::string("is not valid JSON: ") + e.what()};
+    }
     if (json.is_discarded()) {
         return Diagnostic{path.string(), "is not valid JSON"};
     }

@@ -317,6 +317,8 @@ Expected<Scenario> scenario_from_text(const std::string& text)
             }
         }
         return Diagnostic{"", "not valid JSON at line " + std::to_string(line) + ", column " + std::to_string(column)};
+    } catch (const nlohmann::json::exception& e) {
+        return Diagnostic{"", std::string("not valid JSON: ") + e.what()}; // e.g. a number too large for a double
     }
     return scenario_from_json(json);
 }

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+// The vtrain command line as a user drives it: reports, JSON, traces, and exit status 2 with one clear
+// line for bad input.
+#include <QtTest>
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+
+namespace {
+
+struct Run {
+    int exit_code = -1;
+    QString out;
+    QString err;
+};
+
+Run vtrain(const QStringList& args)
+{
+    QProcess p;
+    p.setWorkingDirectory(QStringLiteral(VTRAIN_SOURCE_DIR));
+    p.start(QStringLiteral(VTRAIN_CLI), args);
+    p.waitForFinished(60000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
+}
+
+QString write(const QTemporaryDir& dir, const QString& name, const QByteArray& text)
+{
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly)) {
+        qFatal("cannot write %s", qPrintable(path));
+    }
+    f.write(text);
+    return path;
+}
+
+} // namespace
+
+class TestCli : public QObject {
+    Q_OBJECT
+private slots:
+    void simulate_prints_a_report()
+    {
+        const Run r = vtrain({QStringLiteral("simulate"), QStringLiteral("examples/mt-nlg-530b.json")});
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY(r.out.contains(QStringLiteral("iteration time")));
+        QVERIFY(r.out.contains(QStringLiteral("MFU")));
+        QVERIFY(r.out.contains(QStringLiteral("t=8 p=35 d=12")));
+    }
+
+    void simulate_json_has_the_contract_fields()
+    {
+        const Run r = vtrain({QStringLiteral("simulate"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("--json")});
+        QCOMPARE(r.exit_code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
+        for (const char* key : {"iteration_time_s", "tokens_per_s", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu",
+                                "bubble_fraction", "peak_memory_gib", "fits_memory", "training_days", "cost_usd", "breakdown"}) {
+            QVERIFY2(o.contains(QLatin1String(key)), key);
+        }
+        QVERIFY(o.value(QStringLiteral("iteration_time_s")).toDouble() > 0);
+    }
+
+    void timeline_writes_a_chrome_trace()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("t.json"));
+        const Run r = vtrain({QStringLiteral("timeline"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("-o"), out});
+        QCOMPARE(r.exit_code, 0);
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+        QVERIFY(o.value(QStringLiteral("traceEvents")).toArray().size() > 10);
+    }
+
+    void profiles_lists_sources()
+    {
+        const Run r = vtrain({QStringLiteral("profiles")});
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY(r.out.contains(QStringLiteral("a100-sxm4-80gb")));
+        QVERIFY(r.out.contains(QStringLiteral("modeled")) || r.out.contains(QStringLiteral("measured")));
+    }
+
+    void bad_input_exits_2_naming_the_field_data()
+    {
+        QTest::addColumn<QByteArray>("scenario");
+        QTest::addColumn<QString>("expected");
+        const QByteArray model = R"("model": {"layers": 24, "hidden": 2048, "heads": 16, "seq_len": 2048, "vocab": 50257})";
+        const QByteArray training = R"("training": {"global_batch": 64})";
+        QTest::newRow("malformed") << QByteArray("{\"model\": {") << "not valid JSON at line 1";
+        QTest::newRow("missing field") << ("{" + model + R"(, "cluster": {"num_gpus": 8}, )" + training +
+                                           R"(, "plan": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 1}})")
+                                       << "cluster.gpu: is missing";
+        QTest::newRow("mistyped") << ("{" + model + R"(, "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": "eight"}, )" + training +
+                                      R"(, "plan": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 1}})")
+                                  << "cluster.num_gpus: must be a whole number";
+        QTest::newRow("tp vs heads") << ("{" + model + R"(, "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 6}, )" + training +
+                                         R"(, "plan": {"tp": 3, "pp": 1, "dp": 2, "micro_batch": 1}})")
+                                     << "plan.tp: tp = 3 does not divide the 16 attention heads";
+        QTest::newRow("gpu count") << ("{" + model + R"(, "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 16}, )" + training +
+                                       R"(, "plan": {"tp": 2, "pp": 2, "dp": 2, "micro_batch": 1}})")
+                                   << "but the cluster has 16 GPUs";
+        QTest::newRow("batch") << ("{" + model + R"(, "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}, )" + training +
+                                   R"(, "plan": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 3}})")
+                               << "plan.micro_batch: global batch 64 is not a multiple";
+        QTest::newRow("unknown gpu") << ("{" + model + R"(, "cluster": {"gpu": "b300", "num_gpus": 8}, )" + training +
+                                         R"(, "plan": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 1}})")
+                                     << "cluster.gpu: unknown GPU \"b300\"";
+        QTest::newRow("absurd") << ("{" + model + R"(, "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}, "training": {"global_batch": -64})" +
+                                    R"(, "plan": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 1}})")
+                                << "training.global_batch: must be between 1";
+        QTest::newRow("no plan") << ("{" + model + R"(, "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}, )" + training + "}")
+                                 << "plan: is missing";
+    }
+    void bad_input_exits_2_naming_the_field()
+    {
+        QFETCH(QByteArray, scenario);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        const QString path = write(dir, QStringLiteral("s.json"), scenario);
+        const Run r = vtrain({QStringLiteral("simulate"), path});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.err.contains(expected), qPrintable(r.err));
+        QVERIFY(r.out.isEmpty());
+    }
+
+    void usage_errors_exit_2()
+    {
+        QCOMPARE(vtrain({QStringLiteral("simulate")}).exit_code, 2);
+        QCOMPARE(vtrain({QStringLiteral("frobnicate")}).exit_code, 2);
+        QCOMPARE(vtrain({QStringLiteral("simulate"), QStringLiteral("--bogus"), QStringLiteral("x.json")}).exit_code, 2);
+        QCOMPARE(vtrain({QStringLiteral("simulate"), QStringLiteral("/nonexistent/s.json")}).exit_code, 2);
+    }
+
+    void every_command_has_help_with_an_example()
+    {
+        for (const char* cmd : {"simulate", "timeline", "profiles", "make-profile"}) {
+            const Run r = vtrain({QString::fromLatin1(cmd), QStringLiteral("--help")});
+            QCOMPARE(r.exit_code, 0);
+            QVERIFY2(r.out.contains(QStringLiteral("example")), cmd);
+        }
+        QVERIFY(vtrain({QStringLiteral("--version")}).out.startsWith(QStringLiteral("vtrain ")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

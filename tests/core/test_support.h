@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Small builders shared by the core tests.
+#include <string>
+
+#include "vtrain/modeled_profile.h"
+#include "vtrain/profile_json.h"
+#include "vtrain/scenario.h"
+
+namespace vtrain::test {
+
+// A GPU with free communication (huge bandwidth, no latency): schedules can be checked in isolation.
+inline GpuProfile free_network_profile()
+{
+    HardwareSpec hw;
+    hw.id = "test-gpu";
+    hw.name = "Test GPU";
+    hw.memory_gib = 80;
+    hw.memory_reserve_gib = 2;
+    hw.memory_bandwidth_gbytes_per_s = 2000;
+    hw.peak_tflops = {{"bf16", 300}, {"tf32", 150}};
+    hw.sm_count = 100;
+    hw.links.gpus_per_node = 8;
+    hw.links.nvlink_bus_gbytes_per_s = 1e12;
+    hw.links.nics_per_node = 8;
+    hw.links.nic_gbit_per_s = 1e12;
+    hw.links.nic_efficiency = 1;
+    ModelParameters p;
+    return make_modeled_profile(hw, p);
+}
+
+inline GpuProfile shipped_profile(const std::string& id)
+{
+    ProfileLibrary lib;
+    lib.folders.emplace_back(std::string(VTRAIN_SOURCE_DIR) + "/profiles");
+    auto p = lib.load(id);
+    return p.ok() ? p.value() : GpuProfile{};
+}
+
+inline ModelSpec gpt(int layers, int hidden, int heads, int seq = 2048, int vocab = 51200)
+{
+    ModelSpec m;
+    m.name = "test";
+    m.layers = layers;
+    m.hidden = hidden;
+    m.heads = heads;
+    m.seq_len = seq;
+    m.vocab = vocab;
+    return m;
+}
+
+} // namespace vtrain::test

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+// Bad input gets a diagnostic that names the field and the reason; good input round-trips.
+#include <QtTest>
+
+#include "test_support.h"
+#include "vtrain/plan_check.h"
+#include "vtrain/scenario_json.h"
+
+using namespace vtrain;
+
+namespace {
+
+const char* kGood = R"({
+  "model": {"name": "m", "layers": 24, "hidden": 2048, "heads": 16, "seq_len": 2048, "vocab": 50257},
+  "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 16},
+  "training": {"global_batch": 64, "tokens": 1e9},
+  "plan": {"tp": 2, "pp": 2, "dp": 4, "micro_batch": 2}
+})";
+
+nlohmann::json good() { return nlohmann::json::parse(kGood); }
+
+// The first diagnostic's field for a scenario that must be refused.
+QString refused_field(const nlohmann::json& j)
+{
+    const auto r = scenario_from_json(j);
+    return r.ok() ? QStringLiteral("<accepted>") : QString::fromStdString(r.errors().front().field);
+}
+
+} // namespace
+
+class TestInputs : public QObject {
+    Q_OBJECT
+private slots:
+    void good_scenario_parses_and_round_trips()
+    {
+        const auto s = scenario_from_json(good());
+        QVERIFY2(s.ok(), s.first_error().c_str());
+        QCOMPARE(s->plan->dp, 4);
+        QCOMPARE(s->training.tokens, 1e9);
+        const auto again = scenario_from_json(scenario_to_json(*s));
+        QVERIFY(again.ok());
+        QVERIFY(*again->plan == *s->plan);
+        QCOMPARE(again->model.layers, 24);
+    }
+
+    void malformed_json_names_line_and_column()
+    {
+        const auto r = scenario_from_text("{\n  \"model\": {\n    \"layers\": 24,,\n");
+        QVERIFY(!r.ok());
+        QVERIFY2(r.first_error().find("line 3") != std::string::npos, r.first_error().c_str());
+    }
+
+    void bad_fields_data()
+    {
+        QTest::addColumn<QString>("pointer");
+        QTest::addColumn<QString>("value"); // JSON text, or "<remove>"
+        QTest::addColumn<QString>("field");
+        QTest::newRow("missing layers") << "/model/layers" << "<remove>" << "model.layers";
+        QTest::newRow("layers as string") << "/model/layers" << "\"24\"" << "model.layers";
+        QTest::newRow("negative layers") << "/model/layers" << "-5" << "model.layers";
+        QTest::newRow("fractional heads") << "/model/heads" << "16.5" << "model.heads";
+        QTest::newRow("heads not dividing hidden") << "/model/heads" << "17" << "model.heads";
+        QTest::newRow("absurd gpu count") << "/cluster/num_gpus" << "1e12" << "cluster.num_gpus";
+        QTest::newRow("missing gpu") << "/cluster/gpu" << "<remove>" << "cluster.gpu";
+        QTest::newRow("empty gpu") << "/cluster/gpu" << "\"\"" << "cluster.gpu";
+        QTest::newRow("negative price") << "/cluster/price_per_gpu_hour" << "-1" << "cluster.price_per_gpu_hour";
+        QTest::newRow("missing global batch") << "/training/global_batch" << "<remove>" << "training.global_batch";
+        QTest::newRow("bad precision") << "/training/precision" << "\"fp8x\"" << "training.precision";
+        QTest::newRow("infinite tokens") << "/training/tokens" << "1e400" << "";
+        QTest::newRow("bad schedule") << "/plan/schedule" << "\"zigzag\"" << "plan.schedule";
+        QTest::newRow("zero stage 3") << "/plan/zero_stage" << "3" << "plan.zero_stage";
+        QTest::newRow("misspelt field") << "/plan/micro_bach" << "2" << "plan.micro_bach";
+        QTest::newRow("model not an object") << "/model" << "[1, 2]" << "model";
+        QTest::newRow("search tp not a list") << "/search" << "{\"tp\": 4}" << "search.tp";
+    }
+    void bad_fields()
+    {
+        QFETCH(QString, pointer);
+        QFETCH(QString, value);
+        QFETCH(QString, field);
+        nlohmann::json j = good();
+        const nlohmann::json::json_pointer ptr(pointer.toStdString());
+        if (value == QStringLiteral("<remove>")) {
+            j[ptr.parent_pointer()].erase(ptr.back());
+        } else {
+            const auto v = nlohmann::json::parse(value.toStdString(), nullptr, false);
+            if (v.is_discarded()) {
+                // Not representable as a JSON value (1e400): the parser itself must refuse the document.
+                std::string text = j.dump();
+                text.insert(text.size() - 1, ",\"x\":" + value.toStdString());
+                QVERIFY(!scenario_from_text(text).ok());
+                return;
+            }
+            j[ptr] = v;
+        }
+        QCOMPARE(refused_field(j), field);
+    }
+
+    void plan_rules_name_the_field_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<int>("mb");
+        QTest::addColumn<int>("reason");
+        QTest::newRow("gpu count") << 2 << 2 << 2 << 2 << int(RejectReason::GpuCountMismatch); // checked against 16 below
+        QTest::newRow("tp vs heads") << 32 << 1 << 1 << 2 << int(RejectReason::TpNotDividingHeads);
+        QTest::newRow("pp vs layers") << 1 << 16 << 1 << 2 << int(RejectReason::PpNotDividingLayers);
+        QTest::newRow("batch") << 2 << 2 << 4 << 3 << int(RejectReason::BatchNotDivisible);
+    }
+    void plan_rules_name_the_field()
+    {
+        QFETCH(int, tp);
+        QFETCH(int, pp);
+        QFETCH(int, dp);
+        QFETCH(int, mb);
+        QFETCH(int, reason);
+        const auto s = scenario_from_json(good());
+        QVERIFY(s.ok());
+        Plan p = *s->plan;
+        p.tp = tp;
+        p.pp = pp;
+        p.dp = dp;
+        p.micro_batch = mb;
+        ModelSpec m = s->model;
+        m.layers = 24;
+        const int gpus = reason == int(RejectReason::GpuCountMismatch) ? s->cluster.num_gpus : tp * pp * dp;
+        const auto r = check_plan(m, s->training, p, gpus);
+        QVERIFY(r.has_value());
+        QCOMPARE(int(r->reason), reason);
+        QVERIFY(r->diagnostic.field.rfind("plan", 0) == 0);
+        QVERIFY(!r->diagnostic.message.empty());
+    }
+
+    void interleaving_rules()
+    {
+        ModelSpec m = test::gpt(24, 2048, 16);
+        TrainingSpec t;
+        t.global_batch = 12;
+        Plan p;
+        p.pp = 4;
+        p.dp = 1;
+        p.schedule = Schedule::Interleaved;
+        p.virtual_stages = 2;
+        // 12 micro-batches on 4 stages: allowed; 24 layers / (4 x 2) = 3 per chunk.
+        QVERIFY(!check_plan(m, t, p, 4).has_value());
+        t.global_batch = 6; // 6 % 4 != 0
+        QCOMPARE(int(check_plan(m, t, p, 4)->reason), int(RejectReason::InterleavedNeedsPipeline));
+        t.global_batch = 12;
+        p.virtual_stages = 5; // 24 % 20 != 0
+        QCOMPARE(int(check_plan(m, t, p, 4)->reason), int(RejectReason::PpNotDividingLayers));
+        p.schedule = Schedule::OneFOneB;
+        p.virtual_stages = 2;
+        QCOMPARE(QString::fromStdString(check_plan(m, t, p, 4)->diagnostic.field), QStringLiteral("plan.virtual_stages"));
+    }
+
+    void unknown_gpu_lists_the_known_ones()
+    {
+        ProfileLibrary lib;
+        lib.folders.emplace_back(std::string(VTRAIN_SOURCE_DIR) + "/profiles");
+        const auto r = lib.load("a100-sxm9");
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.errors().front().field), QStringLiteral("cluster.gpu"));
+        QVERIFY(r.first_error().find("a100-sxm4-80gb") != std::string::npos);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestInputs)
+#include "tst_inputs.moc"

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+// The memory model against Korthikanti et al. 2022, Table 2 and Sec. 4, and the schedules' in-flight counts.
+#include <QtTest>
+
+#include "test_support.h"
+#include "vtrain/memory_model.h"
+#include "vtrain/model_math.h"
+#include "vtrain/pipeline_schedule.h"
+#include "vtrain/simulator.h"
+
+using namespace vtrain;
+
+class TestMemoryModel : public QObject {
+    Q_OBJECT
+private slots:
+    void activations_match_korthikanti_table2_data()
+    {
+        QTest::addColumn<int>("recompute");
+        QTest::addColumn<bool>("sp");
+        QTest::addColumn<double>("per_sbh"); // bytes per s*b*h element, closed form
+        const double a = 64, s = 2048, h = 6144, t = 8;
+        QTest::newRow("none, tp") << int(Recompute::None) << false << 10 + 24 / t + 5 * a * s / (h * t);
+        QTest::newRow("none, tp+sp") << int(Recompute::None) << true << (34 + 5 * a * s / h) / t;
+        QTest::newRow("selective, tp") << int(Recompute::Selective) << false << 10 + 24 / t;
+        QTest::newRow("selective, tp+sp") << int(Recompute::Selective) << true << 34 / t;
+        QTest::newRow("full, tp") << int(Recompute::Full) << false << 2.0;
+        QTest::newRow("full, tp+sp") << int(Recompute::Full) << true << 2 / t;
+    }
+    void activations_match_korthikanti_table2()
+    {
+        QFETCH(int, recompute);
+        QFETCH(bool, sp);
+        QFETCH(double, per_sbh);
+        const ModelSpec m = test::gpt(48, 6144, 64);
+        TrainingSpec tr;
+        tr.global_batch = 4;
+        tr.attention = AttentionKernel::Unfused;
+        const double sbh = 2048.0 * 4 * 6144;
+        QCOMPARE(layer_activation_bytes(m, tr, 4, 8, sp, static_cast<Recompute>(recompute)), per_sbh * sbh);
+    }
+
+    void flash_attention_stores_no_scores()
+    {
+        const ModelSpec m = test::gpt(48, 6144, 64);
+        TrainingSpec tr;
+        tr.attention = AttentionKernel::Flash;
+        const double sbh = 2048.0 * 1 * 6144;
+        QCOMPARE(layer_activation_bytes(m, tr, 1, 8, true, Recompute::None), 34.0 / 8 * sbh);
+    }
+
+    void model_states_take_18_bytes_per_parameter_and_shard_with_zero()
+    {
+        const ModelSpec m = test::gpt(96, 12288, 96);
+        TrainingSpec tr;
+        tr.global_batch = 1536;
+        Plan p;
+        p.tp = 8;
+        p.pp = 16;
+        p.dp = 8;
+        const auto params = stage_params(m, 8, 16);
+        const auto plain = plan_memory(m, tr, p);
+        const double states = plain[1].weights_bytes + plain[1].gradients_bytes + plain[1].optimizer_bytes;
+        QCOMPARE(states, 18 * params[1]); // 2 (bf16 weights) + 4 (fp32 grads) + 12 (Adam)
+        p.zero_stage = 1;
+        const auto zero1 = plan_memory(m, tr, p);
+        QCOMPARE(zero1[1].optimizer_bytes, 12 * params[1] / 8);
+        QCOMPARE(zero1[1].gradients_bytes, plain[1].gradients_bytes);
+        p.zero_stage = 2;
+        QCOMPARE(plan_memory(m, tr, p)[1].gradients_bytes, 4 * params[1] / 8);
+    }
+
+    void stage_parameters_add_up_to_the_model()
+    {
+        const ModelSpec m = test::gpt(105, 20480, 128);
+        const auto params = stage_params(m, 1, 35);
+        double sum = 0;
+        for (double p : params) {
+            sum += p;
+        }
+        // With pp > 1 the last stage keeps its own copy of the (tied) word embedding.
+        QCOMPARE(sum, total_params(m) + double(m.vocab) * m.hidden);
+    }
+
+    void in_flight_closed_form_matches_schedule_data()
+    {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<int>("stages");
+        QTest::addColumn<int>("micro_batches");
+        QTest::addColumn<int>("chunks");
+        QTest::newRow("gpipe") << int(Schedule::GPipe) << 4 << 8 << 1;
+        QTest::newRow("1f1b") << int(Schedule::OneFOneB) << 4 << 8 << 1;
+        QTest::newRow("1f1b few mb") << int(Schedule::OneFOneB) << 8 << 3 << 1;
+        QTest::newRow("interleaved") << int(Schedule::Interleaved) << 4 << 8 << 2;
+        QTest::newRow("interleaved m=p") << int(Schedule::Interleaved) << 4 << 4 << 3;
+        QTest::newRow("interleaved long") << int(Schedule::Interleaved) << 8 << 64 << 5;
+    }
+    void in_flight_closed_form_matches_schedule()
+    {
+        QFETCH(int, schedule);
+        QFETCH(int, stages);
+        QFETCH(int, micro_batches);
+        QFETCH(int, chunks);
+        const auto kind = static_cast<Schedule>(schedule);
+        const auto peaks = peak_in_flight_chunks(build_schedule(kind, stages, micro_batches, chunks));
+        for (int s = 0; s < stages; ++s) {
+            QCOMPARE(peak_in_flight_closed_form(kind, stages, micro_batches, chunks, s), int(peaks[s]));
+        }
+        if (kind == Schedule::OneFOneB) {
+            QCOMPARE(int(peaks[0]), std::min(stages, micro_batches)); // 1F1B's point: at most p in flight
+        }
+    }
+
+    void fits_memory_uses_capacity_minus_reserve()
+    {
+        Scenario sc;
+        sc.model = test::gpt(105, 20480, 128);
+        sc.cluster.gpu = "test-gpu";
+        sc.cluster.num_gpus = 8;
+        sc.training.global_batch = 8;
+        Plan p;
+        p.tp = 8;
+        p.dp = 1;
+        const GpuProfile profile = test::free_network_profile();
+        const auto r = simulate(sc, p, profile, SimulationOptions{false, nullptr});
+        QVERIFY(r.ok());
+        QCOMPARE(r->usable_memory_gib, 78.0);
+        QVERIFY(!r->fits_memory); // 530B parameters on 8 GPUs: about 1.2 TB of model states
+    }
+};
+
+QTEST_APPLESS_MAIN(TestMemoryModel)
+#include "tst_memory_model.moc"

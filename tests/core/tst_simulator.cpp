@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+// End-to-end properties of one simulated iteration on the shipped examples.
+#include <QtTest>
+
+#include <algorithm>
+#include <map>
+
+#include "test_support.h"
+#include "vtrain/model_math.h"
+#include "vtrain/result_json.h"
+#include "vtrain/scenario_json.h"
+#include "vtrain/simulator.h"
+
+using namespace vtrain;
+
+namespace {
+
+Scenario example(const char* name)
+{
+    const auto s = load_scenario(std::string(VTRAIN_SOURCE_DIR) + "/examples/" + name);
+    if (!s.ok()) {
+        qFatal("%s", s.first_error().c_str());
+    }
+    return *s;
+}
+
+SimulationResult run(const Scenario& s, const Plan& plan, bool timeline = false)
+{
+    const GpuProfile profile = test::shipped_profile(s.cluster.gpu);
+    const auto r = simulate(s, plan, profile, SimulationOptions{timeline, nullptr});
+    if (!r.ok()) {
+        qFatal("%s", r.first_error().c_str());
+    }
+    return *r;
+}
+
+} // namespace
+
+class TestSimulator : public QObject {
+    Q_OBJECT
+private slots:
+    void examples_simulate_data()
+    {
+        QTest::addColumn<QString>("file");
+        for (const char* f : {"mt-nlg-530b.json", "gpt3-175b.json", "llama3-70b-h100.json", "gpt-1.3b.json"}) {
+            QTest::newRow(f) << QString::fromLatin1(f);
+        }
+    }
+    void examples_simulate()
+    {
+        QFETCH(QString, file);
+        const Scenario s = example(file.toLatin1().constData());
+        const SimulationResult r = run(s, *s.plan);
+        QVERIFY(r.iteration_time_s > 0);
+        QVERIFY(r.fits_memory);
+        QVERIFY(r.mfu > 0.05 && r.mfu < 1.0);
+        const double tokens = double(s.training.global_batch) * s.model.seq_len;
+        QCOMPARE(r.tokens_per_s, tokens / r.iteration_time_s);
+        QCOMPARE(r.model_tflops_per_gpu, model_flops_per_iteration(s.model, s.training.global_batch) / r.iteration_time_s / r.num_gpus / 1e12);
+        QVERIFY(r.hardware_tflops_per_gpu >= r.model_tflops_per_gpu);
+        QCOMPARE(r.training_days, s.training.tokens / tokens * r.iteration_time_s / 86400);
+        QCOMPARE(r.cost_usd, r.training_days * 24 * r.num_gpus * r.price_per_gpu_hour);
+        // Each stage's time adds up to the iteration.
+        for (const auto& st : r.stages) {
+            const StageBreakdown& b = st.breakdown;
+            const double sum = b.compute_s + b.tp_comm_s + b.pp_comm_s + b.dp_comm_exposed_s + b.optimizer_s + b.bubble_s;
+            QVERIFY2(std::abs(sum - r.iteration_time_s) < 1e-9 * r.iteration_time_s, qPrintable(QString::number(sum)));
+        }
+    }
+
+    void timeline_is_consistent()
+    {
+        const Scenario s = example("gpt3-175b.json");
+        const SimulationResult r = run(s, *s.plan, true);
+        QCOMPARE(r.timeline.size(), r.task_count);
+        std::map<std::pair<int, int>, double> lane_end; // tasks on one lane never overlap
+        std::map<int, int> forwards;
+        double latest = 0;
+        for (const auto& t : r.timeline) {
+            QVERIFY(t.end_s >= t.start_s);
+            auto& end = lane_end[{t.stage, int(t.lane)}];
+            QVERIFY(t.start_s >= end - 1e-12);
+            end = t.end_s;
+            latest = std::max(latest, t.end_s);
+            if (t.kind == TaskKind::Forward) {
+                ++forwards[t.stage];
+            }
+        }
+        QCOMPARE(latest, r.iteration_time_s);
+        QCOMPARE(int(forwards.size()), s.plan->pp);
+        for (const auto& [stage, count] : forwards) {
+            QCOMPARE(count, r.micro_batches * s.plan->virtual_stages);
+        }
+        const auto trace = timeline_to_chrome_trace(r);
+        QVERIFY(trace["traceEvents"].size() > r.timeline.size());
+    }
+
+    void plan_choices_move_time_and_memory_the_right_way()
+    {
+        const Scenario s = example("mt-nlg-530b.json");
+        const Plan base = *s.plan;
+        const SimulationResult full = run(s, base);
+        Plan none = base;
+        none.recompute = Recompute::None;
+        const SimulationResult no_recompute = run(s, none);
+        QVERIFY(no_recompute.iteration_time_s < full.iteration_time_s);
+        QVERIFY(no_recompute.peak_memory_gib > full.peak_memory_gib);
+
+        Plan sp = base;
+        sp.sequence_parallel = true;
+        QVERIFY(run(s, sp).peak_memory_gib < full.peak_memory_gib);
+
+        Plan zero = base;
+        zero.zero_stage = 1;
+        QVERIFY(run(s, zero).peak_memory_gib < full.peak_memory_gib);
+
+        Plan serial = base;
+        serial.overlap_grad_reduce = false;
+        QVERIFY(run(s, serial).iteration_time_s > full.iteration_time_s);
+    }
+
+    void results_are_deterministic()
+    {
+        const Scenario s = example("llama3-70b-h100.json");
+        const auto a = result_to_json(run(s, *s.plan));
+        const auto b = result_to_json(run(s, *s.plan));
+        QVERIFY(a == b);
+        for (const char* key : {"iteration_time_s", "tokens_per_s", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu",
+                                "bubble_fraction", "peak_memory_gib", "fits_memory", "training_days", "cost_usd", "breakdown"}) {
+            QVERIFY2(a.contains(key), key);
+        }
+        QCOMPARE(int(a["peak_memory_gib"].size()), s.plan->pp);
+    }
+
+    void impossible_plan_is_refused_not_simulated()
+    {
+        const Scenario s = example("mt-nlg-530b.json");
+        Plan p = *s.plan;
+        p.dp = 11;
+        const auto r = simulate(s, p, test::shipped_profile("a100-sxm4-80gb"));
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.errors().front().field), QStringLiteral("plan"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSimulator)
+#include "tst_simulator.moc"
