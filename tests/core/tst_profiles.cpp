@@ -62,6 +62,27 @@ private slots:
         QVERIFY2(profile_to_json(regenerated) == profile_to_json(*shipped), "profile differs from its spec: run vtrain make-profile");
     }
 
+    void loader_reads_the_measurement_tools_output()
+    {
+        // Produced by `profiles/measure/measure_gpu.py --dry-run` (CPU dry-run mode of the GPU profiler).
+        const auto p = load_profile(std::string(VTRAIN_TEST_DATA_DIR) + "/dry_run_profile.json");
+        QVERIFY2(p.ok(), p.first_error().c_str());
+        QCOMPARE(QString::fromStdString(p->source), QStringLiteral("modeled")); // a dry run is no measurement
+        QVERIFY(p->source_details.value("method", std::string{}).find("dry-run") != std::string::npos);
+        QVERIFY(!p->gemm.empty());
+        const GemmTable& g = p->gemm.begin()->second;
+        QCOMPARE(g.seconds.size(), g.m.size() * g.n.size() * g.k.size());
+        QVERIFY(!p->flash_attention.empty());
+        for (const auto& kind : memory_bound_kinds()) {
+            QVERIFY2(!p->memory_bound.at(kind).empty(), kind.c_str());
+        }
+        QVERIFY(!p->adam.empty());
+        // The simulator can use it.
+        const OperatorTimer t(*p, Precision::Bf16);
+        QVERIFY(t.gemm_seconds(256, 256, 256) > 0);
+        QVERIFY(t.flash_forward_seconds(4, 128, 64) > 0);
+    }
+
     void profile_round_trips_through_json()
     {
         const GpuProfile p = test::shipped_profile("h100-sxm5-80gb");
