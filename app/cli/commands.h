@@ -14,13 +14,23 @@ struct Command {
 };
 
 int run_simulate(const std::vector<std::string>& args);
+int run_explore(const std::vector<std::string>& args);
 int run_timeline(const std::vector<std::string>& args);
 int run_profiles(const std::vector<std::string>& args);
 int run_make_profile(const std::vector<std::string>& args);
+int run_validate(const std::vector<std::string>& args);
+int run_calibrate(const std::vector<std::string>& args);
+int run_optimal_model(const std::vector<std::string>& args);
+int run_schedule(const std::vector<std::string>& args);
 
 extern const char* const kSimulateHelp;
+extern const char* const kExploreHelp;
 extern const char* const kTimelineHelp;
 extern const char* const kProfilesHelp;
 extern const char* const kMakeProfileHelp;
+extern const char* const kValidateHelp;
+extern const char* const kCalibrateHelp;
+extern const char* const kOptimalModelHelp;
+extern const char* const kScheduleHelp;
 
 } // namespace vtrain::cli

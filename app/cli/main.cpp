@@ -19,10 +19,16 @@ const std::vector<Command>& commands()
 {
     static const std::vector<Command> list{
         {"simulate", "predict one training iteration of a plan", vtrain::cli::kSimulateHelp, vtrain::cli::run_simulate},
+        {"explore", "sweep every plan; Pareto front of training time and cost", vtrain::cli::kExploreHelp, vtrain::cli::run_explore},
         {"timeline", "write the per-stage timeline as a Chrome trace", vtrain::cli::kTimelineHelp, vtrain::cli::run_timeline},
         {"profiles", "list the GPU profiles and where they come from", vtrain::cli::kProfilesHelp, vtrain::cli::run_profiles},
         {"make-profile", "build a modeled GPU profile from datasheet figures", vtrain::cli::kMakeProfileHelp,
          vtrain::cli::run_make_profile},
+        {"validate", "compare predictions with measured training runs", vtrain::cli::kValidateHelp, vtrain::cli::run_validate},
+        {"calibrate", "fit a GPU profile's free parameters to measured runs", vtrain::cli::kCalibrateHelp, vtrain::cli::run_calibrate},
+        {"optimal-model", "largest model trainable within a budget, simulated vs naive", vtrain::cli::kOptimalModelHelp,
+         vtrain::cli::run_optimal_model},
+        {"schedule", "a shared cluster under three scheduling policies", vtrain::cli::kScheduleHelp, vtrain::cli::run_schedule},
     };
     return list;
 }

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "vtrain/uncertainty.h"
+
 namespace vtrain::cli {
 namespace {
 
@@ -49,7 +51,15 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
     out << ", recompute " << to_string(p.recompute) << (p.sequence_parallel ? ", sequence parallel" : "")
         << (p.zero_stage > 0 ? ", ZeRO-" + std::to_string(p.zero_stage) : std::string{}) << "\n\n";
 
-    out << "iteration time     " << duration(r.iteration_time_s) << "\n";
+    out << "iteration time     " << duration(r.iteration_time_s);
+    if (r.band_coverage > 0 && r.iteration_time_s > 0) {
+        PredictionBand band;
+        band.low = r.iteration_time_low_s / r.iteration_time_s;
+        band.high = r.iteration_time_high_s / r.iteration_time_s;
+        out << " (" << band_label(band) << ", " << fmt("%.0f%%", 100 * r.band_coverage) << " band " << duration(r.iteration_time_low_s) << " to "
+            << duration(r.iteration_time_high_s) << ", from " << r.band_source << ")";
+    }
+    out << "\n";
     out << "throughput         " << fmt("%.0f", r.tokens_per_s) << " tokens/s\n";
     out << "per GPU            " << fmt("%.1f", r.model_tflops_per_gpu) << " TFLOP/s model, " << fmt("%.1f", r.hardware_tflops_per_gpu)
         << " TFLOP/s hardware\n";

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vtrain/layer_costs.h"
 
+#include "vtrain/model_math.h"
 #include "vtrain/operator_timer.h"
 
 namespace vtrain {
@@ -14,11 +15,39 @@ public:
     void compute(Phase phase, const char* name, double seconds) { add(phase, name, seconds, false); }
     void communicate(Phase phase, const char* name, double seconds) { add(phase, name, seconds, true); }
 
+    // Host-bound phases (added for validation against vTrain's single-node runs, where layers of small
+    // models take ~3 ms whatever their FLOPs): the CPU issues each operator in `host_s` (Python, PyTorch
+    // dispatch, autograd, launch) and runs ahead of the GPU, so a phase lasts max(GPU time, operators x
+    // host_s). The idle GPU time is charged to compute. host_s = 0 leaves every phase GPU-bound.
+    void apply_host_floor(double host_s)
+    {
+        const Phase phases[] = {Phase::Forward, Phase::Backward, Phase::Recompute};
+        for (int i = 0; i < 3; ++i) {
+            PhaseTime& t = phase_time(phases[i]);
+            const double host = m_ops[i] * host_s;
+            if (host > t.total_s()) {
+                const double wait = host - t.total_s();
+                t.compute_s += wait;
+                if (m_list != nullptr) {
+                    m_list->push_back({"host-bound wait (framework overhead)", phases[i], wait, false});
+                }
+            }
+        }
+    }
+
 private:
+    PhaseTime& phase_time(Phase phase)
+    {
+        return phase == Phase::Forward ? m_block.forward : phase == Phase::Backward ? m_block.backward : m_block.recompute;
+    }
+
     void add(Phase phase, const char* name, double seconds, bool comm)
     {
-        PhaseTime& t = phase == Phase::Forward ? m_block.forward : phase == Phase::Backward ? m_block.backward : m_block.recompute;
+        PhaseTime& t = phase_time(phase);
         (comm ? t.tp_comm_s : t.compute_s) += seconds;
+        if (seconds > 0) {
+            ++m_ops[phase == Phase::Forward ? 0 : phase == Phase::Backward ? 1 : 2];
+        }
         if (m_list != nullptr && seconds > 0) {
             m_list->push_back({name, phase, seconds, comm});
         }
@@ -26,6 +55,7 @@ private:
 
     BlockCost& m_block;
     std::vector<OperatorTime>* m_list;
+    int m_ops[3] = {0, 0, 0}; // operators issued per phase (forward, backward, recompute)
 };
 
 // A GEMM C[M,N] = A[M,K] B[K,N] forward, and its two backward GEMMs (input and weight gradients).
@@ -72,6 +102,11 @@ LayerCosts compute_layer_costs(const LayerCostInput& in)
     // Sequence parallelism shards the norms, dropouts and residuals over the tensor-parallel group.
     const double hidden_bytes = tokens * h * e / (in.sequence_parallel ? t : 1.0);
     const double activation_bytes = tokens * h * e; // a full [b, s, h] activation
+    const double host_s = in.profile->host_overhead_us * 1e-6;
+    auto accumulate_seconds = [&](double params) {
+        const double traffic = params * in.training->grad_accumulation_bytes;
+        return traffic > 0 ? timer.memory_bound_seconds("residual_add", traffic / 3, false) : 0.0;
+    };
 
     auto tp_collectives = [&](BlockBuilder& b, bool entering) {
         // Entering a parallel region: all-gather (SP) or identity; leaving it: reduce-scatter (SP) or
@@ -85,6 +120,13 @@ LayerCosts compute_layer_costs(const LayerCostInput& in)
         b.communicate(Phase::Backward, name, bwd);
         if (full) {
             b.communicate(Phase::Recompute, name, fwd);
+        }
+        if (in.sequence_parallel && entering) {
+            // Sequence parallelism keeps only its shard of the column-parallel GEMM's input, so the backward
+            // pass all-gathers it again for the weight gradient (Korthikanti et al. 2022, Sec. 4.2.2). Added
+            // for validation: without it SP's backward came out faster than the measured one (Table 4).
+            b.communicate(Phase::Backward, "sp all-gather (weight-gradient input)",
+                          comm.collective_seconds(Collective::AllGather, activation_bytes, in.tp_group));
         }
     };
 
@@ -136,6 +178,13 @@ LayerCosts compute_layer_costs(const LayerCostInput& in)
         tp_collectives(b, false);
         add_memory_bound(b, timer, "dropout 2", "dropout", hidden_bytes, full);
         add_memory_bound(b, timer, "residual 2", "residual_add", hidden_bytes, full);
+        // Accumulating this micro-batch's weight gradients into the gradient buffer, when the framework does
+        // it as a separate pass (see TrainingSpec::grad_accumulation_bytes; validation: Megatron-LM 2021 and
+        // DeepSpeed runs are slower than Megatron-LM 2022 by about this traffic). An add streams 3 bytes per
+        // input byte, so the input size is the traffic / 3.
+        b.compute(Phase::Backward, "weight-gradient accumulation",
+                  accumulate_seconds(layer_params(m) / t));
+        b.apply_host_floor(host_s);
     }
 
     // --- first stage: embedding (vocabulary-parallel: an all-reduce joins the partial lookups) -----
@@ -145,6 +194,10 @@ LayerCosts compute_layer_costs(const LayerCostInput& in)
         const Collective kind = in.sequence_parallel ? Collective::ReduceScatter : Collective::AllReduce;
         b.communicate(Phase::Forward, "embedding all-reduce", comm.collective_seconds(kind, activation_bytes, in.tp_group));
         add_memory_bound(b, timer, "embedding dropout", "dropout", hidden_bytes, false);
+        b.compute(Phase::Backward, "weight-gradient accumulation", accumulate_seconds(embedding_params(m) / t));
+        b.apply_host_floor(host_s);
+        // Fetching the micro-batch, broadcasting it to the tensor-parallel group, mask and positions.
+        b.compute(Phase::Forward, "micro-batch overhead (data)", in.profile->microbatch_overhead_us * 1e-6);
     }
 
     // --- last stage: final norm, output projection, vocabulary-parallel cross-entropy --------------
@@ -157,12 +210,16 @@ LayerCosts compute_layer_costs(const LayerCostInput& in)
                           comm.collective_seconds(Collective::ReduceScatter, activation_bytes, in.tp_group));
         }
         add_gemm(b, timer, "output projection (logits)", tokens, m.vocab / t, h, false);
+        b.compute(Phase::Backward, "weight-gradient accumulation", accumulate_seconds(static_cast<double>(m.vocab) * h / t));
         // Logits are upcast to fp32 for the loss: the cross-entropy reads [tokens, vocab/t] floats.
         add_memory_bound(b, timer, "cross-entropy", "cross_entropy", tokens * (m.vocab / t) * 4, false);
         // Max, sum and target logit are all-reduced across the vocabulary shards (3 floats a token).
         b.communicate(Phase::Forward, "loss all-reduce", comm.collective_seconds(Collective::AllReduce, tokens * 12, in.tp_group));
         b.communicate(Phase::Backward, "input-grad all-reduce",
                       in.sequence_parallel ? 0 : comm.collective_seconds(Collective::AllReduce, activation_bytes, in.tp_group));
+        b.apply_host_floor(host_s);
+        // Loss bookkeeping: masking, averaging across the data-parallel group, the schedule's per-step work.
+        b.compute(Phase::Forward, "micro-batch overhead (loss)", in.profile->microbatch_overhead_us * 1e-6);
     }
     return out;
 }

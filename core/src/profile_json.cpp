@@ -106,6 +106,8 @@ Expected<GpuProfile> profile_from_json(const nlohmann::json& json)
     p.memory_bandwidth_gbytes_per_s = r.required_number("memory_bandwidth_gbytes_per_s", 1, 1e6);
     p.sm_count = r.optional_int("sm_count", 1, 100000).value_or(0);
     p.kernel_launch_overhead_us = r.optional_number("kernel_launch_overhead_us", 0, 1e4).value_or(0);
+    p.host_overhead_us = r.optional_number("host_overhead_us", 0, 1e4).value_or(0);
+    p.microbatch_overhead_us = r.optional_number("microbatch_overhead_us", 0, 1e6).value_or(0);
     p.price_usd_per_gpu_hour = r.optional_number("price_usd_per_gpu_hour", 0, 1e4).value_or(0);
     p.price_source = r.optional_string("price_source").value_or("");
 
@@ -206,6 +208,8 @@ nlohmann::json profile_to_json(const GpuProfile& p)
     j["peak_tflops"] = p.peak_tflops;
     j["sm_count"] = p.sm_count;
     j["kernel_launch_overhead_us"] = p.kernel_launch_overhead_us;
+    j["host_overhead_us"] = p.host_overhead_us;
+    j["microbatch_overhead_us"] = p.microbatch_overhead_us;
     j["price_usd_per_gpu_hour"] = p.price_usd_per_gpu_hour;
     j["price_source"] = p.price_source;
     const LinkSpec& l = p.links;

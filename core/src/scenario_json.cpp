@@ -70,7 +70,7 @@ ClusterSpec read_cluster(Reader r)
 
 TrainingSpec read_training(Reader r)
 {
-    r.reject_unknown({"global_batch", "tokens", "precision", "attention", "description"});
+    r.reject_unknown({"global_batch", "tokens", "precision", "attention", "grad_accumulation_bytes", "description"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
@@ -96,6 +96,7 @@ TrainingSpec read_training(Reader r)
             r.error("attention", "must be \"flash\" or \"unfused\", not \"" + *a + "\"");
         }
     }
+    t.grad_accumulation_bytes = r.optional_number("grad_accumulation_bytes", 0, 64).value_or(0);
     return t;
 }
 
@@ -386,6 +387,9 @@ nlohmann::json scenario_to_json(const Scenario& s)
                      {"attention", to_string(s.training.attention)}};
     if (s.training.tokens > 0) {
         j["training"]["tokens"] = s.training.tokens;
+    }
+    if (s.training.grad_accumulation_bytes > 0) {
+        j["training"]["grad_accumulation_bytes"] = s.training.grad_accumulation_bytes;
     }
     if (s.plan) {
         j["plan"] = plan_to_json(*s.plan);

@@ -12,6 +12,7 @@
 #include "vtrain/operator_timer.h"
 #include "vtrain/pipeline_schedule.h"
 #include "vtrain/plan_check.h"
+#include "vtrain/uncertainty.h"
 
 namespace vtrain {
 namespace {
@@ -484,6 +485,12 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
 
     const double T = ws.times.makespan;
     r.iteration_time_s = T;
+    if (const auto band = prediction_band(*cluster.profile)) {
+        r.iteration_time_low_s = band->low * T;
+        r.iteration_time_high_s = band->high * T;
+        r.band_coverage = band->coverage;
+        r.band_source = band->source;
+    }
     const double tokens = static_cast<double>(training.global_batch) * model.seq_len;
     r.tokens_per_s = T > 0 ? tokens / T : 0;
     const double model_flops = model_flops_per_iteration(model, training.global_batch);

@@ -31,6 +31,8 @@ struct ExploreOptions {
     std::size_t top_k = 20;           // best plans kept per objective
     bool allow_tp_across_nodes = false; // framework default: tensor parallelism stays inside a node
     bool keep_all_rows = false;       // also return every feasible row (the GUI's table; small sweeps)
+    bool exact_simulation = false;    // run simulate_checked()'s task graph for every plan instead of the
+                                      // explorer's fast path (same results; tst_explorer_fast_sim checks it)
 };
 
 // One evaluated plan, as the table, the plot and the CSV show it.
@@ -51,6 +53,7 @@ struct PlanRow {
 
 struct ExploreResult {
     std::uint64_t total = 0;          // plans enumerated
+    std::uint64_t evaluated = 0;      // feasible + every rejected: equals total unless cancelled
     std::uint64_t feasible = 0;       // simulated and fitting in memory
     std::array<std::uint64_t, static_cast<std::size_t>(RejectReason::Count)> rejected{};
     std::array<Diagnostic, static_cast<std::size_t>(RejectReason::Count)> example{}; // one message per reason
@@ -58,15 +61,20 @@ struct ExploreResult {
     std::vector<PlanRow> fastest;     // top_k by training time
     std::vector<PlanRow> cheapest;    // top_k by cost
     std::vector<PlanRow> best_mfu;    // top_k by MFU
-    std::vector<PlanRow> rows;        // every feasible row, only with keep_all_rows
+    std::vector<PlanRow> rows;        // every feasible row, only with keep_all_rows (enumeration order)
     bool cancelled = false;
     double elapsed_s = 0;
+    int threads = 0;                  // worker threads the sweep ran on
 };
 
-// Receives feasible rows in enumeration order (so a CSV is identical for any thread count).
+// Receives feasible rows in enumeration order (so a CSV is identical for any thread count), one call at
+// a time, from one of the sweep's worker threads (not necessarily the caller's). A row's on_front is
+// false there: the front is only known at the end (ExploreResult::front has the indices).
 using RowSink = std::function<void(const PlanRow&)>;
 
-// `profiles` maps GPU id to its profile and must hold every GPU the search names.
+// `profiles` maps GPU id to its profile and must hold every GPU the search names. The plan space and its
+// defaults are described in explorer_space.h. Blocks until the sweep ends or control.cancel is set; a
+// cancelled result holds what was evaluated (cancelled = true, evaluated < total, counts consistent).
 Expected<ExploreResult> explore(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const ExploreOptions& options,
                                 RunControl& control, const RowSink& sink = {});
 

@@ -69,6 +69,14 @@ struct GpuProfile {
     std::map<std::string, double> peak_tflops; // by data type: "bf16", "fp16", "tf32", "fp32"
     int sm_count = 0;
     double kernel_launch_overhead_us = 0;  // host gap between consecutive kernels
+    // Framework (CPU) time to issue one operator: Python, the PyTorch dispatcher, autograd and the launch.
+    // The host runs ahead of the GPU, so a layer's phase takes max(GPU time, operators x this); small
+    // models and micro-batches are host-bound. 0 = never host-bound.
+    double host_overhead_us = 0;
+    // Per micro-batch work outside the layers, on the first stage (fetching the batch, broadcasting it to
+    // the tensor-parallel group, attention mask and positions) and again on the last (loss bookkeeping,
+    // its data-parallel average): microseconds each. 0 = none.
+    double microbatch_overhead_us = 0;
     double price_usd_per_gpu_hour = 0;
     std::string price_source;
     LinkSpec links;

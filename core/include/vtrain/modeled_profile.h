@@ -22,6 +22,8 @@ struct ModelParameters {
     double memory_half_bytes = 4e6;          // tensor size at which a streaming kernel reaches half of that
     double memory_fixed_us = 3;              // per-kernel fixed cost of memory-bound kernels
     double kernel_launch_overhead_us = 4;    // host gap between kernels; the floor of any kernel's time
+    double host_overhead_us = 0;             // framework CPU time per operator (see GpuProfile::host_overhead_us)
+    double microbatch_overhead_us = 0;       // per micro-batch, first and last stage (GpuProfile::microbatch_overhead_us)
 };
 
 struct HardwareSpec {

@@ -58,6 +58,11 @@ struct TrainingSpec {
     double tokens = 0;                // training tokens; 0 = not given (no time or cost)
     Precision precision = Precision::Bf16;
     AttentionKernel attention = AttentionKernel::Flash;
+    // Memory traffic per parameter per micro-batch to accumulate weight gradients across micro-batches:
+    // 0 = fused into the weight-gradient GEMM (Megatron-LM since 2022, gradient_accumulation_fusion);
+    // 10 = fp16 gradient added into an fp32 main_grad (Megatron-LM 2021: read 2 + 4, write 4 bytes);
+    // 6 = fp16 .grad accumulated by autograd (DeepSpeed engines: read 2 + 2, write 2 bytes).
+    double grad_accumulation_bytes = 0;
 };
 
 struct Plan {

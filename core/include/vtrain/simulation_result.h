@@ -64,6 +64,13 @@ struct SimulationResult {
     int num_gpus = 0;
     int micro_batches = 0;         // per data-parallel replica
     double iteration_time_s = 0;
+    // How sure the prediction is: the range the measured iteration time falls in for `band_coverage` of
+    // the profile's validation runs (its calibration band, see uncertainty.h); all 0 / empty when the
+    // profile has no band.
+    double iteration_time_low_s = 0;
+    double iteration_time_high_s = 0;
+    double band_coverage = 0;
+    std::string band_source;
     double tokens_per_s = 0;
     double model_tflops_per_gpu = 0;    // no recompute counted
     double hardware_tflops_per_gpu = 0; // recompute counted

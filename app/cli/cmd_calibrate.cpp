@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "vtrain/calibration.h"
+#include "vtrain/profile_json.h"
+
+namespace vtrain::cli {
+
+const char* const kCalibrateHelp = R"(usage: vtrain calibrate RUNS.json --gpu ID -o PROFILE.json [--subset NAME]... [--folds K]
+                        [--params a,b,...] [--max-evals N] [--min-trust high] [--spec SPEC.json]
+                        [--profile-dir DIR]
+
+Fits the free parameters of a modeled GPU profile (GEMM, memory-bound and host overheads, link
+efficiencies; see docs/validation.md) to the rows of RUNS.json that run on that GPU, and writes the
+calibrated profile with a "calibration" block: the objective, the rows used per subset, the fitted
+parameters and their bounds, the in-sample and the k-fold cross-validated error, and the uncertainty band
+that `vtrain simulate` shows.
+
+Objective: mean over subsets of the mean squared log error ln(predicted / measured)^2 (every subset
+weighs the same). Optimizer: Nelder-Mead on the bounded parameters (efficiencies in (0, 1], overheads in
+microseconds). Cross-validation refits on k-1 folds and predicts the held-out fold.
+
+options:
+  --gpu ID           the profile to calibrate (e.g. a100-sxm4-80gb); its rows are those that map to it
+  -o FILE            write the calibrated profile here
+  --subset NAME      fit only these rows (repeatable); validate on others with vtrain validate --profile-dir
+  --folds K          k-fold cross-validation (default 5; 0 = none)
+  --params LIST      fit only these parameters (default: every parameter some row depends on)
+  --objective NAME   msle (default): mean squared log error; male: mean absolute log error (the log
+                     counterpart of MAPE, robust to a few anomalous rows)
+  --min-trust LEVEL  fit only rows whose "trust" is at least LEVEL (high, medium); the others are still
+                     predicted by vtrain validate
+  --max-evals N      objective evaluations per fit (default 400)
+  --spec FILE        also update this hardware spec (model_parameters, links, calibration) so that
+                     vtrain make-profile FILE rebuilds exactly the written profile
+  --profile-dir DIR  look the starting profile up in DIR first
+
+example:
+  vtrain calibrate ../shared/validation/public_runs.json --gpu a100-sxm4-80gb -o my-a100.json
+  vtrain calibrate RUNS.json --gpu a100-sxm4-80gb --subset vtrain_single_node -o single.json
+)";
+
+namespace {
+
+std::vector<std::string> split(const std::string& s)
+{
+    std::vector<std::string> out;
+    std::stringstream in(s);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        if (!item.empty()) {
+            out.push_back(item);
+        }
+    }
+    return out;
+}
+
+void print_stats(std::ostream& out, const char* title, const std::map<std::string, SubsetStats>& stats)
+{
+    out << title << "\n";
+    for (const auto& [name, s] : stats) {
+        char line[160];
+        std::snprintf(line, sizeof line, "  %-28s %5d rows  MAPE %6.2f%%  median %6.2f%%  max %6.2f%%  bias %+6.2f%%\n", name.c_str(), s.used,
+                      s.mape_pct, s.median_pct, s.max_pct, s.bias_pct);
+        out << line;
+    }
+}
+
+} // namespace
+
+int run_calibrate(const std::vector<std::string>& argv)
+{
+    std::string error;
+    const auto args = parse_args(argv, {"--gpu", "-o", "--output", "--subset", "--folds", "--params", "--max-evals", "--spec", "--profile-dir", "--min-trust", "--objective"},
+                                 {}, error);
+    if (!args) {
+        return report_bad_input(error);
+    }
+    const auto output = args->value("-o") ? args->value("-o") : args->value("--output");
+    const auto gpu = args->value("--gpu");
+    if (args->positional.size() != 1 || !output || !gpu) {
+        return report_bad_input("calibrate takes one RUNS.json, --gpu ID and -o OUTPUT (see vtrain calibrate --help)");
+    }
+    const std::string& path = args->positional[0];
+    auto rows = load_runs(path);
+    if (!rows.ok()) {
+        Diagnostics prefixed;
+        for (const auto& d : rows.errors()) {
+            prefixed.push_back({d.field.empty() ? path : path + ": " + d.field, d.message});
+        }
+        return report_bad_input(prefixed);
+    }
+    CalibrationOptions options;
+    options.gpu = *gpu;
+    for (const auto& [key, value] : args->options) {
+        if (key == "--subset") {
+            options.subsets.push_back(value);
+        }
+    }
+    try {
+        if (const auto f = args->value("--folds")) {
+            options.folds = std::stoi(*f);
+        }
+        if (const auto m = args->value("--max-evals")) {
+            options.max_evaluations = std::stoi(*m);
+        }
+    } catch (const std::exception&) {
+        return report_bad_input("--folds and --max-evals take whole numbers");
+    }
+    if (options.folds < 0 || options.folds > 100 || options.max_evaluations < 1) {
+        return report_bad_input("--folds must be 0 or 2..100 and --max-evals at least 1");
+    }
+    options.min_trust = args->value("--min-trust").value_or("");
+    const std::string objective = args->value("--objective").value_or("msle");
+    if (objective != "msle" && objective != "male") {
+        return report_bad_input("--objective must be msle (mean squared log error) or male (mean absolute log error)");
+    }
+    options.loss = objective == "msle" ? CalibrationLoss::SquaredLog : CalibrationLoss::AbsoluteLog;
+    if (!options.min_trust.empty() && options.min_trust != "high" && options.min_trust != "medium") {
+        return report_bad_input("--min-trust must be high or medium");
+    }
+    if (const auto p = args->value("--params")) {
+        options.parameters = split(*p);
+    }
+    ProfileLibrary library = profile_library();
+    if (const auto dir = args->value("--profile-dir")) {
+        library.folders.insert(library.folders.begin(), *dir);
+    }
+    auto start = library.load(*gpu);
+    if (!start.ok()) {
+        return report_bad_input(start.errors());
+    }
+    if (start->source != "modeled") {
+        return report_bad_input("--gpu " + *gpu + ": only modeled profiles have free parameters to fit (this one is " + start->source + ")");
+    }
+
+    const auto result = calibrate(*rows, *start, options, [](const std::string& stage, int evaluation, double value) {
+        std::fprintf(stderr, "\r%-36s evaluation %4d  objective %.6f", stage.c_str(), evaluation, value);
+        std::fflush(stderr);
+    });
+    std::fprintf(stderr, "\n");
+    if (!result.ok()) {
+        return report_bad_input(result.errors());
+    }
+    nlohmann::json block = result->calibration_block;
+    block["data"] = std::filesystem::path(path).filename().string();
+    if (!options.subsets.empty()) {
+        block["subsets"] = options.subsets;
+    }
+
+    GpuProfile profile;
+    if (const auto spec_path = args->value("--spec")) {
+        // Update the spec so that make-profile rebuilds exactly this profile.
+        std::ifstream in(*spec_path);
+        nlohmann::ordered_json spec = nlohmann::ordered_json::parse(in, nullptr, false);
+        if (spec.is_discarded() || !spec.is_object()) {
+            return report_bad_input(*spec_path + ": is not a JSON object");
+        }
+        const nlohmann::json fitted_parameters = model_parameters_to_json(result->fitted.model);
+        for (const auto& [key, value] : fitted_parameters.items()) {
+            spec["model_parameters"][key] = nlohmann::ordered_json::parse(value.dump());
+        }
+        spec["links"]["nic_efficiency"] = result->fitted.nic_efficiency;
+        spec["links"]["nvlink_bus_gbytes_per_s"] = result->fitted.nvlink_bus_gbytes_per_s;
+        spec["links"]["nvlink_base_latency_us"] = result->fitted.nvlink_base_latency_us;
+        spec["links"]["inter_node_base_latency_us"] = result->fitted.inter_node_base_latency_us;
+        spec["calibration"] = nlohmann::ordered_json::parse(block.dump());
+        if (!write_text_file(*spec_path, spec.dump(2) + "\n", error)) {
+            std::cerr << "vtrain: " << error << '\n';
+            return kExitFailure;
+        }
+        const nlohmann::json plain = nlohmann::json::parse(spec.dump());
+        const auto hardware = hardware_spec_from_json(plain);
+        const auto parameters = model_parameters_from_json(plain["model_parameters"]);
+        if (!hardware.ok() || !parameters.ok()) {
+            return report_bad_input(!hardware.ok() ? hardware.errors() : parameters.errors());
+        }
+        profile = make_modeled_profile(*hardware, *parameters);
+        profile.calibration = plain["calibration"];
+    } else {
+        profile = build_profile(hardware_spec_of(*start), result->fitted);
+        profile.calibration = block;
+    }
+    if (!write_text_file(*output, profile_to_json(profile).dump() + "\n", error)) {
+        std::cerr << "vtrain: " << error << '\n';
+        return kExitFailure;
+    }
+
+    std::cout << "calibrated " << *gpu << " on " << result->rows.size() << " rows (" << result->skipped.size() << " skipped); "
+              << result->evaluations << " evaluations, objective " << result->objective_start << " -> " << result->objective_fitted << "\n\n";
+    std::cout << "parameter                      start        fitted\n";
+    for (const auto& name : result->fitted_names) {
+        char line[128];
+        std::snprintf(line, sizeof line, "  %-26s %12.5g  %12.5g\n", name.c_str(), result->start.get(name), result->fitted.get(name));
+        std::cout << line;
+    }
+    std::cout << "\n";
+    print_stats(std::cout, "in-sample error:", result->in_sample);
+    if (!result->cross_validated.empty()) {
+        std::cout << "\n";
+        print_stats(std::cout, (std::to_string(options.folds) + "-fold cross-validated error:").c_str(), result->cross_validated);
+    }
+    if (block.contains("band")) {
+        std::cout << "\nuncertainty band (80%): measured time within [" << block["band"]["low"].get<double>() << ", "
+                  << block["band"]["high"].get<double>() << "] x predicted\n";
+    }
+    std::cout << "\nwrote " << *output << "\n";
+    return kExitOk;
+}
+
+} // namespace vtrain::cli

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: MIT
+// vtrain explore: sweep a scenario's plan space, print the summary, the (time, cost) Pareto front and
+// the best plans; stream every feasible row to CSV.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include <unistd.h>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "vtrain/explorer.h"
+#include "vtrain/explorer_io.h"
+#include "vtrain/scenario_json.h"
+#include "vtrain/simulator.h"
+
+namespace vtrain::cli {
+
+const char* const kExploreHelp = R"(usage: vtrain explore SCENARIO.json [--csv PLANS.csv] [--json SUMMARY.json] [--threads N] [--top K]
+                      [--allow-tp-across-nodes]
+
+Enumerates every plan of the scenario's "search" block (tp, pp, micro_batch, schedule, virtual_stages,
+recompute, sequence_parallel, zero_stage, num_gpus, gpu; dp follows from the GPU count), rejects each
+illegal one with its reason, simulates the rest in parallel and prints: how many plans were enumerated,
+feasible and rejected (by reason, with an example), the Pareto front of (training time, cost), and the
+top K plans by training time, by cost and by MFU. When the scenario also has a "plan", it is placed
+against the front. Lists the search leaves out take their defaults (see docs/case-studies.md).
+
+options:
+  --csv FILE               write every feasible plan, one row each, in enumeration order
+  --json FILE              write the summary, the front and the top-K lists as JSON
+  --threads N              worker threads (default: all cores); results do not depend on it
+  --top K                  plans shown per objective (default 10)
+  --allow-tp-across-nodes  let tensor parallelism span nodes (default: tp stays within a node)
+
+Ctrl-C stops the sweep and prints what was evaluated so far, marked CANCELLED (exit status 130).
+exit status: 0 on success, 2 on bad input (the message names the field and why), 130 when cancelled.
+
+example:
+  vtrain explore examples/mt-nlg-530b.json --csv plans.csv --threads 2
+)";
+
+namespace {
+
+std::atomic<bool>* g_cancel = nullptr;
+
+extern "C" void on_interrupt(int)
+{
+    if (g_cancel != nullptr) {
+        g_cancel->store(true); // lock-free: safe in a signal handler
+    }
+}
+
+std::string grouped(std::uint64_t v)
+{
+    const std::string digits = std::to_string(v);
+    std::string out;
+    out.reserve(digits.size() + digits.size() / 3);
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) {
+            out.push_back(',');
+        }
+        out.push_back(digits[i]);
+    }
+    return out;
+}
+
+std::string fixed(double v, int decimals)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
+    return buffer;
+}
+
+std::string money(double usd)
+{
+    std::string out(1, '$');
+    out += usd >= 1e6 ? fixed(usd / 1e6, 2) + 'M' : grouped(static_cast<std::uint64_t>(usd + 0.5));
+    return out;
+}
+
+std::optional<int> whole_number(const std::string& text, int min)
+{
+    try {
+        std::size_t used = 0;
+        const long long v = std::stoll(text, &used);
+        if (used != text.size() || v < min || v > 1'000'000) {
+            return std::nullopt;
+        }
+        return static_cast<int>(v);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+void print_rows(std::ostream& out, const std::vector<PlanRow>& rows)
+{
+    char line[320];
+    std::snprintf(line, sizeof line, "  %-52s %6s %-16s %9s %10s %6s %6s %7s %7s %9s\n", "plan", "GPUs", "GPU", "iter (s)", "tokens/s", "MFU",
+                  "bubble", "mem GiB", "days", "cost");
+    out << line;
+    for (const auto& r : rows) {
+        std::snprintf(line, sizeof line, "  %-52s %6d %-16s %9.3f %10.0f %5.1f%% %5.1f%% %7.1f %7.1f %9s%s\n", plan_label(r.plan).c_str(), r.num_gpus,
+                      r.gpu.c_str(), r.iteration_time_s, r.tokens_per_s, 100 * r.mfu, 100 * r.bubble_fraction, r.peak_memory_gib, r.training_days,
+                      money(r.cost_usd).c_str(), r.on_front ? " *" : "");
+        out << line;
+    }
+}
+
+void print_summary(std::ostream& out, const Scenario& scenario, const ExploreResult& result, int threads)
+{
+    const double rate = result.elapsed_s > 0 ? result.evaluated / result.elapsed_s : 0;
+    out << scenario.model.name << ": " << grouped(result.total) << " plans enumerated, " << grouped(result.evaluated) << " evaluated in "
+        << fixed(result.elapsed_s, 2) << " s on " << threads << " thread" << (threads == 1 ? "" : "s") << " (" << grouped(static_cast<std::uint64_t>(rate))
+        << " plans/s)" << (result.cancelled ? "  -- CANCELLED" : "") << "\n";
+    std::uint64_t rejected = 0;
+    for (const auto n : result.rejected) {
+        rejected += n;
+    }
+    out << "  feasible (simulated, fits in memory)  " << grouped(result.feasible) << "\n";
+    out << "  rejected                              " << grouped(rejected) << "\n";
+    for (std::size_t i = 0; i < result.rejected.size(); ++i) {
+        if (result.rejected[i] == 0) {
+            continue;
+        }
+        char line[96];
+        std::snprintf(line, sizeof line, "    %-34s %10s", to_string(static_cast<RejectReason>(i)), grouped(result.rejected[i]).c_str());
+        out << line << "   e.g. " << result.example[i].to_string() << "\n";
+    }
+}
+
+// Where the scenario's own plan sits: its time and cost, and the front plans that cost less.
+void print_baseline(std::ostream& out, const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const ExploreResult& result)
+{
+    if (!scenario.plan) {
+        return;
+    }
+    const auto profile = profiles.find(scenario.cluster.gpu);
+    if (profile == profiles.end()) {
+        return;
+    }
+    SimulationOptions options;
+    options.timeline = false;
+    const auto sim = simulate(scenario, *scenario.plan, profile->second, options);
+    out << "\nScenario plan " << plan_label(*scenario.plan) << " on " << scenario.cluster.num_gpus << " " << scenario.cluster.gpu << ": ";
+    if (!sim.ok()) {
+        out << "not simulated (" << sim.first_error() << ")\n";
+        return;
+    }
+    out << fixed(sim->training_days, 1) << " days, " << money(sim->cost_usd) << (sim->fits_memory ? "" : " (does not fit in memory)") << "\n";
+    int cheaper = 0;
+    for (const auto& r : result.front) {
+        if (r.cost_usd < sim->cost_usd) {
+            if (cheaper++ == 0) {
+                out << "  front plans that cost less (time and cost relative to it):\n";
+            }
+            char line[256];
+            std::snprintf(line, sizeof line, "    %-52s %6d GPUs  %7.1f days (%+6.1f%%)  %9s (%+6.1f%%)\n", plan_label(r.plan).c_str(), r.num_gpus,
+                          r.training_days, 100 * (r.training_days / sim->training_days - 1), money(r.cost_usd).c_str(),
+                          100 * (r.cost_usd / sim->cost_usd - 1));
+            out << line;
+        }
+    }
+    const bool dominated = std::any_of(result.front.begin(), result.front.end(), [&](const PlanRow& r) {
+        return r.training_days <= sim->training_days && r.cost_usd <= sim->cost_usd &&
+               (r.training_days < sim->training_days || r.cost_usd < sim->cost_usd);
+    });
+    out << "  " << (dominated ? "dominated: a front plan is at least as fast and as cheap" : "not dominated by the front") << "\n";
+}
+
+// Draws "[#####.....]  45%  12,345 / 27,000 plans" on stderr until stopped.
+class ProgressBar {
+public:
+    explicit ProgressBar(const RunControl& control)
+        : m_control(control), m_start(std::chrono::steady_clock::now()), m_thread([this] { loop(); })
+    {
+    }
+    ~ProgressBar()
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop = true;
+        }
+        m_wake.notify_all();
+        m_thread.join();
+        std::fprintf(stderr, "\r%*s\r", 96, "");
+    }
+
+private:
+    void loop()
+    {
+        std::unique_lock lock(m_mutex);
+        while (!m_wake.wait_for(lock, std::chrono::milliseconds(200), [this] { return m_stop; })) {
+            const auto total = m_control.total.load();
+            const auto done = m_control.done.load();
+            if (total == 0) {
+                continue;
+            }
+            const int width = 30;
+            const int filled = static_cast<int>(width * static_cast<double>(done) / total);
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+            std::fprintf(stderr, "\r[%s%s] %3d%%  %s / %s plans  %.0f s", std::string(static_cast<std::size_t>(filled), '#').c_str(),
+                         std::string(static_cast<std::size_t>(width - filled), '.').c_str(), static_cast<int>(100.0 * done / total),
+                         grouped(done).c_str(), grouped(total).c_str(), seconds);
+            std::fflush(stderr);
+        }
+    }
+
+    const RunControl& m_control;
+    std::chrono::steady_clock::time_point m_start;
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    bool m_stop = false;
+    std::thread m_thread;
+};
+
+// Rows stream to PATH.part during the sweep; once the front is known, each line gets its on_front
+// column while being copied to PATH (bounded memory for any number of rows).
+class CsvWriter {
+public:
+    explicit CsvWriter(std::filesystem::path path) : m_path(std::move(path)), m_part(m_path.string() + ".part"), m_out(m_part, std::ios::binary) {}
+    bool ok() const { return static_cast<bool>(m_out); }
+    void write(const PlanRow& row)
+    {
+        std::string line = plan_row_to_csv(row);
+        line.resize(line.rfind(',')); // on_front is filled in by finish()
+        line += '\n';
+        m_out << line;
+    }
+    bool finish(const std::vector<PlanRow>& front, std::string& error)
+    {
+        m_out.close();
+        std::vector<std::uint64_t> on_front;
+        for (const auto& r : front) {
+            on_front.push_back(r.index);
+        }
+        std::sort(on_front.begin(), on_front.end());
+        std::ifstream in(m_part, std::ios::binary);
+        std::ofstream out(m_path, std::ios::binary | std::ios::trunc);
+        if (!in || !out) {
+            error = "cannot write " + m_path.string();
+            return false;
+        }
+        out << plan_row_csv_header() << '\n';
+        std::string line;
+        while (std::getline(in, line)) {
+            const std::uint64_t index = std::stoull(line.substr(0, line.find(',')));
+            out << line << (std::binary_search(on_front.begin(), on_front.end(), index) ? ",true\n" : ",false\n");
+        }
+        in.close();
+        std::filesystem::remove(m_part);
+        if (!out) {
+            error = "writing " + m_path.string() + " failed";
+            return false;
+        }
+        return true;
+    }
+
+private:
+    std::filesystem::path m_path;
+    std::filesystem::path m_part;
+    std::ofstream m_out;
+};
+
+} // namespace
+
+int run_explore(const std::vector<std::string>& argv)
+{
+    std::string error;
+    const auto args = parse_args(argv, {"--csv", "--json", "--threads", "--top"}, {"--allow-tp-across-nodes"}, error);
+    if (!args) {
+        return report_bad_input(error);
+    }
+    if (args->positional.size() != 1) {
+        return report_bad_input("explore takes one scenario file (see vtrain explore --help)");
+    }
+    ExploreOptions options;
+    options.top_k = 10;
+    options.allow_tp_across_nodes = args->flag("--allow-tp-across-nodes");
+    if (const auto t = args->value("--threads")) {
+        const auto n = whole_number(*t, 1);
+        if (!n) {
+            return report_bad_input("--threads: \"" + *t + "\" is not a whole number of threads >= 1");
+        }
+        options.threads = *n;
+    }
+    if (const auto k = args->value("--top")) {
+        const auto n = whole_number(*k, 0);
+        if (!n) {
+            return report_bad_input("--top: \"" + *k + "\" is not a whole number >= 0");
+        }
+        options.top_k = static_cast<std::size_t>(*n);
+    }
+
+    const std::string& path = args->positional[0];
+    auto loaded = load_scenario(path);
+    if (!loaded.ok()) {
+        Diagnostics prefixed;
+        for (const auto& d : loaded.errors()) {
+            prefixed.push_back({d.field.empty() || d.field == path ? path : path + ": " + d.field, d.message});
+        }
+        return report_bad_input(prefixed);
+    }
+    const Scenario& scenario = loaded.value();
+    std::map<std::string, GpuProfile> profiles;
+    std::vector<std::string> ids{scenario.cluster.gpu};
+    if (scenario.search) {
+        ids.insert(ids.end(), scenario.search->gpu.begin(), scenario.search->gpu.end());
+    }
+    const ProfileLibrary library = profile_library();
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        if (profiles.count(ids[i]) != 0) {
+            continue;
+        }
+        auto profile = library.load(ids[i]);
+        if (!profile.ok()) {
+            return report_bad_input(Diagnostics{{i == 0 ? "cluster.gpu" : "search.gpu", profile.errors().front().message}});
+        }
+        profiles.emplace(ids[i], std::move(profile).value());
+    }
+
+    std::optional<CsvWriter> csv;
+    if (const auto file = args->value("--csv")) {
+        csv.emplace(*file);
+        if (!csv->ok()) {
+            return report_bad_input("--csv: cannot write " + *file + ".part");
+        }
+    }
+    RowSink sink;
+    if (csv) {
+        sink = [&csv](const PlanRow& row) { csv->write(row); };
+    }
+
+    RunControl control;
+    g_cancel = &control.cancel;
+    struct sigaction action{};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    struct sigaction previous{};
+    sigaction(SIGINT, &action, &previous);
+
+    Expected<ExploreResult> result = Diagnostic{"", "not run"};
+    {
+        std::optional<ProgressBar> bar;
+        if (isatty(STDERR_FILENO) != 0) {
+            bar.emplace(control);
+        }
+        result = explore(scenario, profiles, options, control, sink);
+    }
+    sigaction(SIGINT, &previous, nullptr);
+    g_cancel = nullptr;
+    if (!result.ok()) {
+        return report_bad_input(result.errors());
+    }
+
+    const int threads = result->threads;
+    std::ostream& out = std::cout;
+    print_summary(out, scenario, *result, threads);
+    out << "\nPareto front of (training time, cost): " << result->front.size() << " plan" << (result->front.size() == 1 ? "" : "s")
+        << (result->cancelled ? " (of the plans evaluated before the cancel)" : "") << "\n";
+    print_rows(out, result->front);
+    if (options.top_k > 0 && result->feasible > 0) {
+        out << "\nFastest " << result->fastest.size() << " (* = on the front)\n";
+        print_rows(out, result->fastest);
+        out << "\nCheapest " << result->cheapest.size() << "\n";
+        print_rows(out, result->cheapest);
+        out << "\nHighest MFU " << result->best_mfu.size() << "\n";
+        print_rows(out, result->best_mfu);
+    }
+    print_baseline(out, scenario, profiles, *result);
+
+    int status = result->cancelled ? 130 : kExitOk;
+    if (csv && !csv->finish(result->front, error)) {
+        std::cerr << "vtrain: " << error << '\n';
+        status = status == kExitOk ? kExitFailure : status;
+    }
+    if (const auto file = args->value("--json")) {
+        nlohmann::json j = explore_result_to_json(*result);
+        j["scenario"] = path;
+        j["model"] = scenario.model.name;
+        j["threads"] = threads;
+        if (!write_text_file(*file, j.dump(2) + "\n", error)) {
+            std::cerr << "vtrain: " << error << '\n';
+            status = status == kExitOk ? kExitFailure : status;
+        }
+    }
+    return status;
+}
+
+} // namespace vtrain::cli

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: MIT
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "vtrain/scenario_json.h"
+#include "vtrain/validation.h"
+
+namespace vtrain::cli {
+
+const char* const kValidateHelp = R"(usage: vtrain validate RUNS.json [--subset NAME] [--json] [--rows] [--profile-dir DIR] [--svg PLOT.svg]
+
+Predicts every row of RUNS.json (published or your own measurements, in the format of
+../shared/validation/README.md) and compares it with the row's measured quantity: iteration time where
+the row has one, otherwise TFLOP/s per GPU, MFU or HFU under the row's own FLOP convention, or one
+layer's forward + backward time. Prints, per subset, the rows used and skipped, the mean absolute
+percentage error (MAPE), the median and worst absolute error and the signed bias. Rows that cannot be
+modeled are listed with the reason. Rows that report peak memory or an out-of-memory outcome are also
+compared with the memory model (subset "NAME:memory").
+
+options:
+  --subset NAME      only the rows of this subset
+  --json             print {"rows": [...], "subsets": {...}} (error_pct = (predicted - measured) / measured x 100)
+  --rows             also print every row: measured, predicted, error and the defaults it used
+  --profile-dir DIR  look GPU profiles up in DIR first (e.g. a calibrated profile)
+  --svg FILE         write a log-log predicted-vs-measured scatter plot, one colour per subset
+  --scenarios DIR    also write each modeled row as a scenario file DIR/ID.json (for vtrain simulate)
+
+exit status: 0 on success, 2 on bad input (the message names the row and the field).
+
+example:
+  vtrain validate ../shared/validation/public_runs.json
+  vtrain validate ../shared/validation/public_runs.json --subset vtrain_multi_node --json
+)";
+
+namespace {
+
+std::string fmt(const char* format, double v)
+{
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, format, v);
+    return buffer;
+}
+
+std::string pad(std::string s, std::size_t width)
+{
+    if (s.size() < width) {
+        s.append(width - s.size(), ' ');
+    }
+    return s;
+}
+
+std::string rpad(const std::string& s, std::size_t width)
+{
+    return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
+}
+
+std::string xml_escape(const std::string& s)
+{
+    std::string out;
+    for (const char c : s) {
+        switch (c) {
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '&': out += "&amp;"; break;
+        case '"': out += "&quot;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+// A log-log scatter of predicted against measured values (each row in its metric's own unit), with the
+// y = x line and +-10% lines, one colour per subset.
+std::string scatter_svg(const ValidationReport& report)
+{
+    const char* palette[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22"};
+    std::vector<std::string> subsets;
+    double lo = 1e300, hi = 0;
+    for (const RowResult& r : report.rows) {
+        if (!r.error_pct || r.memory || !r.measured || *r.measured <= 0 || *r.predicted <= 0) {
+            continue;
+        }
+        if (std::find(subsets.begin(), subsets.end(), r.subset) == subsets.end()) {
+            subsets.push_back(r.subset);
+        }
+        lo = std::min({lo, *r.measured, *r.predicted});
+        hi = std::max({hi, *r.measured, *r.predicted});
+    }
+    const double W = 720, H = 640, left = 80, right = 230, top = 40, bottom = 70;
+    const double pw = W - left - right, ph = H - top - bottom;
+    if (subsets.empty()) {
+        lo = 1;
+        hi = 10;
+    }
+    const double l0 = std::floor(std::log10(lo)), l1 = std::ceil(std::log10(hi));
+    auto x_of = [&](double v) { return left + (std::log10(v) - l0) / (l1 - l0) * pw; };
+    auto y_of = [&](double v) { return top + ph - (std::log10(v) - l0) / (l1 - l0) * ph; };
+    std::ostringstream s;
+    s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" viewBox=\"0 0 " << W << " " << H
+      << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+    s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+    s << "<text x=\"" << left + pw / 2 << "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">vTrain Explorer: predicted vs measured "
+      << "(log-log, each row in its own unit)</text>\n";
+    // Grid and ticks at powers of ten.
+    for (double e = l0; e <= l1 + 1e-9; e += 1) {
+        const double v = std::pow(10.0, e);
+        s << "<line x1=\"" << x_of(v) << "\" y1=\"" << top << "\" x2=\"" << x_of(v) << "\" y2=\"" << top + ph << "\" stroke=\"#ddd\"/>\n";
+        s << "<line x1=\"" << left << "\" y1=\"" << y_of(v) << "\" x2=\"" << left + pw << "\" y2=\"" << y_of(v) << "\" stroke=\"#ddd\"/>\n";
+        std::ostringstream label;
+        label << v;
+        s << "<text x=\"" << x_of(v) << "\" y=\"" << top + ph + 18 << "\" text-anchor=\"middle\">" << label.str() << "</text>\n";
+        s << "<text x=\"" << left - 6 << "\" y=\"" << y_of(v) + 4 << "\" text-anchor=\"end\">" << label.str() << "</text>\n";
+    }
+    s << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\"" << ph << "\" fill=\"none\" stroke=\"#333\"/>\n";
+    const double a = std::pow(10.0, l0), b = std::pow(10.0, l1);
+    s << "<line x1=\"" << x_of(a) << "\" y1=\"" << y_of(a) << "\" x2=\"" << x_of(b) << "\" y2=\"" << y_of(b) << "\" stroke=\"#333\"/>\n";
+    for (const double f : {0.9, 1.1}) {
+        s << "<line x1=\"" << x_of(a) << "\" y1=\"" << y_of(a * f) << "\" x2=\"" << x_of(b / f) << "\" y2=\"" << y_of(b)
+          << "\" stroke=\"#999\" stroke-dasharray=\"4 4\"/>\n";
+    }
+    s << "<text x=\"" << left + pw / 2 << "\" y=\"" << H - 30 << "\" text-anchor=\"middle\">measured (s, TFLOP/s, %, ms)</text>\n";
+    s << "<text transform=\"translate(22 " << top + ph / 2 << ") rotate(-90)\" text-anchor=\"middle\">predicted</text>\n";
+    s << "<text x=\"" << left + pw / 2 << "\" y=\"" << H - 12 << "\" text-anchor=\"middle\" fill=\"#666\">solid: y = x; dashed: +-10%</text>\n";
+    for (std::size_t k = 0; k < subsets.size(); ++k) {
+        const char* colour = palette[k % std::size(palette)];
+        for (const RowResult& r : report.rows) {
+            if (r.subset != subsets[k] || !r.error_pct || r.memory) {
+                continue;
+            }
+            s << "<circle cx=\"" << fmt("%.1f", x_of(*r.measured)) << "\" cy=\"" << fmt("%.1f", y_of(*r.predicted)) << "\" r=\"2.6\" fill=\"" << colour
+              << "\" fill-opacity=\"0.55\"><title>" << xml_escape(r.id) << "</title></circle>\n";
+        }
+        const auto it = report.subsets.find(subsets[k]);
+        const double y = top + 10 + 20.0 * k;
+        s << "<circle cx=\"" << left + pw + 20 << "\" cy=\"" << y << "\" r=\"5\" fill=\"" << colour << "\"/>\n";
+        s << "<text x=\"" << left + pw + 30 << "\" y=\"" << y + 4 << "\">" << xml_escape(subsets[k])
+          << (it != report.subsets.end() ? fmt(" (%.1f%%)", it->second.mape_pct) : std::string{}) << "</text>\n";
+    }
+    s << "<text x=\"" << left + pw + 20 << "\" y=\"" << top + 20 + 20.0 * subsets.size() << "\" fill=\"#666\">(MAPE per subset)</text>\n";
+    s << "</svg>\n";
+    return s.str();
+}
+
+void print_table(std::ostream& out, const ValidationReport& report)
+{
+    const auto& targets = public_set_targets();
+    out << pad("subset", 30) << rpad("used", 6) << rpad("skipped", 9) << rpad("MAPE", 9) << rpad("median", 9) << rpad("max", 9)
+        << rpad("bias", 9) << rpad("target", 9) << "\n";
+    for (const auto& [name, s] : report.subsets) {
+        const auto t = targets.find(name);
+        std::string target = "-";
+        if (t != targets.end()) {
+            target = fmt("%.0f%%", t->second) + (s.used > 0 && s.mape_pct <= t->second ? " ok" : " MISS");
+        }
+        const bool any = s.used > 0;
+        out << pad(name, 30) << rpad(std::to_string(s.used), 6) << rpad(std::to_string(s.skipped), 9)
+            << rpad(any ? fmt("%.2f%%", s.mape_pct) : "-", 9) << rpad(any ? fmt("%.2f%%", s.median_pct) : "-", 9)
+            << rpad(any ? fmt("%.2f%%", s.max_pct) : "-", 9) << rpad(any ? fmt("%+.2f%%", s.bias_pct) : "-", 9) << rpad(target, 9) << "\n";
+    }
+    bool header = false;
+    for (const RowResult& r : report.rows) {
+        if (!r.skipped_reason.empty()) {
+            if (!header) {
+                out << "\nskipped rows:\n";
+                header = true;
+            }
+            out << "  " << r.id << " (" << r.subset << "): " << r.skipped_reason << "\n";
+        }
+    }
+}
+
+void print_rows(std::ostream& out, const ValidationReport& report)
+{
+    out << "\n" << pad("id", 52) << pad("metric", 20) << rpad("measured", 12) << rpad("predicted", 12) << rpad("error", 9) << "\n";
+    for (const RowResult& r : report.rows) {
+        out << pad(r.id, 52) << pad(r.metric, 20) << rpad(r.measured ? fmt("%.4g", *r.measured) : "-", 12)
+            << rpad(r.predicted ? fmt("%.4g", *r.predicted) : "-", 12) << rpad(r.error_pct ? fmt("%+.1f%%", *r.error_pct) : "skip", 9) << "\n";
+        for (const auto& n : r.notes) {
+            out << "      " << n << "\n";
+        }
+    }
+}
+
+} // namespace
+
+// Loads the profiles the rows need (a profile missing from the library skips its rows with that reason).
+std::map<std::string, GpuProfile> load_profiles_for_rows(const std::vector<RunRow>& rows, const std::optional<std::string>& profile_dir)
+{
+    ProfileLibrary library = profile_library();
+    if (profile_dir) {
+        library.folders.insert(library.folders.begin(), *profile_dir);
+    }
+    std::set<std::string> ids;
+    for (const RunRow& r : rows) {
+        const RowMapping m = map_run(r);
+        if (m.run) {
+            ids.insert(m.run->profile_id);
+        }
+    }
+    std::map<std::string, GpuProfile> profiles;
+    for (const auto& id : ids) {
+        auto p = library.load(id);
+        if (p.ok()) {
+            profiles.emplace(id, std::move(p).value());
+        }
+    }
+    return profiles;
+}
+
+int run_validate(const std::vector<std::string>& argv)
+{
+    std::string error;
+    const auto args = parse_args(argv, {"--subset", "--profile-dir", "--svg", "--scenarios"}, {"--json", "--rows"}, error);
+    if (!args) {
+        return report_bad_input(error);
+    }
+    if (args->positional.size() != 1) {
+        return report_bad_input("validate takes one RUNS.json file (see vtrain validate --help)");
+    }
+    const std::string& path = args->positional[0];
+    auto rows = load_runs(path);
+    if (!rows.ok()) {
+        Diagnostics prefixed;
+        for (const auto& d : rows.errors()) {
+            prefixed.push_back({d.field.empty() ? path : path + ": " + d.field, d.message});
+        }
+        return report_bad_input(prefixed);
+    }
+    ValidationOptions options;
+    options.subset = args->value("--subset").value_or("");
+    if (!options.subset.empty() &&
+        std::none_of(rows->begin(), rows->end(), [&](const RunRow& r) { return r.subset == options.subset; })) {
+        return report_bad_input("--subset " + options.subset + ": no row of " + path + " belongs to it");
+    }
+    const auto profiles = load_profiles_for_rows(*rows, args->value("--profile-dir"));
+    const ValidationReport report = validate_runs(*rows, profiles, options);
+    if (const auto svg = args->value("--svg")) {
+        if (!write_text_file(*svg, scatter_svg(report), error)) {
+            std::cerr << "vtrain: " << error << '\n';
+            return kExitFailure;
+        }
+    }
+    if (const auto dir = args->value("--scenarios")) {
+        std::error_code ec;
+        std::filesystem::create_directories(*dir, ec);
+        for (const RunRow& r : *rows) {
+            if (!options.subset.empty() && r.subset != options.subset) {
+                continue;
+            }
+            const RowMapping m = map_run(r);
+            if (!m.run) {
+                continue;
+            }
+            Scenario scenario = m.run->scenario;
+            scenario.plan = m.run->plan;
+            nlohmann::json j = scenario_to_json(scenario);
+            std::string description = "Row " + r.id + " of " + path + " as vtrain validate models it.";
+            for (const auto& n : m.run->notes) {
+                description += " " + n + ".";
+            }
+            j["description"] = description;
+            if (!write_text_file(std::filesystem::path(*dir) / (r.id + ".json"), j.dump(2) + "\n", error)) {
+                std::cerr << "vtrain: " << error << '\n';
+                return kExitFailure;
+            }
+        }
+    }
+    if (args->flag("--json")) {
+        std::cout << validation_to_json(report).dump(1) << '\n';
+        return kExitOk;
+    }
+    print_table(std::cout, report);
+    if (args->flag("--rows")) {
+        print_rows(std::cout, report);
+    }
+    return kExitOk;
+}
+
+} // namespace vtrain::cli

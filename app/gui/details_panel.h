@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The selected plan in detail: its pipeline timeline, its memory per stage, and the comparison with a
+// pinned plan, as tabs under one header that names the plan.
+#include <memory>
+
+#include <QWidget>
+
+class QLabel;
+class QTabWidget;
+
+namespace vtrain {
+struct SimulationResult;
+}
+
+namespace vtrain::ui {
+
+class CompareView;
+class MemoryView;
+class TimelineView;
+
+class DetailsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit DetailsPanel(QWidget* parent = nullptr);
+
+    void setResult(std::shared_ptr<const SimulationResult> result);
+    void setBusy(const QString& message); // "simulating …" while the worker runs
+    void clear();
+
+    TimelineView* timeline() const { return m_timeline; }
+    MemoryView* memory() const { return m_memory; }
+    CompareView* compare() const { return m_compare; }
+    QTabWidget* tabs() const { return m_tabs; }
+    QString headline() const;
+    QSize sizeHint() const override { return {900, 430}; }
+
+private:
+    QLabel* m_header = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    TimelineView* m_timeline = nullptr;
+    MemoryView* m_memory = nullptr;
+    CompareView* m_compare = nullptr;
+};
+
+} // namespace vtrain::ui

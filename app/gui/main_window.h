@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The main window assembles the pages: scenario editor (left dock), Pareto chart (centre), plan table
+// (right dock), the selected plan's timeline / memory / comparison (bottom dock) and the sweep bar. It
+// wires selection between them and owns the sweep and detail runners; views know nothing of each other.
+#include <memory>
+#include <optional>
+
+#include <QMainWindow>
+
+#include "models/profile_catalog.h"
+#include "vtrain/explorer.h"
+#include "vtrain/simulation_result.h"
+
+class QAction;
+class QDockWidget;
+class QMenu;
+
+namespace vtrain::ui {
+
+class DetailsPanel;
+class ParetoPlot;
+class PlanDetailRunner;
+class PlanTableModel;
+class PlansPanel;
+class RejectModel;
+class ScenarioEditor;
+class SweepBar;
+class SweepRunner;
+struct ExportSize;
+
+struct MainWindowOptions {
+    bool restoreSession = true;          // window layout and the autosaved scenario
+    bool runOnStart = true;              // sweep the start scenario right away
+    std::optional<Scenario> scenario;    // start with this instead of the autosave or the default
+    std::optional<ProfileLibrary> profiles; // default: the standard search path
+};
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // The pieces, for tests and the screenshot mode.
+    ScenarioEditor* editor() const { return m_editor; }
+    ParetoPlot* paretoPlot() const { return m_plot; }
+    PlansPanel* plansPanel() const { return m_plans; }
+    DetailsPanel* details() const { return m_details; }
+    SweepRunner* sweepRunner() const { return m_runner; }
+    PlanDetailRunner* detailRunner() const { return m_detailRunner; }
+    PlanTableModel* planModel() const { return m_planModel; }
+    RejectModel* rejectModel() const { return m_rejectModel; }
+    SweepBar* sweepBar() const { return m_sweepBar; }
+    int selectedRow() const { return m_selectedRow; }
+
+    // Commands (menus call these; tests too).
+    void startSweep();
+    void cancelSweep();
+    void selectPlan(int row);
+    bool openScenario(const QString& path, QString* error = nullptr);
+    bool saveScenario(const QString& path, QString* error = nullptr);
+    bool exportPareto(const QString& path, const ExportSize& size, QString* error = nullptr);
+    bool exportTimeline(const QString& path, const ExportSize& size, QString* error = nullptr);
+    bool exportMemory(const QString& path, const ExportSize& size, QString* error = nullptr);
+    bool exportPlans(const QString& path, QString* error = nullptr); // .csv or .json by suffix
+    bool exportChromeTrace(const QString& path, QString* error = nullptr);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void buildDocks();
+    void buildMenus();
+    void buildExportMenu(QMenu* menu);
+    void connectRunners();
+    void restoreLayout();
+    void saveLayout() const;
+    void onScenarioEdited(const Scenario& scenario);
+    void onSweepStarted(const Scenario& scenario);
+    void onSweepFinished(std::shared_ptr<const ExploreResult> result);
+    void onDetailReady(std::shared_ptr<const SimulationResult> result);
+    int balancedFrontRow() const;
+    void updateTitle();
+    void rebuildRecentMenu();
+    // Menu actions with file dialogs and error boxes.
+    void openDialog();
+    void saveAsDialog();
+    void saveOrSaveAs();
+    void exportImageDialog(const QString& what, const QString& name, QWidget* view, bool (MainWindow::*exporter)(const QString&, const ExportSize&, QString*));
+    void exportFileDialog(const QString& what, const QString& filter, const QString& name, bool (MainWindow::*exporter)(const QString&, QString*));
+    QString lastDirectory() const;
+    void rememberDirectory(const QString& path) const;
+
+    MainWindowOptions m_options;
+    ProfileCatalog m_catalog;
+    PlanTableModel* m_planModel = nullptr;
+    RejectModel* m_rejectModel = nullptr;
+    SweepRunner* m_runner = nullptr;
+    PlanDetailRunner* m_detailRunner = nullptr;
+    ScenarioEditor* m_editor = nullptr;
+    ParetoPlot* m_plot = nullptr;
+    PlansPanel* m_plans = nullptr;
+    DetailsPanel* m_details = nullptr;
+    SweepBar* m_sweepBar = nullptr;
+    QDockWidget* m_editorDock = nullptr;
+    QDockWidget* m_plansDock = nullptr;
+    QDockWidget* m_detailsDock = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QAction* m_runAction = nullptr;
+    QAction* m_cancelAction = nullptr;
+
+    std::optional<Scenario> m_scenario;      // the editor's latest valid scenario
+    std::optional<Scenario> m_sweepScenario; // what the shown results were computed from
+    QString m_filePath;
+    int m_selectedRow = -1;
+};
+
+} // namespace vtrain::ui

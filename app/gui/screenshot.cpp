@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+#include "screenshot.h"
+
+#include <cstdio>
+
+#include <QDir>
+#include <QPixmap>
+#include <QTimer>
+
+#include "details_panel.h"
+#include "main_window.h"
+#include "models/plan_detail_runner.h"
+#include "models/plan_table_model.h"
+#include "views/compare_view.h"
+#include "models/sweep_runner.h"
+#include "views/export.h"
+#include "views/timeline_view.h"
+
+#include <QTabWidget>
+
+namespace vtrain::ui {
+
+ScreenshotSession::ScreenshotSession(MainWindow* window, QString directory, QObject* parent)
+    : QObject(parent)
+    , m_window(window)
+    , m_dir(std::move(directory))
+{
+    QDir().mkpath(m_dir);
+    // The sweep finishes, the window selects a plan, its simulation arrives: then give the views a moment
+    // to paint (queued replots) and capture.
+    connect(window->detailRunner(), &PlanDetailRunner::resultReady, this, [this] {
+        if (!m_captured) {
+            m_captured = true;
+            QTimer::singleShot(800, this, &ScreenshotSession::capture);
+        } else if (m_comparing) {
+            m_comparing = false;
+            QTimer::singleShot(300, this, &ScreenshotSession::captureCompare);
+        }
+    });
+    connect(window->sweepRunner(), &SweepRunner::failed, this, [this](std::uint64_t, const QString& message) {
+        std::fprintf(stderr, "screenshot: the sweep failed: %s\n", qPrintable(message));
+        Q_EMIT done(1);
+    });
+    connect(window->sweepRunner(), &SweepRunner::finished, this, [this](std::uint64_t, std::shared_ptr<const ExploreResult> result) {
+        if (result->feasible == 0) {
+            std::fprintf(stderr, "screenshot: the sweep found no feasible plan\n");
+            Q_EMIT done(1);
+        }
+    });
+    QTimer::singleShot(300'000, this, [this] {
+        if (!m_captured) {
+            std::fprintf(stderr, "screenshot: no plan was selected within 5 minutes\n");
+            Q_EMIT done(1);
+        }
+    });
+}
+
+bool ScreenshotSession::save(const QString& name, bool ok)
+{
+    std::fprintf(ok ? stdout : stderr, "%s %s\n", ok ? "wrote" : "could not write", qPrintable(QDir(m_dir).filePath(name)));
+    m_failed = m_failed || !ok;
+    return ok;
+}
+
+void ScreenshotSession::capture()
+{
+    const QString dir = m_dir;
+    save(QStringLiteral("main-window.png"), m_window->grab().save(QDir(dir).filePath(QStringLiteral("main-window.png"))));
+
+    // The timeline as a user looks at it: zoomed into the start of the iteration, where the pipeline
+    // fills and the bubbles are.
+    TimelineView* timeline = m_window->details()->timeline();
+    if (timeline->data().end_s > 0) {
+        // End of the warm-up forwards, the fill bubble and the first backward passes.
+        timeline->zoomTo(timeline->data().end_s * 0.04, timeline->data().end_s * 0.24);
+    }
+    QString error;
+    save(QStringLiteral("timeline.png"), m_window->details()->grab().save(QDir(dir).filePath(QStringLiteral("timeline.png"))));
+    save(QStringLiteral("export-timeline.png"),
+         m_window->exportTimeline(QDir(dir).filePath(QStringLiteral("export-timeline.png")), ExportSize{1600, 900, 1.0}, &error));
+    m_window->details()->tabs()->setCurrentIndex(1);
+    save(QStringLiteral("memory.png"), m_window->details()->grab().save(QDir(dir).filePath(QStringLiteral("memory.png"))));
+    m_window->details()->tabs()->setCurrentIndex(0);
+    const bool paretoOk = m_window->exportPareto(QDir(dir).filePath(QStringLiteral("export-pareto.png")), ExportSize{1600, 900, 1.0}, &error);
+    save(QStringLiteral("export-pareto.png"), paretoOk);
+    if (!error.isEmpty()) {
+        std::fprintf(stderr, "screenshot: %s\n", qPrintable(error));
+    }
+    // Last, the comparison: pin this plan, select the fastest (or cheapest) front plan, capture when it is simulated.
+    m_window->details()->compare()->pinCurrent();
+    const std::vector<int>& front = m_window->planModel()->frontRows();
+    const int other = front.empty() ? -1 : (front.front() == m_window->selectedRow() ? front.back() : front.front());
+    if (other < 0 || other == m_window->selectedRow()) {
+        Q_EMIT done(m_failed ? 1 : 0);
+        return;
+    }
+    m_comparing = true;
+    m_window->selectPlan(other);
+}
+
+void ScreenshotSession::captureCompare()
+{
+    m_window->details()->tabs()->setCurrentIndex(2);
+    save(QStringLiteral("compare.png"), m_window->details()->grab().save(QDir(m_dir).filePath(QStringLiteral("compare.png"))));
+    Q_EMIT done(m_failed ? 1 : 0);
+}
+
+} // namespace vtrain::ui

@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+// bench_explore: plans per second of the design-space explorer on two sweeps, on 1 and on 2 threads,
+// and the peak resident memory of the process.
+//   (a) MT-NLG 530B on A100-80GB: examples/mt-nlg-530b.json with its "search" block -- GPU counts 2,240
+//       to 4,480 in steps of 280 (= 8 x 35, so the paper's t=8, p=35 layout fits every count), tp 1-16,
+//       micro-batch 1, 2, 4, every other axis at its default (pp: divisors of 105 layers; all schedules,
+//       virtual stages, recompute, sequence parallelism, ZeRO 0/1).
+//   (b) GPT-3 175B on 1,024 H100-80GB: examples/gpt3-175b.json with cluster.gpu = h100-sxm5-80gb and
+//       the default search (tp 1-8, pp: divisors of 96, micro-batch 1-16, every variant).
+// Each figure is the median of 5 sweeps; CPU seconds (all threads) are printed beside wall time because
+// on a shared machine wall time also measures the other processes. "plans/s" counts every enumerated plan (rejected ones included: each is checked); "simulated/s"
+// counts the feasible plans, each simulated in full.
+//   (c) with --large: a streaming check of bounded memory -- GPT-3 175B on H100 on every multiple of 8
+//       GPUs from 8 to 8,192 with the default search (13.8 million plans), rows to a counting sink.
+//   usage: bench_explore [--exact] [--large]   (--exact: the task-graph simulation for every plan)
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "bench_common.h"
+#include "vtrain/explorer.h"
+#include "vtrain/explorer_io.h"
+
+namespace {
+
+using namespace vtrain;
+
+constexpr int kRepeats = 5; // each figure is the median of this many sweeps
+
+void sweep(const char* label, const Scenario& scenario, bool exact)
+{
+    std::map<std::string, GpuProfile> profiles;
+    profiles.emplace(scenario.cluster.gpu, bench::load_gpu(scenario.cluster.gpu));
+    std::printf("\n%s\n", label);
+    ExploreResult reference;
+    for (const int threads : {1, 2}) {
+        ExploreOptions options;
+        options.threads = threads;
+        options.exact_simulation = exact;
+        std::vector<double> elapsed;
+        std::vector<double> cpu;
+        ExploreResult r;
+        for (int i = 0; i < kRepeats; ++i) {
+            RunControl control;
+            const double cpu_before = bench::cpu_seconds();
+            auto result = explore(scenario, profiles, options, control);
+            cpu.push_back(bench::cpu_seconds() - cpu_before);
+            if (!result.ok()) {
+                std::fprintf(stderr, "%s\n", result.first_error().c_str());
+                std::exit(1);
+            }
+            elapsed.push_back(result->elapsed_s);
+            r = std::move(result).value();
+        }
+        std::sort(elapsed.begin(), elapsed.end());
+        std::sort(cpu.begin(), cpu.end());
+        r.elapsed_s = elapsed[elapsed.size() / 2];
+        const double cpu_s = cpu[cpu.size() / 2];
+        std::printf("  %d thread%s  %llu plans (%llu feasible) in %.3f s wall, %.3f s CPU  ->  %8.0f plans/s  %7.0f simulated/s"
+                    "  (%8.0f plans per CPU-second)   front %zu   peak RSS %.0f MiB\n",
+                    threads, threads == 1 ? " " : "s", static_cast<unsigned long long>(r.total), static_cast<unsigned long long>(r.feasible),
+                    r.elapsed_s, cpu_s, r.total / r.elapsed_s, r.feasible / r.elapsed_s, r.total / cpu_s, r.front.size(), bench::peak_rss_mib());
+        if (threads == 1) {
+            reference = r;
+        } else if (explore_result_to_json(reference)["front"] != explore_result_to_json(r)["front"]) {
+            std::printf("  !! the front differs between 1 and 2 threads\n");
+        }
+    }
+    std::printf("  rejected:");
+    for (std::size_t i = 0; i < reference.rejected.size(); ++i) {
+        if (reference.rejected[i] > 0) {
+            std::printf(" %s %llu;", to_string(static_cast<RejectReason>(i)), static_cast<unsigned long long>(reference.rejected[i]));
+        }
+    }
+    std::printf("\n  fastest: %s on %d GPUs, %.1f days, $%.2fM\n", plan_label(reference.fastest.front().plan).c_str(),
+                reference.fastest.front().num_gpus, reference.fastest.front().training_days, reference.fastest.front().cost_usd / 1e6);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    bool exact = false;
+    bool large = false;
+    for (int i = 1; i < argc; ++i) {
+        exact = exact || std::strcmp(argv[i], "--exact") == 0;
+        large = large || std::strcmp(argv[i], "--large") == 0;
+    }
+    std::printf("bench_explore (%s)\n", exact ? "task-graph simulation for every plan" : "explorer fast path");
+    const Scenario mtnlg = bench::load_example("mt-nlg-530b.json");
+    sweep("(a) MT-NLG 530B, A100-80GB, 2,240-4,480 GPUs (step 280)", mtnlg, exact);
+
+    Scenario gpt3 = bench::load_example("gpt3-175b.json");
+    gpt3.cluster.gpu = "h100-sxm5-80gb";
+    gpt3.search = SearchSpace{};
+    sweep("(b) GPT-3 175B, 1,024 H100-80GB, default search", gpt3, exact);
+
+    if (large) {
+        Scenario huge = gpt3;
+        for (int n = 8; n <= 8192; n += 8) {
+            huge.search->num_gpus.push_back(n);
+        }
+        std::map<std::string, GpuProfile> profiles{{huge.cluster.gpu, bench::load_gpu(huge.cluster.gpu)}};
+        ExploreOptions options;
+        options.threads = 2;
+        RunControl control;
+        std::uint64_t rows = 0;
+        const auto r = explore(huge, profiles, options, control, [&rows](const PlanRow&) { ++rows; });
+        std::printf("\n(c) GPT-3 175B, H100-80GB, 8-8,192 GPUs (every multiple of 8), default search, rows streamed\n");
+        std::printf("  2 threads  %9llu plans (%llu feasible, %llu rows streamed) in %7.3f s  ->  %10.0f plans/s   front %zu   peak RSS %.0f MiB\n",
+                    static_cast<unsigned long long>(r->total), static_cast<unsigned long long>(r->feasible), static_cast<unsigned long long>(rows),
+                    r->elapsed_s, r->total / r->elapsed_s, r->front.size(), bench::peak_rss_mib());
+    }
+    return 0;
+}

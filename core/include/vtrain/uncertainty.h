@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// How sure a prediction is: the band the measured iteration time falls in, derived from the validation
+// error of the GPU profile (the cross-validated signed errors `vtrain calibrate` stores in the profile's
+// "calibration" block). With signed errors e = (predicted - measured) / measured, a measured time is
+// predicted / (1 + e); the band takes the e quantiles that leave (1 - coverage) / 2 out on each side.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vtrain/gpu_profile.h"
+
+namespace vtrain {
+
+struct PredictionBand {
+    double low = 1;        // multiplier on a predicted time: the band's lower end
+    double high = 1;       // multiplier: the band's upper end
+    double coverage = 0.8; // fraction of validation rows inside the band
+    std::string source;    // where the errors come from, e.g. "5-fold cross-validation on 1,559 published runs"
+};
+
+// Band from signed errors in percent (needs at least 2); coverage in (0, 1).
+std::optional<PredictionBand> band_from_errors(std::vector<double> errors_pct, double coverage, std::string source);
+// The same with a weight per error (e.g. 1 / rows of its subset, so that every subset counts the same).
+std::optional<PredictionBand> band_from_errors(const std::vector<double>& errors_pct, const std::vector<double>& weights, double coverage,
+                                               std::string source);
+// Weighted quantile (q in [0, 1]) of values; equal weights give the usual linear-interpolated quantile.
+double weighted_quantile(std::vector<std::pair<double, double>> value_weight, double q);
+
+// The JSON stored as profile["calibration"]["band"], and back.
+// `weights` (optional, one per error) weigh the quantiles recorded next to the band.
+nlohmann::json band_to_json(const PredictionBand& band, const std::vector<double>& errors_pct, const std::vector<double>& weights = {});
+std::optional<PredictionBand> band_from_json(const nlohmann::json& band);
+
+// The band of a profile, if its calibration block has one.
+std::optional<PredictionBand> prediction_band(const GpuProfile& profile);
+
+// "+-6.1%" (symmetric to 0.5 points) or "-4.0%/+8.2%": the band around a prediction, for reports.
+std::string band_label(const PredictionBand& band);
+
+} // namespace vtrain

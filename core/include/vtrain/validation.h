@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Validation against published training runs (RUNS.json, the format of ../shared/validation/README.md):
+// strict row parsing, the mapping of each row to a scenario and plan (with every default it had to use
+// written into the row's notes), the row's FLOP convention, the prediction and its signed error, and the
+// per-subset statistics. Rows that cannot be modeled are kept with the reason, never dropped.
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vtrain/diagnostic.h"
+#include "vtrain/gpu_profile.h"
+#include "vtrain/scenario.h"
+
+namespace vtrain {
+
+// One row of RUNS.json as published (null and absent fields are empty optionals).
+struct RunRow {
+    std::size_t index = 0; // position in the file
+    std::string id;
+    std::string subset;
+    std::string primary_metric;
+    std::optional<std::string> source_id, trust, arch_family, model_name, gpu_type, system_name, inter_node_interconnect, pipeline_schedule,
+        precision, activation_recompute, software, tflops_kind, flops_definition;
+    std::optional<int> num_layers, hidden_size, num_attention_heads, num_query_groups, ffn_hidden_size, seq_length, vocab_size;
+    std::optional<int> num_gpus, gpus_per_node, tp, pp, dp, cp, ep, virtual_pipeline_stages, micro_batch_size, global_batch_size,
+        grad_accum_steps, zero_stage;
+    std::optional<bool> sequence_parallel, distributed_optimizer, fsdp, observed_oom;
+    std::optional<double> gpu_memory_gb, iteration_time_s, tflops_per_gpu, mfu_pct, hfu_pct, peak_memory_gb_per_gpu, layer_forward_ms,
+        layer_backward_ms, layer_total_ms, peak_tflops_reference;
+};
+
+// Strict: every row must be an object with a string "id", "subset" and "primary_metric"; every known
+// field must have its type (or be null); unknown fields are refused (typos). Errors name the row's id
+// (or its index) and the field.
+Expected<std::vector<RunRow>> runs_from_json(const nlohmann::json& json);
+Expected<std::vector<RunRow>> load_runs(const std::filesystem::path& path);
+
+// --- FLOP conventions (per iteration) ------------------------------------------------------------
+enum class FlopConvention { Sc21Eq3, KorthikantiModel, KorthikantiHardware };
+const char* to_string(FlopConvention c);
+
+// Narayanan et al. SC'21 Eq.(3): 96 B s l h^2 (1 + s/6h + V/16lh); GEMMs only, recompute forward included.
+double sc21_eq3_flops(double batch, double seq, double layers, double hidden, double vocab);
+// Korthikanti et al. 2022 Eq.(7): model FLOPs 72 B L s h^2 (1 + s/6h + v/12hL).
+double korthikanti_model_flops(double batch, double layers, double seq, double hidden, double vocab);
+// Korthikanti Eq.(8) hardware FLOPs: selective recompute adds the attention core (s/3h); full recompute
+// adds a whole forward (which is SC'21 Eq.3); no recompute equals the model FLOPs.
+double korthikanti_hardware_flops(double batch, double layers, double seq, double hidden, double vocab, Recompute recompute);
+
+// --- Mapping a row to a scenario ------------------------------------------------------------------
+enum class ValidationMetric { IterationTime, TflopsPerGpu, MfuPct, HfuPct, LayerTime, PeakMemory, OutOfMemory };
+const char* to_string(ValidationMetric m); // "iteration_time_s", "tflops_per_gpu", ...
+
+struct MappedRun {
+    Scenario scenario;                 // model, cluster (with the source's network facts), training
+    Plan plan;
+    std::string profile_id;            // e.g. "a100-sxm4-80gb"
+    ValidationMetric metric = ValidationMetric::IterationTime;
+    FlopConvention convention = FlopConvention::Sc21Eq3; // for TFLOP/s and MFU/HFU metrics
+    double measured = 0;               // in the metric's unit (s, TFLOP/s, %, ms)
+    double peak_tflops = 312;          // the peak the row's percentages refer to
+    std::vector<std::string> notes;    // every default used for a setting the row leaves open
+};
+
+// A mapped run, or why the row cannot be modeled.
+struct RowMapping {
+    std::optional<MappedRun> run;
+    std::string skipped_reason;
+};
+
+// The GPU profile a row's gpu_type maps to ("" when none does). A100 rows whose memory variant is not
+// stated map to a100-sxm4-80gb (the variant of Selene and of vTrain's reported cluster).
+std::string profile_for_gpu_type(const std::string& gpu_type, std::optional<double> gpu_memory_gb, bool& defaulted);
+
+RowMapping map_run(const RunRow& row);
+
+// --- Predicting and scoring -------------------------------------------------------------------------
+struct RowResult {
+    std::string id;
+    std::string subset;
+    std::string metric;                // to_string(ValidationMetric), or the row's primary metric when skipped
+    std::optional<double> measured;
+    std::optional<double> predicted;
+    std::optional<double> error_pct;   // signed: (predicted - measured) / measured x 100
+    std::string skipped_reason;        // empty when used
+    std::string profile_id;
+    std::vector<std::string> notes;
+    bool memory = false;               // a memory comparison (reported under "SUBSET:memory")
+};
+
+struct SubsetStats {
+    int used = 0;
+    int skipped = 0;
+    double mape_pct = 0;               // mean |error|
+    double median_pct = 0;             // median |error|
+    double max_pct = 0;                // largest |error|
+    double bias_pct = 0;               // mean signed error
+};
+
+struct ValidationOptions {
+    std::string subset;                // only rows of this subset; empty = all
+    int threads = 0;                   // 0 = all cores
+};
+
+struct ValidationReport {
+    std::vector<RowResult> rows;       // one per row (and one more per memory or OOM observation)
+    std::map<std::string, SubsetStats> subsets; // time metrics by subset; memory ones under "SUBSET:memory"
+};
+
+// `profiles` maps profile id to profile; rows whose profile is missing are skipped with that reason.
+ValidationReport validate_runs(const std::vector<RunRow>& rows, const std::map<std::string, GpuProfile>& profiles,
+                               const ValidationOptions& options = {});
+
+// Predicts one mapped run's metric with a profile; nullopt with `reason` set when the plan is refused.
+std::optional<double> predict_run(const MappedRun& run, const GpuProfile& profile, std::string& reason);
+
+// Statistics of signed errors in percent.
+SubsetStats error_statistics(const std::vector<double>& errors_pct, int skipped = 0);
+
+// {"rows": [...], "subsets": {...}} as `vtrain validate --json` prints it.
+nlohmann::json validation_to_json(const ValidationReport& report);
+
+// The MAPE targets (percent) of the subsets of the public validation set (../shared/validation); CI
+// fails when a subset rises above its target with the shipped profiles.
+const std::map<std::string, double>& public_set_targets();
+
+} // namespace vtrain

@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: MIT
+#include "vtrain/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include <oneapi/tbb/info.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include "vtrain/uncertainty.h"
+
+namespace vtrain {
+namespace {
+
+// Rows the fit uses: mapped, on the calibrated GPU, with a time or throughput metric.
+struct FitRow {
+    const RunRow* row = nullptr;
+    MappedRun run;
+    int subset = 0; // index into the subset names
+    int fold = 0;
+};
+
+std::uint64_t fnv1a(const std::string& s)
+{
+    std::uint64_t h = 1469598103934665603ULL;
+    for (const unsigned char c : s) {
+        h = (h ^ c) * 1099511628211ULL;
+    }
+    return h;
+}
+
+double to_unit(const CalibrationParameter& p, double v)
+{
+    v = std::clamp(v, p.low, p.high);
+    if (p.log_scale) {
+        return (std::log(v) - std::log(p.low)) / (std::log(p.high) - std::log(p.low));
+    }
+    return (v - p.low) / (p.high - p.low);
+}
+
+double from_unit(const CalibrationParameter& p, double u)
+{
+    u = std::clamp(u, 0.0, 1.0);
+    if (p.log_scale) {
+        return std::exp(std::log(p.low) + u * (std::log(p.high) - std::log(p.low)));
+    }
+    return p.low + u * (p.high - p.low);
+}
+
+const CalibrationParameter* find_parameter(const std::string& name)
+{
+    for (const auto& p : calibration_parameters()) {
+        if (p.name == name) {
+            return &p;
+        }
+    }
+    return nullptr;
+}
+
+nlohmann::json stats_to_json(const SubsetStats& s)
+{
+    auto r3 = [](double v) { return std::round(v * 1000) / 1000; };
+    return {{"used", s.used}, {"mape_pct", r3(s.mape_pct)}, {"median_pct", r3(s.median_pct)}, {"max_pct", r3(s.max_pct)}, {"bias_pct", r3(s.bias_pct)}};
+}
+
+class Evaluator {
+public:
+    Evaluator(const HardwareSpec& hw, const std::vector<FitRow>& rows, int threads) : m_hw(hw), m_rows(rows), m_arena(threads) {}
+
+    // Signed percentage errors of the given rows (indices into the fit rows) with a parameter set.
+    std::vector<double> errors(const ParameterSet& ps, const std::vector<std::size_t>& which)
+    {
+        const GpuProfile profile = build_profile(m_hw, ps);
+        std::vector<double> out(which.size(), 0.0);
+        m_arena.execute([&] {
+            tbb::parallel_for(std::size_t{0}, which.size(), [&](std::size_t i) {
+                const FitRow& r = m_rows[which[i]];
+                std::string reason;
+                const auto predicted = predict_run(r.run, profile, reason);
+                out[i] = predicted ? (*predicted - r.run.measured) / r.run.measured * 100.0 : 1e6;
+            });
+        });
+        return out;
+    }
+
+    double objective(const ParameterSet& ps, const std::vector<std::size_t>& which, const std::vector<std::string>& names, CalibrationLoss loss)
+    {
+        const auto e = errors(ps, which);
+        std::vector<std::string> subsets;
+        std::vector<double> logs;
+        subsets.reserve(which.size());
+        logs.reserve(which.size());
+        for (std::size_t i = 0; i < which.size(); ++i) {
+            subsets.push_back(names[m_rows[which[i]].subset]);
+            logs.push_back(std::log(std::max(1e-6, 1 + e[i] / 100)));
+        }
+        ++m_evaluations;
+        return calibration_objective(subsets, logs, loss);
+    }
+
+    int evaluations() const { return m_evaluations; }
+
+private:
+    const HardwareSpec& m_hw;
+    const std::vector<FitRow>& m_rows;
+    tbb::task_arena m_arena;
+    int m_evaluations = 0;
+};
+
+} // namespace
+
+const std::vector<CalibrationParameter>& calibration_parameters()
+{
+    static const std::vector<CalibrationParameter> list{
+        {"gemm_max_efficiency", 0.3, 1.0, false, "fraction of peak"},
+        {"gemm_k_half", 1, 2048, true, "elements"},
+        {"gemm_fixed_us", 0.5, 50, true, "us"},
+        {"flash_forward_efficiency", 0.1, 1.0, false, "fraction of peak"},
+        {"flash_backward_efficiency", 0.1, 1.0, false, "fraction of peak"},
+        {"memory_efficiency", 0.3, 1.0, false, "fraction of bandwidth"},
+        {"memory_half_bytes", 1e4, 1e8, true, "bytes"},
+        {"memory_fixed_us", 0.5, 50, true, "us"},
+        {"kernel_launch_overhead_us", 0.5, 50, true, "us"},
+        {"host_overhead_us", 1, 500, true, "us"},
+        {"microbatch_overhead_us", 1, 20000, true, "us"},
+        {"nic_efficiency", 0.2, 1.0, false, "fraction of line rate"},
+        {"nvlink_bus_gbytes_per_s", 50, 240, false, "GB/s"}, // nccl-tests reach ~230 GB/s bus bandwidth on A100
+        {"nvlink_base_latency_us", 1, 500, true, "us", false},
+        {"inter_node_base_latency_us", 1, 1000, true, "us", false},
+    };
+    return list;
+}
+
+double ParameterSet::get(const std::string& name) const
+{
+    const ModelParameters& m = model;
+    if (name == "gemm_max_efficiency") return m.gemm_max_efficiency;
+    if (name == "gemm_k_half") return m.gemm_k_half;
+    if (name == "gemm_fixed_us") return m.gemm_fixed_us;
+    if (name == "flash_forward_efficiency") return m.flash_forward_efficiency;
+    if (name == "flash_backward_efficiency") return m.flash_backward_efficiency;
+    if (name == "memory_efficiency") return m.memory_efficiency;
+    if (name == "memory_half_bytes") return m.memory_half_bytes;
+    if (name == "memory_fixed_us") return m.memory_fixed_us;
+    if (name == "kernel_launch_overhead_us") return m.kernel_launch_overhead_us;
+    if (name == "host_overhead_us") return m.host_overhead_us;
+    if (name == "microbatch_overhead_us") return m.microbatch_overhead_us;
+    if (name == "nic_efficiency") return nic_efficiency;
+    if (name == "nvlink_bus_gbytes_per_s") return nvlink_bus_gbytes_per_s;
+    if (name == "nvlink_base_latency_us") return nvlink_base_latency_us;
+    if (name == "inter_node_base_latency_us") return inter_node_base_latency_us;
+    return 0;
+}
+
+void ParameterSet::set(const std::string& name, double v)
+{
+    ModelParameters& m = model;
+    if (name == "gemm_max_efficiency") m.gemm_max_efficiency = v;
+    else if (name == "gemm_k_half") m.gemm_k_half = v;
+    else if (name == "gemm_fixed_us") m.gemm_fixed_us = v;
+    else if (name == "flash_forward_efficiency") m.flash_forward_efficiency = v;
+    else if (name == "flash_backward_efficiency") m.flash_backward_efficiency = v;
+    else if (name == "memory_efficiency") m.memory_efficiency = v;
+    else if (name == "memory_half_bytes") m.memory_half_bytes = v;
+    else if (name == "memory_fixed_us") m.memory_fixed_us = v;
+    else if (name == "kernel_launch_overhead_us") m.kernel_launch_overhead_us = v;
+    else if (name == "host_overhead_us") m.host_overhead_us = v;
+    else if (name == "microbatch_overhead_us") m.microbatch_overhead_us = v;
+    else if (name == "nic_efficiency") nic_efficiency = v;
+    else if (name == "nvlink_bus_gbytes_per_s") nvlink_bus_gbytes_per_s = v;
+    else if (name == "nvlink_base_latency_us") nvlink_base_latency_us = v;
+    else if (name == "inter_node_base_latency_us") inter_node_base_latency_us = v;
+}
+
+nlohmann::json ParameterSet::to_json() const
+{
+    nlohmann::json j = model_parameters_to_json(model);
+    j["nic_efficiency"] = nic_efficiency;
+    j["nvlink_bus_gbytes_per_s"] = nvlink_bus_gbytes_per_s;
+    j["nvlink_base_latency_us"] = nvlink_base_latency_us;
+    j["inter_node_base_latency_us"] = inter_node_base_latency_us;
+    return j;
+}
+
+HardwareSpec hardware_spec_of(const GpuProfile& p)
+{
+    HardwareSpec hw;
+    hw.id = p.id;
+    hw.name = p.name;
+    hw.memory_gib = p.memory_gib;
+    hw.memory_reserve_gib = p.memory_reserve_gib;
+    hw.memory_bandwidth_gbytes_per_s = p.memory_bandwidth_gbytes_per_s;
+    hw.peak_tflops = p.peak_tflops;
+    hw.sm_count = p.sm_count;
+    hw.price_usd_per_gpu_hour = p.price_usd_per_gpu_hour;
+    hw.price_source = p.price_source;
+    hw.links = p.links;
+    if (p.source_details.is_object() && p.source_details.contains("figures")) {
+        hw.figures_sources = p.source_details["figures"];
+    }
+    return hw;
+}
+
+ParameterSet parameters_of(const GpuProfile& p)
+{
+    ParameterSet ps;
+    if (p.source_details.is_object() && p.source_details.contains("model_parameters")) {
+        const auto parsed = model_parameters_from_json(p.source_details["model_parameters"]);
+        if (parsed.ok()) {
+            ps.model = *parsed;
+        }
+    }
+    ps.model.kernel_launch_overhead_us = p.kernel_launch_overhead_us;
+    ps.model.host_overhead_us = p.host_overhead_us;
+    ps.model.microbatch_overhead_us = p.microbatch_overhead_us;
+    ps.nic_efficiency = p.links.nic_efficiency;
+    ps.nvlink_bus_gbytes_per_s = p.links.nvlink_bus_gbytes_per_s;
+    ps.nvlink_base_latency_us = p.links.nvlink_base_latency_us;
+    ps.inter_node_base_latency_us = p.links.inter_node_base_latency_us;
+    return ps;
+}
+
+GpuProfile build_profile(const HardwareSpec& hardware, const ParameterSet& ps)
+{
+    HardwareSpec hw = hardware;
+    hw.links.nic_efficiency = ps.nic_efficiency;
+    hw.links.nvlink_bus_gbytes_per_s = ps.nvlink_bus_gbytes_per_s;
+    hw.links.nvlink_base_latency_us = ps.nvlink_base_latency_us;
+    hw.links.inter_node_base_latency_us = ps.inter_node_base_latency_us;
+    return make_modeled_profile(hw, ps.model);
+}
+
+double calibration_objective(const std::vector<std::string>& subsets, const std::vector<double>& log_errors, CalibrationLoss loss)
+{
+    std::map<std::string, std::pair<double, int>> by_subset;
+    for (std::size_t i = 0; i < subsets.size() && i < log_errors.size(); ++i) {
+        auto& [sum, n] = by_subset[subsets[i]];
+        sum += loss == CalibrationLoss::SquaredLog ? log_errors[i] * log_errors[i] : std::abs(log_errors[i]);
+        ++n;
+    }
+    if (by_subset.empty()) {
+        return 0;
+    }
+    double total = 0;
+    for (const auto& [name, s] : by_subset) {
+        total += s.first / s.second;
+    }
+    return total / static_cast<double>(by_subset.size());
+}
+
+MinimizeResult nelder_mead(const std::function<double(const std::vector<double>&)>& f, std::vector<double> x0, int max_evaluations,
+                           double initial_step)
+{
+    const std::size_t n = x0.size();
+    MinimizeResult result;
+    auto clamp = [](std::vector<double> x) {
+        for (double& v : x) {
+            v = std::clamp(v, 0.0, 1.0);
+        }
+        return x;
+    };
+    auto eval = [&](const std::vector<double>& x) {
+        ++result.evaluations;
+        return f(x);
+    };
+    x0 = clamp(x0);
+    if (n == 0) {
+        result.x = x0;
+        result.value = eval(x0);
+        return result;
+    }
+    double step = initial_step;
+    std::vector<double> best_x = x0;
+    double best_f = eval(x0);
+    for (int restart = 0; restart < 3 && result.evaluations < max_evaluations; ++restart) {
+        std::vector<std::vector<double>> simplex{best_x};
+        std::vector<double> values{best_f};
+        for (std::size_t i = 0; i < n; ++i) {
+            std::vector<double> x = best_x;
+            x[i] += x[i] + step <= 1.0 ? step : -step;
+            x = clamp(x);
+            simplex.push_back(x);
+            values.push_back(eval(x));
+        }
+        while (result.evaluations < max_evaluations) {
+            std::vector<std::size_t> order(n + 1);
+            std::iota(order.begin(), order.end(), 0);
+            std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+            const std::size_t best = order.front(), worst = order.back(), second = order[n - 1];
+            double size = 0;
+            for (std::size_t i = 0; i <= n; ++i) {
+                for (std::size_t d = 0; d < n; ++d) {
+                    size = std::max(size, std::abs(simplex[i][d] - simplex[best][d]));
+                }
+            }
+            if (size < 1e-4 || values[worst] - values[best] < 1e-10 * (1 + std::abs(values[best]))) {
+                break;
+            }
+            std::vector<double> centroid(n, 0.0);
+            for (std::size_t i = 0; i <= n; ++i) {
+                if (i != worst) {
+                    for (std::size_t d = 0; d < n; ++d) {
+                        centroid[d] += simplex[i][d] / n;
+                    }
+                }
+            }
+            auto along = [&](double t) {
+                std::vector<double> x(n);
+                for (std::size_t d = 0; d < n; ++d) {
+                    x[d] = centroid[d] + t * (simplex[worst][d] - centroid[d]);
+                }
+                return clamp(x);
+            };
+            const auto xr = along(-1.0);
+            const double fr = eval(xr);
+            if (fr < values[best]) {
+                const auto xe = along(-2.0);
+                const double fe = eval(xe);
+                if (fe < fr) {
+                    simplex[worst] = xe;
+                    values[worst] = fe;
+                } else {
+                    simplex[worst] = xr;
+                    values[worst] = fr;
+                }
+            } else if (fr < values[second]) {
+                simplex[worst] = xr;
+                values[worst] = fr;
+            } else {
+                const bool outside = fr < values[worst];
+                const auto xc = along(outside ? -0.5 : 0.5);
+                const double fc = eval(xc);
+                if (fc < std::min(fr, values[worst])) {
+                    simplex[worst] = xc;
+                    values[worst] = fc;
+                } else {
+                    for (std::size_t i = 0; i <= n; ++i) {
+                        if (i == best) {
+                            continue;
+                        }
+                        for (std::size_t d = 0; d < n; ++d) {
+                            simplex[i][d] = simplex[best][d] + 0.5 * (simplex[i][d] - simplex[best][d]);
+                        }
+                        values[i] = eval(simplex[i]);
+                    }
+                }
+            }
+        }
+        for (std::size_t i = 0; i <= n; ++i) {
+            if (values[i] < best_f) {
+                best_f = values[i];
+                best_x = simplex[i];
+            }
+        }
+        step *= 0.3; // restart around the best point with a smaller simplex
+    }
+    result.x = best_x;
+    result.value = best_f;
+    return result;
+}
+
+Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const GpuProfile& start, const CalibrationOptions& options,
+                                      const CalibrationProgress& progress)
+{
+    CalibrationResult result;
+    const HardwareSpec hw = hardware_spec_of(start);
+    result.start = parameters_of(start);
+
+    // Rows of this GPU (and of the chosen subsets) that can be predicted with the starting profile.
+    std::vector<std::string> subset_names;
+    std::vector<FitRow> fit;
+    for (const RunRow& r : rows) {
+        if (!options.subsets.empty() && std::find(options.subsets.begin(), options.subsets.end(), r.subset) == options.subsets.end()) {
+            continue;
+        }
+        const int trust = !r.trust ? 0 : *r.trust == "high" ? 2 : *r.trust == "medium" ? 1 : 0;
+        const int needed = options.min_trust == "high" ? 2 : options.min_trust == "medium" ? 1 : 0;
+        if (trust < needed) {
+            continue;
+        }
+        RowMapping m = map_run(r);
+        if (!m.run) {
+            result.skipped.push_back(r.id + ": " + m.skipped_reason);
+            continue;
+        }
+        if (m.run->profile_id != options.gpu) {
+            continue;
+        }
+        std::string reason;
+        if (!predict_run(*m.run, start, reason)) {
+            result.skipped.push_back(r.id + ": " + reason);
+            continue;
+        }
+        auto it = std::find(subset_names.begin(), subset_names.end(), r.subset);
+        if (it == subset_names.end()) {
+            subset_names.push_back(r.subset);
+            it = subset_names.end() - 1;
+        }
+        fit.push_back({&r, std::move(*m.run), static_cast<int>(it - subset_names.begin()), 0});
+    }
+    if (fit.empty()) {
+        return Diagnostic{"--gpu", "no row of the data maps to GPU profile \"" + options.gpu + "\" (and the chosen subsets)"};
+    }
+    // Folds: inside each subset, rows ordered by a hash of their id, dealt round-robin.
+    const int folds = options.folds >= 2 ? options.folds : 0;
+    if (folds > 0) {
+        for (std::size_t s = 0; s < subset_names.size(); ++s) {
+            std::vector<std::size_t> members;
+            for (std::size_t i = 0; i < fit.size(); ++i) {
+                if (fit[i].subset == static_cast<int>(s)) {
+                    members.push_back(i);
+                }
+            }
+            std::sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) { return fnv1a(fit[a].row->id) < fnv1a(fit[b].row->id); });
+            for (std::size_t k = 0; k < members.size(); ++k) {
+                fit[members[k]].fold = static_cast<int>(k % folds);
+            }
+        }
+    }
+
+    // Which parameters to fit: the requested ones, or every parameter some row is sensitive to.
+    std::vector<const CalibrationParameter*> params;
+    for (const auto& name : options.parameters) {
+        const auto* p = find_parameter(name);
+        if (p == nullptr) {
+            return Diagnostic{"--params", "unknown parameter \"" + name + "\""};
+        }
+        params.push_back(p);
+    }
+    const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
+    Evaluator evaluator(hw, fit, threads);
+    std::vector<std::size_t> all(fit.size());
+    std::iota(all.begin(), all.end(), 0);
+    const auto base_errors = evaluator.errors(result.start, all);
+    if (params.empty()) {
+        for (const auto& p : calibration_parameters()) {
+            if (!p.fitted_by_default) {
+                continue;
+            }
+            ParameterSet probe = result.start;
+            const double u = to_unit(p, probe.get(p.name));
+            probe.set(p.name, from_unit(p, u <= 0.5 ? u + 0.1 : u - 0.1));
+            const auto e = evaluator.errors(probe, all);
+            bool sensitive = false;
+            for (std::size_t i = 0; i < e.size() && !sensitive; ++i) {
+                sensitive = std::abs(e[i] - base_errors[i]) > 1e-6;
+            }
+            if (sensitive) {
+                params.push_back(&p);
+            }
+        }
+    }
+    for (const auto* p : params) {
+        result.fitted_names.push_back(p->name);
+    }
+
+    auto fit_on = [&](const std::vector<std::size_t>& which, const std::string& stage) {
+        std::vector<double> x0;
+        for (const auto* p : params) {
+            x0.push_back(to_unit(*p, result.start.get(p->name)));
+        }
+        int count = 0;
+        auto f = [&](const std::vector<double>& x) {
+            ParameterSet ps = result.start;
+            for (std::size_t i = 0; i < params.size(); ++i) {
+                ps.set(params[i]->name, from_unit(*params[i], x[i]));
+            }
+            const double v = evaluator.objective(ps, which, subset_names, options.loss);
+            ++count;
+            if (progress && count % 20 == 0) {
+                progress(stage, count, v);
+            }
+            return v;
+        };
+        const MinimizeResult m = nelder_mead(f, x0, options.max_evaluations);
+        ParameterSet ps = result.start;
+        for (std::size_t i = 0; i < params.size(); ++i) {
+            ps.set(params[i]->name, from_unit(*params[i], m.x[i]));
+        }
+        return std::pair{ps, m};
+    };
+
+    result.objective_start = evaluator.objective(result.start, all, subset_names, options.loss);
+    const auto [fitted, minimum] = fit_on(all, "fit on all rows");
+    result.fitted = fitted;
+    result.objective_fitted = minimum.value;
+    result.evaluations = minimum.evaluations;
+
+    const auto in_sample = evaluator.errors(result.fitted, all);
+    std::vector<double> cv(fit.size(), 0.0);
+    for (int k = 0; k < folds; ++k) {
+        std::vector<std::size_t> train, test;
+        for (std::size_t i = 0; i < fit.size(); ++i) {
+            (fit[i].fold == k ? test : train).push_back(i);
+        }
+        if (test.empty() || train.empty()) {
+            continue;
+        }
+        const auto [fold_fit, fold_min] = fit_on(train, "cross-validation fold " + std::to_string(k + 1) + "/" + std::to_string(folds));
+        const auto e = evaluator.errors(fold_fit, test);
+        for (std::size_t i = 0; i < test.size(); ++i) {
+            cv[test[i]] = e[i];
+        }
+    }
+
+    std::map<std::string, std::vector<double>> in_by, cv_by;
+    for (std::size_t i = 0; i < fit.size(); ++i) {
+        const std::string& s = subset_names[fit[i].subset];
+        result.rows.push_back({fit[i].row->id, s, fit[i].run.measured, in_sample[i], cv[i]});
+        in_by[s].push_back(in_sample[i]);
+        in_by["all"].push_back(in_sample[i]);
+        cv_by[s].push_back(cv[i]);
+        cv_by["all"].push_back(cv[i]);
+    }
+    for (const auto& [s, e] : in_by) {
+        result.in_sample[s] = error_statistics(e);
+    }
+    if (folds > 0) {
+        for (const auto& [s, e] : cv_by) {
+            result.cross_validated[s] = error_statistics(e);
+        }
+    }
+
+    // The calibration block recorded in the profile.
+    nlohmann::json& c = result.calibration_block;
+    c["method"] = "vtrain calibrate: Nelder-Mead on the unit cube of the bounded parameters (log scale for sizes and overheads)";
+    c["objective"] = options.loss == CalibrationLoss::SquaredLog
+                         ? "mean over subsets of the mean squared log error ln(predicted / measured)^2"
+                         : "mean over subsets of the mean absolute log error |ln(predicted / measured)|";
+    c["gpu"] = options.gpu;
+    if (!options.min_trust.empty()) {
+        c["min_trust"] = options.min_trust;
+    }
+    nlohmann::json used = nlohmann::json::object();
+    for (const auto& [s, e] : in_by) {
+        if (s != "all") {
+            used[s] = e.size();
+        }
+    }
+    c["rows_used"] = used;
+    c["rows_skipped"] = result.skipped.size();
+    nlohmann::json fitted_json = nlohmann::json::object();
+    nlohmann::json bounds = nlohmann::json::object();
+    for (const auto* p : params) {
+        fitted_json[p->name] = result.fitted.get(p->name);
+        bounds[p->name] = {p->low, p->high};
+    }
+    c["parameters"] = fitted_json;
+    c["bounds"] = bounds;
+    c["objective_start"] = result.objective_start;
+    c["objective_fitted"] = result.objective_fitted;
+    c["evaluations"] = result.evaluations;
+    nlohmann::json ins = nlohmann::json::object();
+    for (const auto& [s, st] : result.in_sample) {
+        ins[s] = stats_to_json(st);
+    }
+    c["in_sample_error"] = ins;
+    // The band weighs every subset the same (1,440 single-node rows would otherwise decide it alone).
+    std::vector<double> band_errors, band_weights;
+    std::map<std::string, int> per_subset;
+    for (const auto& r : result.rows) {
+        ++per_subset[r.subset];
+    }
+    for (const auto& r : result.rows) {
+        band_errors.push_back(folds > 0 ? r.cv_error_pct : r.in_sample_error_pct);
+        band_weights.push_back(1.0 / per_subset[r.subset]);
+    }
+    std::string band_source = "in-sample error on " + std::to_string(fit.size()) + " published runs";
+    if (folds > 0) {
+        nlohmann::json cvj = nlohmann::json::object();
+        for (const auto& [s, st] : result.cross_validated) {
+            cvj[s] = stats_to_json(st);
+        }
+        c["cross_validated_error"] = {{"folds", folds}, {"by_subset", cvj}};
+        band_source = std::to_string(folds) + "-fold cross-validation on " + std::to_string(fit.size()) + " published runs";
+    }
+    band_source += ", every subset weighted equally";
+    if (const auto band = band_from_errors(band_errors, band_weights, 0.8, band_source)) {
+        c["band"] = band_to_json(*band, band_errors, band_weights);
+    }
+    return result;
+}
+
+} // namespace vtrain

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+#include "vtrain/explorer_io.h"
+
+#include <cstdio>
+
+#include "vtrain/scenario_json.h"
+
+namespace vtrain {
+namespace {
+
+void append_number(std::string& out, double v)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.10g", v);
+    out += buffer;
+}
+
+nlohmann::json rows_to_json(const std::vector<PlanRow>& rows)
+{
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& r : rows) {
+        list.push_back(plan_row_to_json(r));
+    }
+    return list;
+}
+
+} // namespace
+
+std::string plan_label(const Plan& p)
+{
+    std::string s = "t=" + std::to_string(p.tp) + " p=" + std::to_string(p.pp) + " d=" + std::to_string(p.dp) + " mb=" + std::to_string(p.micro_batch) +
+                    " " + to_string(p.schedule);
+    if (p.schedule == Schedule::Interleaved || p.virtual_stages != 1) {
+        s += " v=" + std::to_string(p.virtual_stages);
+    }
+    s += std::string(" ") + to_string(p.recompute);
+    if (p.sequence_parallel) {
+        s += " sp";
+    }
+    if (p.zero_stage > 0) {
+        s += " zero" + std::to_string(p.zero_stage);
+    }
+    return s;
+}
+
+std::string plan_row_csv_header()
+{
+    return "index,gpu,num_gpus,tp,pp,dp,micro_batch,schedule,virtual_stages,recompute,sequence_parallel,zero_stage,"
+           "iteration_time_s,tokens_per_s,mfu,bubble_fraction,peak_memory_gib,training_days,cost_usd,on_front";
+}
+
+std::string plan_row_to_csv(const PlanRow& r)
+{
+    const Plan& p = r.plan;
+    std::string s;
+    s.reserve(200);
+    s += std::to_string(r.index) + ',' + r.gpu + ',' + std::to_string(r.num_gpus) + ',' + std::to_string(p.tp) + ',' + std::to_string(p.pp) + ',' +
+         std::to_string(p.dp) + ',' + std::to_string(p.micro_batch) + ',' + to_string(p.schedule) + ',' + std::to_string(p.virtual_stages) + ',' +
+         to_string(p.recompute) + ',' + (p.sequence_parallel ? "true" : "false") + ',' + std::to_string(p.zero_stage);
+    for (const double v : {r.iteration_time_s, r.tokens_per_s, r.mfu, r.bubble_fraction, r.peak_memory_gib, r.training_days, r.cost_usd}) {
+        s += ',';
+        append_number(s, v);
+    }
+    s += r.on_front ? ",true" : ",false";
+    return s;
+}
+
+nlohmann::json plan_row_to_json(const PlanRow& r)
+{
+    return {{"index", r.index},
+            {"gpu", r.gpu},
+            {"num_gpus", r.num_gpus},
+            {"plan", plan_to_json(r.plan)},
+            {"iteration_time_s", r.iteration_time_s},
+            {"tokens_per_s", r.tokens_per_s},
+            {"mfu", r.mfu},
+            {"bubble_fraction", r.bubble_fraction},
+            {"peak_memory_gib", r.peak_memory_gib},
+            {"training_days", r.training_days},
+            {"cost_usd", r.cost_usd},
+            {"on_front", r.on_front}};
+}
+
+nlohmann::json explore_result_to_json(const ExploreResult& result)
+{
+    nlohmann::json rejected = nlohmann::json::object();
+    for (std::size_t i = 0; i < result.rejected.size(); ++i) {
+        if (result.rejected[i] > 0) {
+            rejected[to_string(static_cast<RejectReason>(i))] = {{"count", result.rejected[i]}, {"example", result.example[i].to_string()}};
+        }
+    }
+    return {{"total", result.total},
+            {"evaluated", result.evaluated},
+            {"feasible", result.feasible},
+            {"rejected", rejected},
+            {"cancelled", result.cancelled},
+            {"elapsed_s", result.elapsed_s},
+            {"front", rows_to_json(result.front)},
+            {"fastest", rows_to_json(result.fastest)},
+            {"cheapest", rows_to_json(result.cheapest)},
+            {"best_mfu", rows_to_json(result.best_mfu)}};
+}
+
+} // namespace vtrain

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+// Calibration: the optimizer, recovering known parameters from synthetic runs, cross-validation, and the
+// uncertainty band that the fit leaves in the profile.
+#include <QtTest>
+
+#include <cmath>
+
+#include "test_support.h"
+#include "vtrain/calibration.h"
+#include "vtrain/scenario_json.h"
+#include "vtrain/simulator.h"
+#include "vtrain/uncertainty.h"
+
+using namespace vtrain;
+
+namespace {
+
+HardwareSpec a100_like()
+{
+    HardwareSpec hw;
+    hw.id = "a100-sxm4-80gb"; // what rows with gpu_type "A100-SXM4-80GB" map to
+    hw.name = "Synthetic A100";
+    hw.memory_gib = 80;
+    hw.memory_reserve_gib = 3;
+    hw.memory_bandwidth_gbytes_per_s = 2039;
+    hw.peak_tflops = {{"bf16", 312}, {"fp16", 312}};
+    hw.sm_count = 108;
+    hw.links.gpus_per_node = 8;
+    hw.links.nvlink_bus_gbytes_per_s = 230;
+    hw.links.nvlink_base_latency_us = 30;
+    hw.links.nvlink_step_latency_us = 3.5;
+    hw.links.nics_per_node = 8;
+    hw.links.nic_gbit_per_s = 200;
+    hw.links.nic_efficiency = 0.9;
+    return hw;
+}
+
+// Synthetic measurements: rows whose "measured" time is what the model predicts with `truth`.
+std::vector<RunRow> synthetic_runs(const ParameterSet& truth)
+{
+    const GpuProfile profile = build_profile(a100_like(), truth);
+    struct Shape {
+        int layers, hidden, heads, tp, micro_batch;
+    };
+    // Small models and micro-batches are host-bound, large ones GPU-bound: both parameters show.
+    const Shape shapes[] = {{12, 512, 8, 1, 1},   {12, 768, 12, 1, 1},  {24, 1024, 16, 2, 1}, {16, 1024, 16, 1, 2},
+                            {24, 4096, 32, 2, 4}, {32, 4096, 32, 4, 8}, {24, 6144, 48, 8, 4}, {16, 5120, 40, 4, 2}};
+    nlohmann::json rows = nlohmann::json::array();
+    int i = 0;
+    for (const Shape& s : shapes) {
+        nlohmann::json r = {{"id", "synthetic_" + std::to_string(i++)},
+                            {"subset", "synthetic"},
+                            {"primary_metric", "iteration_time_s"},
+                            {"arch_family", "gpt_dense_mha"},
+                            {"num_layers", s.layers},
+                            {"hidden_size", s.hidden},
+                            {"num_attention_heads", s.heads},
+                            {"seq_length", 1024},
+                            {"vocab_size", 51200},
+                            {"gpu_type", "A100-SXM4-80GB"},
+                            {"num_gpus", 8},
+                            {"gpus_per_node", 8},
+                            {"tp", s.tp},
+                            {"pp", 1},
+                            {"dp", 8 / s.tp},
+                            {"micro_batch_size", s.micro_batch},
+                            {"global_batch_size", 8 / s.tp * s.micro_batch * 4},
+                            {"activation_recompute", "none"},
+                            {"sequence_parallel", false},
+                            {"precision", "bf16"},
+                            {"software", "Megatron-LM (2022)"},
+                            {"iteration_time_s", 1.0},
+                            {"trust", "high"}};
+        rows.push_back(r);
+    }
+    auto parsed = runs_from_json(rows);
+    if (!parsed.ok()) {
+        qFatal("%s", parsed.first_error().c_str());
+    }
+    for (RunRow& r : parsed.value()) {
+        const RowMapping m = map_run(r);
+        if (!m.run) {
+            qFatal("%s", m.skipped_reason.c_str());
+        }
+        std::string reason;
+        r.iteration_time_s = *predict_run(*m.run, profile, reason);
+    }
+    return std::move(parsed).value();
+}
+
+} // namespace
+
+class TestCalibration : public QObject {
+    Q_OBJECT
+private slots:
+    void nelder_mead_finds_a_bounded_minimum()
+    {
+        const auto f = [](const std::vector<double>& x) { return std::pow(x[0] - 0.3, 2) + 2 * std::pow(x[1] - 0.7, 2); };
+        const MinimizeResult r = nelder_mead(f, {0.9, 0.1}, 400);
+        QVERIFY(std::abs(r.x[0] - 0.3) < 1e-3);
+        QVERIFY(std::abs(r.x[1] - 0.7) < 1e-3);
+        QVERIFY(r.evaluations <= 400);
+        // A minimum outside the cube ends on its face.
+        const auto g = [](const std::vector<double>& x) { return std::pow(x[0] - 1.5, 2); };
+        QVERIFY(std::abs(nelder_mead(g, {0.2}, 200).x[0] - 1.0) < 1e-6);
+    }
+
+    void objective_weighs_every_subset_the_same()
+    {
+        // Subset a: 3 rows with log error 0.1; subset b: 1 row with 0.3.
+        const std::vector<std::string> subsets{"a", "a", "a", "b"};
+        const std::vector<double> logs{0.1, -0.1, 0.1, 0.3};
+        QVERIFY(std::abs(calibration_objective(subsets, logs) - (0.01 + 0.09) / 2) < 1e-12);
+        QVERIFY(std::abs(calibration_objective(subsets, logs, CalibrationLoss::AbsoluteLog) - (0.1 + 0.3) / 2) < 1e-12);
+    }
+
+    void parameters_round_trip_and_stay_in_physical_ranges()
+    {
+        for (const auto& p : calibration_parameters()) {
+            QVERIFY(p.low < p.high);
+            if (p.name.find("efficiency") != std::string::npos) {
+                QVERIFY2(p.low > 0 && p.high <= 1, p.name.c_str());
+            }
+            if (p.unit == "us") {
+                QVERIFY2(p.low >= 0 && p.high <= 1e5, p.name.c_str());
+            }
+            ParameterSet s;
+            s.set(p.name, 0.5 * (p.low + p.high));
+            QCOMPARE(s.get(p.name), 0.5 * (p.low + p.high));
+        }
+        const GpuProfile profile = build_profile(a100_like(), ParameterSet{});
+        const ParameterSet back = parameters_of(profile);
+        QCOMPARE(back.model.gemm_max_efficiency, ModelParameters{}.gemm_max_efficiency);
+        QCOMPARE(hardware_spec_of(profile).memory_bandwidth_gbytes_per_s, 2039.0);
+    }
+
+    void calibrate_recovers_known_parameters()
+    {
+        ParameterSet truth;
+        truth.model.gemm_max_efficiency = 0.7;
+        truth.model.host_overhead_us = 40;
+        const std::vector<RunRow> rows = synthetic_runs(truth);
+
+        ParameterSet start = truth;
+        start.model.gemm_max_efficiency = 0.88;
+        start.model.host_overhead_us = 10;
+        const GpuProfile start_profile = build_profile(a100_like(), start);
+
+        CalibrationOptions options;
+        options.gpu = "a100-sxm4-80gb";
+        options.parameters = {"gemm_max_efficiency", "host_overhead_us"};
+        options.folds = 2;
+        options.max_evaluations = 160;
+        options.threads = 2;
+        const auto result = calibrate(rows, start_profile, options);
+        QVERIFY2(result.ok(), result.first_error().c_str());
+        QVERIFY2(std::abs(result->fitted.model.gemm_max_efficiency - 0.7) < 0.01,
+                 std::to_string(result->fitted.model.gemm_max_efficiency).c_str());
+        QVERIFY2(std::abs(result->fitted.model.host_overhead_us - 40) < 1.0, std::to_string(result->fitted.model.host_overhead_us).c_str());
+        QVERIFY(result->objective_fitted < 1e-4);
+        QVERIFY(result->objective_start > result->objective_fitted);
+        QCOMPARE(result->in_sample.at("synthetic").used, 8);
+        QVERIFY(result->in_sample.at("synthetic").mape_pct < 1.0);
+        // Every row was predicted by the fold that did not see it.
+        QCOMPARE(result->cross_validated.at("synthetic").used, 8);
+        QVERIFY(result->cross_validated.at("synthetic").mape_pct < 3.0);
+
+        const nlohmann::json& c = result->calibration_block;
+        QCOMPARE(c["rows_used"]["synthetic"].get<int>(), 8);
+        QVERIFY(c.contains("objective"));
+        QVERIFY(c["parameters"].contains("gemm_max_efficiency"));
+        QCOMPARE(c["cross_validated_error"]["folds"].get<int>(), 2);
+        QVERIFY(c.contains("band"));
+        QVERIFY(c["band"]["low"].get<double>() <= c["band"]["high"].get<double>());
+        QVERIFY(std::abs(c["band"]["low"].get<double>() - 1) < 0.05 && std::abs(c["band"]["high"].get<double>() - 1) < 0.05);
+    }
+
+    void calibrate_refuses_a_gpu_without_rows()
+    {
+        const std::vector<RunRow> rows = synthetic_runs(ParameterSet{});
+        CalibrationOptions options;
+        options.gpu = "h100-sxm5-80gb";
+        options.folds = 0;
+        const auto result = calibrate(rows, build_profile(a100_like(), ParameterSet{}), options);
+        QVERIFY(!result.ok());
+        QVERIFY(result.first_error().find("--gpu") == 0);
+        options.gpu = "a100-sxm4-80gb";
+        options.parameters = {"no_such_parameter"};
+        QVERIFY(!calibrate(rows, build_profile(a100_like(), ParameterSet{}), options).ok());
+    }
+
+    // --- uncertainty band ----------------------------------------------------------------------------
+    void band_takes_the_error_quantiles()
+    {
+        // Errors -10..+10 in steps of 1: the 10th and 90th percentiles are -8 and +8.
+        std::vector<double> errors;
+        for (int e = -10; e <= 10; ++e) {
+            errors.push_back(e);
+        }
+        const auto band = band_from_errors(errors, 0.8, "test");
+        QVERIFY(band.has_value());
+        QVERIFY(std::abs(band->low - 1 / 1.08) < 1e-12);  // over-predicted by 8%: measured = predicted / 1.08
+        QVERIFY(std::abs(band->high - 1 / 0.92) < 1e-12); // under-predicted by 8%
+        QCOMPARE(band->coverage, 0.8);
+        QVERIFY(!band_from_errors({1.0}, 0.8, "one").has_value());
+        // Equal weights give the same band; weights can make a subset count more.
+        const auto weighted = band_from_errors(errors, std::vector<double>(errors.size(), 3.0), 0.8, "w");
+        QVERIFY(std::abs(weighted->low - band->low) < 1e-9 && std::abs(weighted->high - band->high) < 1e-9);
+        QCOMPARE(weighted_quantile({{1, 1}, {2, 1}, {3, 1}}, 0.5), 2.0);
+        QVERIFY(weighted_quantile({{1, 1}, {2, 1}, {3, 10}}, 0.5) > 2.0);
+    }
+
+    void simulate_carries_the_profiles_band()
+    {
+        GpuProfile profile = test::free_network_profile();
+        const auto band = band_from_errors({-10, -5, 0, 5, 10}, 0.8, "unit test runs");
+        profile.calibration = {{"band", band_to_json(*band, {-10, -5, 0, 5, 10})}};
+        QVERIFY(prediction_band(profile).has_value());
+        Scenario s;
+        s.model = test::gpt(4, 1024, 16);
+        s.cluster.gpu = profile.id;
+        s.cluster.num_gpus = 8;
+        s.training.global_batch = 16;
+        Plan plan;
+        plan.dp = 8;
+        plan.micro_batch = 2;
+        const auto r = simulate(s, plan, profile, SimulationOptions{false, nullptr});
+        QVERIFY(r.ok());
+        QVERIFY(std::abs(r->iteration_time_low_s - band->low * r->iteration_time_s) < 1e-12);
+        QVERIFY(std::abs(r->iteration_time_high_s - band->high * r->iteration_time_s) < 1e-12);
+        QCOMPARE(r->band_coverage, 0.8);
+        QCOMPARE(r->band_source, std::string("unit test runs"));
+        // A profile without a calibration band: no band.
+        const auto plain = simulate(s, plan, test::free_network_profile(), SimulationOptions{false, nullptr});
+        QCOMPARE(plain->band_coverage, 0.0);
+        QCOMPARE(band_label(PredictionBand{0.94, 1.06, 0.8, ""}), std::string("\xC2\xB1" "6.0%"));
+        QCOMPARE(band_label(PredictionBand{0.96, 1.08, 0.8, ""}), std::string("-4.0%/+8.0%"));
+    }
+
+    void shipped_a100_profiles_record_their_calibration()
+    {
+        for (const char* id : {"a100-sxm4-80gb", "a100-sxm4-40gb"}) {
+            const GpuProfile p = test::shipped_profile(id);
+            QVERIFY2(p.calibration.is_object() && p.calibration.contains("rows_used"), id);
+            QVERIFY2(p.calibration.contains("objective") && p.calibration.contains("parameters"), id);
+            QVERIFY2(p.calibration.contains("cross_validated_error"), id);
+            const auto band = prediction_band(p);
+            QVERIFY2(band.has_value() && band->low < 1 && band->high > 1, id);
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCalibration)
+#include "tst_calibration.moc"

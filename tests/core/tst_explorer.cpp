@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: MIT
+// The design-space explorer: enumeration and its rules, rejection reasons, counts, the Pareto front
+// against a brute-force check, determinism across thread counts, cancellation.
+#include <QtTest>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+
+#include "test_support.h"
+#include "vtrain/explorer.h"
+#include "vtrain/explorer_io.h"
+#include "vtrain/explorer_space.h"
+#include "vtrain/plan_check.h"
+#include "vtrain/simulator.h"
+
+using namespace vtrain;
+
+namespace {
+
+// A 12-layer GPT (GPT-2-small shaped) on 16 GPUs in nodes of 8: small enough to sweep in well under a second.
+Scenario small_scenario()
+{
+    Scenario s;
+    s.model = test::gpt(12, 768, 12, 1024, 50304);
+    s.cluster.gpu = "a100-sxm4-80gb";
+    s.cluster.num_gpus = 16;
+    s.cluster.gpus_per_node = 8;
+    s.cluster.price_per_gpu_hour = 4.10;
+    s.training.global_batch = 64;
+    s.training.tokens = 1e9;
+    return s;
+}
+
+const std::map<std::string, GpuProfile>& profiles()
+{
+    static const std::map<std::string, GpuProfile> p{{"a100-sxm4-80gb", test::shipped_profile("a100-sxm4-80gb")},
+                                                      {"h100-sxm5-80gb", test::shipped_profile("h100-sxm5-80gb")}};
+    return p;
+}
+
+ExploreResult run(const Scenario& s, ExploreOptions options = {}, const RowSink& sink = {})
+{
+    RunControl control;
+    auto r = explore(s, profiles(), options, control, sink);
+    if (!r.ok()) {
+        qFatal("%s", r.first_error().c_str());
+    }
+    return std::move(r).value();
+}
+
+std::uint64_t rejected_total(const ExploreResult& r)
+{
+    std::uint64_t n = 0;
+    for (const auto v : r.rejected) {
+        n += v;
+    }
+    return n;
+}
+
+std::size_t reason(RejectReason r) { return static_cast<std::size_t>(r); }
+
+// A space of exactly one plan: every list given with one value.
+Scenario single_plan(const Plan& p, int num_gpus = 16)
+{
+    Scenario s = small_scenario();
+    SearchSpace q;
+    q.tp = {p.tp};
+    q.pp = {p.pp};
+    q.micro_batch = {p.micro_batch};
+    q.schedule = {p.schedule};
+    q.virtual_stages = {p.virtual_stages};
+    q.recompute = {p.recompute};
+    q.sequence_parallel = {p.sequence_parallel};
+    q.zero_stage = {p.zero_stage};
+    q.num_gpus = {num_gpus};
+    s.search = q;
+    return s;
+}
+
+Plan plan(int tp, int pp, int micro_batch, Schedule schedule = Schedule::OneFOneB, int v = 1)
+{
+    Plan p;
+    p.tp = tp;
+    p.pp = pp;
+    p.micro_batch = micro_batch;
+    p.schedule = schedule;
+    p.virtual_stages = v;
+    return p;
+}
+
+// Independent brute-force dominance: `a` dominates `b` when no worse in both objectives and better in
+// one, or identical in both with a lower index.
+bool dominates(const PlanRow& a, const PlanRow& b)
+{
+    if (a.training_days > b.training_days || a.cost_usd > b.cost_usd) {
+        return false;
+    }
+    if (a.training_days < b.training_days || a.cost_usd < b.cost_usd) {
+        return true;
+    }
+    return a.index < b.index;
+}
+
+} // namespace
+
+class TestExplorer : public QObject {
+    Q_OBJECT
+private slots:
+    void default_space_has_the_documented_size()
+    {
+        const Scenario s = small_scenario();
+        const auto space = make_plan_space(s, profiles(), false);
+        QVERIFY(space.ok());
+        QCOMPARE(space->tp, (std::vector<int>{1, 2, 4, 8}));
+        QCOMPARE(space->pp, (std::vector<int>{1, 2, 3, 4, 6, 12}));
+        QCOMPARE(space->micro_batch, (std::vector<int>{1, 2, 4, 8, 16}));
+        // Per (tp, pp): schedules = gpipe + 1f1b + one interleaved per v >= 2 with pp x v | 12 (none for pp = 1);
+        // x 3 recompute x (1 or 2 sequence-parallel values) x 2 ZeRO stages.
+        const std::map<int, int> interleaved{{1, 0}, {2, 3}, {3, 2}, {4, 1}, {6, 1}, {12, 0}}; // v in {2,3,6}, {2,4}, {3}, {2}, {}
+        std::uint64_t expected = 0;
+        for (const int tp : space->tp) {
+            for (const int pp : space->pp) {
+                expected += static_cast<std::uint64_t>(2 + interleaved.at(pp)) * 3 * (tp > 1 ? 2 : 1) * 2 * space->micro_batch.size();
+            }
+        }
+        QCOMPARE(space->size(), expected);
+    }
+
+    void indices_are_stable_and_complete()
+    {
+        Scenario s = small_scenario();
+        s.search = SearchSpace{};
+        s.search->num_gpus = {8, 16};
+        s.search->gpu = {"a100-sxm4-80gb", "h100-sxm5-80gb"};
+        const auto space = make_plan_space(s, profiles(), false);
+        QVERIFY(space.ok());
+        // The same plans as nested loops in the documented order, one index each.
+        std::uint64_t index = 0;
+        for (int gi = 0; gi < 2; ++gi) {
+            for (const int n : {8, 16}) {
+                for (const int tp : space->tp) {
+                    for (std::size_t pi = 0; pi < space->pp.size(); ++pi) {
+                        for (const int mb : space->micro_batch) {
+                            const std::size_t ti = std::find(space->tp.begin(), space->tp.end(), tp) - space->tp.begin();
+                            for (const PlanVariant& v : space->variants[ti * space->pp.size() + pi]) {
+                                const auto e = space->at(index);
+                                QCOMPARE(e.gpu, gi);
+                                QCOMPARE(e.num_gpus, n);
+                                QCOMPARE(e.plan.tp, tp);
+                                QCOMPARE(e.plan.pp, space->pp[pi]);
+                                QCOMPARE(e.plan.micro_batch, mb);
+                                QCOMPARE(e.plan.schedule, v.schedule);
+                                QCOMPARE(e.plan.virtual_stages, v.virtual_stages);
+                                QCOMPARE(e.plan.dp, n % (tp * space->pp[pi]) == 0 ? n / (tp * space->pp[pi]) : 0);
+                                ++index;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        QCOMPARE(index, space->size());
+    }
+
+    void pairing_rules()
+    {
+        const Scenario s = small_scenario();
+        const auto space = make_plan_space(s, profiles(), false);
+        for (const auto& variants : space->variants) {
+            for (const auto& v : variants) {
+                QVERIFY(v.schedule == Schedule::Interleaved ? v.virtual_stages >= 2 : v.virtual_stages == 1);
+            }
+        }
+        // tp = 1 has no sequence-parallel variants by default; tp = 2 has both.
+        const auto& tp1 = space->variants[0 * space->pp.size() + 1];
+        QVERIFY(std::none_of(tp1.begin(), tp1.end(), [](const PlanVariant& v) { return v.sequence_parallel; }));
+        const auto& tp2 = space->variants[1 * space->pp.size() + 1];
+        QVERIFY(std::any_of(tp2.begin(), tp2.end(), [](const PlanVariant& v) { return v.sequence_parallel; }));
+        // With across-node tensor parallelism the default tp list goes to 64.
+        const auto wide = make_plan_space(s, profiles(), true);
+        QCOMPARE(wide->tp.back(), 64);
+    }
+
+    void rejection_reasons_data()
+    {
+        QTest::addColumn<int>("expected");
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("micro_batch");
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<int>("virtual_stages");
+        QTest::addColumn<bool>("sequence_parallel");
+        QTest::addColumn<int>("num_gpus");
+        QTest::addColumn<QString>("field");
+        const int f = static_cast<int>(Schedule::OneFOneB);
+        const int il = static_cast<int>(Schedule::Interleaved);
+        QTest::newRow("tp x pp does not divide GPUs") << int(RejectReason::GpuCountMismatch) << 1 << 3 << 1 << f << 1 << false << 16 << "plan";
+        QTest::newRow("tp does not divide heads") << int(RejectReason::TpNotDividingHeads) << 8 << 1 << 1 << f << 1 << false << 16 << "plan.tp";
+        QTest::newRow("pp does not divide layers") << int(RejectReason::PpNotDividingLayers) << 1 << 8 << 1 << f << 1 << false << 16 << "plan.pp";
+        QTest::newRow("batch not divisible") << int(RejectReason::BatchNotDivisible) << 1 << 1 << 8 << f << 1 << false << 16 << "plan.micro_batch";
+        QTest::newRow("interleaved, pp = 1") << int(RejectReason::InterleavedNeedsPipeline) << 1 << 1 << 1 << il << 2 << false << 16 << "plan.virtual_stages";
+        QTest::newRow("interleaved, micro-batches % pp") << int(RejectReason::InterleavedNeedsPipeline) << 1 << 2 << 8 << il << 2 << false << 16
+                                                         << "plan.micro_batch";
+        QTest::newRow("virtual stages do not divide layers") << int(RejectReason::PpNotDividingLayers) << 1 << 2 << 1 << il << 5 << false << 16
+                                                             << "plan.virtual_stages";
+        QTest::newRow("sequence parallel with tp = 1") << int(RejectReason::SequenceParallelNeedsTp) << 1 << 1 << 1 << f << 1 << true << 16
+                                                       << "plan.sequence_parallel";
+        QTest::newRow("tp wider than a node") << int(RejectReason::TpSpansNodes) << 4 << 1 << 1 << f << 1 << false << 16 << "plan.tp";
+    }
+    void rejection_reasons()
+    {
+        QFETCH(int, expected);
+        QFETCH(int, tp);
+        QFETCH(int, pp);
+        QFETCH(int, micro_batch);
+        QFETCH(int, schedule);
+        QFETCH(int, virtual_stages);
+        QFETCH(bool, sequence_parallel);
+        QFETCH(int, num_gpus);
+        QFETCH(QString, field);
+        Plan p = plan(tp, pp, micro_batch, static_cast<Schedule>(schedule), virtual_stages);
+        p.sequence_parallel = sequence_parallel;
+        Scenario s = single_plan(p, num_gpus);
+        if (expected == int(RejectReason::TpSpansNodes)) {
+            s.cluster.gpus_per_node = 2;
+        }
+        const ExploreResult r = run(s);
+        QCOMPARE(r.total, std::uint64_t{1});
+        QCOMPARE(r.feasible, std::uint64_t{0});
+        QCOMPARE(r.rejected[expected], std::uint64_t{1});
+        QCOMPARE(QString::fromStdString(r.example[expected].field), field);
+        QVERIFY(!r.example[expected].message.empty());
+        if (expected == int(RejectReason::TpSpansNodes)) {
+            ExploreOptions relaxed;
+            relaxed.allow_tp_across_nodes = true;
+            QCOMPARE(run(s, relaxed).feasible, std::uint64_t{1}); // relaxing the rule is an option
+        }
+    }
+
+    void out_of_memory_names_the_stage()
+    {
+        Scenario s = single_plan(plan(1, 1, 1), 16);
+        s.model = test::gpt(12, 8192, 64, 1024, 50304); // ~10B parameters unsharded: 160 GB of weights and Adam states
+        const ExploreResult r = run(s);
+        QCOMPARE(r.rejected[reason(RejectReason::OutOfMemory)], std::uint64_t{1});
+        QVERIFY(r.example[reason(RejectReason::OutOfMemory)].message.find("stage 0 needs") != std::string::npos);
+    }
+
+    void counts_add_up_and_rows_match_the_simulator()
+    {
+        const Scenario s = small_scenario();
+        ExploreOptions options;
+        options.keep_all_rows = true;
+        options.threads = 2;
+        RunControl control;
+        const auto result = explore(s, profiles(), options, control);
+        QVERIFY(result.ok());
+        const ExploreResult& r = *result;
+        QVERIFY(!r.cancelled);
+        QCOMPARE(r.evaluated, r.total);
+        QCOMPARE(r.feasible + rejected_total(r), r.total);
+        QCOMPARE(control.done.load(), r.total);
+        QCOMPARE(control.total.load(), r.total);
+        QCOMPARE(r.rows.size(), static_cast<std::size_t>(r.feasible));
+        QVERIFY(r.feasible > 100);
+        for (std::size_t i = 0; i < r.rejected.size(); ++i) {
+            QCOMPARE(r.rejected[i] > 0, !r.example[i].message.empty()); // one example per reason seen, none otherwise
+        }
+
+        // Every index is feasible exactly when the simulator, asked directly, accepts the plan and it fits.
+        const auto space = make_plan_space(s, profiles(), false);
+        const GpuProfile& a100 = profiles().at("a100-sxm4-80gb");
+        std::size_t next_row = 0;
+        for (std::uint64_t i = 0; i < r.total; ++i) {
+            const auto e = space->at(i);
+            SimulationOptions so;
+            so.timeline = false;
+            const auto sim = e.plan.dp > 0 && e.plan.tp <= 8 ? simulate(s, e.plan, a100, so) : Expected<SimulationResult>(Diagnostic{"", "rejected"});
+            const bool feasible = sim.ok() && sim->fits_memory;
+            const bool listed = next_row < r.rows.size() && r.rows[next_row].index == i;
+            QCOMPARE(listed, feasible);
+            if (!listed) {
+                continue;
+            }
+            const PlanRow& row = r.rows[next_row++];
+            QCOMPARE(row.plan, e.plan);
+            QCOMPARE(row.num_gpus, 16);
+            QCOMPARE(row.gpu, std::string("a100-sxm4-80gb"));
+            QVERIFY(std::abs(row.iteration_time_s / sim->iteration_time_s - 1) < 1e-9);
+            QVERIFY(std::abs(row.bubble_fraction - sim->bubble_fraction) < 1e-9);
+            QVERIFY(std::abs(row.mfu / sim->mfu - 1) < 1e-9);
+            QVERIFY(std::abs(row.peak_memory_gib / sim->peak_memory_gib - 1) < 1e-12);
+            QVERIFY(std::abs(row.cost_usd - row.training_days * 24 * 16 * 4.10) < 1e-6 * row.cost_usd);
+        }
+        QCOMPARE(next_row, r.rows.size());
+    }
+
+    void front_is_exact_on_the_sweep()
+    {
+        ExploreOptions options;
+        options.keep_all_rows = true;
+        const ExploreResult r = run(small_scenario(), options);
+        QVERIFY(!r.front.empty());
+        std::set<std::uint64_t> on_front;
+        for (const auto& f : r.front) {
+            on_front.insert(f.index);
+            QVERIFY(f.on_front);
+        }
+        for (const auto& row : r.rows) {
+            const bool dominated = std::any_of(r.rows.begin(), r.rows.end(), [&](const PlanRow& o) { return dominates(o, row); });
+            QCOMPARE(on_front.count(row.index) == 1, !dominated);
+            QCOMPARE(row.on_front, !dominated);
+        }
+        // Top-k lists are sorted and hold the best k.
+        QCOMPARE(r.fastest.size(), std::size_t{20});
+        auto by_time = r.rows;
+        std::sort(by_time.begin(), by_time.end(), [](const PlanRow& a, const PlanRow& b) {
+            return a.training_days != b.training_days ? a.training_days < b.training_days : a.index < b.index;
+        });
+        for (std::size_t i = 0; i < r.fastest.size(); ++i) {
+            QCOMPARE(r.fastest[i].index, by_time[i].index);
+        }
+        QVERIFY(std::is_sorted(r.cheapest.begin(), r.cheapest.end(), [](const PlanRow& a, const PlanRow& b) { return a.cost_usd < b.cost_usd; }));
+        QVERIFY(std::is_sorted(r.best_mfu.begin(), r.best_mfu.end(), [](const PlanRow& a, const PlanRow& b) { return a.mfu > b.mfu; }));
+    }
+
+    void pareto_matches_brute_force_on_random_sets()
+    {
+        std::mt19937_64 rng(12345);
+        for (int trial = 0; trial < 300; ++trial) {
+            const int n = static_cast<int>(rng() % 200);
+            const int levels = 1 + static_cast<int>(rng() % 30); // few levels: many ties
+            std::vector<PlanRow> rows(static_cast<std::size_t>(n));
+            for (int i = 0; i < n; ++i) {
+                rows[i].index = static_cast<std::uint64_t>(i) * 3 + 1; // unique; the shuffle below breaks input order
+                rows[i].training_days = static_cast<double>(rng() % levels);
+                rows[i].cost_usd = static_cast<double>(rng() % levels) * 1000;
+            }
+            std::shuffle(rows.begin(), rows.end(), rng);
+            const auto front = pareto_front(rows);
+            std::set<std::uint64_t> expected;
+            for (const auto& r : rows) {
+                if (std::none_of(rows.begin(), rows.end(), [&](const PlanRow& o) { return dominates(o, r); })) {
+                    expected.insert(r.index);
+                }
+            }
+            std::set<std::uint64_t> got;
+            for (const auto& f : front) {
+                got.insert(f.index);
+                QVERIFY(f.on_front);
+            }
+            QCOMPARE(got, expected);
+            QCOMPARE(front.size(), got.size());
+            for (std::size_t i = 1; i < front.size(); ++i) {
+                QVERIFY(front[i - 1].training_days < front[i].training_days); // by increasing time, strictly
+                QVERIFY(front[i - 1].cost_usd > front[i].cost_usd);
+            }
+        }
+    }
+
+    void results_do_not_depend_on_thread_count()
+    {
+        Scenario s = small_scenario();
+        s.search = SearchSpace{};
+        s.search->num_gpus = {8, 16, 24};
+        s.search->gpu = {"a100-sxm4-80gb", "h100-sxm5-80gb"};
+        auto sweep = [&](int threads, std::string& csv) {
+            ExploreOptions options;
+            options.threads = threads;
+            options.keep_all_rows = true;
+            return run(s, options, [&csv](const PlanRow& row) { csv += plan_row_to_csv(row) + "\n"; });
+        };
+        std::string csv1, csv2, csv4;
+        const ExploreResult one = sweep(1, csv1);
+        const ExploreResult two = sweep(2, csv2);
+        sweep(4, csv4); // more threads than cores: chunks finish in a different order still
+        QVERIFY(!csv1.empty());
+        QCOMPARE(csv1, csv2);
+        QCOMPARE(csv1, csv4);
+        QCOMPARE(one.total, two.total);
+        QCOMPARE(one.feasible, two.feasible);
+        QCOMPARE(one.rejected, two.rejected);
+        for (std::size_t i = 0; i < one.example.size(); ++i) {
+            QCOMPARE(one.example[i].to_string(), two.example[i].to_string());
+        }
+        auto dump = [](const ExploreResult& r) { return explore_result_to_json(r).dump(); };
+        nlohmann::json a = explore_result_to_json(one), b = explore_result_to_json(two);
+        a.erase("elapsed_s");
+        b.erase("elapsed_s");
+        QCOMPARE(a.dump(), b.dump());
+        QVERIFY(!dump(one).empty());
+        QCOMPARE(one.rows.size(), two.rows.size());
+        // Both GPU types and all GPU counts appear; the scenario's price applies to its own GPU only.
+        std::set<std::string> gpus;
+        std::set<int> counts;
+        for (const auto& row : one.rows) {
+            gpus.insert(row.gpu);
+            counts.insert(row.num_gpus);
+            const double price = row.gpu == "a100-sxm4-80gb" ? 4.10 : profiles().at(row.gpu).price_usd_per_gpu_hour;
+            QVERIFY(std::abs(row.cost_usd / (row.training_days * 24 * row.num_gpus * price) - 1) < 1e-9);
+        }
+        QCOMPARE(gpus.size(), std::size_t{2});
+        QCOMPARE(counts, (std::set<int>{8, 16, 24}));
+    }
+
+    void fast_path_matches_the_task_graph_over_a_sweep()
+    {
+        Scenario s = small_scenario();
+        s.search = SearchSpace{};
+        s.search->num_gpus = {8, 16};
+        auto sweep = [&](bool exact) {
+            std::string csv;
+            ExploreOptions options;
+            options.exact_simulation = exact;
+            const ExploreResult r = run(s, options, [&csv](const PlanRow& row) { csv += plan_row_to_csv(row) + "\n"; });
+            return csv;
+        };
+        const std::string fast = sweep(false);
+        QVERIFY(!fast.empty());
+        QCOMPARE(fast, sweep(true));
+    }
+
+    void cancellation_keeps_counts_consistent()
+    {
+        Scenario s = small_scenario();
+        s.search = SearchSpace{};
+        s.search->num_gpus = {8, 16, 32};
+        RunControl control;
+        std::uint64_t seen = 0;
+        ExploreOptions options;
+        options.threads = 2;
+        const auto result = explore(s, profiles(), options, control, [&](const PlanRow&) {
+            if (++seen == 50) {
+                control.cancel = true;
+            }
+        });
+        QVERIFY(result.ok());
+        QVERIFY(result->cancelled);
+        QVERIFY(result->evaluated < result->total);
+        QCOMPARE(result->feasible + rejected_total(*result), result->evaluated);
+        QCOMPARE(control.done.load(), result->evaluated);
+        QVERIFY(result->feasible >= 50);
+        QCOMPARE(seen, result->feasible);
+        for (const auto& f : result->front) {
+            QVERIFY(f.index < result->total);
+        }
+
+        RunControl before;
+        before.cancel = true; // cancelled before it starts: nothing evaluated, still a valid result
+        const auto none = explore(s, profiles(), options, before);
+        QVERIFY(none.ok());
+        QVERIFY(none->cancelled);
+        QCOMPARE(none->evaluated, std::uint64_t{0});
+        QVERIFY(none->front.empty());
+    }
+
+    void bad_input_names_the_field()
+    {
+        Scenario s = small_scenario();
+        s.search = SearchSpace{};
+        s.search->gpu = {"no-such-gpu"};
+        RunControl control;
+        auto r = explore(s, profiles(), {}, control);
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.errors().front().field), QString("search.gpu"));
+
+        Scenario t = small_scenario();
+        t.training.tokens = 0;
+        r = explore(t, profiles(), {}, control);
+        QVERIFY(!r.ok());
+        QCOMPARE(QString::fromStdString(r.errors().front().field), QString("training.tokens"));
+    }
+
+    void csv_row_has_every_column()
+    {
+        ExploreOptions options;
+        options.top_k = 1;
+        const ExploreResult r = run(small_scenario(), options);
+        QCOMPARE(r.fastest.size(), std::size_t{1});
+        const std::string header = plan_row_csv_header();
+        const std::string line = plan_row_to_csv(r.fastest.front());
+        QCOMPARE(std::count(line.begin(), line.end(), ','), std::count(header.begin(), header.end(), ','));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestExplorer)
+#include "tst_explorer.moc"

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Shared setup of the GUI tests: isolated settings and app data (QStandardPaths test mode), the
+// resources, and small scenarios that sweep in a fraction of a second.
+#include <QCoreApplication>
+#include <QStandardPaths>
+
+#include "models/presets.h"
+#include "models/resources.h"
+#include "vtrain/scenario.h"
+
+namespace vtrain::ui::test {
+
+// Call from a test class's static initMain() (before the application object exists).
+inline void initTestEnvironment()
+{
+    QStandardPaths::setTestModeEnabled(true); // ~/.qttest: never touch the user's settings or autosave
+    QCoreApplication::setOrganizationName(QStringLiteral("vtrain-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("vtrain-explorer-tests"));
+}
+
+// GPT 350M on 8 or 16 A100s, 16 plans: tp {1, 2} x pp {1, 2} x micro-batch {1, 2} x GPUs {8, 16}.
+inline Scenario smallScenario()
+{
+    initResources();
+    Scenario s = presetScenario(QStringLiteral("small-gpt-350m")).value();
+    SearchSpace q;
+    q.tp = {1, 2};
+    q.pp = {1, 2};
+    q.micro_batch = {1, 2};
+    q.schedule = {Schedule::OneFOneB};
+    q.recompute = {Recompute::None};
+    q.sequence_parallel = {false};
+    q.zero_stage = {0};
+    q.num_gpus = {8, 16};
+    q.gpu = {"a100-sxm4-80gb"};
+    s.search = q;
+    return s;
+}
+
+// The MT-NLG 530B default widened to 256 GPU counts: about a million plans, so a sweep runs long
+// enough to be cancelled midway.
+inline Scenario bigScenario()
+{
+    Scenario s = defaultScenario();
+    SearchSpace q = s.search.value_or(SearchSpace{});
+    q.num_gpus.clear();
+    for (int i = 0; i < 256; ++i) {
+        q.num_gpus.push_back(2240 + 280 * i);
+    }
+    s.search = q;
+    return s;
+}
+
+} // namespace vtrain::ui::test

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: MIT
+// The views on their own: the timeline with 100,000 tasks (structure, hover text, paint time), the
+// scenario editor refusing bad input with its reason at the field, the Pareto plot's structure, the
+// memory and compare views, and every image export writing a valid file of its format.
+#include <QElapsedTimer>
+#include <QFile>
+#include <QImage>
+#include <QLineEdit>
+#include <QPainter>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <qcustomplot.h>
+
+#include "gui_test_support.h"
+#include "models/plan_table_model.h"
+#include "views/check_list.h"
+#include "views/compare_view.h"
+#include "views/export.h"
+#include "views/field_row.h"
+#include "views/memory_view.h"
+#include "views/pareto_plot.h"
+#include "views/scenario_editor.h"
+#include "views/timeline_view.h"
+#include "vtrain/simulation_result.h"
+
+using namespace vtrain;
+using namespace vtrain::ui;
+
+namespace {
+
+// A synthetic iteration: `stages` stages, `perStage` forward/backward tasks each, pipeline sends and a
+// gradient reduce, staggered like a pipeline (stage s starts s ms late).
+std::shared_ptr<SimulationResult> syntheticResult(int stages, int perStage)
+{
+    auto r = std::make_shared<SimulationResult>();
+    r->plan.pp = stages;
+    r->stages.resize(static_cast<std::size_t>(stages));
+    double end = 0;
+    for (int s = 0; s < stages; ++s) {
+        double t = s * 1e-3;
+        for (int i = 0; i < perStage; ++i) {
+            TimelineTask task;
+            task.stage = s;
+            task.kind = i % 2 ? TaskKind::Backward : TaskKind::Forward;
+            task.micro_batch = i / 2;
+            task.layers = 2;
+            task.start_s = t;
+            task.end_s = t + (i % 2 ? 2e-4 : 1e-4);
+            task.tp_comm_s = 1e-5;
+            r->timeline.push_back(task);
+            TimelineTask send = task;
+            send.lane = Lane::Pipeline;
+            send.kind = i % 2 ? TaskKind::SendBackward : TaskKind::SendForward;
+            send.start_s = task.end_s;
+            send.end_s = task.end_s + 2e-5;
+            send.tp_comm_s = 0;
+            r->timeline.push_back(send);
+            t = task.end_s + (i % 10 == 0 ? 5e-4 : 1e-5); // a bubble now and then
+        }
+        end = std::max(end, t);
+    }
+    r->iteration_time_s = end;
+    r->task_count = r->timeline.size();
+    return r;
+}
+
+bool fileStartsWith(const QString& path, const QByteArray& prefix)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) && f.read(prefix.size()) == prefix;
+}
+
+} // namespace
+
+class TestViews : public QObject {
+    Q_OBJECT
+public:
+    static void initMain() { test::initTestEnvironment(); }
+
+private Q_SLOTS:
+    void timelineWithAHundredThousandTasks()
+    {
+        auto result = syntheticResult(8, 6250); // 8 x 6,250 compute tasks + as many sends = 100,000 tasks
+        QCOMPARE(result->timeline.size(), std::size_t(100000));
+        TimelineView view;
+        view.resize(1400, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setResult(result);
+        QCOMPARE(view.stageCount(), 8);
+        // Per stage a compute, a tensor-parallel and a pipeline lane (no data-parallel tasks here).
+        QCOMPARE(view.data().rows.size(), std::size_t(24));
+        for (const TimelineRow& row : view.data().rows) {
+            QVERIFY(std::is_sorted(row.bars.begin(), row.bars.end(), [](const TimelineBar& a, const TimelineBar& b) { return a.start < b.start; }));
+            if (row.lane == TimelineLane::Compute) {
+                QVERIFY(!row.idle.empty()); // the bubbles
+            }
+        }
+        // Painting the whole iteration, and zoomed in, stays well inside a frame budget.
+        QImage image(1400, 700, QImage::Format_ARGB32_Premultiplied);
+        QElapsedTimer clock;
+        for (double zoom : {1.0, 50.0, 2000.0}) {
+            view.resetZoom();
+            view.zoomBy(zoom);
+            clock.start();
+            QPainter painter(&image);
+            view.render(painter, image.size(), QStringLiteral("test"));
+            painter.end();
+            const qint64 ms = clock.elapsed();
+            qInfo("zoom %gx: %lld ms", zoom, ms);
+            QVERIFY2(ms < 250, qPrintable(QStringLiteral("%1 ms at zoom %2").arg(ms).arg(zoom)));
+        }
+        // Wheel zoom and drag pan change the visible window.
+        view.resetZoom();
+        const double span = view.mapping().span();
+        QWheelEvent wheel(QPointF(700, 100), view.viewport()->mapToGlobal(QPointF(700, 100)), QPoint(), QPoint(0, 240), Qt::NoButton,
+                          Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(view.viewport(), &wheel);
+        QVERIFY(view.mapping().span() < span * 0.7);
+        const double start = view.mapping().windowStart();
+        QTest::mousePress(view.viewport(), Qt::LeftButton, {}, QPoint(700, 100));
+        QTest::mouseMove(view.viewport(), QPoint(500, 100));
+        QTest::mouseRelease(view.viewport(), Qt::LeftButton, {}, QPoint(500, 100));
+        QVERIFY(view.mapping().windowStart() > start); // dragged left: later times come into view
+    }
+
+    void timelineHoverDescribesTasks()
+    {
+        auto result = syntheticResult(2, 10);
+        TimelineView view;
+        view.resize(1000, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.setResult(result);
+        // Find stage 0's first forward task on screen.
+        const TimelineBar& first = view.data().rows.front().bars.front();
+        const int x = qRound(view.mapping().mapTimeToX((first.start + first.end) / 2));
+        const QString text = view.describeAt(QPoint(x, 26 + 5)); // 26 px ruler, then stage 0's compute lane
+        QVERIFY2(text.contains(QStringLiteral("forward")) && text.contains(QStringLiteral("micro-batch 0")), qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("→")));
+        // In a bubble the hover says so.
+        const auto& [idleStart, idleEnd] = view.data().rows.front().idle.front();
+        const QString idle = view.describeAt(QPoint(qRound(view.mapping().mapTimeToX((idleStart + idleEnd) / 2)), 31));
+        QVERIFY2(idle.contains(QStringLiteral("bubble")), qPrintable(idle));
+    }
+
+    void editorRefusesBadInputWithItsReason_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("input");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("layers not a number") << QStringLiteral("model.layers") << QStringLiteral("abc") << QStringLiteral("must be a whole number");
+        QTest::newRow("layers zero") << QStringLiteral("model.layers") << QStringLiteral("0") << QStringLiteral("must be at least 1");
+        QTest::newRow("heads not dividing hidden") << QStringLiteral("model.heads") << QStringLiteral("100") << QStringLiteral("must divide hidden");
+        QTest::newRow("kv heads not dividing heads") << QStringLiteral("model.kv_heads") << QStringLiteral("7") << QStringLiteral("must divide heads");
+        QTest::newRow("range without step") << QStringLiteral("cluster.num_gpus") << QStringLiteral("8-64") << QStringLiteral("needs a step");
+        QTest::newRow("tokens") << QStringLiteral("training.tokens") << QStringLiteral("many") << QStringLiteral("such as 270B");
+        QTest::newRow("negative price") << QStringLiteral("cluster.price_per_gpu_hour") << QStringLiteral("-3") << QStringLiteral("more than 0");
+        QTest::newRow("empty batch") << QStringLiteral("training.global_batch") << QString() << QStringLiteral("is required");
+    }
+    void editorRefusesBadInputWithItsReason()
+    {
+        QFETCH(QString, field);
+        QFETCH(QString, input);
+        QFETCH(QString, reason);
+        ScenarioEditor editor;
+        editor.setProfiles({QStringLiteral("a100-sxm4-80gb"), QStringLiteral("h100-sxm5-80gb")}, {});
+        editor.setScenario(test::smallScenario());
+        editor.show();
+        QVERIFY(editor.isValid());
+        QSignalSpy edited(&editor, &ScenarioEditor::scenarioEdited);
+        QSignalSpy validity(&editor, &ScenarioEditor::validityChanged);
+        QLineEdit* edit = editor.fieldRow(field)->lineEdit();
+        QVERIFY(edit);
+        edit->selectAll();
+        if (input.isEmpty()) {
+            QTest::keyClick(edit, Qt::Key_Delete);
+        } else {
+            // Typing goes through valid prefixes ("1" of "100"); what counts is the last keystroke.
+            QTest::keyClicks(edit, input.chopped(1));
+            edited.clear();
+            QTest::keyClick(edit, input.back().toLatin1());
+        }
+        QCOMPARE(edit->text(), input);
+        QVERIFY(!editor.isValid());
+        QVERIFY(!editor.scenario());
+        QCOMPARE(edited.count(), 0); // nothing invalid leaves the editor
+        QVERIFY(!validity.isEmpty() && !validity.last().at(0).toBool());
+        QVERIFY2(editor.errorOf(field).contains(reason), qPrintable(editor.errorOf(field)));
+        // The reason is on screen, under the field.
+        auto* label = editor.findChild<QLabel*>(field + QStringLiteral(".error"));
+        QVERIFY(label && label->isVisible() && label->text().contains(reason));
+        // Fixing it makes the scenario valid again and sends it.
+        edit->selectAll();
+        QTest::keyClick(edit, Qt::Key_Delete);
+        const Scenario s = test::smallScenario();
+        const QString good = field == u"model.layers"        ? QString::number(s.model.layers)
+                             : field == u"model.heads"       ? QString::number(s.model.heads)
+                             : field == u"model.kv_heads"    ? QString()
+                             : field == u"cluster.num_gpus"  ? QStringLiteral("8-64:8")
+                             : field == u"training.tokens"   ? QStringLiteral("7B")
+                             : field == u"training.global_batch" ? QStringLiteral("256")
+                                                                 : QStringLiteral("2.5");
+        QTest::keyClicks(edit, good);
+        if (good.isEmpty()) {
+            QTest::keyClick(edit, Qt::Key_Backspace); // an empty optional field: still send an edit
+        }
+        QVERIFY2(editor.isValid(), qPrintable(editor.errors().join(QLatin1Char('\n'))));
+        QVERIFY(editor.errorOf(field).isEmpty());
+        QVERIFY(edited.count() >= 1);
+    }
+
+    void editorReadsAndWritesTheSearch()
+    {
+        ScenarioEditor editor;
+        editor.setProfiles({QStringLiteral("a100-sxm4-80gb"), QStringLiteral("h100-sxm5-80gb")}, {});
+        editor.setScenario(test::smallScenario());
+        const Scenario s = *editor.scenario();
+        QCOMPARE(s.search->tp, (std::vector<int>{1, 2}));
+        QCOMPARE(s.search->num_gpus, (std::vector<int>{8, 16}));
+        QCOMPARE(editor.estimatedPlans(), std::uint64_t(16));
+        // Unchecking every tensor-parallel width is refused at that list.
+        CheckList* tp = editor.checkList(QStringLiteral("search.tp"));
+        QSignalSpy edited(&editor, &ScenarioEditor::scenarioEdited);
+        for (QCheckBox* box : tp->findChildren<QCheckBox*>()) {
+            if (box->isChecked()) {
+                box->click();
+            }
+        }
+        QVERIFY(!editor.isValid());
+        QCOMPARE(editor.errorOf(QStringLiteral("search.tp")), QStringLiteral("check at least one"));
+        // Presets load whole scenarios.
+        editor.loadPreset(QStringLiteral("llama3-70b"));
+        QVERIFY(editor.isValid());
+        QCOMPARE(editor.scenario()->model.kv_heads, 8);
+        QCOMPARE(editor.scenario()->model.activation, FfnActivation::SwiGlu);
+        QCOMPARE(editor.scenario()->cluster.gpu, std::string("h100-sxm5-80gb"));
+    }
+
+    void paretoPlotStructure()
+    {
+        PlanTableModel model;
+        ParetoPlot plot;
+        plot.resize(800, 500);
+        plot.setModel(&model);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        std::vector<PlanRow> rows;
+        for (int i = 0; i < 50; ++i) {
+            PlanRow r;
+            r.index = static_cast<std::uint64_t>(i);
+            r.plan.tp = 1 << (i % 3);
+            r.training_days = 10 + i;
+            r.cost_usd = 1e6 * (60 - i) + 1e5 * (i % 7);
+            rows.push_back(r);
+        }
+        model.appendRows(rows);
+        plot.flush();
+        QCOMPARE(plot.pointCount(), 50);
+        QCOMPARE(plot.categoryCount(), 3); // tp 1, 2, 4
+        model.setFront({0, 10, 20});
+        QCOMPARE(plot.frontPointCount(), 3);
+        plot.setColorDimension(ColorDimension::GpuCount);
+        QCOMPARE(plot.categoryCount(), 1);
+        QCOMPARE(plot.pointCount(), 50);
+        plot.setLogAxes(true);
+        QCOMPARE(plot.customPlot()->xAxis->scaleType(), QCPAxis::stLogarithmic);
+        // Clicking a point reports its row.
+        QSignalSpy clicked(&plot, &ParetoPlot::rowClicked);
+        const QPoint at = plot.pixelOfRow(20);
+        QTest::mouseClick(plot.customPlot(), Qt::LeftButton, {}, at);
+        QCOMPARE(clicked.count(), 1);
+        QCOMPARE(clicked.at(0).at(0).toInt(), 20);
+        QCOMPARE(plot.selectedRow(), 20);
+        model.clear();
+        QCOMPARE(plot.pointCount(), 0);
+        QCOMPARE(plot.frontPointCount(), 0);
+    }
+
+    void memoryAndCompareViews()
+    {
+        auto a = syntheticResult(4, 10);
+        for (std::size_t s = 0; s < a->stages.size(); ++s) {
+            a->stages[s].memory.weights_bytes = 10e9;
+            a->stages[s].memory.activations_bytes = 5e9 * static_cast<double>(4 - s);
+            a->stages[s].peak_memory_gib = (10e9 + 5e9 * static_cast<double>(4 - s)) / (1 << 30);
+            a->stages[s].breakdown.bubble_s = 0.1 * static_cast<double>(s);
+        }
+        a->usable_memory_gib = 76;
+        auto b = syntheticResult(2, 10);
+        MemoryView memory;
+        memory.setResult(a);
+        QCOMPARE(memory.stageCount(), 4);
+        QCOMPARE(memory.customPlot()->plottableCount(), 5); // weights, gradients, optimizer, activations, working
+        CompareView compare;
+        compare.setCurrent(a);
+        compare.pinCurrent();
+        compare.setCurrent(b);
+        QCOMPARE(compare.pinned(), std::shared_ptr<const SimulationResult>(a));
+        QCOMPARE(compare.stageRowCount(), 4); // the deeper of the two pipelines
+        compare.swap();
+        QCOMPARE(compare.current(), std::shared_ptr<const SimulationResult>(a));
+    }
+
+    void imageExportsWriteValidFiles_data()
+    {
+        QTest::addColumn<QString>("suffix");
+        QTest::addColumn<QByteArray>("magic");
+        QTest::newRow("png") << QStringLiteral("png") << QByteArray("\x89PNG\r\n\x1a\n", 8);
+        QTest::newRow("svg") << QStringLiteral("svg") << QByteArray("<?xml");
+        QTest::newRow("pdf") << QStringLiteral("pdf") << QByteArray("%PDF");
+    }
+    void imageExportsWriteValidFiles()
+    {
+        QFETCH(QString, suffix);
+        QFETCH(QByteArray, magic);
+        QTemporaryDir dir;
+        QCustomPlot plot;
+        plot.addGraph()->setData({1, 2, 3}, {3, 1, 2});
+        plot.rescaleAxes();
+        const QString chart = dir.filePath(QStringLiteral("chart.") + suffix);
+        QString error;
+        QVERIFY2(exportPlot(&plot, chart, ExportSize{1600, 900, 2.0}, QStringLiteral("title"), &error), qPrintable(error));
+        QVERIFY(fileStartsWith(chart, magic));
+
+        TimelineView view;
+        view.setResult(syntheticResult(3, 20));
+        const QString timeline = dir.filePath(QStringLiteral("timeline.") + suffix);
+        QVERIFY2(exportPainted([&](QPainter& p, const QSize& s) { view.render(p, s, QStringLiteral("t")); }, timeline,
+                               ExportSize{1200, 600, 1.0}, QStringLiteral("t"), &error),
+                 qPrintable(error));
+        QVERIFY(fileStartsWith(timeline, magic));
+        if (suffix == u"png") {
+            // The chosen size and resolution: 1600 x 900 at 2x.
+            QCOMPARE(QImage(chart).size(), QSize(3200, 1800));
+            QCOMPARE(QImage(timeline).size(), QSize(1200, 600));
+        }
+        if (suffix == u"svg") {
+            QFile f(chart);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            QVERIFY(f.readAll().contains("<svg"));
+        }
+    }
+
+    void exportRefusesUnknownTypes()
+    {
+        QCustomPlot plot;
+        QString error;
+        QVERIFY(!exportPlot(&plot, QStringLiteral("/tmp/chart.bmpx"), ExportSize{}, QString(), &error));
+        QVERIFY(error.contains(QStringLiteral(".png, .svg or .pdf")));
+        QCOMPARE(withImageSuffix(QStringLiteral("/tmp/a"), QStringLiteral("PDF document (*.pdf)")), QStringLiteral("/tmp/a.pdf"));
+    }
+};
+
+QTEST_MAIN(TestViews)
+#include "tst_views.moc"

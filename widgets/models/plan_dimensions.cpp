@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+#include "models/plan_dimensions.h"
+
+#include <QCoreApplication>
+
+#include "models/format.h"
+
+namespace vtrain::ui {
+
+QStringList colorDimensionNames()
+{
+    QStringList names;
+    for (int i = 0; i < static_cast<int>(ColorDimension::Count); ++i) {
+        names << colorDimensionName(static_cast<ColorDimension>(i));
+    }
+    return names;
+}
+
+QString colorDimensionName(ColorDimension dimension)
+{
+    switch (dimension) {
+    case ColorDimension::TensorParallel: return QCoreApplication::translate("vtrain", "Tensor parallel");
+    case ColorDimension::PipelineParallel: return QCoreApplication::translate("vtrain", "Pipeline parallel");
+    case ColorDimension::Schedule: return QCoreApplication::translate("vtrain", "Schedule");
+    case ColorDimension::Recompute: return QCoreApplication::translate("vtrain", "Recompute");
+    case ColorDimension::GpuCount: return QCoreApplication::translate("vtrain", "GPU count");
+    case ColorDimension::GpuType: return QCoreApplication::translate("vtrain", "GPU type");
+    case ColorDimension::Count: break;
+    }
+    return {};
+}
+
+QString scheduleName(Schedule schedule)
+{
+    switch (schedule) {
+    case Schedule::GPipe: return QStringLiteral("GPipe");
+    case Schedule::OneFOneB: return QStringLiteral("1F1B");
+    case Schedule::Interleaved: return QStringLiteral("interleaved");
+    }
+    return {};
+}
+
+QString recomputeName(Recompute recompute)
+{
+    return QString::fromLatin1(to_string(recompute));
+}
+
+QString categoryOf(const PlanRow& row, ColorDimension dimension)
+{
+    switch (dimension) {
+    case ColorDimension::TensorParallel: return QStringLiteral("tp %1").arg(row.plan.tp);
+    case ColorDimension::PipelineParallel: return QStringLiteral("pp %1").arg(row.plan.pp);
+    case ColorDimension::Schedule: return scheduleName(row.plan.schedule);
+    case ColorDimension::Recompute: return recomputeName(row.plan.recompute) + QStringLiteral(" recompute");
+    case ColorDimension::GpuCount: return formatCount(row.num_gpus) + QStringLiteral(" GPUs");
+    case ColorDimension::GpuType: return QString::fromStdString(row.gpu);
+    case ColorDimension::Count: break;
+    }
+    return {};
+}
+
+double categoryOrder(const PlanRow& row, ColorDimension dimension)
+{
+    switch (dimension) {
+    case ColorDimension::TensorParallel: return row.plan.tp;
+    case ColorDimension::PipelineParallel: return row.plan.pp;
+    case ColorDimension::Schedule: return static_cast<double>(row.plan.schedule);
+    case ColorDimension::Recompute: return static_cast<double>(row.plan.recompute);
+    case ColorDimension::GpuCount: return row.num_gpus;
+    case ColorDimension::GpuType:
+    case ColorDimension::Count: break;
+    }
+    return 0;
+}
+
+QString planSummary(const Plan& p)
+{
+    QString s = QStringLiteral("tp %1 · pp %2 · dp %3 · mb %4 · %5").arg(p.tp).arg(p.pp).arg(p.dp).arg(p.micro_batch).arg(scheduleName(p.schedule));
+    if (p.schedule == Schedule::Interleaved) {
+        s += QStringLiteral(" ×%1").arg(p.virtual_stages);
+    }
+    if (p.recompute != Recompute::None) {
+        s += QStringLiteral(" · %1 recompute").arg(recomputeName(p.recompute));
+    }
+    if (p.sequence_parallel) {
+        s += QStringLiteral(" · SP");
+    }
+    if (p.zero_stage > 0) {
+        s += QStringLiteral(" · ZeRO-%1").arg(p.zero_stage);
+    }
+    return s;
+}
+
+QString planDescription(const PlanRow& row)
+{
+    return QStringLiteral("%1\n%2 × %3\n%4 · %5\niteration %6 · MFU %7\npeak memory %8%9")
+        .arg(planSummary(row.plan), formatCount(row.num_gpus), QString::fromStdString(row.gpu), formatDays(row.training_days),
+             formatDollars(row.cost_usd), formatSeconds(row.iteration_time_s), formatPercent(row.mfu), formatGiB(row.peak_memory_gib),
+             row.on_front ? QStringLiteral("\non the Pareto front") : QString());
+}
+
+} // namespace vtrain::ui

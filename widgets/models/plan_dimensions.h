@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The plan dimensions the Pareto plot can colour by, and short plan descriptions for labels and tooltips.
+#include <QString>
+#include <QStringList>
+
+#include "vtrain/explorer.h"
+
+namespace vtrain::ui {
+
+enum class ColorDimension { TensorParallel, PipelineParallel, Schedule, Recompute, GpuCount, GpuType, Count };
+
+QStringList colorDimensionNames();
+QString colorDimensionName(ColorDimension dimension);
+
+// The category a row falls into, e.g. "tp 8" or "1f1b".
+QString categoryOf(const PlanRow& row, ColorDimension dimension);
+// A number to order categories by (tp 2 before tp 16); categories with equal keys sort by name.
+double categoryOrder(const PlanRow& row, ColorDimension dimension);
+
+QString scheduleName(Schedule schedule);   // "1F1B", "GPipe", "interleaved"
+QString recomputeName(Recompute recompute); // "none", "selective", "full"
+
+// "tp 8 · pp 35 · dp 12 · mb 1 · 1F1B · full recompute"
+QString planSummary(const Plan& plan);
+// Several lines: the plan, its GPUs and its figures (tooltips).
+QString planDescription(const PlanRow& row);
+
+} // namespace vtrain::ui

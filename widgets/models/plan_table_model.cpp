@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: MIT
+#include "models/plan_table_model.h"
+
+#include <algorithm>
+
+#include <QBrush>
+#include <QColor>
+#include <QFont>
+
+#include "models/format.h"
+#include "models/plan_dimensions.h"
+
+namespace vtrain::ui {
+
+PlanTableModel::PlanTableModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+int PlanTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int PlanTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) {
+        return {};
+    }
+    static const char* const titles[ColumnCount] = {"Front", "GPU", "GPUs", "TP", "PP", "DP", "MB", "Schedule", "VS", "Recompute",
+                                                    "SP", "ZeRO", "Days", "Cost", "Iteration", "Tokens/s", "MFU", "Bubble", "Peak mem"};
+    static const char* const tips[ColumnCount] = {
+        "On the (training time, cost) Pareto front", "GPU type", "Number of GPUs", "Tensor-parallel width",
+        "Pipeline stages", "Data-parallel replicas", "Micro-batch size (sequences)", "Pipeline schedule",
+        "Virtual stages per pipeline rank (interleaved)", "Activation recomputation", "Sequence parallelism",
+        "Optimizer sharding (ZeRO stage)", "Training time in days", "Training cost in dollars", "One iteration",
+        "Training throughput", "Model FLOPs utilisation", "Idle fraction of an iteration", "Largest stage's peak memory"};
+    if (role == Qt::DisplayRole) {
+        return tr(titles[section]);
+    }
+    if (role == Qt::ToolTipRole) {
+        return tr(tips[section]);
+    }
+    return {};
+}
+
+QVariant PlanTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
+        return {};
+    }
+    const PlanRow& row = m_rows[static_cast<std::size_t>(index.row())];
+    switch (role) {
+    case Qt::DisplayRole: return displayData(row, index.column());
+    case SortRole: return sortData(row, index.column());
+    case OnFrontRole: return row.on_front;
+    case PlanIndexRole: return QVariant::fromValue<qulonglong>(row.index);
+    case Qt::ToolTipRole: return planDescription(row);
+    case Qt::TextAlignmentRole:
+        return index.column() == GpuColumn || index.column() == ScheduleColumn || index.column() == RecomputeColumn
+                   ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
+                   : QVariant(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::FontRole:
+        if (row.on_front) {
+            QFont bold;
+            bold.setBold(true);
+            return bold;
+        }
+        return {};
+    case Qt::ForegroundRole:
+        if (index.column() == FrontColumn && row.on_front) {
+            return QBrush(QColor(0xd6, 0x27, 0x28));
+        }
+        return {};
+    default: return {};
+    }
+}
+
+QVariant PlanTableModel::displayData(const PlanRow& r, int column) const
+{
+    const Plan& p = r.plan;
+    switch (column) {
+    case FrontColumn: return r.on_front ? QStringLiteral("★") : QString();
+    case GpuColumn: return QString::fromStdString(r.gpu);
+    case GpusColumn: return r.num_gpus;
+    case TpColumn: return p.tp;
+    case PpColumn: return p.pp;
+    case DpColumn: return p.dp;
+    case MicroBatchColumn: return p.micro_batch;
+    case ScheduleColumn: return scheduleName(p.schedule);
+    case VirtualStagesColumn: return p.virtual_stages;
+    case RecomputeColumn: return recomputeName(p.recompute);
+    case SequenceParallelColumn: return p.sequence_parallel ? tr("yes") : tr("no");
+    case ZeroColumn: return p.zero_stage;
+    case DaysColumn: return QString::number(r.training_days, 'f', 2);
+    case CostColumn: return formatDollars(r.cost_usd);
+    case IterationColumn: return formatSeconds(r.iteration_time_s);
+    case TokensColumn: return formatCount(r.tokens_per_s);
+    case MfuColumn: return formatPercent(r.mfu);
+    case BubbleColumn: return formatPercent(r.bubble_fraction);
+    case MemoryColumn: return formatGiB(r.peak_memory_gib);
+    default: return {};
+    }
+}
+
+QVariant PlanTableModel::sortData(const PlanRow& r, int column) const
+{
+    const Plan& p = r.plan;
+    switch (column) {
+    case FrontColumn: return r.on_front ? 1 : 0;
+    case GpuColumn: return QString::fromStdString(r.gpu);
+    case GpusColumn: return r.num_gpus;
+    case TpColumn: return p.tp;
+    case PpColumn: return p.pp;
+    case DpColumn: return p.dp;
+    case MicroBatchColumn: return p.micro_batch;
+    case ScheduleColumn: return static_cast<int>(p.schedule);
+    case VirtualStagesColumn: return p.virtual_stages;
+    case RecomputeColumn: return static_cast<int>(p.recompute);
+    case SequenceParallelColumn: return p.sequence_parallel ? 1 : 0;
+    case ZeroColumn: return p.zero_stage;
+    case DaysColumn: return r.training_days;
+    case CostColumn: return r.cost_usd;
+    case IterationColumn: return r.iteration_time_s;
+    case TokensColumn: return r.tokens_per_s;
+    case MfuColumn: return r.mfu;
+    case BubbleColumn: return r.bubble_fraction;
+    case MemoryColumn: return r.peak_memory_gib;
+    default: return {};
+    }
+}
+
+void PlanTableModel::clear()
+{
+    if (m_rows.empty() && m_frontRows.empty()) {
+        return;
+    }
+    beginResetModel();
+    m_rows.clear();
+    m_rows.shrink_to_fit();
+    m_frontRows.clear();
+    m_sortedByIndex = true;
+    endResetModel();
+    Q_EMIT frontChanged();
+}
+
+void PlanTableModel::appendRows(const std::vector<PlanRow>& rows)
+{
+    if (rows.empty()) {
+        return;
+    }
+    const int first = static_cast<int>(m_rows.size());
+    beginInsertRows({}, first, first + static_cast<int>(rows.size()) - 1);
+    for (const PlanRow& r : rows) {
+        if (!m_rows.empty() && r.index < m_rows.back().index) {
+            m_sortedByIndex = false;
+        }
+        m_rows.push_back(r);
+        m_rows.back().on_front = false; // the front is only known at the end of the sweep
+    }
+    endInsertRows();
+}
+
+int PlanTableModel::rowOfPlan(std::uint64_t planIndex) const
+{
+    if (m_sortedByIndex) {
+        const auto it = std::lower_bound(m_rows.begin(), m_rows.end(), planIndex,
+                                         [](const PlanRow& r, std::uint64_t i) { return r.index < i; });
+        return it != m_rows.end() && it->index == planIndex ? static_cast<int>(it - m_rows.begin()) : -1;
+    }
+    const auto it = std::find_if(m_rows.begin(), m_rows.end(), [&](const PlanRow& r) { return r.index == planIndex; });
+    return it != m_rows.end() ? static_cast<int>(it - m_rows.begin()) : -1;
+}
+
+int PlanTableModel::setFront(const std::vector<std::uint64_t>& planIndices)
+{
+    for (int row : m_frontRows) {
+        m_rows[static_cast<std::size_t>(row)].on_front = false;
+    }
+    m_frontRows.clear();
+    for (std::uint64_t planIndex : planIndices) {
+        const int row = rowOfPlan(planIndex);
+        if (row >= 0) {
+            m_rows[static_cast<std::size_t>(row)].on_front = true;
+            m_frontRows.push_back(row);
+        }
+    }
+    std::sort(m_frontRows.begin(), m_frontRows.end(), [&](int a, int b) {
+        const PlanRow& ra = m_rows[static_cast<std::size_t>(a)];
+        const PlanRow& rb = m_rows[static_cast<std::size_t>(b)];
+        return ra.training_days != rb.training_days ? ra.training_days < rb.training_days : ra.cost_usd > rb.cost_usd;
+    });
+    if (!m_rows.empty()) {
+        // Bold font and the star span every column.
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+    }
+    Q_EMIT frontChanged();
+    return static_cast<int>(m_frontRows.size());
+}
+
+} // namespace vtrain::ui

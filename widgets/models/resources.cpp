@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: MIT
+#include "models/resources.h"
+
+#include <QtCore/qglobal.h>
+#include <QtCore/QDir>
+
+// Q_INIT_RESOURCE must be used outside any namespace.
+static void initVtrainResource()
+{
+    Q_INIT_RESOURCE(vtrain);
+}
+
+namespace vtrain::ui {
+
+void initResources()
+{
+    static const bool done = [] {
+        initVtrainResource();
+        return true;
+    }();
+    (void)done;
+}
+
+} // namespace vtrain::ui

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Every QSettings key in one place (scattered ad-hoc keys drift apart). QSettings holds UI state only;
+// scenarios are JSON files.
+
+namespace vtrain::ui::settings_keys {
+
+inline constexpr auto kOrganization = "vtrain";
+inline constexpr auto kApplication = "vtrain-explorer";
+
+inline constexpr auto kMainWindowGeometry = "MainWindow/Geometry";
+inline constexpr auto kMainWindowState = "MainWindow/State";
+// Bump when docks or toolbars change so an old saved layout is ignored instead of half-applied.
+inline constexpr int kMainWindowStateVersion = 2;
+
+inline constexpr auto kRecentFiles = "Files/Recent";
+inline constexpr int kMaxRecentFiles = 8;
+inline constexpr auto kLastDirectory = "Files/LastDirectory";
+
+inline constexpr auto kColorDimension = "Pareto/ColorBy";
+inline constexpr auto kLogAxes = "Pareto/LogAxes";
+inline constexpr auto kAutoRun = "Sweep/AutoRun";
+
+inline constexpr auto kExportWidth = "Export/Width";
+inline constexpr auto kExportHeight = "Export/Height";
+inline constexpr auto kExportScale = "Export/Scale";
+
+} // namespace vtrain::ui::settings_keys

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+#include "views/check_list.h"
+
+#include <QCheckBox>
+#include <QGridLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+
+namespace vtrain::ui {
+
+CheckList::CheckList(const QString& name, int columns, QWidget* parent)
+    : QWidget(parent)
+    , m_name(name)
+    , m_columns(columns)
+{
+    setObjectName(name);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(1);
+    m_grid = new QGridLayout;
+    m_grid->setContentsMargins(0, 0, 0, 0);
+    m_grid->setHorizontalSpacing(8);
+    m_grid->setVerticalSpacing(2);
+    layout->addLayout(m_grid);
+    m_errorLabel = new QLabel(this);
+    m_errorLabel->setObjectName(name + QStringLiteral(".error"));
+    m_errorLabel->setStyleSheet(QStringLiteral("color: #c62828;"));
+    m_errorLabel->setWordWrap(true);
+    m_errorLabel->setVisible(false);
+    layout->addWidget(m_errorLabel);
+}
+
+void CheckList::setItems(const QStringList& labels, const QVariantList& values)
+{
+    const QVariantList previously = checkedValues();
+    for (QCheckBox* box : m_boxes) {
+        m_grid->removeWidget(box);
+        delete box;
+    }
+    m_boxes.clear();
+    m_values = values;
+    for (int i = 0; i < static_cast<int>(values.size()); ++i) {
+        auto* box = new QCheckBox(labels.value(i), this);
+        box->setChecked(previously.contains(values[i]));
+        connect(box, &QCheckBox::clicked, this, &CheckList::edited);
+        m_grid->addWidget(box, i / m_columns, i % m_columns);
+        m_boxes.push_back(box);
+    }
+}
+
+void CheckList::setChecked(const QVariantList& values)
+{
+    for (int i = 0; i < static_cast<int>(m_boxes.size()); ++i) {
+        m_boxes[i]->setChecked(values.contains(m_values[i]));
+    }
+}
+
+void CheckList::setAllChecked(bool checked)
+{
+    for (QCheckBox* box : m_boxes) {
+        box->setChecked(checked);
+    }
+}
+
+QVariantList CheckList::checkedValues() const
+{
+    QVariantList out;
+    for (int i = 0; i < static_cast<int>(m_boxes.size()); ++i) {
+        if (m_boxes[i]->isChecked()) {
+            out << m_values[i];
+        }
+    }
+    return out;
+}
+
+void CheckList::setError(const QString& error)
+{
+    m_error = error;
+    m_errorLabel->setText(error);
+    m_errorLabel->setVisible(!error.isEmpty());
+}
+
+} // namespace vtrain::ui

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+#include "views/compare_view.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "models/format.h"
+#include "models/plan_dimensions.h"
+#include "vtrain/simulation_result.h"
+
+namespace vtrain::ui {
+namespace {
+
+QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter)
+{
+    auto* item = new QTableWidgetItem(text);
+    item->setTextAlignment(align);
+    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+    return item;
+}
+
+// B minus A, signed and coloured: green when B needs less.
+QTableWidgetItem* deltaCell(double a, double b, QString (*format)(double), bool lowerIsBetter = true)
+{
+    const double d = b - a;
+    auto* item = cell((d > 0 ? QStringLiteral("+") : QString()) + format(d));
+    if (std::abs(d) > 1e-12 * std::max(std::abs(a), std::abs(b))) {
+        const bool better = lowerIsBetter ? d < 0 : d > 0;
+        item->setForeground(better ? QColor(0x2e, 0x7d, 0x32) : QColor(0xc6, 0x28, 0x28));
+    }
+    return item;
+}
+
+QString seconds(double s) { return formatSeconds(s); }
+QString gib(double g) { return formatGiB(g); }
+QString days(double d) { return formatDays(d); }
+QString dollars(double d) { return d < 0 ? QStringLiteral("-") + formatDollars(-d) : formatDollars(d); }
+QString percent(double f) { return formatPercent(f); }
+
+QString describe(const SimulationResult* r)
+{
+    if (!r) {
+        return QObject::tr("—");
+    }
+    return QStringLiteral("%1 × %2 · %3\n%4 · %5 · iteration %6")
+        .arg(formatCount(r->num_gpus), QString::fromStdString(r->gpu), planSummary(r->plan), formatDays(r->training_days),
+             formatDollars(r->cost_usd), formatSeconds(r->iteration_time_s));
+}
+
+} // namespace
+
+CompareView::CompareView(QWidget* parent)
+    : QWidget(parent)
+{
+    m_labelA = new QLabel(this);
+    m_labelB = new QLabel(this);
+    for (QLabel* l : {m_labelA, m_labelB}) {
+        l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        l->setWordWrap(true);
+    }
+    m_pin = new QPushButton(QIcon(QStringLiteral(":/icons/pin.svg")), tr("Pin selected plan as A"), this);
+    m_pin->setObjectName(QStringLiteral("pinButton"));
+    m_swap = new QPushButton(tr("Swap A and B"), this);
+    connect(m_pin, &QPushButton::clicked, this, &CompareView::pinCurrent);
+    connect(m_swap, &QPushButton::clicked, this, &CompareView::swap);
+
+    m_summary = new QTableWidget(this);
+    m_summary->setObjectName(QStringLiteral("compareSummary"));
+    m_stages = new QTableWidget(this);
+    m_stages->setObjectName(QStringLiteral("compareStages"));
+    for (QTableWidget* t : {m_summary, m_stages}) {
+        t->verticalHeader()->setVisible(false);
+        t->setEditTriggers(QAbstractItemView::NoEditTriggers);
+        t->setAlternatingRowColors(true);
+        t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+        t->horizontalHeader()->setStretchLastSection(true);
+    }
+
+    auto* heads = new QHBoxLayout;
+    auto* aBox = new QVBoxLayout;
+    aBox->addWidget(new QLabel(tr("<b>A</b> (pinned)"), this));
+    aBox->addWidget(m_labelA);
+    auto* bBox = new QVBoxLayout;
+    bBox->addWidget(new QLabel(tr("<b>B</b> (selected)"), this));
+    bBox->addWidget(m_labelB);
+    heads->addLayout(aBox, 1);
+    heads->addLayout(bBox, 1);
+    auto* buttons = new QVBoxLayout;
+    buttons->addWidget(m_pin);
+    buttons->addWidget(m_swap);
+    buttons->addStretch();
+    heads->addLayout(buttons);
+
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(m_summary);
+    split->addWidget(m_stages);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    split->setSizes({460, 700});
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(heads);
+    layout->addWidget(split, 1);
+    refresh();
+}
+
+void CompareView::setCurrent(std::shared_ptr<const SimulationResult> result)
+{
+    m_b = std::move(result);
+    refresh();
+}
+
+void CompareView::setPinned(std::shared_ptr<const SimulationResult> result)
+{
+    m_a = std::move(result);
+    refresh();
+}
+
+void CompareView::pinCurrent()
+{
+    if (m_b) {
+        setPinned(m_b);
+    }
+}
+
+void CompareView::swap()
+{
+    std::swap(m_a, m_b);
+    refresh();
+}
+
+int CompareView::stageRowCount() const
+{
+    return m_stages->rowCount();
+}
+
+void CompareView::refresh()
+{
+    m_labelA->setText(m_a ? describe(m_a.get()) : tr("Select a plan and press \"Pin selected plan as A\"."));
+    m_labelB->setText(describe(m_b.get()));
+    m_pin->setEnabled(m_b != nullptr);
+    m_swap->setEnabled(m_a || m_b);
+    fillSummary();
+    fillStages();
+}
+
+void CompareView::fillSummary()
+{
+    m_summary->clear();
+    m_summary->setColumnCount(4);
+    m_summary->setHorizontalHeaderLabels({tr("Per iteration"), tr("A"), tr("B"), tr("B − A")});
+    const SimulationResult* a = m_a.get();
+    const SimulationResult* b = m_b.get();
+    struct Line {
+        QString name;
+        double (*get)(const SimulationResult&);
+        QString (*format)(double);
+        bool lowerIsBetter;
+    };
+    const std::vector<Line> lines{
+        {tr("Iteration time"), [](const SimulationResult& r) { return r.iteration_time_s; }, seconds, true},
+        {tr("Compute"), [](const SimulationResult& r) { return r.breakdown.compute_s; }, seconds, true},
+        {tr("Tensor-parallel comm"), [](const SimulationResult& r) { return r.breakdown.tp_comm_s; }, seconds, true},
+        {tr("Pipeline comm"), [](const SimulationResult& r) { return r.breakdown.pp_comm_s; }, seconds, true},
+        {tr("Data-parallel comm (exposed)"), [](const SimulationResult& r) { return r.breakdown.dp_comm_exposed_s; }, seconds, true},
+        {tr("Optimizer"), [](const SimulationResult& r) { return r.breakdown.optimizer_s; }, seconds, true},
+        {tr("Bubble (idle)"), [](const SimulationResult& r) { return r.breakdown.bubble_s; }, seconds, true},
+        {tr("Peak memory"), [](const SimulationResult& r) { return r.peak_memory_gib; }, gib, true},
+        {tr("MFU"), [](const SimulationResult& r) { return r.mfu; }, percent, false},
+        {tr("Training time"), [](const SimulationResult& r) { return r.training_days; }, days, true},
+        {tr("Training cost"), [](const SimulationResult& r) { return r.cost_usd; }, dollars, true},
+    };
+    m_summary->setRowCount(static_cast<int>(lines.size()));
+    for (int i = 0; i < static_cast<int>(lines.size()); ++i) {
+        const Line& l = lines[static_cast<std::size_t>(i)];
+        m_summary->setItem(i, 0, cell(l.name, Qt::AlignLeft | Qt::AlignVCenter));
+        if (a) {
+            m_summary->setItem(i, 1, cell(l.format(l.get(*a))));
+        }
+        if (b) {
+            m_summary->setItem(i, 2, cell(l.format(l.get(*b))));
+        }
+        if (a && b) {
+            m_summary->setItem(i, 3, deltaCell(l.get(*a), l.get(*b), l.format, l.lowerIsBetter));
+        }
+    }
+}
+
+void CompareView::fillStages()
+{
+    m_stages->clear();
+    const QStringList headers{tr("Stage"),   tr("A busy"),   tr("A comm"), tr("A bubble"), tr("A memory"), tr("B busy"),
+                              tr("B comm"), tr("B bubble"), tr("B memory"), tr("Δ bubble"), tr("Δ memory")};
+    m_stages->setColumnCount(static_cast<int>(headers.size()));
+    m_stages->setHorizontalHeaderLabels(headers);
+    const std::size_t na = m_a ? m_a->stages.size() : 0;
+    const std::size_t nb = m_b ? m_b->stages.size() : 0;
+    const std::size_t n = std::max(na, nb);
+    m_stages->setRowCount(static_cast<int>(n));
+    auto busy = [](const StageBreakdown& b) { return b.compute_s + b.optimizer_s; };
+    auto comm = [](const StageBreakdown& b) { return b.tp_comm_s + b.pp_comm_s + b.dp_comm_exposed_s; };
+    for (std::size_t s = 0; s < n; ++s) {
+        const int row = static_cast<int>(s);
+        m_stages->setItem(row, 0, cell(QString::number(s)));
+        const StageResult* sa = s < na ? &m_a->stages[s] : nullptr;
+        const StageResult* sb = s < nb ? &m_b->stages[s] : nullptr;
+        if (sa) {
+            m_stages->setItem(row, 1, cell(seconds(busy(sa->breakdown))));
+            m_stages->setItem(row, 2, cell(seconds(comm(sa->breakdown))));
+            m_stages->setItem(row, 3, cell(seconds(sa->breakdown.bubble_s)));
+            m_stages->setItem(row, 4, cell(gib(sa->peak_memory_gib)));
+        }
+        if (sb) {
+            m_stages->setItem(row, 5, cell(seconds(busy(sb->breakdown))));
+            m_stages->setItem(row, 6, cell(seconds(comm(sb->breakdown))));
+            m_stages->setItem(row, 7, cell(seconds(sb->breakdown.bubble_s)));
+            m_stages->setItem(row, 8, cell(gib(sb->peak_memory_gib)));
+        }
+        if (sa && sb) {
+            m_stages->setItem(row, 9, deltaCell(sa->breakdown.bubble_s, sb->breakdown.bubble_s, seconds));
+            m_stages->setItem(row, 10, deltaCell(sa->peak_memory_gib, sb->peak_memory_gib, gib));
+        }
+    }
+}
+
+} // namespace vtrain::ui

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+#include "views/export_dialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+
+#include "models/settings_keys.h"
+
+namespace vtrain::ui {
+
+ExportDialog::ExportDialog(const QString& what, const QString& suggestedPath, const QSize& currentSize, QWidget* parent)
+    : QDialog(parent)
+{
+    setWindowTitle(tr("Export %1").arg(what));
+    const QSettings settings;
+    m_path = new QLineEdit(suggestedPath, this);
+    auto* browse = new QPushButton(tr("Browse…"), this);
+    auto* pathRow = new QHBoxLayout;
+    pathRow->addWidget(m_path, 1);
+    pathRow->addWidget(browse);
+
+    m_preset = new QComboBox(this);
+    m_preset->addItem(tr("Slide 16:9 (1600 × 900)"), QSize(1600, 900));
+    m_preset->addItem(tr("Slide 4:3 (1200 × 900)"), QSize(1200, 900));
+    m_preset->addItem(tr("Wide (1920 × 800)"), QSize(1920, 800));
+    m_preset->addItem(tr("As on screen (%1 × %2)").arg(currentSize.width()).arg(currentSize.height()), currentSize);
+    m_preset->addItem(tr("Custom"), QSize());
+    m_width = new QSpinBox(this);
+    m_height = new QSpinBox(this);
+    for (QSpinBox* s : {m_width, m_height}) {
+        s->setRange(16, 20000);
+        s->setSuffix(tr(" px"));
+    }
+    m_width->setValue(settings.value(QLatin1String(settings_keys::kExportWidth), 1600).toInt());
+    m_height->setValue(settings.value(QLatin1String(settings_keys::kExportHeight), 900).toInt());
+    m_scale = new QComboBox(this);
+    for (double s : {1.0, 2.0, 3.0, 4.0}) {
+        m_scale->addItem(tr("%1× (%2 dpi)").arg(s).arg(qRound(96 * s)), s);
+    }
+    m_scale->setCurrentIndex(std::max(0, m_scale->findData(settings.value(QLatin1String(settings_keys::kExportScale), 2.0).toDouble())));
+    m_preset->setCurrentIndex(m_preset->count() - 1);
+    for (int i = 0; i < m_preset->count() - 1; ++i) {
+        if (m_preset->itemData(i).toSize() == QSize(m_width->value(), m_height->value())) {
+            m_preset->setCurrentIndex(i);
+        }
+    }
+
+    auto* form = new QFormLayout(this);
+    form->addRow(tr("File"), pathRow);
+    form->addRow(tr("Size"), m_preset);
+    auto* sizeRow = new QHBoxLayout;
+    sizeRow->addWidget(m_width);
+    sizeRow->addWidget(new QLabel(QStringLiteral("×"), this));
+    sizeRow->addWidget(m_height);
+    form->addRow(QString(), sizeRow);
+    form->addRow(tr("PNG resolution"), m_scale);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    form->addRow(buttons);
+
+    connect(browse, &QPushButton::clicked, this, &ExportDialog::browse);
+    connect(m_preset, &QComboBox::activated, this, [this](int index) {
+        const QSize s = m_preset->itemData(index).toSize();
+        if (s.isValid()) {
+            m_width->setValue(s.width());
+            m_height->setValue(s.height());
+        }
+    });
+    connect(buttons, &QDialogButtonBox::accepted, this, [this] {
+        const QString path = m_path->text().trimmed();
+        if (!imageFormatForPath(path)) {
+            QMessageBox::warning(this, tr("Export"), tr("Choose a file ending in .png, .svg or .pdf."));
+            return;
+        }
+        remember();
+        accept();
+    });
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+}
+
+void ExportDialog::browse()
+{
+    QString filter;
+    const QString path = QFileDialog::getSaveFileName(this, windowTitle(), m_path->text(), imageFileFilters(), &filter);
+    if (!path.isEmpty()) {
+        m_path->setText(withImageSuffix(path, filter));
+    }
+}
+
+void ExportDialog::remember() const
+{
+    QSettings settings;
+    settings.setValue(QLatin1String(settings_keys::kExportWidth), m_width->value());
+    settings.setValue(QLatin1String(settings_keys::kExportHeight), m_height->value());
+    settings.setValue(QLatin1String(settings_keys::kExportScale), m_scale->currentData().toDouble());
+}
+
+ImageExportRequest ExportDialog::request() const
+{
+    return {m_path->text().trimmed(), ExportSize{m_width->value(), m_height->value(), m_scale->currentData().toDouble()}};
+}
+
+std::optional<ImageExportRequest> ExportDialog::ask(QWidget* parent, const QString& what, const QString& suggestedPath,
+                                                    const QSize& currentSize)
+{
+    ExportDialog dialog(what, suggestedPath, currentSize, parent);
+    if (dialog.exec() != QDialog::Accepted) {
+        return std::nullopt;
+    }
+    return dialog.request();
+}
+
+} // namespace vtrain::ui

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Asks where and how big to export an image: file (PNG, SVG or PDF), size presets for slides, custom
+// width and height, and the PNG resolution scale. The last choice is remembered.
+#include <optional>
+
+#include <QDialog>
+
+#include "views/export.h"
+
+class QComboBox;
+class QLineEdit;
+class QSpinBox;
+
+namespace vtrain::ui {
+
+struct ImageExportRequest {
+    QString path;
+    ExportSize size;
+};
+
+class ExportDialog : public QDialog {
+    Q_OBJECT
+public:
+    ExportDialog(const QString& what, const QString& suggestedPath, const QSize& currentSize, QWidget* parent = nullptr);
+
+    ImageExportRequest request() const;
+    static std::optional<ImageExportRequest> ask(QWidget* parent, const QString& what, const QString& suggestedPath,
+                                                 const QSize& currentSize);
+
+private:
+    void browse();
+    void remember() const;
+
+    QLineEdit* m_path = nullptr;
+    QComboBox* m_preset = nullptr;
+    QSpinBox* m_width = nullptr;
+    QSpinBox* m_height = nullptr;
+    QComboBox* m_scale = nullptr;
+};
+
+} // namespace vtrain::ui

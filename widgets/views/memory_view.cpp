@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+#include "views/memory_view.h"
+
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+#include "models/format.h"
+#include "views/plot_style.h"
+#include "vtrain/simulation_result.h"
+
+namespace vtrain::ui {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+} // namespace
+
+MemoryView::MemoryView(QWidget* parent)
+    : QWidget(parent)
+{
+    m_plot = new QCustomPlot(this);
+    m_plot->setObjectName(QStringLiteral("memoryPlot"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+
+    m_plot->plotLayout()->insertRow(0);
+    m_title = new QCPTextElement(m_plot, tr("Memory per stage (one GPU)"), plot_style::titleFont());
+    m_plot->plotLayout()->addElement(0, 0, m_title);
+    m_plot->xAxis->setLabel(tr("Pipeline stage"));
+    m_plot->yAxis->setLabel(tr("GiB"));
+    m_plot->xAxis->setLabelFont(plot_style::labelFont());
+    m_plot->yAxis->setLabelFont(plot_style::labelFont());
+    m_plot->xAxis->grid()->setVisible(false);
+
+    const struct {
+        const char* name;
+        QColor color;
+    } parts[] = {{"weights", QColor(0x4e, 0x79, 0xa7)},
+                 {"gradients", QColor(0xf2, 0x8e, 0x2b)},
+                 {"optimizer states", QColor(0x59, 0xa1, 0x4f)},
+                 {"activations", QColor(0xb0, 0x7a, 0xa1)},
+                 {"working buffers", QColor(0xba, 0xb0, 0xac)}};
+    QCPBars* below = nullptr;
+    for (const auto& part : parts) {
+        auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
+        bars->setName(tr(part.name));
+        bars->setBrush(part.color);
+        bars->setPen(QPen(part.color.darker(130)));
+        bars->setWidthType(QCPBars::wtPlotCoords);
+        bars->setWidth(0.7);
+        if (below) {
+            bars->moveAbove(below);
+        }
+        below = bars;
+        m_parts.push_back(bars);
+    }
+    m_capacity = new QCPItemStraightLine(m_plot);
+    m_capacity->setPen(QPen(QColor(0xd6, 0x27, 0x28), 2, Qt::DashLine));
+    m_capacityLabel = new QCPItemText(m_plot);
+    m_capacityLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    m_capacityLabel->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    m_capacityLabel->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    m_capacityLabel->setColor(QColor(0xd6, 0x27, 0x28));
+    m_capacity->setVisible(false);
+    m_capacityLabel->setVisible(false);
+
+    // The legend sits right of the bars, in its own column: inside the axis rect it would hide stages.
+    m_plot->legend->setVisible(true);
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    auto* side = new QCPLayoutGrid;
+    m_plot->plotLayout()->addElement(1, 1, side);
+    side->addElement(0, 0, m_plot->legend);
+    side->addElement(1, 0, new QCPLayoutElement(m_plot)); // spacer: keeps the legend at the top
+    side->setRowStretchFactor(0, 0.01);
+    m_plot->plotLayout()->setColumnStretchFactor(1, 0.01);
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->legend->setBrush(Qt::NoBrush);
+    plot_style::applyPalette(m_plot, palette());
+}
+
+int MemoryView::stageCount() const
+{
+    return m_result ? static_cast<int>(m_result->stages.size()) : 0;
+}
+
+void MemoryView::clear()
+{
+    setResult(nullptr);
+}
+
+void MemoryView::setResult(std::shared_ptr<const SimulationResult> result)
+{
+    m_result = std::move(result);
+    QVector<double> keys;
+    std::vector<QVector<double>> values(m_parts.size());
+    double peak = 0;
+    if (m_result) {
+        for (std::size_t s = 0; s < m_result->stages.size(); ++s) {
+            const StageMemory& m = m_result->stages[s].memory;
+            keys.push_back(static_cast<double>(s));
+            values[0].push_back(m.weights_bytes / kGiB);
+            values[1].push_back(m.gradients_bytes / kGiB);
+            values[2].push_back(m.optimizer_bytes / kGiB);
+            values[3].push_back(m.activations_bytes / kGiB);
+            values[4].push_back(m.working_bytes / kGiB);
+            peak = std::max(peak, m.total_bytes() / kGiB);
+        }
+    }
+    for (std::size_t i = 0; i < m_parts.size(); ++i) {
+        m_parts[i]->setData(keys, values[i], true);
+    }
+    const double usable = m_result ? m_result->usable_memory_gib : 0;
+    m_capacity->setVisible(usable > 0);
+    m_capacityLabel->setVisible(usable > 0);
+    m_capacity->point1->setCoords(0, usable);
+    m_capacity->point2->setCoords(1, usable);
+    m_capacityLabel->position->setCoords(0.99, usable);
+    m_capacityLabel->setText(tr("usable capacity %1").arg(formatGiB(usable)));
+    m_title->setText(m_result ? tr("Memory per stage (one GPU): peak %1 of %2 usable%3")
+                                    .arg(formatGiB(m_result->peak_memory_gib), formatGiB(usable),
+                                         m_result->fits_memory ? QString() : tr(" (does not fit)"))
+                              : tr("Memory per stage (one GPU)"));
+
+    // Integer stage ticks, thinned out for deep pipelines.
+    auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();
+    const int n = static_cast<int>(keys.size());
+    ticker->setTickStep(n > 40 ? 5.0 : n > 16 ? 2.0 : 1.0);
+    ticker->setScaleStrategy(QCPAxisTickerFixed::ssNone);
+    m_plot->xAxis->setTicker(ticker);
+    m_plot->xAxis->setRange(-0.6, std::max(1, n) - 0.4);
+    m_plot->yAxis->setRange(0, std::max({peak, usable, 1.0}) * 1.08);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void MemoryView::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange) {
+        plot_style::applyPalette(m_plot, palette());
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+    QWidget::changeEvent(event);
+}
+
+} // namespace vtrain::ui

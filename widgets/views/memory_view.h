@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Memory of one GPU per pipeline stage as stacked bars (weights, gradients, optimizer states, activations,
+// working buffers) against the usable capacity line: which stage runs out first, and of what.
+#include <memory>
+
+#include <QWidget>
+
+class QCustomPlot;
+class QCPBars;
+class QCPItemStraightLine;
+class QCPItemText;
+class QCPTextElement;
+
+namespace vtrain {
+struct SimulationResult;
+}
+
+namespace vtrain::ui {
+
+class MemoryView : public QWidget {
+    Q_OBJECT
+public:
+    explicit MemoryView(QWidget* parent = nullptr);
+
+    void setResult(std::shared_ptr<const SimulationResult> result);
+    void clear();
+    QCustomPlot* customPlot() const { return m_plot; }
+    int stageCount() const;
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    QCustomPlot* m_plot = nullptr;
+    QCPTextElement* m_title = nullptr;
+    std::vector<QCPBars*> m_parts;
+    QCPItemStraightLine* m_capacity = nullptr;
+    QCPItemText* m_capacityLabel = nullptr;
+    std::shared_ptr<const SimulationResult> m_result;
+};
+
+} // namespace vtrain::ui

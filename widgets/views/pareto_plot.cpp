@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: MIT
+#include "views/pareto_plot.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+#include "models/format.h"
+#include "models/plan_table_model.h"
+#include "views/plot_style.h"
+
+namespace vtrain::ui {
+namespace {
+
+// Dollar tick labels ($200k, $1.5M) on linear and logarithmic axes.
+class DollarTicker : public QCPAxisTicker {
+protected:
+    QString getTickLabel(double tick, const QLocale&, QChar, int) override { return formatDollars(tick); }
+};
+class DollarLogTicker : public QCPAxisTickerLog {
+protected:
+    QString getTickLabel(double tick, const QLocale&, QChar, int) override { return formatDollars(tick); }
+};
+
+} // namespace
+
+ParetoPlot::ParetoPlot(QWidget* parent)
+    : QWidget(parent)
+{
+    auto* controls = new QHBoxLayout;
+    controls->setContentsMargins(4, 2, 4, 2);
+    controls->addWidget(new QLabel(tr("Colour by:"), this));
+    m_colorBy = new QComboBox(this);
+    m_colorBy->setObjectName(QStringLiteral("colorBy"));
+    m_colorBy->addItems(colorDimensionNames());
+    controls->addWidget(m_colorBy);
+    m_logBox = new QCheckBox(tr("Log axes"), this);
+    m_logBox->setObjectName(QStringLiteral("logAxes"));
+    m_logBox->setIcon(QIcon(QStringLiteral(":/icons/log-axes.svg")));
+    controls->addWidget(m_logBox);
+    controls->addStretch();
+    m_summary = new QLabel(this);
+    m_summary->setObjectName(QStringLiteral("paretoSummary"));
+    controls->addWidget(m_summary);
+
+    m_plot = new QCustomPlot(this);
+    m_plot->setObjectName(QStringLiteral("paretoCustomPlot"));
+    m_plot->setMinimumSize(320, 240);
+    m_plot->setMouseTracking(true);
+    m_plot->installEventFilter(this);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(controls);
+    layout->addWidget(m_plot, 1);
+
+    setupPlot();
+
+    m_refresh.setSingleShot(true);
+    m_refresh.setInterval(250);
+    connect(&m_refresh, &QTimer::timeout, this, [this] {
+        appendPending();
+        rescaleIfNotZoomed();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    });
+    connect(m_colorBy, &QComboBox::currentIndexChanged, this,
+            [this](int index) { setColorDimension(static_cast<ColorDimension>(index)); });
+    connect(m_logBox, &QCheckBox::toggled, this, &ParetoPlot::setLogAxes);
+}
+
+ParetoPlot::~ParetoPlot() = default;
+
+void ParetoPlot::setupPlot()
+{
+    m_plot->setNoAntialiasingOnDrag(true);
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->plotLayout()->insertRow(0);
+    m_title = new QCPTextElement(m_plot, tr("Training time vs cost"), plot_style::titleFont());
+    m_plot->plotLayout()->addElement(0, 0, m_title);
+    m_plot->xAxis->setLabel(tr("Training time (days)"));
+    m_plot->yAxis->setLabel(tr("Training cost"));
+    m_plot->xAxis->setLabelFont(plot_style::labelFont());
+    m_plot->yAxis->setLabelFont(plot_style::labelFont());
+    m_plot->xAxis->setTickLabelFont(plot_style::tickFont());
+    m_plot->yAxis->setTickLabelFont(plot_style::tickFont());
+
+    // Layers: points on "main", the front above them, hover and selection marks on a buffered overlay.
+    m_plot->addLayer(QStringLiteral("front"), m_plot->layer(QStringLiteral("main")), QCustomPlot::limAbove);
+    m_plot->addLayer(QStringLiteral("marks"), m_plot->layer(QStringLiteral("front")), QCustomPlot::limAbove);
+    m_plot->layer(QStringLiteral("marks"))->setMode(QCPLayer::lmBuffered);
+
+    m_frontGraph = m_plot->addGraph();
+    m_frontGraph->setLayer(QStringLiteral("front"));
+    m_frontGraph->setName(tr("Pareto front"));
+    m_frontGraph->setLineStyle(QCPGraph::lsStepLeft); // cost stays until the next faster plan: the attainable region
+    m_frontGraph->setPen(QPen(QColor(0x20, 0x20, 0x20), 2.2));
+    m_frontGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(0x20, 0x20, 0x20), 1.6), Qt::white, 8));
+
+    m_selectedGraph = m_plot->addGraph();
+    m_selectedGraph->setLayer(QStringLiteral("marks"));
+    m_selectedGraph->setLineStyle(QCPGraph::lsNone);
+    m_selectedGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(0xd6, 0x27, 0x28), 3), Qt::NoBrush, 16));
+    m_selectedGraph->removeFromLegend();
+
+    m_hoverGraph = m_plot->addGraph();
+    m_hoverGraph->setLayer(QStringLiteral("marks"));
+    m_hoverGraph->setLineStyle(QCPGraph::lsNone);
+    m_hoverGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(0x20, 0x20, 0x20), 1.5), Qt::NoBrush, 12));
+    m_hoverGraph->removeFromLegend();
+
+    m_plot->legend->setVisible(true);
+    m_plot->legend->setFont(plot_style::tickFont());
+    m_plot->legend->setBrush(QColor(255, 255, 255, 220));
+    m_plot->legend->setBorderPen(QPen(QColor(0xb0, 0xb0, 0xb0)));
+    // Top left: on a (time, cost) chart that corner (fast and expensive) is the emptiest.
+    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    applyAxisScale();
+    applyPalette();
+}
+
+void ParetoPlot::setModel(PlanTableModel* model)
+{
+    if (m_model) {
+        disconnect(m_model, nullptr, this, nullptr);
+    }
+    m_model = model;
+    clearPoints();
+    if (!model) {
+        return;
+    }
+    connect(model, &QAbstractItemModel::rowsInserted, this, [this] {
+        if (!m_refresh.isActive()) {
+            m_refresh.start();
+        }
+    });
+    connect(model, &QAbstractItemModel::modelReset, this, [this] {
+        clearPoints();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    });
+    connect(model, &PlanTableModel::frontChanged, this, [this] {
+        // The sweep is over: regroup once with stable, sorted category colours, then draw the front.
+        rebuildCategories();
+        updateFront();
+        rescaleIfNotZoomed();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    });
+    flush();
+}
+
+void ParetoPlot::setTitle(const QString& title)
+{
+    m_title->setText(title);
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ParetoPlot::setColorDimension(ColorDimension dimension)
+{
+    if (m_colorBy->currentIndex() != static_cast<int>(dimension)) {
+        m_colorBy->setCurrentIndex(static_cast<int>(dimension)); // comes back here through the signal
+        return;
+    }
+    if (dimension == m_dimension && !m_categories.empty()) {
+        return;
+    }
+    m_dimension = dimension;
+    rebuildCategories();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    Q_EMIT colorDimensionChanged(dimension);
+}
+
+void ParetoPlot::setLogAxes(bool log)
+{
+    if (m_logBox->isChecked() != log) {
+        m_logBox->setChecked(log);
+        return;
+    }
+    if (m_log == log) {
+        return;
+    }
+    m_log = log;
+    applyAxisScale();
+    m_userZoomed = false;
+    rescaleIfNotZoomed();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    Q_EMIT logAxesChanged(log);
+}
+
+void ParetoPlot::applyAxisScale()
+{
+    m_plot->xAxis->setScaleType(m_log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    m_plot->yAxis->setScaleType(m_log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (m_log) {
+        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
+        m_plot->yAxis->setTicker(QSharedPointer<DollarLogTicker>::create());
+    } else {
+        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        m_plot->yAxis->setTicker(QSharedPointer<DollarTicker>::create());
+    }
+}
+
+void ParetoPlot::applyPalette()
+{
+    plot_style::applyPalette(m_plot, palette());
+}
+
+void ParetoPlot::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::PaletteChange) {
+        applyPalette();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+    QWidget::changeEvent(event);
+}
+
+void ParetoPlot::clearPoints()
+{
+    for (Category& c : m_categories) {
+        m_plot->removeGraph(c.graph);
+    }
+    m_categories.clear();
+    m_points.clear();
+    m_pointsSorted = true;
+    m_appended = 0;
+    m_selectedRow = -1;
+    m_hoverRow = -1;
+    m_userZoomed = false;
+    m_frontGraph->data()->clear();
+    m_selectedGraph->data()->clear();
+    m_hoverGraph->data()->clear();
+    m_summary->clear();
+}
+
+ParetoPlot::Category& ParetoPlot::categoryFor(const QString& name, double order)
+{
+    for (Category& c : m_categories) {
+        if (c.name == name) {
+            return c;
+        }
+    }
+    Category c;
+    c.name = name;
+    c.order = order;
+    c.graph = m_plot->addGraph();
+    c.graph->setName(name);
+    c.graph->setLineStyle(QCPGraph::lsNone);
+    c.graph->setAntialiased(false); // dense scatter: antialiasing costs much and shows little
+    c.graph->setAntialiasedScatters(false);
+    const QColor color = plot_style::categoryColor(static_cast<int>(m_categories.size()));
+    c.graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, 5));
+    m_categories.push_back(c);
+    return m_categories.back();
+}
+
+void ParetoPlot::appendPending()
+{
+    if (!m_model) {
+        return;
+    }
+    const int n = m_model->rowCount();
+    if (m_appended >= n) {
+        return;
+    }
+    std::map<QCPGraph*, std::pair<QVector<double>, QVector<double>>> batches;
+    for (int row = m_appended; row < n; ++row) {
+        const PlanRow& r = m_model->planRow(row);
+        Category& c = categoryFor(categoryOf(r, m_dimension), categoryOrder(r, m_dimension));
+        auto& [keys, values] = batches[c.graph];
+        keys.push_back(r.training_days);
+        values.push_back(r.cost_usd);
+        m_points.push_back(Point{r.training_days, r.cost_usd, row});
+    }
+    m_pointsSorted = false;
+    for (auto& [graph, batch] : batches) {
+        graph->addData(batch.first, batch.second);
+    }
+    m_appended = n;
+    // Small markers once the cloud gets dense, so the front and clusters stay readable.
+    const double size = n > 20000 ? 3 : n > 2000 ? 4 : 6;
+    for (Category& c : m_categories) {
+        QCPScatterStyle style = c.graph->scatterStyle();
+        style.setSize(size);
+        c.graph->setScatterStyle(style);
+    }
+    m_summary->setText(tr("%1 feasible plans").arg(formatCount(n)));
+}
+
+void ParetoPlot::rebuildCategories()
+{
+    for (Category& c : m_categories) {
+        m_plot->removeGraph(c.graph);
+    }
+    m_categories.clear();
+    m_points.clear();
+    m_appended = 0;
+    if (!m_model || m_model->rowCount() == 0) {
+        m_summary->clear();
+        return;
+    }
+    // First pass: the categories in display order, so legend and colours are sorted (tp 1, 2, 4, ...).
+    std::map<std::pair<double, QString>, bool> seen;
+    for (const PlanRow& r : m_model->rows()) {
+        seen.emplace(std::make_pair(categoryOrder(r, m_dimension), categoryOf(r, m_dimension)), true);
+    }
+    for (const auto& entry : seen) {
+        categoryFor(entry.first.second, entry.first.first);
+    }
+    appendPending();
+    updateMarkers();
+}
+
+void ParetoPlot::updateFront()
+{
+    m_frontGraph->data()->clear();
+    if (!m_model) {
+        return;
+    }
+    QVector<double> keys;
+    QVector<double> values;
+    for (int row : m_model->frontRows()) {
+        const PlanRow& r = m_model->planRow(row);
+        keys.push_back(r.training_days);
+        values.push_back(r.cost_usd);
+    }
+    m_frontGraph->setData(keys, values, true); // frontRows() is ordered by training time
+    if (!keys.isEmpty()) {
+        m_summary->setText(tr("%1 feasible plans · %2 on the front").arg(formatCount(m_model->rowCount())).arg(keys.size()));
+    }
+}
+
+void ParetoPlot::setSelectedRow(int row)
+{
+    m_selectedRow = (m_model && row >= 0 && row < m_appended) ? row : -1;
+    updateMarkers();
+    m_plot->layer(QStringLiteral("marks"))->replot();
+}
+
+void ParetoPlot::updateMarkers()
+{
+    m_selectedGraph->data()->clear();
+    if (m_model && m_selectedRow >= 0 && m_selectedRow < m_model->rowCount()) {
+        const PlanRow& r = m_model->planRow(m_selectedRow);
+        m_selectedGraph->addData(r.training_days, r.cost_usd);
+    }
+    m_hoverGraph->data()->clear();
+    if (m_model && m_hoverRow >= 0 && m_hoverRow < m_model->rowCount()) {
+        const PlanRow& r = m_model->planRow(m_hoverRow);
+        m_hoverGraph->addData(r.training_days, r.cost_usd);
+    }
+}
+
+void ParetoPlot::rescaleIfNotZoomed()
+{
+    if (m_userZoomed || m_points.empty()) {
+        return;
+    }
+    double x0 = m_points.front().days, x1 = x0, y0 = m_points.front().cost, y1 = y0;
+    for (const Point& p : m_points) {
+        x0 = std::min(x0, p.days);
+        x1 = std::max(x1, p.days);
+        y0 = std::min(y0, p.cost);
+        y1 = std::max(y1, p.cost);
+    }
+    if (m_log) {
+        // A margin of a few percent in log space, and never a range that touches zero.
+        x0 = std::max(x0, 1e-9);
+        y0 = std::max(y0, 1e-9);
+        m_plot->xAxis->setRange(x0 / 1.15, x1 * 1.15);
+        m_plot->yAxis->setRange(y0 / 1.15, y1 * 1.15);
+    } else {
+        const double dx = std::max((x1 - x0) * 0.05, std::abs(x1) * 0.02 + 1e-9);
+        const double dy = std::max((y1 - y0) * 0.05, std::abs(y1) * 0.02 + 1e-9);
+        m_plot->xAxis->setRange(std::max(0.0, x0 - dx), x1 + dx);
+        m_plot->yAxis->setRange(std::max(0.0, y0 - dy), y1 + dy);
+    }
+}
+
+void ParetoPlot::flush()
+{
+    m_refresh.stop();
+    appendPending();
+    updateMarkers();
+    rescaleIfNotZoomed();
+    m_plot->replot();
+}
+
+int ParetoPlot::pointCount() const
+{
+    int n = 0;
+    for (const Category& c : m_categories) {
+        n += c.graph->dataCount();
+    }
+    return n;
+}
+
+int ParetoPlot::frontPointCount() const
+{
+    return m_frontGraph->dataCount();
+}
+
+QPoint ParetoPlot::pixelOfRow(int row) const
+{
+    if (!m_model || row < 0 || row >= m_model->rowCount()) {
+        return {};
+    }
+    const PlanRow& r = m_model->planRow(row);
+    return QPoint(qRound(m_plot->xAxis->coordToPixel(r.training_days)), qRound(m_plot->yAxis->coordToPixel(r.cost_usd)));
+}
+
+void ParetoPlot::ensureSortedIndex() const
+{
+    if (!m_pointsSorted) {
+        std::sort(m_points.begin(), m_points.end(), [](const Point& a, const Point& b) { return a.days < b.days; });
+        m_pointsSorted = true;
+    }
+}
+
+int ParetoPlot::rowAt(const QPointF& pos, double radius) const
+{
+    if (m_points.empty()) {
+        return -1;
+    }
+    ensureSortedIndex();
+    double lo = m_plot->xAxis->pixelToCoord(pos.x() - radius);
+    double hi = m_plot->xAxis->pixelToCoord(pos.x() + radius);
+    if (lo > hi) {
+        std::swap(lo, hi);
+    }
+    auto it = std::lower_bound(m_points.begin(), m_points.end(), lo, [](const Point& p, double d) { return p.days < d; });
+    int best = -1;
+    double bestD2 = radius * radius;
+    bool bestOnFront = false;
+    for (; it != m_points.end() && it->days <= hi; ++it) {
+        const double dx = m_plot->xAxis->coordToPixel(it->days) - pos.x();
+        const double dy = m_plot->yAxis->coordToPixel(it->cost) - pos.y();
+        const double d2 = dx * dx + dy * dy;
+        const bool onFront = m_model && m_model->planRow(it->row).on_front;
+        // Prefer front plans among near-equals: they are drawn on top and are what a user aims at.
+        if (d2 < bestD2 - 1.0 || (d2 <= bestD2 && onFront && !bestOnFront)) {
+            best = it->row;
+            bestD2 = d2;
+            bestOnFront = onFront;
+        }
+    }
+    return best;
+}
+
+bool ParetoPlot::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched != m_plot) {
+        return QWidget::eventFilter(watched, event);
+    }
+    switch (event->type()) {
+    case QEvent::MouseMove: {
+        auto* e = static_cast<QMouseEvent*>(event);
+        if (e->buttons() & Qt::LeftButton) {
+            if ((e->position().toPoint() - m_pressPos).manhattanLength() > 3) {
+                m_userZoomed = true; // dragging pans
+            }
+            break;
+        }
+        const int row = rowAt(e->position());
+        if (row != m_hoverRow) {
+            m_hoverRow = row;
+            updateMarkers();
+            m_plot->layer(QStringLiteral("marks"))->replot();
+        }
+        if (row >= 0 && m_model) {
+            QToolTip::showText(e->globalPosition().toPoint(), planDescription(m_model->planRow(row)), m_plot);
+        } else {
+            QToolTip::hideText();
+        }
+        break;
+    }
+    case QEvent::MouseButtonPress:
+        m_pressPos = static_cast<QMouseEvent*>(event)->position().toPoint();
+        break;
+    case QEvent::MouseButtonRelease: {
+        auto* e = static_cast<QMouseEvent*>(event);
+        if (e->button() == Qt::LeftButton && (e->position().toPoint() - m_pressPos).manhattanLength() <= 3) {
+            const int row = rowAt(e->position());
+            if (row >= 0) {
+                setSelectedRow(row);
+                Q_EMIT rowClicked(row);
+            }
+        }
+        break;
+    }
+    case QEvent::Wheel:
+        m_userZoomed = true;
+        break;
+    case QEvent::MouseButtonDblClick:
+        m_userZoomed = false; // double-click: back to the whole cloud
+        rescaleIfNotZoomed();
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+        return true;
+    case QEvent::Leave:
+        if (m_hoverRow >= 0) {
+            m_hoverRow = -1;
+            updateMarkers();
+            m_plot->layer(QStringLiteral("marks"))->replot();
+        }
+        break;
+    default: break;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+} // namespace vtrain::ui

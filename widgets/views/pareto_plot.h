@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The Pareto chart: every feasible plan a point (training days vs cost), coloured by a chosen dimension,
+// the front as a step line. Wraps QCustomPlot behind domain verbs so callers never touch graphs.
+// Performance (after QCustomPlot's notes): one graph per colour category fed in batches, no per-point
+// items, no antialiasing on the dense graphs, queued replots, and hover/selection markers on their own
+// buffered layer so moving the mouse does not redraw a million points.
+#include <vector>
+
+#include <QPointer>
+#include <QTimer>
+#include <QWidget>
+
+#include "models/plan_dimensions.h"
+
+class QCustomPlot;
+class QCPGraph;
+class QComboBox;
+class QCheckBox;
+class QLabel;
+class QCPTextElement;
+
+namespace vtrain::ui {
+
+class PlanTableModel;
+
+class ParetoPlot : public QWidget {
+    Q_OBJECT
+public:
+    explicit ParetoPlot(QWidget* parent = nullptr);
+    ~ParetoPlot() override;
+
+    void setModel(PlanTableModel* model);
+    void setColorDimension(ColorDimension dimension);
+    ColorDimension colorDimension() const { return m_dimension; }
+    void setLogAxes(bool log);
+    bool logAxes() const { return m_log; }
+    void setTitle(const QString& title);
+
+    // The plan (model row) marked as selected; -1 clears the mark.
+    void setSelectedRow(int row);
+    int selectedRow() const { return m_selectedRow; }
+
+    QCustomPlot* customPlot() const { return m_plot; }
+    // Brings the plot up to date with the model now (tests, export) instead of at the next refresh tick.
+    void flush();
+    int pointCount() const;
+    int frontPointCount() const;
+    int categoryCount() const { return static_cast<int>(m_categories.size()); }
+    // Where a row's point is drawn, in widget coordinates of customPlot(); for tests.
+    QPoint pixelOfRow(int row) const;
+    // The row whose point is nearest to `pos` (customPlot() coordinates) within `radius` pixels, or -1.
+    int rowAt(const QPointF& pos, double radius = 8.0) const;
+
+Q_SIGNALS:
+    void rowClicked(int row);
+    void colorDimensionChanged(vtrain::ui::ColorDimension dimension);
+    void logAxesChanged(bool log);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    struct Point {
+        double days;
+        double cost;
+        int row;
+    };
+    struct Category {
+        QString name;
+        double order = 0;
+        QCPGraph* graph = nullptr;
+    };
+
+    void setupPlot();
+    void clearPoints();
+    void appendPending();
+    void rebuildCategories();
+    void updateFront();
+    void updateMarkers();
+    void rescaleIfNotZoomed();
+    void applyAxisScale();
+    void applyPalette();
+    Category& categoryFor(const QString& name, double order);
+    void ensureSortedIndex() const;
+
+    QCustomPlot* m_plot = nullptr;
+    QComboBox* m_colorBy = nullptr;
+    QCheckBox* m_logBox = nullptr;
+    QLabel* m_summary = nullptr;
+    QCPTextElement* m_title = nullptr;
+    QPointer<PlanTableModel> m_model;
+    ColorDimension m_dimension = ColorDimension::TensorParallel;
+    bool m_log = false;
+    bool m_userZoomed = false;
+    std::vector<Category> m_categories;
+    QCPGraph* m_frontGraph = nullptr;
+    QCPGraph* m_selectedGraph = nullptr;
+    QCPGraph* m_hoverGraph = nullptr;
+    int m_appended = 0;   // model rows already plotted
+    int m_selectedRow = -1;
+    int m_hoverRow = -1;
+    mutable std::vector<Point> m_points; // for hit tests, sorted by days on demand
+    mutable bool m_pointsSorted = true;
+    QPoint m_pressPos;
+    QTimer m_refresh;     // coalesces streamed rows into a few replots per second
+};
+
+} // namespace vtrain::ui

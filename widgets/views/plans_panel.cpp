@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+#include "views/plans_panel.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSortFilterProxyModel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "models/format.h"
+#include "models/plan_filter_model.h"
+#include "models/plan_table_model.h"
+#include "models/reject_model.h"
+
+namespace vtrain::ui {
+
+PlansPanel::PlansPanel(PlanTableModel* plans, RejectModel* rejects, QWidget* parent)
+    : QWidget(parent)
+    , m_plans(plans)
+    , m_rejectModel(rejects)
+{
+    m_filter = new PlanFilterModel(this);
+    m_filter->setPlanModel(plans);
+
+    m_filterEdit = new QLineEdit(this);
+    m_filterEdit->setObjectName(QStringLiteral("planFilter"));
+    m_filterEdit->setPlaceholderText(tr("Filter: tp=8 pp<=16 days<40 cost<2e7 1f1b …"));
+    m_filterEdit->setClearButtonEnabled(true);
+    m_filterEdit->setToolTip(tr("Terms that must all hold: comparisons on tp, pp, dp, mb, vs, zero, gpus, gpu, days, cost, mfu (%), "
+                                "bubble (%), mem (GiB), or words such as 1f1b, interleaved, selective"));
+    m_frontOnly = new QCheckBox(tr("Front only"), this);
+    m_frontOnly->setObjectName(QStringLiteral("frontOnly"));
+    m_filterError = new QLabel(this);
+    m_filterError->setStyleSheet(QStringLiteral("color: #c62828;"));
+
+    m_table = new QTableView(this);
+    m_table->setObjectName(QStringLiteral("planTable"));
+    m_table->setModel(m_filter);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(PlanTableModel::CostColumn, Qt::AscendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setAlternatingRowColors(true);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setWordWrap(false);
+    // Fixed widths: ResizeToContents would measure every row of a million-row table.
+    const int digit = m_table->fontMetrics().horizontalAdvance(QLatin1Char('0'));
+    const int widths[PlanTableModel::ColumnCount] = {5, 15, 7, 4, 4, 5, 4, 11, 4, 10, 4, 5, 7, 9, 10, 10, 7, 7, 10};
+    for (int c = 0; c < PlanTableModel::ColumnCount; ++c) {
+        m_table->setColumnWidth(c, widths[c] * digit + 12);
+    }
+
+    m_rejectSort = new QSortFilterProxyModel(this);
+    m_rejectSort->setSourceModel(rejects);
+    m_rejectSort->setSortRole(RejectModel::SortRole);
+    m_rejects = new QTableView(this);
+    m_rejects->setObjectName(QStringLiteral("rejectTable"));
+    m_rejects->setModel(m_rejectSort);
+    m_rejects->setSortingEnabled(true);
+    m_rejects->sortByColumn(RejectModel::CountColumn, Qt::DescendingOrder);
+    m_rejects->verticalHeader()->setVisible(false);
+    m_rejects->horizontalHeader()->setStretchLastSection(true);
+    m_rejects->setWordWrap(true);
+    m_rejects->setSelectionBehavior(QAbstractItemView::SelectRows);
+
+    auto* plansPage = new QWidget(this);
+    auto* filterRow = new QHBoxLayout;
+    filterRow->addWidget(m_filterEdit, 1);
+    filterRow->addWidget(m_frontOnly);
+    auto* plansLayout = new QVBoxLayout(plansPage);
+    plansLayout->setContentsMargins(2, 2, 2, 2);
+    plansLayout->setSpacing(2);
+    plansLayout->addLayout(filterRow);
+    plansLayout->addWidget(m_filterError);
+    plansLayout->addWidget(m_table, 1);
+    m_filterError->setVisible(false);
+
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("plansTabs"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(plansPage, tr("Feasible plans"));
+    m_tabs->addTab(m_rejects, tr("Rejected"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_tabs);
+
+    connect(m_filterEdit, &QLineEdit::textChanged, this, &PlansPanel::setFilterText);
+    connect(m_frontOnly, &QCheckBox::toggled, m_filter, &PlanFilterModel::setFrontOnly);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+        if (m_selecting || !current.isValid()) {
+            return;
+        }
+        Q_EMIT rowSelected(m_filter->mapToSource(current).row());
+    });
+    connect(plans, &QAbstractItemModel::rowsInserted, this, &PlansPanel::updateCounts);
+    connect(plans, &QAbstractItemModel::modelReset, this, &PlansPanel::updateCounts);
+    connect(plans, &PlanTableModel::frontChanged, this, &PlansPanel::updateCounts);
+    connect(rejects, &QAbstractItemModel::modelReset, this, &PlansPanel::updateCounts);
+    updateCounts();
+}
+
+void PlansPanel::setFilterText(const QString& text)
+{
+    if (m_filterEdit->text() != text) {
+        m_filterEdit->setText(text); // comes back through textChanged
+        return;
+    }
+    const QString error = m_filter->setFilterText(text);
+    m_filterError->setText(error);
+    m_filterError->setVisible(!error.isEmpty());
+}
+
+void PlansPanel::selectRow(int row)
+{
+    m_selecting = true;
+    if (row < 0) {
+        m_table->selectionModel()->clear();
+    } else {
+        const QModelIndex index = m_filter->mapFromSource(m_plans->index(row, 0));
+        if (index.isValid()) {
+            m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            m_table->scrollTo(index, QAbstractItemView::PositionAtCenter);
+        } else {
+            m_table->selectionModel()->clear(); // filtered out: nothing to show it on
+        }
+    }
+    m_selecting = false;
+}
+
+int PlansPanel::selectedRow() const
+{
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows();
+    return rows.isEmpty() ? -1 : m_filter->mapToSource(rows.front()).row();
+}
+
+void PlansPanel::updateCounts()
+{
+    m_tabs->setTabText(0, tr("Feasible plans (%1)").arg(formatCount(m_plans->rowCount())));
+    m_tabs->setTabText(1, tr("Rejected (%1)").arg(formatCount(static_cast<double>(m_rejectModel->totalRejected()))));
+}
+
+} // namespace vtrain::ui

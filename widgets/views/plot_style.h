@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Shared look of the charts: fonts sized to stay readable when an export lands on a slide, a colour
+// palette that tells categories apart (Tableau 10), task-kind colours of the timeline, and palette-aware
+// axis colours (re-applied on QEvent::PaletteChange).
+#include <QColor>
+#include <QFont>
+#include <QPalette>
+
+#include "vtrain/simulation_result.h"
+
+class QCustomPlot;
+
+namespace vtrain::ui::plot_style {
+
+QFont titleFont();
+QFont labelFont();
+QFont tickFont();
+
+QColor categoryColor(int index);
+QColor taskColor(TaskKind kind);
+QString taskShortName(TaskKind kind); // "F", "B", "R", ...
+QString taskName(TaskKind kind);      // "forward", "backward", ...
+QColor bubbleColor();
+
+void applyPalette(QCustomPlot* plot, const QPalette& palette);
+
+} // namespace vtrain::ui::plot_style

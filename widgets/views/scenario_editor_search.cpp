@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: MIT
+// The scenario editor's parallelism ranges: candidate values, loading a scenario's "search" block into
+// check lists, reading them back, and the size of the resulting plan space.
+#include <algorithm>
+
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLineEdit>
+
+#include "models/format.h"
+#include "models/scenario_fields.h"
+#include "views/check_list.h"
+#include "views/field_row.h"
+#include "views/scenario_editor.h"
+#include "vtrain/scenario_json.h"
+
+namespace vtrain::ui {
+namespace {
+
+const QList<int> kTpCandidates{1, 2, 4, 8, 16, 32, 64};
+const QList<int> kMicroBatchCandidates{1, 2, 4, 8, 16, 32};
+const QList<int> kVirtualStageCandidates{2, 3, 4, 5, 6, 7, 8};
+
+void setIntItems(CheckList* list, const QList<int>& values)
+{
+    QStringList labels;
+    QVariantList vs;
+    for (int v : values) {
+        labels << QString::number(v);
+        vs << v;
+    }
+    list->setItems(labels, vs);
+}
+
+QList<int> divisors(int n)
+{
+    QList<int> out;
+    for (int d = 1; d <= n && out.size() < 64; ++d) {
+        if (n % d == 0) {
+            out << d;
+        }
+    }
+    return out;
+}
+
+template <typename T, typename Fn>
+QVariantList toVariants(const std::vector<T>& values, Fn convert)
+{
+    QVariantList out;
+    for (const T& v : values) {
+        out << convert(v);
+    }
+    return out;
+}
+
+} // namespace
+
+QGroupBox* ScenarioEditor::buildSearchGroup()
+{
+    auto* box = new QGroupBox(tr("Parallelism to explore"));
+    auto* form = new QFormLayout(box);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    setIntItems(addList(form, tr("Tensor parallel"), QStringLiteral("search.tp"), 4, tr("Tensor-parallel widths (tp)")), kTpCandidates);
+    addList(form, tr("Pipeline stages"), QStringLiteral("search.pp"), 4,
+            tr("Pipeline-parallel depths (pp): the divisors of the layer count; all checked = every legal one"));
+    setIntItems(addList(form, tr("Micro-batch"), QStringLiteral("search.micro_batch"), 4, tr("Micro-batch sizes in sequences")),
+                kMicroBatchCandidates);
+    addList(form, tr("Schedule"), QStringLiteral("search.schedule"), 3, tr("Pipeline schedules"))
+        ->setItems({QStringLiteral("GPipe"), QStringLiteral("1F1B"), tr("interleaved")},
+                   {QStringLiteral("gpipe"), QStringLiteral("1f1b"), QStringLiteral("interleaved")});
+    setIntItems(addList(form, tr("Virtual stages"), QStringLiteral("search.virtual_stages"), 4,
+                        tr("Model chunks per pipeline rank, interleaved schedule only; all checked = every legal one")),
+                kVirtualStageCandidates);
+    addList(form, tr("Recompute"), QStringLiteral("search.recompute"), 3, tr("Activation recomputation"))
+        ->setItems({tr("none"), tr("selective"), tr("full")}, {QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full")});
+    addList(form, tr("Sequence parallel"), QStringLiteral("search.sequence_parallel"), 3,
+            tr("Megatron sequence parallelism (needs tp ≥ 2); both checked = on wherever tp ≥ 2"))
+        ->setItems({tr("off"), tr("on")}, {false, true});
+    addList(form, tr("Optimizer sharding"), QStringLiteral("search.zero_stage"), 3, tr("ZeRO stage: 0 none, 1 optimizer states, 2 + gradients"))
+        ->setItems({tr("none"), QStringLiteral("ZeRO-1"), QStringLiteral("ZeRO-2")}, {0, 1, 2});
+    return box;
+}
+
+void ScenarioEditor::updatePipelineCandidates()
+{
+    CheckList* pp = m_lists.at(QStringLiteral("search.pp"));
+    const auto layers = fields::parseInt(m_fields.at(QStringLiteral("model.layers"))->text(), 1, 100000);
+    if (!layers.ok()) {
+        return;
+    }
+    const bool allWereChecked = pp->count() > 0 && pp->checkedValues().size() == pp->count();
+    setIntItems(pp, divisors(*layers.value));
+    if (allWereChecked || pp->checkedValues().isEmpty()) {
+        pp->setAllChecked(true);
+    }
+}
+
+void ScenarioEditor::loadSearch(const Scenario& s)
+{
+    const SearchSpace q = s.search.value_or(SearchSpace{});
+    auto ints = [](const std::vector<int>& v) { return toVariants(v, [](int x) { return QVariant(x); }); };
+    auto load = [this](const char* name, const QVariantList& values, const QVariantList& fallback) {
+        CheckList* list = m_lists.at(QLatin1String(name));
+        list->setChecked(values.isEmpty() ? fallback : values);
+        list->setError({});
+    };
+    updatePipelineCandidates();
+
+    QVariantList gpus = toVariants(q.gpu, [](const std::string& g) { return QVariant(QString::fromStdString(g)); });
+    const QVariantList offered = m_lists.at(QStringLiteral("search.gpu"))->values();
+    if (!offered.contains(QString::fromStdString(s.cluster.gpu))) {
+        // A GPU without a profile here still shows, so the user sees why the sweep cannot run.
+        QStringList labels;
+        for (const QVariant& v : offered) {
+            labels << v.toString();
+        }
+        labels << QString::fromStdString(s.cluster.gpu);
+        m_lists.at(QStringLiteral("search.gpu"))->setItems(labels, QVariantList(offered) << QString::fromStdString(s.cluster.gpu));
+    }
+    load("search.gpu", gpus, {QString::fromStdString(s.cluster.gpu)});
+
+    const int node = s.cluster.gpus_per_node > 0 ? s.cluster.gpus_per_node : 8;
+    QVariantList tpDefault;
+    for (int t : kTpCandidates) {
+        if (t <= node) {
+            tpDefault << t;
+        }
+    }
+    load("search.tp", ints(q.tp), tpDefault);
+    load("search.pp", ints(q.pp), m_lists.at(QStringLiteral("search.pp"))->values());
+    load("search.micro_batch", ints(q.micro_batch), {1, 2, 4, 8, 16});
+    load("search.schedule", toVariants(q.schedule, [](Schedule v) { return QVariant(QString::fromLatin1(to_string(v))); }),
+         {QStringLiteral("gpipe"), QStringLiteral("1f1b"), QStringLiteral("interleaved")});
+    load("search.virtual_stages", ints(q.virtual_stages), m_lists.at(QStringLiteral("search.virtual_stages"))->values());
+    load("search.recompute", toVariants(q.recompute, [](Recompute v) { return QVariant(QString::fromLatin1(to_string(v))); }),
+         {QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full")});
+    load("search.sequence_parallel", toVariants(q.sequence_parallel, [](bool v) { return QVariant(v); }), {false, true});
+    load("search.zero_stage", ints(q.zero_stage), {0, 1});
+}
+
+void ScenarioEditor::readSearch(Scenario& s)
+{
+    SearchSpace& q = *s.search;
+    auto checked = [this](const char* name) {
+        CheckList* list = m_lists.at(QLatin1String(name));
+        const QVariantList values = list->checkedValues();
+        list->setError(values.isEmpty() ? tr("check at least one") : QString());
+        return values;
+    };
+    auto allChecked = [this](const char* name) {
+        const CheckList* list = m_lists.at(QLatin1String(name));
+        return list->checkedValues().size() == list->count();
+    };
+    auto ints = [](const QVariantList& values) {
+        std::vector<int> out;
+        for (const QVariant& v : values) {
+            out.push_back(v.toInt());
+        }
+        return out;
+    };
+
+    q.gpu.clear();
+    const QVariantList gpus = checked("search.gpu");
+    for (const QVariant& v : gpus) {
+        q.gpu.push_back(v.toString().toStdString());
+    }
+    if (!q.gpu.empty()) {
+        // Keep the loaded cluster GPU first while it is checked: the scenario's price and links belong to it.
+        const auto it = std::find(q.gpu.begin(), q.gpu.end(), m_base.cluster.gpu);
+        if (it != q.gpu.end()) {
+            std::rotate(q.gpu.begin(), it, it + 1);
+        }
+        s.cluster.gpu = q.gpu.front();
+        const double price = m_prices.value(QString::fromStdString(s.cluster.gpu), 0);
+        m_fields.at(QStringLiteral("cluster.price_per_gpu_hour"))
+            ->lineEdit()
+            ->setPlaceholderText(price > 0 ? tr("= %1 (%2 profile)").arg(formatDollars(price), QString::fromStdString(s.cluster.gpu))
+                                           : tr("= the profile's price"));
+    }
+    q.tp = ints(checked("search.tp"));
+    // "Every legal value" lists: all checked is written as empty so the explorer pairs only legal values.
+    q.pp = allChecked("search.pp") ? std::vector<int>{} : ints(checked("search.pp"));
+    checked("search.pp");
+    q.micro_batch = ints(checked("search.micro_batch"));
+    q.schedule.clear();
+    for (const QVariant& v : checked("search.schedule")) {
+        q.schedule.push_back(schedule_from_string(v.toString().toStdString()).value_or(Schedule::OneFOneB));
+    }
+    const bool interleaved = std::find(q.schedule.begin(), q.schedule.end(), Schedule::Interleaved) != q.schedule.end();
+    q.virtual_stages = allChecked("search.virtual_stages") ? std::vector<int>{} : ints(checked("search.virtual_stages"));
+    if (interleaved) {
+        checked("search.virtual_stages");
+    } else {
+        m_lists.at(QStringLiteral("search.virtual_stages"))->setError({}); // unused without the interleaved schedule
+    }
+    q.recompute.clear();
+    for (const QVariant& v : checked("search.recompute")) {
+        q.recompute.push_back(recompute_from_string(v.toString().toStdString()).value_or(Recompute::None));
+    }
+    const QVariantList sp = checked("search.sequence_parallel");
+    q.sequence_parallel.clear();
+    if (!allChecked("search.sequence_parallel")) {
+        for (const QVariant& v : sp) {
+            q.sequence_parallel.push_back(v.toBool());
+        }
+    }
+    q.zero_stage = ints(checked("search.zero_stage"));
+}
+
+void ScenarioEditor::updateEstimate(const Scenario& s)
+{
+    // Upper bound of the enumerated space (the explorer's exact count pairs virtual stages with legal pp).
+    if (!s.search) {
+        m_estimate = 0;
+        return;
+    }
+    const SearchSpace& q = *s.search;
+    auto n = [](std::size_t size, std::size_t fallback) { return static_cast<std::uint64_t>(size > 0 ? size : fallback); };
+    const std::uint64_t pp = n(q.pp.size(), static_cast<std::size_t>(m_lists.at(QStringLiteral("search.pp"))->count()));
+    std::uint64_t schedules = 0;
+    for (Schedule sc : q.schedule) {
+        schedules += sc == Schedule::Interleaved ? n(q.virtual_stages.size(), 2) : 1;
+    }
+    m_estimate = n(q.gpu.size(), 1) * n(q.num_gpus.size(), 1) * n(q.tp.size(), 1) * pp * n(q.micro_batch.size(), 1) *
+                 std::max<std::uint64_t>(schedules, 1) * n(q.recompute.size(), 1) * n(q.sequence_parallel.size(), 2) *
+                 n(q.zero_stage.size(), 1);
+}
+
+} // namespace vtrain::ui
