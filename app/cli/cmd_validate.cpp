@@ -92,6 +92,11 @@ std::string scatter_svg(const ValidationReport& report)
         lo = std::min({lo, *r.measured, *r.predicted});
         hi = std::max({hi, *r.measured, *r.predicted});
     }
+    // Large subsets first, so that the small ones stay visible on top.
+    std::stable_sort(subsets.begin(), subsets.end(), [&](const std::string& a, const std::string& b) {
+        const auto used = [&](const std::string& n) { return report.subsets.count(n) ? report.subsets.at(n).used : 0; };
+        return used(a) > used(b);
+    });
     const double W = 720, H = 640, left = 80, right = 230, top = 40, bottom = 70;
     const double pw = W - left - right, ph = H - top - bottom;
     if (subsets.empty()) {

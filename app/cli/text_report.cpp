@@ -58,6 +58,8 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
         band.high = r.iteration_time_high_s / r.iteration_time_s;
         out << " (" << band_label(band) << ", " << fmt("%.0f%%", 100 * r.band_coverage) << " band " << duration(r.iteration_time_low_s) << " to "
             << duration(r.iteration_time_high_s) << ", from " << r.band_source << ")";
+    } else {
+        out << " (no uncertainty band: profile " << profile.id << " has not been validated against measured runs)";
     }
     out << "\n";
     out << "throughput         " << fmt("%.0f", r.tokens_per_s) << " tokens/s\n";

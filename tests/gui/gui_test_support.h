@@ -52,4 +52,28 @@ inline Scenario bigScenario()
     return s;
 }
 
+// bigScenario() over all four GPU types: several million plans, so a cancel always lands mid-sweep.
+inline Scenario hugeScenario()
+{
+    Scenario s = bigScenario();
+    s.search->gpu = {"a100-sxm4-80gb", "a100-sxm4-40gb", "h100-sxm5-80gb", "h200-sxm-141gb"};
+    return s;
+}
+
+// GPT 350M over 4 GPU types and 6 cluster sizes: about 230,000 plans of which about 100,000 fit, so
+// rows stream into table and plot for a while.
+inline Scenario wideScenario()
+{
+    Scenario s = smallScenario();
+    s.training.global_batch = 512;
+    SearchSpace q;
+    q.tp = {1, 2, 4, 8};
+    q.micro_batch = {1, 2, 4, 8, 16};
+    q.num_gpus = {8, 16, 32, 64, 128, 256};
+    q.gpu = {"a100-sxm4-80gb", "a100-sxm4-40gb", "h100-sxm5-80gb", "h200-sxm-141gb"};
+    q.zero_stage = {0, 1, 2};
+    s.search = q;
+    return s;
+}
+
 } // namespace vtrain::ui::test

@@ -88,7 +88,7 @@ private Q_SLOTS:
         QCOMPARE(filter.rowCount(), 5);
         QVERIFY(filter.setFilterText(QStringLiteral("tp = 8 pp<=1")).isEmpty());
         for (int r = 0; r < filter.rowCount(); ++r) {
-            const PlanRow& row = model.planRow(filter.mapToSource(filter.index(r, 0)).row());
+            const PlanRow& row = model.planRow(model.idAt(filter.mapToSource(filter.index(r, 0)).row()));
             QCOMPARE(row.plan.tp, 8);
             QVERIFY(row.plan.pp <= 1);
         }
@@ -114,8 +114,59 @@ private Q_SLOTS:
             QVERIFY(cost >= last);
             last = cost;
         }
-        model.appendRows(sampleRows(3)); // rows arriving while sorted and filtered
-        QCOMPARE(filter.rowCount(), 23);
+        // Rows arriving while sorted (and through the proxy) land in order.
+        auto more = sampleRows(40);
+        more.erase(more.begin(), more.begin() + 20);
+        model.appendRows(more);
+        QCOMPARE(filter.rowCount(), 40);
+        last = -1;
+        for (int r = 0; r < filter.rowCount(); ++r) {
+            const double cost = filter.index(r, PlanTableModel::CostColumn).data(PlanTableModel::SortRole).toDouble();
+            QVERIFY2(cost >= last, qPrintable(QStringLiteral("row %1").arg(r)));
+            last = cost;
+        }
+        // Filtered and sorted at once.
+        QVERIFY(filter.setFilterText(QStringLiteral("tp<=2")).isEmpty());
+        model.appendRows(sampleRows(0));
+        last = -1;
+        for (int r = 0; r < filter.rowCount(); ++r) {
+            QVERIFY(model.planRow(model.idAt(filter.mapToSource(filter.index(r, 0)).row())).plan.tp <= 2);
+            const double cost = filter.index(r, PlanTableModel::CostColumn).data(PlanTableModel::SortRole).toDouble();
+            QVERIFY(cost >= last);
+            last = cost;
+        }
+    }
+
+    void sortingWhileRowsStreamIn()
+    {
+        PlanTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.appendRows(sampleRows(30));
+        // A persistent index (what a view's selection holds) follows its plan through every re-sort.
+        const QPersistentModelIndex tracked = model.index(7, PlanTableModel::GpuColumn);
+        const int trackedId = model.idAt(7);
+        model.sort(PlanTableModel::CostColumn, Qt::DescendingOrder);
+        auto checkSorted = [&] {
+            for (int r = 1; r < model.rowCount(); ++r) {
+                QVERIFY(model.planRow(model.idAt(r - 1)).cost_usd >= model.planRow(model.idAt(r)).cost_usd);
+            }
+            for (int id = 0; id < model.rowCount(); ++id) {
+                QCOMPARE(model.idAt(model.modelRowOf(id)), id);
+            }
+        };
+        checkSorted();
+        QCOMPARE(model.idAt(tracked.row()), trackedId);
+        auto more = sampleRows(60);
+        more.erase(more.begin(), more.begin() + 30);
+        model.appendRows(more); // merged into the order as they arrive
+        checkSorted();
+        QCOMPARE(model.rowCount(), 60);
+        QCOMPARE(model.idAt(tracked.row()), trackedId);
+        model.sort(PlanTableModel::GpuColumn, Qt::AscendingOrder);
+        QVERIFY(model.index(0, PlanTableModel::GpuColumn).data().toString() <= model.index(59, PlanTableModel::GpuColumn).data().toString());
+        model.sort(-1); // back to arrival order
+        QCOMPARE(model.idAt(0), 0);
+        QCOMPARE(model.idAt(59), 59);
     }
 
     void rejectModel()

@@ -84,7 +84,7 @@ private Q_SLOTS:
         QSignalSpy progress(&runner, &SweepRunner::progressChanged);
         std::size_t streamed = 0;
         connect(&runner, &SweepRunner::rowsArrived, this, [&](const std::vector<PlanRow>& rows) { streamed += rows.size(); });
-        const Scenario s = test::bigScenario();
+        const Scenario s = test::hugeScenario();
         runner.start(s, profilesFor(s));
         // Let it get going, then cancel; the UI thread's timers keep firing meanwhile (progress ticks).
         QTRY_VERIFY_WITH_TIMEOUT(runner.progress().done > 0, 20000);

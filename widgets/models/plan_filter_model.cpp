@@ -34,8 +34,14 @@ double fieldValue(const PlanRow& r, const QString& key, bool& known)
 PlanFilterModel::PlanFilterModel(QObject* parent)
     : QSortFilterProxyModel(parent)
 {
-    setSortRole(PlanTableModel::SortRole);
     setDynamicSortFilter(true);
+}
+
+void PlanFilterModel::sort(int column, Qt::SortOrder order)
+{
+    if (m_plans) {
+        m_plans->sort(column, order);
+    }
 }
 
 void PlanFilterModel::setPlanModel(PlanTableModel* model)
@@ -119,7 +125,7 @@ bool PlanFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceP
     if (!m_plans || sourceParent.isValid()) {
         return true;
     }
-    const PlanRow& row = m_plans->planRow(sourceRow);
+    const PlanRow& row = m_plans->planRow(m_plans->idAt(sourceRow));
     if (m_frontOnly && !row.on_front) {
         return false;
     }

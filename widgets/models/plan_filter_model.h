@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Sorting and filtering of the plan table. The filter is a list of terms that must all hold:
+// Filtering of the plan table (sorting is forwarded to PlanTableModel). The filter is a list of terms that must all hold:
 // comparisons on a field ("tp=8", "pp<=16", "days<30", "cost<2e7", "gpu=h100") or plain words matched
 // against the plan's description ("1f1b", "interleaved", "selective").
 #include <functional>
@@ -25,6 +25,8 @@ public:
     QString filterText() const { return m_text; }
     void setFrontOnly(bool frontOnly);
     bool frontOnly() const { return m_frontOnly; }
+    // Sorting happens in PlanTableModel (fast merges while rows stream in); this proxy keeps its order.
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
 protected:
     bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;

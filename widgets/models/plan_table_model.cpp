@@ -32,14 +32,14 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) {
         return {};
     }
-    static const char* const titles[ColumnCount] = {"Front", "GPU", "GPUs", "TP", "PP", "DP", "MB", "Schedule", "VS", "Recompute",
-                                                    "SP", "ZeRO", "Days", "Cost", "Iteration", "Tokens/s", "MFU", "Bubble", "Peak mem"};
+    static const char* const titles[ColumnCount] = {"Front", "Days", "Cost", "GPU", "GPUs", "TP", "PP", "DP", "MB", "Schedule", "VS",
+                                                    "Recompute", "SP", "ZeRO", "Iteration", "Tokens/s", "MFU", "Bubble", "Peak mem"};
     static const char* const tips[ColumnCount] = {
-        "On the (training time, cost) Pareto front", "GPU type", "Number of GPUs", "Tensor-parallel width",
-        "Pipeline stages", "Data-parallel replicas", "Micro-batch size (sequences)", "Pipeline schedule",
+        "On the (training time, cost) Pareto front", "Training time in days", "Training cost in dollars", "GPU type", "Number of GPUs",
+        "Tensor-parallel width", "Pipeline stages", "Data-parallel replicas", "Micro-batch size (sequences)", "Pipeline schedule",
         "Virtual stages per pipeline rank (interleaved)", "Activation recomputation", "Sequence parallelism",
-        "Optimizer sharding (ZeRO stage)", "Training time in days", "Training cost in dollars", "One iteration",
-        "Training throughput", "Model FLOPs utilisation", "Idle fraction of an iteration", "Largest stage's peak memory"};
+        "Optimizer sharding (ZeRO stage)", "One iteration", "Training throughput", "Model FLOPs utilisation",
+        "Idle fraction of an iteration", "Largest stage's peak memory"};
     if (role == Qt::DisplayRole) {
         return tr(titles[section]);
     }
@@ -54,7 +54,7 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
         return {};
     }
-    const PlanRow& row = m_rows[static_cast<std::size_t>(index.row())];
+    const PlanRow& row = m_rows[static_cast<std::size_t>(idAt(index.row()))];
     switch (role) {
     case Qt::DisplayRole: return displayData(row, index.column());
     case SortRole: return sortData(row, index.column());
@@ -108,31 +108,43 @@ QVariant PlanTableModel::displayData(const PlanRow& r, int column) const
     }
 }
 
-QVariant PlanTableModel::sortData(const PlanRow& r, int column) const
+namespace {
+
+// The number a column sorts by (all but the GPU name, which sorts as text).
+double sortNumber(const PlanRow& r, int column)
 {
     const Plan& p = r.plan;
     switch (column) {
-    case FrontColumn: return r.on_front ? 1 : 0;
-    case GpuColumn: return QString::fromStdString(r.gpu);
-    case GpusColumn: return r.num_gpus;
-    case TpColumn: return p.tp;
-    case PpColumn: return p.pp;
-    case DpColumn: return p.dp;
-    case MicroBatchColumn: return p.micro_batch;
-    case ScheduleColumn: return static_cast<int>(p.schedule);
-    case VirtualStagesColumn: return p.virtual_stages;
-    case RecomputeColumn: return static_cast<int>(p.recompute);
-    case SequenceParallelColumn: return p.sequence_parallel ? 1 : 0;
-    case ZeroColumn: return p.zero_stage;
-    case DaysColumn: return r.training_days;
-    case CostColumn: return r.cost_usd;
-    case IterationColumn: return r.iteration_time_s;
-    case TokensColumn: return r.tokens_per_s;
-    case MfuColumn: return r.mfu;
-    case BubbleColumn: return r.bubble_fraction;
-    case MemoryColumn: return r.peak_memory_gib;
-    default: return {};
+    case PlanTableModel::FrontColumn: return r.on_front ? 1 : 0;
+    case PlanTableModel::GpusColumn: return r.num_gpus;
+    case PlanTableModel::TpColumn: return p.tp;
+    case PlanTableModel::PpColumn: return p.pp;
+    case PlanTableModel::DpColumn: return p.dp;
+    case PlanTableModel::MicroBatchColumn: return p.micro_batch;
+    case PlanTableModel::ScheduleColumn: return static_cast<int>(p.schedule);
+    case PlanTableModel::VirtualStagesColumn: return p.virtual_stages;
+    case PlanTableModel::RecomputeColumn: return static_cast<int>(p.recompute);
+    case PlanTableModel::SequenceParallelColumn: return p.sequence_parallel ? 1 : 0;
+    case PlanTableModel::ZeroColumn: return p.zero_stage;
+    case PlanTableModel::DaysColumn: return r.training_days;
+    case PlanTableModel::CostColumn: return r.cost_usd;
+    case PlanTableModel::IterationColumn: return r.iteration_time_s;
+    case PlanTableModel::TokensColumn: return r.tokens_per_s;
+    case PlanTableModel::MfuColumn: return r.mfu;
+    case PlanTableModel::BubbleColumn: return r.bubble_fraction;
+    case PlanTableModel::MemoryColumn: return r.peak_memory_gib;
+    default: return 0;
     }
+}
+
+} // namespace
+
+QVariant PlanTableModel::sortData(const PlanRow& r, int column) const
+{
+    if (column == GpuColumn) {
+        return QString::fromStdString(r.gpu);
+    }
+    return sortNumber(r, column);
 }
 
 void PlanTableModel::clear()
@@ -143,10 +155,68 @@ void PlanTableModel::clear()
     beginResetModel();
     m_rows.clear();
     m_rows.shrink_to_fit();
+    m_order.clear();
+    m_rowOf.clear();
     m_frontRows.clear();
     m_sortedByIndex = true;
     endResetModel();
     Q_EMIT frontChanged();
+}
+
+bool PlanTableModel::lessThan(int a, int b) const
+{
+    const PlanRow& x = m_rows[static_cast<std::size_t>(a)];
+    const PlanRow& y = m_rows[static_cast<std::size_t>(b)];
+    int c = 0;
+    if (m_sortColumn == GpuColumn) {
+        c = x.gpu.compare(y.gpu);
+    } else {
+        const double u = sortNumber(x, m_sortColumn);
+        const double v = sortNumber(y, m_sortColumn);
+        c = u < v ? -1 : (v < u ? 1 : 0);
+    }
+    if (c == 0) {
+        return a < b; // ties keep arrival order, in both directions
+    }
+    return m_sortOrder == Qt::AscendingOrder ? c < 0 : c > 0;
+}
+
+void PlanTableModel::reorder(const std::function<void(std::vector<int>&)>& change)
+{
+    Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+    const QModelIndexList before = persistentIndexList();
+    std::vector<int> ids;
+    ids.reserve(static_cast<std::size_t>(before.size()));
+    for (const QModelIndex& i : before) {
+        ids.push_back(idAt(i.row()));
+    }
+    change(m_order);
+    for (std::size_t r = 0; r < m_order.size(); ++r) {
+        m_rowOf[static_cast<std::size_t>(m_order[r])] = static_cast<int>(r);
+    }
+    QModelIndexList after;
+    after.reserve(before.size());
+    for (qsizetype i = 0; i < before.size(); ++i) {
+        after.push_back(index(modelRowOf(ids[static_cast<std::size_t>(i)]), before[i].column()));
+    }
+    changePersistentIndexList(before, after);
+    Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
+}
+
+void PlanTableModel::sort(int column, Qt::SortOrder order)
+{
+    m_sortColumn = column >= 0 && column < ColumnCount ? column : -1;
+    m_sortOrder = order;
+    if (m_rows.empty()) {
+        return;
+    }
+    reorder([this](std::vector<int>& o) {
+        if (m_sortColumn < 0) {
+            std::sort(o.begin(), o.end()); // arrival order
+        } else {
+            std::stable_sort(o.begin(), o.end(), [this](int a, int b) { return lessThan(a, b); });
+        }
+    });
 }
 
 void PlanTableModel::appendRows(const std::vector<PlanRow>& rows)
@@ -155,15 +225,26 @@ void PlanTableModel::appendRows(const std::vector<PlanRow>& rows)
         return;
     }
     const int first = static_cast<int>(m_rows.size());
-    beginInsertRows({}, first, first + static_cast<int>(rows.size()) - 1);
+    const int last = first + static_cast<int>(rows.size()) - 1;
+    // Appended at the end first (one insert), then merged into the sort order (one layout change).
+    beginInsertRows({}, first, last);
     for (const PlanRow& r : rows) {
         if (!m_rows.empty() && r.index < m_rows.back().index) {
             m_sortedByIndex = false;
         }
+        m_rowOf.push_back(static_cast<int>(m_rows.size()));
+        m_order.push_back(static_cast<int>(m_rows.size()));
         m_rows.push_back(r);
         m_rows.back().on_front = false; // the front is only known at the end of the sweep
     }
     endInsertRows();
+    if (m_sortColumn >= 0) {
+        reorder([this, first](std::vector<int>& o) {
+            const auto cmp = [this](int a, int b) { return lessThan(a, b); };
+            std::stable_sort(o.begin() + first, o.end(), cmp);
+            std::inplace_merge(o.begin(), o.begin() + first, o.end(), cmp);
+        });
+    }
 }
 
 int PlanTableModel::rowOfPlan(std::uint64_t planIndex) const
@@ -179,6 +260,7 @@ int PlanTableModel::rowOfPlan(std::uint64_t planIndex) const
 
 int PlanTableModel::setFront(const std::vector<std::uint64_t>& planIndices)
 {
+    std::vector<int> changed = m_frontRows;
     for (int row : m_frontRows) {
         m_rows[static_cast<std::size_t>(row)].on_front = false;
     }
@@ -188,6 +270,7 @@ int PlanTableModel::setFront(const std::vector<std::uint64_t>& planIndices)
         if (row >= 0) {
             m_rows[static_cast<std::size_t>(row)].on_front = true;
             m_frontRows.push_back(row);
+            changed.push_back(row);
         }
     }
     std::sort(m_frontRows.begin(), m_frontRows.end(), [&](int a, int b) {
@@ -195,9 +278,13 @@ int PlanTableModel::setFront(const std::vector<std::uint64_t>& planIndices)
         const PlanRow& rb = m_rows[static_cast<std::size_t>(b)];
         return ra.training_days != rb.training_days ? ra.training_days < rb.training_days : ra.cost_usd > rb.cost_usd;
     });
-    if (!m_rows.empty()) {
-        // Bold font and the star span every column.
-        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+    // Only the rows whose mark changed (bold font and star span every column).
+    for (int id : changed) {
+        const int row = modelRowOf(id);
+        Q_EMIT dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    }
+    if (m_sortColumn == FrontColumn) {
+        sort(m_sortColumn, m_sortOrder);
     }
     Q_EMIT frontChanged();
     return static_cast<int>(m_frontRows.size());

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// One row per feasible plan of the current sweep. Rows arrive in batches while the sweep runs (append
-// only, in enumeration order), the Pareto front is marked when it is known. Views sort and filter through
-// PlanFilterModel; the plot and the selection refer to rows of this model (source rows).
+// One row per feasible plan of the current sweep. Plans arrive in batches while the sweep runs (append
+// only) and the Pareto front is marked when it is known. Each plan has a stable id (its arrival position)
+// that the plot, the selection and planRow() use; the table's display order is separate and sorted here,
+// natively: QSortFilterProxyModel would re-map its whole table for every streamed row (O(n) each), this
+// merges a sorted batch in one layout change. PlanFilterModel only filters.
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include <QAbstractTableModel>
@@ -17,6 +20,8 @@ class PlanTableModel : public QAbstractTableModel {
 public:
     enum Column {
         FrontColumn,
+        DaysColumn, // the two objectives first: what a user reads a row for
+        CostColumn,
         GpuColumn,
         GpusColumn,
         TpColumn,
@@ -28,8 +33,6 @@ public:
         RecomputeColumn,
         SequenceParallelColumn,
         ZeroColumn,
-        DaysColumn,
-        CostColumn,
         IterationColumn,
         TokensColumn,
         MfuColumn,
@@ -50,17 +53,25 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+    int sortColumn() const { return m_sortColumn; }
+    Qt::SortOrder sortOrder() const { return m_sortOrder; }
+
     void clear();
     void appendRows(const std::vector<PlanRow>& rows);
     // Marks exactly these plans (by PlanRow::index) as the front; returns how many were found.
     int setFront(const std::vector<std::uint64_t>& planIndices);
 
+    // Plans by id (arrival order).
     const std::vector<PlanRow>& rows() const { return m_rows; }
-    const PlanRow& planRow(int row) const { return m_rows[static_cast<std::size_t>(row)]; }
-    // The model row of a plan index, or -1.
+    const PlanRow& planRow(int id) const { return m_rows[static_cast<std::size_t>(id)]; }
+    // The id of a plan index (PlanRow::index), or -1.
     int rowOfPlan(std::uint64_t planIndex) const;
-    // Model rows of the front, by increasing training time.
+    // Ids of the front, by increasing training time.
     const std::vector<int>& frontRows() const { return m_frontRows; }
+    // Display row <-> id.
+    int idAt(int modelRow) const { return m_order[static_cast<std::size_t>(modelRow)]; }
+    int modelRowOf(int id) const { return m_rowOf[static_cast<std::size_t>(id)]; }
 
 Q_SIGNALS:
     void frontChanged();
@@ -69,8 +80,15 @@ private:
     QVariant displayData(const PlanRow& row, int column) const;
     QVariant sortData(const PlanRow& row, int column) const;
 
+    bool lessThan(int a, int b) const; // ids, in the current sort
+    void reorder(const std::function<void(std::vector<int>&)>& change); // one layout change, persistent indexes kept
+
     std::vector<PlanRow> m_rows;
+    std::vector<int> m_order; // display row -> id
+    std::vector<int> m_rowOf; // id -> display row
     std::vector<int> m_frontRows;
+    int m_sortColumn = -1;
+    Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
     bool m_sortedByIndex = true; // rows arrive in enumeration order; lookups bisect while that holds
 };
 

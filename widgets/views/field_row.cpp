@@ -10,6 +10,7 @@ namespace vtrain::ui {
 FieldRow::FieldRow(const QString& name, const QString& placeholder, const QString& toolTip, QWidget* parent)
     : QWidget(parent)
     , m_name(name)
+    , m_toolTip(toolTip)
 {
     m_edit = new QLineEdit(this);
     m_edit->setObjectName(name);
@@ -49,7 +50,7 @@ void FieldRow::setError(const QString& error)
     m_errorLabel->setVisible(!error.isEmpty());
     // A red frame marks the field even when the message is scrolled away.
     m_edit->setStyleSheet(error.isEmpty() ? QString() : QStringLiteral("QLineEdit { border: 1px solid #c62828; border-radius: 2px; }"));
-    m_edit->setToolTip(error.isEmpty() ? m_edit->toolTip() : error);
+    m_edit->setToolTip(error.isEmpty() ? m_toolTip : error);
 }
 
 } // namespace vtrain::ui

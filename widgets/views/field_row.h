@@ -29,6 +29,7 @@ Q_SIGNALS:
 
 private:
     QString m_name;
+    QString m_toolTip; // the field's help, shown again once the error is gone
     QString m_error;
     QLineEdit* m_edit = nullptr;
     QLabel* m_errorLabel = nullptr;

@@ -76,7 +76,8 @@ private:
     void setupPlot();
     void clearPoints();
     void appendPending();
-    void rebuildCategories();
+    void rebuildCategories(); // regroups every point (a new colour dimension)
+    void sortCategories();    // orders legend and colours (tp 1, 2, 4, ...) without touching the points
     void updateFront();
     void updateMarkers();
     void rescaleIfNotZoomed();

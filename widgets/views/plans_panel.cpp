@@ -52,7 +52,7 @@ PlansPanel::PlansPanel(PlanTableModel* plans, RejectModel* rejects, QWidget* par
     m_table->setWordWrap(false);
     // Fixed widths: ResizeToContents would measure every row of a million-row table.
     const int digit = m_table->fontMetrics().horizontalAdvance(QLatin1Char('0'));
-    const int widths[PlanTableModel::ColumnCount] = {5, 15, 7, 4, 4, 5, 4, 11, 4, 10, 4, 5, 7, 9, 10, 10, 7, 7, 10};
+    const int widths[PlanTableModel::ColumnCount] = {5, 7, 8, 15, 7, 4, 4, 5, 4, 11, 4, 10, 4, 5, 10, 10, 7, 7, 10};
     for (int c = 0; c < PlanTableModel::ColumnCount; ++c) {
         m_table->setColumnWidth(c, widths[c] * digit + 12);
     }
@@ -67,6 +67,9 @@ PlansPanel::PlansPanel(PlanTableModel* plans, RejectModel* rejects, QWidget* par
     m_rejects->sortByColumn(RejectModel::CountColumn, Qt::DescendingOrder);
     m_rejects->verticalHeader()->setVisible(false);
     m_rejects->horizontalHeader()->setStretchLastSection(true);
+    m_rejects->horizontalHeader()->setSectionResizeMode(RejectModel::ReasonColumn, QHeaderView::ResizeToContents);
+    m_rejects->horizontalHeader()->setSectionResizeMode(RejectModel::CountColumn, QHeaderView::ResizeToContents);
+    m_rejects->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents); // wrapped example messages
     m_rejects->setWordWrap(true);
     m_rejects->setSelectionBehavior(QAbstractItemView::SelectRows);
 
@@ -97,7 +100,7 @@ PlansPanel::PlansPanel(PlanTableModel* plans, RejectModel* rejects, QWidget* par
         if (m_selecting || !current.isValid()) {
             return;
         }
-        Q_EMIT rowSelected(m_filter->mapToSource(current).row());
+        Q_EMIT rowSelected(m_plans->idAt(m_filter->mapToSource(current).row()));
     });
     connect(plans, &QAbstractItemModel::rowsInserted, this, &PlansPanel::updateCounts);
     connect(plans, &QAbstractItemModel::modelReset, this, &PlansPanel::updateCounts);
@@ -123,10 +126,10 @@ void PlansPanel::selectRow(int row)
     if (row < 0) {
         m_table->selectionModel()->clear();
     } else {
-        const QModelIndex index = m_filter->mapFromSource(m_plans->index(row, 0));
+        const QModelIndex index = m_filter->mapFromSource(m_plans->index(m_plans->modelRowOf(row), 0));
         if (index.isValid()) {
             m_table->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-            m_table->scrollTo(index, QAbstractItemView::PositionAtCenter);
+            m_table->scrollTo(index, QAbstractItemView::EnsureVisible);
         } else {
             m_table->selectionModel()->clear(); // filtered out: nothing to show it on
         }
@@ -137,7 +140,7 @@ void PlansPanel::selectRow(int row)
 int PlansPanel::selectedRow() const
 {
     const QModelIndexList rows = m_table->selectionModel()->selectedRows();
-    return rows.isEmpty() ? -1 : m_filter->mapToSource(rows.front()).row();
+    return rows.isEmpty() ? -1 : m_plans->idAt(m_filter->mapToSource(rows.front()).row());
 }
 
 void PlansPanel::updateCounts()

@@ -22,7 +22,7 @@ class PlansPanel : public QWidget {
 public:
     PlansPanel(PlanTableModel* plans, RejectModel* rejects, QWidget* parent = nullptr);
 
-    // Selects a plan by model row and scrolls to it (no rowSelected signal). -1 clears the selection.
+    // Selects a plan by id (PlanTableModel::planRow) and scrolls to it (no rowSelected signal); -1 clears.
     void selectRow(int row);
     int selectedRow() const;
     QTableView* tableView() const { return m_table; }
@@ -32,7 +32,7 @@ public:
     QSize sizeHint() const override { return {600, 400}; }
 
 Q_SIGNALS:
-    void rowSelected(int row); // a user picked a plan in the table
+    void rowSelected(int id); // a user picked a plan in the table
 
 private:
     void updateCounts();
