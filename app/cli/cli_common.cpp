@@ -88,6 +88,21 @@ int report_bad_input(const std::string& message)
     return kExitBadInput;
 }
 
+int report_bad_file(const std::string& path, const Diagnostics& diagnostics)
+{
+    Diagnostics prefixed;
+    for (const auto& d : diagnostics) {
+        // A file that cannot be opened already names itself.
+        prefixed.push_back({d.field.empty() || d.field == path ? path : path + ": " + d.field, d.message});
+    }
+    return report_bad_input(prefixed);
+}
+
+std::optional<std::string> output_option(const Args& args)
+{
+    return args.value("-o") ? args.value("-o") : args.value("--output");
+}
+
 ProfileLibrary profile_library()
 {
     return ProfileLibrary::default_library(g_executable_dir);
@@ -98,11 +113,7 @@ std::optional<LoadedScenario> load_scenario_and_profile(const std::string& path,
 {
     auto scenario = load_scenario(path);
     if (!scenario.ok()) {
-        Diagnostics prefixed;
-        for (const auto& d : scenario.errors()) {
-            prefixed.push_back({d.field.empty() ? path : path + ": " + d.field, d.message});
-        }
-        exit_code = report_bad_input(prefixed);
+        exit_code = report_bad_file(path, scenario.errors());
         return std::nullopt;
     }
     auto profile = profile_file ? load_profile(*profile_file) : profile_library().load(scenario->cluster.gpu);

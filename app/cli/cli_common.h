@@ -32,6 +32,11 @@ std::optional<Args> parse_args(const std::vector<std::string>& argv, const std::
 
 int report_bad_input(const Diagnostics& diagnostics);
 int report_bad_input(const std::string& message);
+// The same, with each diagnostic's field prefixed by the file it came from.
+int report_bad_file(const std::string& path, const Diagnostics& diagnostics);
+
+// The value of -o / --output, if given.
+std::optional<std::string> output_option(const Args& args);
 
 ProfileLibrary profile_library();
 

@@ -81,7 +81,7 @@ int run_calibrate(const std::vector<std::string>& argv)
     if (!args) {
         return report_bad_input(error);
     }
-    const auto output = args->value("-o") ? args->value("-o") : args->value("--output");
+    const auto output = output_option(*args);
     const auto gpu = args->value("--gpu");
     if (args->positional.size() != 1 || !output || !gpu) {
         return report_bad_input("calibrate takes one RUNS.json, --gpu ID and -o OUTPUT (see vtrain calibrate --help)");
@@ -89,11 +89,7 @@ int run_calibrate(const std::vector<std::string>& argv)
     const std::string& path = args->positional[0];
     auto rows = load_runs(path);
     if (!rows.ok()) {
-        Diagnostics prefixed;
-        for (const auto& d : rows.errors()) {
-            prefixed.push_back({d.field.empty() ? path : path + ": " + d.field, d.message});
-        }
-        return report_bad_input(prefixed);
+        return report_bad_file(path, rows.errors());
     }
     CalibrationOptions options;
     options.gpu = *gpu;

@@ -304,11 +304,7 @@ int run_explore(const std::vector<std::string>& argv)
     const std::string& path = args->positional[0];
     auto loaded = load_scenario(path);
     if (!loaded.ok()) {
-        Diagnostics prefixed;
-        for (const auto& d : loaded.errors()) {
-            prefixed.push_back({d.field.empty() || d.field == path ? path : path + ": " + d.field, d.message});
-        }
-        return report_bad_input(prefixed);
+        return report_bad_file(path, loaded.errors());
     }
     const Scenario& scenario = loaded.value();
     std::map<std::string, GpuProfile> profiles;

@@ -27,7 +27,7 @@ int run_make_profile(const std::vector<std::string>& argv)
     if (!args) {
         return report_bad_input(error);
     }
-    const auto output = args->value("-o") ? args->value("-o") : args->value("--output");
+    const auto output = output_option(*args);
     if (args->positional.size() != 1 || !output) {
         return report_bad_input("make-profile takes one spec file and -o OUTPUT (see vtrain make-profile --help)");
     }

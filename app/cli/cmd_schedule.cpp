@@ -234,11 +234,7 @@ int run_schedule(const std::vector<std::string>& argv)
     if (o.jobs_file) {
         auto jobs = load_jobs(*o.jobs_file);
         if (!jobs.ok()) {
-            Diagnostics prefixed;
-            for (const auto& d : jobs.errors()) {
-                prefixed.push_back({d.field.empty() ? *o.jobs_file : *o.jobs_file + ": " + d.field, d.message});
-            }
-            return report_bad_input(prefixed);
+            return report_bad_file(*o.jobs_file, jobs.errors());
         }
         o.request.jobs = std::move(jobs).value();
     }

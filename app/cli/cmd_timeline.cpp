@@ -29,7 +29,7 @@ int run_timeline(const std::vector<std::string>& argv)
     if (!args) {
         return report_bad_input(error);
     }
-    const auto output = args->value("-o") ? args->value("-o") : args->value("--output");
+    const auto output = output_option(*args);
     if (args->positional.size() != 1 || !output) {
         return report_bad_input("timeline takes one scenario file and -o OUTPUT (see vtrain timeline --help)");
     }

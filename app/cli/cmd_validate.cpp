@@ -231,11 +231,7 @@ int run_validate(const std::vector<std::string>& argv)
     const std::string& path = args->positional[0];
     auto rows = load_runs(path);
     if (!rows.ok()) {
-        Diagnostics prefixed;
-        for (const auto& d : rows.errors()) {
-            prefixed.push_back({d.field.empty() ? path : path + ": " + d.field, d.message});
-        }
-        return report_bad_input(prefixed);
+        return report_bad_file(path, rows.errors());
     }
     ValidationOptions options;
     options.subset = args->value("--subset").value_or("");
