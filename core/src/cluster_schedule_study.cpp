@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "cluster_request_checks.h"
 #include "vtrain/cluster_schedule.h"
 #include "vtrain/cluster_schedule_curves.h"
 
@@ -36,15 +37,7 @@ int derived_request(const ClusterJob& job, const ThroughputCurve& curve)
 Diagnostics check_schedule_request(const ScheduleRequest& r)
 {
     Diagnostics d;
-    if (r.gpu.empty()) {
-        d.push_back({"gpu", "is required (a GPU profile id, e.g. a100-sxm4-80gb)"});
-    }
-    if (r.num_gpus < 1 || r.num_gpus > 1'000'000) {
-        d.push_back({"gpus", "must be a whole number from 1 to 1,000,000 (got " + std::to_string(r.num_gpus) + ")"});
-    }
-    if (r.gpus_per_node < 0) {
-        d.push_back({"gpus_per_node", "must be >= 1 (0 = the profile's node size)"});
-    }
+    check_cluster_fields(r.gpu, r.num_gpus, r.gpus_per_node, d);
     if (!(r.restart_overhead_s >= 0 && std::isfinite(r.restart_overhead_s))) {
         d.push_back({"restart_overhead_s", "must be a number of seconds >= 0"});
     }

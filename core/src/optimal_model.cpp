@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The compute-optimal model study: a family of shapes, each candidate's fastest plan from explore(), and
 // the largest candidate within budget -- simulated and at a naive fixed utilisation.
+#include "cluster_request_checks.h"
 #include "vtrain/optimal_model.h"
 
 #include <algorithm>
@@ -189,15 +190,7 @@ std::vector<ModelSpec> model_family(ShapeFamily family, int seq_len, int vocab)
 Diagnostics check_request(const OptimalModelRequest& r)
 {
     Diagnostics d;
-    if (r.gpu.empty()) {
-        d.push_back({"gpu", "is required (a GPU profile id, e.g. a100-sxm4-80gb)"});
-    }
-    if (r.num_gpus < 1 || r.num_gpus > 1'000'000) {
-        d.push_back({"gpus", "must be a whole number from 1 to 1,000,000 (got " + std::to_string(r.num_gpus) + ")"});
-    }
-    if (r.gpus_per_node < 0) {
-        d.push_back({"gpus_per_node", "must be >= 1 (0 = the profile's node size)"});
-    }
+    check_cluster_fields(r.gpu, r.num_gpus, r.gpus_per_node, d);
     if (!r.budget_days && !r.budget_usd) {
         d.push_back({"days", "a budget is required: days, dollars or both"});
     }
