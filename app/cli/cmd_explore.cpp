@@ -105,12 +105,16 @@ std::optional<int> whole_number(const std::string& text, int min)
 void print_rows(std::ostream& out, const std::vector<PlanRow>& rows)
 {
     char line[320];
-    std::snprintf(line, sizeof line, "  %-52s %6s %-16s %9s %10s %6s %6s %7s %7s %9s\n", "plan", "GPUs", "GPU", "iter (s)", "tokens/s", "MFU",
-                  "bubble", "mem GiB", "days", "cost");
+    std::snprintf(line, sizeof line, "  %-52s %6s %-16s %9s %15s %10s %6s %6s %7s %7s %9s\n", "plan", "GPUs", "GPU", "iter (s)", "band (s)", "tokens/s",
+                  "MFU", "bubble", "mem GiB", "days", "cost");
     out << line;
     for (const auto& r : rows) {
-        std::snprintf(line, sizeof line, "  %-52s %6d %-16s %9.3f %10.0f %5.1f%% %5.1f%% %7.1f %7.1f %9s%s\n", plan_label(r.plan).c_str(), r.num_gpus,
-                      r.gpu.c_str(), r.iteration_time_s, r.tokens_per_s, 100 * r.mfu, 100 * r.bubble_fraction, r.peak_memory_gib, r.training_days,
+        char band[40] = "-";
+        if (r.iteration_time_high_s > r.iteration_time_low_s) {
+            std::snprintf(band, sizeof band, "%.2f-%.2f", r.iteration_time_low_s, r.iteration_time_high_s);
+        }
+        std::snprintf(line, sizeof line, "  %-52s %6d %-16s %9.3f %15s %10.0f %5.1f%% %5.1f%% %7.1f %7.1f %9s%s\n", plan_label(r.plan).c_str(), r.num_gpus,
+                      r.gpu.c_str(), r.iteration_time_s, band, r.tokens_per_s, 100 * r.mfu, 100 * r.bubble_fraction, r.peak_memory_gib, r.training_days,
                       money(r.cost_usd).c_str(), r.on_front ? " *" : "");
         out << line;
     }

@@ -7,6 +7,7 @@
 
 #include "vtrain/memory_model.h"
 #include "vtrain/model_math.h"
+#include "vtrain/uncertainty.h"
 
 namespace vtrain {
 namespace {
@@ -38,6 +39,10 @@ PlanEvaluator::PlanEvaluator(const Scenario& scenario, const std::map<std::strin
         g.usable_gib = g.profile->memory_gib - g.profile->memory_reserve_gib;
         const double precision_peak = g.profile->peak_flops(to_string(scenario.training.precision));
         g.peak_flops = precision_peak > 0 ? precision_peak : g.profile->peak_flops("bf16");
+        if (const auto band = prediction_band(*g.profile)) {
+            g.band_low = band->low;
+            g.band_high = band->high;
+        }
         m_gpus.push_back(g);
     }
 
@@ -122,6 +127,8 @@ void PlanEvaluator::fill_metrics(PlanRow& row, double iteration_s, const Gpu& gp
 {
     const double T = iteration_s;
     row.iteration_time_s = T;
+    row.iteration_time_low_s = T * gpu.band_low;
+    row.iteration_time_high_s = T * gpu.band_high;
     row.tokens_per_s = T > 0 ? m_tokens_per_iteration / T : 0;
     const double model_tflops_per_gpu = T > 0 ? m_model_flops / T / row.num_gpus / 1e12 : 0;
     row.mfu = gpu.peak_flops > 0 ? model_tflops_per_gpu * 1e12 / gpu.peak_flops : 0;
@@ -197,6 +204,8 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
             sim_options.cached_costs = costs;
             const SimulationResult sim = simulate_checked(model, training, gpu.cluster, plan, sim_options, state.workspace);
             row.iteration_time_s = sim.iteration_time_s;
+            row.iteration_time_low_s = sim.iteration_time_s * gpu.band_low;
+            row.iteration_time_high_s = sim.iteration_time_s * gpu.band_high;
             row.tokens_per_s = sim.tokens_per_s;
             row.mfu = sim.mfu;
             row.bubble_fraction = sim.bubble_fraction;

@@ -48,6 +48,8 @@ private:
         int gpus_per_node = 8;
         double usable_gib = 0; // capacity less the profile's reserve
         double peak_flops = 0;
+        double band_low = 1;  // the profile's uncertainty band, as multipliers on an iteration time
+        double band_high = 1;
     };
 
     void fill_metrics(PlanRow& row, double iteration_s, const Gpu& gpu) const;

@@ -46,7 +46,7 @@ std::string plan_label(const Plan& p)
 std::string plan_row_csv_header()
 {
     return "index,gpu,num_gpus,tp,pp,dp,micro_batch,schedule,virtual_stages,recompute,sequence_parallel,zero_stage,"
-           "iteration_time_s,tokens_per_s,mfu,bubble_fraction,peak_memory_gib,training_days,cost_usd,on_front";
+           "iteration_time_s,iteration_time_low_s,iteration_time_high_s,tokens_per_s,mfu,bubble_fraction,peak_memory_gib,training_days,cost_usd,on_front";
 }
 
 std::string plan_row_to_csv(const PlanRow& r)
@@ -57,7 +57,7 @@ std::string plan_row_to_csv(const PlanRow& r)
     s += std::to_string(r.index) + ',' + r.gpu + ',' + std::to_string(r.num_gpus) + ',' + std::to_string(p.tp) + ',' + std::to_string(p.pp) + ',' +
          std::to_string(p.dp) + ',' + std::to_string(p.micro_batch) + ',' + to_string(p.schedule) + ',' + std::to_string(p.virtual_stages) + ',' +
          to_string(p.recompute) + ',' + (p.sequence_parallel ? "true" : "false") + ',' + std::to_string(p.zero_stage);
-    for (const double v : {r.iteration_time_s, r.tokens_per_s, r.mfu, r.bubble_fraction, r.peak_memory_gib, r.training_days, r.cost_usd}) {
+    for (const double v : {r.iteration_time_s, r.iteration_time_low_s, r.iteration_time_high_s, r.tokens_per_s, r.mfu, r.bubble_fraction, r.peak_memory_gib, r.training_days, r.cost_usd}) {
         s += ',';
         append_number(s, v);
     }
@@ -72,6 +72,7 @@ nlohmann::json plan_row_to_json(const PlanRow& r)
             {"num_gpus", r.num_gpus},
             {"plan", plan_to_json(r.plan)},
             {"iteration_time_s", r.iteration_time_s},
+            {"iteration_time_band_s", {r.iteration_time_low_s, r.iteration_time_high_s}},
             {"tokens_per_s", r.tokens_per_s},
             {"mfu", r.mfu},
             {"bubble_fraction", r.bubble_fraction},

@@ -11,6 +11,7 @@
 #include "test_support.h"
 #include "vtrain/explorer.h"
 #include "vtrain/explorer_io.h"
+#include "vtrain/uncertainty.h"
 #include "vtrain/explorer_space.h"
 #include "vtrain/plan_check.h"
 #include "vtrain/simulator.h"
@@ -482,6 +483,25 @@ private slots:
         const std::string header = plan_row_csv_header();
         const std::string line = plan_row_to_csv(r.fastest.front());
         QCOMPARE(std::count(line.begin(), line.end(), ','), std::count(header.begin(), header.end(), ','));
+    }
+
+    // Every row carries its GPU profile's uncertainty band: the calibrated A100 profile has one, the
+    // modeled H100 profile has none (the band collapses onto the prediction).
+    void rows_carry_the_profiles_band()
+    {
+        ExploreOptions options;
+        options.keep_all_rows = true;
+        const ExploreResult r = run(small_scenario(), options);
+        QVERIFY(!r.rows.empty());
+        for (const PlanRow& row : r.rows) {
+            const auto band = prediction_band(profiles().at(row.gpu));
+            const double low = band ? band->low : 1.0;
+            const double high = band ? band->high : 1.0;
+            QCOMPARE(row.iteration_time_low_s, row.iteration_time_s * low);
+            QCOMPARE(row.iteration_time_high_s, row.iteration_time_s * high);
+            QVERIFY(row.iteration_time_low_s <= row.iteration_time_s && row.iteration_time_s <= row.iteration_time_high_s);
+        }
+        QVERIFY(prediction_band(profiles().at("a100-sxm4-80gb")).has_value());
     }
 };
 

@@ -42,6 +42,8 @@ struct PlanRow {
     std::string gpu;
     int num_gpus = 0;
     double iteration_time_s = 0;
+    double iteration_time_low_s = 0;  // the profile's uncertainty band around iteration_time_s (see
+    double iteration_time_high_s = 0; // uncertainty.h); both equal iteration_time_s when it has none
     double tokens_per_s = 0;
     double mfu = 0;
     double bubble_fraction = 0;
