@@ -70,10 +70,28 @@ private Q_SLOTS:
         QVERIFY(!model.planRow(1).on_front);
         QCOMPARE(model.data(model.index(4, PlanTableModel::FrontColumn)).toString(), QStringLiteral("★"));
         QCOMPARE(model.data(model.index(4, PlanTableModel::DaysColumn), PlanTableModel::SortRole).toDouble(), 14.0);
+        // No band on these rows: the band column is empty and sorts by the training time itself.
+        QCOMPARE(model.data(model.index(4, PlanTableModel::DaysBandColumn)).toString(), QString());
+        QCOMPARE(model.data(model.index(4, PlanTableModel::DaysBandColumn), PlanTableModel::SortRole).toDouble(), 14.0);
         QCOMPARE(model.frontRows().size(), std::size_t(2));
         model.clear();
         QCOMPARE(model.rowCount(), 0);
         QVERIFY(model.frontRows().empty());
+    }
+
+    // A row with an iteration-time band shows it in days: the training time scales with the iteration.
+    void daysBandColumn()
+    {
+        PlanTableModel model;
+        auto rows = sampleRows(1);
+        rows[0].iteration_time_s = 10.0;
+        rows[0].iteration_time_low_s = 9.0;
+        rows[0].iteration_time_high_s = 12.0;
+        rows[0].training_days = 20.0;
+        model.appendRows(rows);
+        QCOMPARE(model.data(model.index(0, PlanTableModel::DaysBandColumn)).toString(), QStringLiteral("18.00–24.00"));
+        QCOMPARE(model.data(model.index(0, PlanTableModel::DaysBandColumn), PlanTableModel::SortRole).toDouble(), 24.0);
+        QVERIFY(model.data(model.index(0, PlanTableModel::DaysColumn), Qt::ToolTipRole).toString().contains(QStringLiteral("80% band 18.00–24.00 days")));
     }
 
     void planFilterModel()

@@ -91,11 +91,31 @@ QString planSummary(const Plan& p)
     return s;
 }
 
+QString trainingDaysBand(const PlanRow& row)
+{
+    if (!(row.iteration_time_s > 0) || !(row.iteration_time_high_s > row.iteration_time_low_s)) {
+        return {};
+    }
+    const double per_second = row.training_days / row.iteration_time_s;
+    return QStringLiteral("%1–%2").arg(QString::number(row.iteration_time_low_s * per_second, 'f', 2),
+                                       QString::number(row.iteration_time_high_s * per_second, 'f', 2));
+}
+
+double trainingDaysHigh(const PlanRow& row)
+{
+    if (!(row.iteration_time_s > 0) || !(row.iteration_time_high_s > 0)) {
+        return row.training_days;
+    }
+    return row.training_days * row.iteration_time_high_s / row.iteration_time_s;
+}
+
 QString planDescription(const PlanRow& row)
 {
-    return QStringLiteral("%1\n%2 × %3\n%4 · %5\niteration %6 · MFU %7\npeak memory %8%9")
+    const QString band = trainingDaysBand(row);
+    return QStringLiteral("%1\n%2 × %3\n%4%5 · %6\niteration %7 · MFU %8\npeak memory %9%10")
         .arg(planSummary(row.plan), formatCount(row.num_gpus), QString::fromStdString(row.gpu), formatDays(row.training_days),
-             formatDollars(row.cost_usd), formatSeconds(row.iteration_time_s), formatPercent(row.mfu), formatGiB(row.peak_memory_gib),
+             band.isEmpty() ? QString() : QStringLiteral(" (80% band %1 days)").arg(band), formatDollars(row.cost_usd),
+             formatSeconds(row.iteration_time_s), formatPercent(row.mfu), formatGiB(row.peak_memory_gib),
              row.on_front ? QStringLiteral("\non the Pareto front") : QString());
 }
 

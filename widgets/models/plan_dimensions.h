@@ -25,5 +25,10 @@ QString recomputeName(Recompute recompute); // "none", "selective", "full"
 QString planSummary(const Plan& plan);
 // Several lines: the plan, its GPUs and its figures (tooltips).
 QString planDescription(const PlanRow& row);
+// The training time's uncertainty band in days ("18.7–22.1"), from the row's iteration-time band; empty
+// when the row's GPU profile has none.
+QString trainingDaysBand(const PlanRow& row);
+// The band's upper end in days (the training time itself when there is no band): what the table sorts by.
+double trainingDaysHigh(const PlanRow& row);
 
 } // namespace vtrain::ui

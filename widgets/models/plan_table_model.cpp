@@ -32,10 +32,12 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) {
         return {};
     }
-    static const char* const titles[ColumnCount] = {"Front", "Days", "Cost", "GPU", "GPUs", "TP", "PP", "DP", "MB", "Schedule", "VS",
+    static const char* const titles[ColumnCount] = {"Front", "Days", "Days band", "Cost", "GPU", "GPUs", "TP", "PP", "DP", "MB", "Schedule", "VS",
                                                     "Recompute", "SP", "ZeRO", "Iteration", "Tokens/s", "MFU", "Bubble", "Peak mem"};
     static const char* const tips[ColumnCount] = {
-        "On the (training time, cost) Pareto front", "Training time in days", "Training cost in dollars", "GPU type", "Number of GPUs",
+        "On the (training time, cost) Pareto front", "Training time in days",
+        "Training days within which the real run falls for 80% of the GPU profile's validation runs (empty: the profile has no band)",
+        "Training cost in dollars", "GPU type", "Number of GPUs",
         "Tensor-parallel width", "Pipeline stages", "Data-parallel replicas", "Micro-batch size (sequences)", "Pipeline schedule",
         "Virtual stages per pipeline rank (interleaved)", "Activation recomputation", "Sequence parallelism",
         "Optimizer sharding (ZeRO stage)", "One iteration", "Training throughput", "Model FLOPs utilisation",
@@ -98,6 +100,7 @@ QVariant PlanTableModel::displayData(const PlanRow& r, int column) const
     case SequenceParallelColumn: return p.sequence_parallel ? tr("yes") : tr("no");
     case ZeroColumn: return p.zero_stage;
     case DaysColumn: return QString::number(r.training_days, 'f', 2);
+    case DaysBandColumn: return trainingDaysBand(r);
     case CostColumn: return formatDollars(r.cost_usd);
     case IterationColumn: return formatSeconds(r.iteration_time_s);
     case TokensColumn: return formatCount(r.tokens_per_s);
@@ -127,6 +130,7 @@ double sortNumber(const PlanRow& r, int column)
     case PlanTableModel::SequenceParallelColumn: return p.sequence_parallel ? 1 : 0;
     case PlanTableModel::ZeroColumn: return p.zero_stage;
     case PlanTableModel::DaysColumn: return r.training_days;
+    case PlanTableModel::DaysBandColumn: return trainingDaysHigh(r);
     case PlanTableModel::CostColumn: return r.cost_usd;
     case PlanTableModel::IterationColumn: return r.iteration_time_s;
     case PlanTableModel::TokensColumn: return r.tokens_per_s;

@@ -21,6 +21,7 @@ public:
     enum Column {
         FrontColumn,
         DaysColumn, // the two objectives first: what a user reads a row for
+        DaysBandColumn, // where the real training time falls, from the profile's validation error
         CostColumn,
         GpuColumn,
         GpusColumn,
