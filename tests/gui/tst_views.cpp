@@ -273,6 +273,23 @@ private Q_SLOTS:
         QCOMPARE(clicked.count(), 1);
         QCOMPARE(clicked.at(0).at(0).toInt(), 20);
         QCOMPARE(plot.selectedRow(), 20);
+        QVERIFY(plot.selectedBand().isEmpty()); // these rows carry no uncertainty band
+        // A row with a band: its segment spans the band's days and costs (both scale with the iteration).
+        PlanRow banded = rows[5];
+        banded.index = 50;
+        banded.iteration_time_s = 10;
+        banded.iteration_time_low_s = 9;
+        banded.iteration_time_high_s = 12;
+        model.appendRows({banded});
+        plot.flush();
+        plot.setSelectedRow(50);
+        const QVector<QPointF> band = plot.selectedBand();
+        QCOMPARE(band.size(), 2);
+        QCOMPARE(band[0].x(), banded.training_days * 0.9);
+        QCOMPARE(band[1].x(), banded.training_days * 1.2);
+        QCOMPARE(band[1].y(), banded.cost_usd * 1.2);
+        plot.setSelectedRow(-1);
+        QVERIFY(plot.selectedBand().isEmpty());
         model.clear();
         QCOMPARE(plot.pointCount(), 0);
         QCOMPARE(plot.frontPointCount(), 0);

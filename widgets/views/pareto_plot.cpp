@@ -111,6 +111,16 @@ void ParetoPlot::setupPlot()
     m_selectedGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(0xd6, 0x27, 0x28), 3), Qt::NoBrush, 16));
     m_selectedGraph->removeFromLegend();
 
+    // Time and cost both scale with the iteration time, so the band is a segment along the ray through
+    // the plan's point.
+    m_selectedBandGraph = m_plot->addGraph();
+    m_selectedBandGraph->setLayer(QStringLiteral("marks"));
+    m_selectedBandGraph->setName(tr("selected plan, 80% band"));
+    m_selectedBandGraph->setLineStyle(QCPGraph::lsLine);
+    m_selectedBandGraph->setPen(QPen(QColor(0xd6, 0x27, 0x28, 170), 4, Qt::SolidLine, Qt::FlatCap));
+    m_selectedBandGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
+    m_selectedBandGraph->removeFromLegend();
+
     m_hoverGraph = m_plot->addGraph();
     m_hoverGraph->setLayer(QStringLiteral("marks"));
     m_hoverGraph->setLineStyle(QCPGraph::lsNone);
@@ -352,16 +362,39 @@ void ParetoPlot::setSelectedRow(int row)
 {
     m_selectedRow = (m_model && row >= 0 && row < m_appended) ? row : -1;
     updateMarkers();
-    m_plot->layer(QStringLiteral("marks"))->replot();
+    if (m_legendChanged) {
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    } else {
+        m_plot->layer(QStringLiteral("marks"))->replot();
+    }
+}
+
+QVector<QPointF> ParetoPlot::selectedBand() const
+{
+    QVector<QPointF> points;
+    for (auto it = m_selectedBandGraph->data()->constBegin(); it != m_selectedBandGraph->data()->constEnd(); ++it) {
+        points.push_back({it->key, it->value});
+    }
+    return points;
 }
 
 void ParetoPlot::updateMarkers()
 {
     m_selectedGraph->data()->clear();
+    m_selectedBandGraph->data()->clear();
+    bool band = false;
     if (m_model && m_selectedRow >= 0 && m_selectedRow < m_model->rowCount()) {
         const PlanRow& r = m_model->planRow(m_selectedRow);
         m_selectedGraph->addData(r.training_days, r.cost_usd);
+        if (r.iteration_time_s > 0 && r.iteration_time_high_s > r.iteration_time_low_s) {
+            const double low = r.iteration_time_low_s / r.iteration_time_s;
+            const double high = r.iteration_time_high_s / r.iteration_time_s;
+            m_selectedBandGraph->setData({r.training_days * low, r.training_days * high}, {r.cost_usd * low, r.cost_usd * high}, true);
+            band = true;
+        }
     }
+    // true when the legend entry came or went: the legend layer needs a replot then, not only the marks
+    m_legendChanged = band ? m_selectedBandGraph->addToLegend() : m_selectedBandGraph->removeFromLegend();
     m_hoverGraph->data()->clear();
     if (m_model && m_hoverRow >= 0 && m_hoverRow < m_model->rowCount()) {
         const PlanRow& r = m_model->planRow(m_hoverRow);

@@ -7,7 +7,9 @@
 // buffered layer so moving the mouse does not redraw a million points.
 #include <vector>
 
+#include <QPointF>
 #include <QPointer>
+#include <QVector>
 #include <QTimer>
 #include <QWidget>
 
@@ -47,6 +49,8 @@ public:
     int pointCount() const;
     int frontPointCount() const;
     int categoryCount() const { return static_cast<int>(m_categories.size()); }
+    // The selected plan's 80% band as (days, cost) end points; empty without a selection or a band.
+    QVector<QPointF> selectedBand() const;
     // Where a row's point is drawn, in widget coordinates of customPlot(); for tests.
     QPoint pixelOfRow(int row) const;
     // The row whose point is nearest to `pos` (customPlot() coordinates) within `radius` pixels, or -1.
@@ -98,6 +102,8 @@ private:
     std::vector<Category> m_categories;
     QCPGraph* m_frontGraph = nullptr;
     QCPGraph* m_selectedGraph = nullptr;
+    QCPGraph* m_selectedBandGraph = nullptr; // where the selected plan's real (days, cost) falls: its 80% band
+    bool m_legendChanged = false;
     QCPGraph* m_hoverGraph = nullptr;
     int m_appended = 0;   // model rows already plotted
     int m_selectedRow = -1;
