@@ -18,12 +18,29 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "explore_command.h"
+#include "explore_csv.h"
+#ifdef VTRAIN_WITH_MPI
+#include "mpi/mpi_explore.h"
+#endif
 #include "vtrain/explorer.h"
 #include "vtrain/explorer_io.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/simulator.h"
 
 namespace vtrain::cli {
+
+#ifdef VTRAIN_WITH_MPI
+#define VTRAIN_EXPLORE_MPI_HELP                                                                                  \
+    "\nUnder mpirun or srun (this build has MPI), the sweep is split over the ranks by estimated work and\n"       \
+    "merged exactly: the output equals a single process's. Rank 0 prints and writes --csv/--json; --threads\n"    \
+    "is per rank. A rank that fails ends the whole run with a non-zero status (see docs/mpi.md).\n"              \
+    "  --csv-parts DIR          instead of --csv: each rank writes DIR/plans-RANK.csv, rank 0 then writes\n"   \
+    "                           DIR/manifest.json (rows, bytes, checksum per part) once all parts are written\n" \
+    "  mpirun -n 64 vtrain explore big-study.json --csv plans.csv\n"
+#else
+#define VTRAIN_EXPLORE_MPI_HELP ""
+#endif
 
 const char* const kExploreHelp = R"(usage: vtrain explore SCENARIO.json [--csv PLANS.csv] [--json SUMMARY.json] [--threads N] [--top K]
                       [--allow-tp-across-nodes]
@@ -47,7 +64,7 @@ exit status: 0 on success, 2 on bad input (the message names the field and why),
 
 example:
   vtrain explore examples/mt-nlg-530b.json --csv plans.csv --threads 2
-)";
+)" VTRAIN_EXPLORE_MPI_HELP;
 
 namespace {
 
@@ -120,11 +137,11 @@ void print_rows(std::ostream& out, const std::vector<PlanRow>& rows)
     }
 }
 
-void print_summary(std::ostream& out, const Scenario& scenario, const ExploreResult& result, int threads)
+void print_summary(std::ostream& out, const Scenario& scenario, const ExploreResult& result, const std::string& workers)
 {
     const double rate = result.elapsed_s > 0 ? result.evaluated / result.elapsed_s : 0;
     out << scenario.model.name << ": " << grouped(result.total) << " plans enumerated, " << grouped(result.evaluated) << " evaluated in "
-        << fixed(result.elapsed_s, 2) << " s on " << threads << " thread" << (threads == 1 ? "" : "s") << " (" << grouped(static_cast<std::uint64_t>(rate))
+        << fixed(result.elapsed_s, 2) << " s on " << workers << " (" << grouped(static_cast<std::uint64_t>(rate))
         << " plans/s)" << (result.cancelled ? "  -- CANCELLED" : "") << "\n";
     std::uint64_t rejected = 0;
     for (const auto n : result.rejected) {
@@ -227,67 +244,25 @@ private:
     std::thread m_thread;
 };
 
-// Rows stream to PATH.part during the sweep; once the front is known, each line gets its on_front
-// column while being copied to PATH (bounded memory for any number of rows).
-class CsvWriter {
-public:
-    explicit CsvWriter(std::filesystem::path path) : m_path(std::move(path)), m_part(m_path.string() + ".part"), m_out(m_part, std::ios::binary) {}
-    bool ok() const { return static_cast<bool>(m_out); }
-    void write(const PlanRow& row)
-    {
-        std::string line = plan_row_to_csv(row);
-        line.resize(line.rfind(',')); // on_front is filled in by finish()
-        line += '\n';
-        m_out << line;
-    }
-    bool finish(const std::vector<PlanRow>& front, std::string& error)
-    {
-        m_out.close();
-        std::vector<std::uint64_t> on_front;
-        for (const auto& r : front) {
-            on_front.push_back(r.index);
-        }
-        std::sort(on_front.begin(), on_front.end());
-        std::ifstream in(m_part, std::ios::binary);
-        std::ofstream out(m_path, std::ios::binary | std::ios::trunc);
-        if (!in || !out) {
-            error = "cannot write " + m_path.string();
-            return false;
-        }
-        out << plan_row_csv_header() << '\n';
-        std::string line;
-        while (std::getline(in, line)) {
-            const std::uint64_t index = std::stoull(line.substr(0, line.find(',')));
-            out << line << (std::binary_search(on_front.begin(), on_front.end(), index) ? ",true\n" : ",false\n");
-        }
-        in.close();
-        std::filesystem::remove(m_part);
-        if (!out) {
-            error = "writing " + m_path.string() + " failed";
-            return false;
-        }
-        return true;
-    }
-
-private:
-    std::filesystem::path m_path;
-    std::filesystem::path m_part;
-    std::ofstream m_out;
-};
-
 } // namespace
 
-int run_explore(const std::vector<std::string>& argv)
+namespace {
+std::string thread_count(int threads) { return std::to_string(threads) + (threads == 1 ? " thread" : " threads"); }
+} // namespace
+
+int prepare_explore(const std::vector<std::string>& argv, const std::vector<std::string>& extra_value_options, ExploreRequest& request)
 {
     std::string error;
-    const auto args = parse_args(argv, {"--csv", "--json", "--threads", "--top"}, {"--allow-tp-across-nodes"}, error);
+    std::vector<std::string> with_value{"--csv", "--json", "--threads", "--top"};
+    with_value.insert(with_value.end(), extra_value_options.begin(), extra_value_options.end());
+    auto args = parse_args(argv, with_value, {"--allow-tp-across-nodes"}, error);
     if (!args) {
         return report_bad_input(error);
     }
     if (args->positional.size() != 1) {
         return report_bad_input("explore takes one scenario file (see vtrain explore --help)");
     }
-    ExploreOptions options;
+    ExploreOptions& options = request.options;
     options.top_k = 10;
     options.allow_tp_across_nodes = args->flag("--allow-tp-across-nodes");
     if (const auto t = args->value("--threads")) {
@@ -305,31 +280,83 @@ int run_explore(const std::vector<std::string>& argv)
         options.top_k = static_cast<std::size_t>(*n);
     }
 
-    const std::string& path = args->positional[0];
-    auto loaded = load_scenario(path);
+    request.path = args->positional[0];
+    auto loaded = load_scenario(request.path);
     if (!loaded.ok()) {
-        return report_bad_file(path, loaded.errors());
+        return report_bad_file(request.path, loaded.errors());
     }
-    const Scenario& scenario = loaded.value();
-    std::map<std::string, GpuProfile> profiles;
+    request.scenario = std::move(loaded).value();
+    const Scenario& scenario = request.scenario;
     std::vector<std::string> ids{scenario.cluster.gpu};
     if (scenario.search) {
         ids.insert(ids.end(), scenario.search->gpu.begin(), scenario.search->gpu.end());
     }
     const ProfileLibrary library = profile_library();
     for (std::size_t i = 0; i < ids.size(); ++i) {
-        if (profiles.count(ids[i]) != 0) {
+        if (request.profiles.count(ids[i]) != 0) {
             continue;
         }
         auto profile = library.load(ids[i]);
         if (!profile.ok()) {
             return report_bad_input(Diagnostics{{i == 0 ? "cluster.gpu" : "search.gpu", profile.errors().front().message}});
         }
-        profiles.emplace(ids[i], std::move(profile).value());
+        request.profiles.emplace(ids[i], std::move(profile).value());
     }
+    request.args = std::move(*args);
+    return kExitOk;
+}
+
+int report_explore(const ExploreRequest& request, const ExploreResult& result, const std::string& workers, const nlohmann::json& json_extra)
+{
+    const Scenario& scenario = request.scenario;
+    std::ostream& out = std::cout;
+    print_summary(out, scenario, result, workers);
+    out << "\nPareto front of (training time, cost): " << result.front.size() << " plan" << (result.front.size() == 1 ? "" : "s")
+        << (result.cancelled ? " (of the plans evaluated before the cancel)" : "") << "\n";
+    print_rows(out, result.front);
+    if (request.options.top_k > 0 && result.feasible > 0) {
+        out << "\nFastest " << result.fastest.size() << " (* = on the front)\n";
+        print_rows(out, result.fastest);
+        out << "\nCheapest " << result.cheapest.size() << "\n";
+        print_rows(out, result.cheapest);
+        out << "\nHighest MFU " << result.best_mfu.size() << "\n";
+        print_rows(out, result.best_mfu);
+    }
+    print_baseline(out, scenario, request.profiles, result);
+    out.flush();
+
+    if (const auto file = request.args.value("--json")) {
+        nlohmann::json j = explore_result_to_json(result);
+        j["scenario"] = request.path;
+        j["model"] = scenario.model.name;
+        j["threads"] = result.threads;
+        for (const auto& [key, value] : json_extra.items()) {
+            j[key] = value;
+        }
+        std::string error;
+        if (!write_text_file(*file, j.dump(2) + "\n", error)) {
+            std::cerr << "vtrain: " << error << '\n';
+            return kExitFailure;
+        }
+    }
+    return kExitOk;
+}
+
+int run_explore(const std::vector<std::string>& argv)
+{
+#ifdef VTRAIN_WITH_MPI
+    if (mpi::launched_by_mpi()) {
+        return mpi::run_explore_mpi(argv);
+    }
+#endif
+    ExploreRequest request;
+    if (const int status = prepare_explore(argv, {}, request); status != kExitOk) {
+        return status;
+    }
+    const ExploreOptions& options = request.options;
 
     std::optional<CsvWriter> csv;
-    if (const auto file = args->value("--csv")) {
+    if (const auto file = request.args.value("--csv")) {
         csv.emplace(*file);
         if (!csv->ok()) {
             return report_bad_input("--csv: cannot write " + *file + ".part");
@@ -354,7 +381,7 @@ int run_explore(const std::vector<std::string>& argv)
         if (isatty(STDERR_FILENO) != 0) {
             bar.emplace(control);
         }
-        result = explore(scenario, profiles, options, control, sink);
+        result = explore(request.scenario, request.profiles, options, control, sink);
     }
     sigaction(SIGINT, &previous, nullptr);
     g_cancel = nullptr;
@@ -362,38 +389,15 @@ int run_explore(const std::vector<std::string>& argv)
         return report_bad_input(result.errors());
     }
 
-    const int threads = result->threads;
-    std::ostream& out = std::cout;
-    print_summary(out, scenario, *result, threads);
-    out << "\nPareto front of (training time, cost): " << result->front.size() << " plan" << (result->front.size() == 1 ? "" : "s")
-        << (result->cancelled ? " (of the plans evaluated before the cancel)" : "") << "\n";
-    print_rows(out, result->front);
-    if (options.top_k > 0 && result->feasible > 0) {
-        out << "\nFastest " << result->fastest.size() << " (* = on the front)\n";
-        print_rows(out, result->fastest);
-        out << "\nCheapest " << result->cheapest.size() << "\n";
-        print_rows(out, result->cheapest);
-        out << "\nHighest MFU " << result->best_mfu.size() << "\n";
-        print_rows(out, result->best_mfu);
-    }
-    print_baseline(out, scenario, profiles, *result);
-
+    // The report first (as the user waits for it), then the CSV, then the JSON.
+    const int report_status = report_explore(request, *result, thread_count(result->threads), nlohmann::json::object());
     int status = result->cancelled ? 130 : kExitOk;
+    std::string error;
     if (csv && !csv->finish(result->front, error)) {
         std::cerr << "vtrain: " << error << '\n';
         status = status == kExitOk ? kExitFailure : status;
     }
-    if (const auto file = args->value("--json")) {
-        nlohmann::json j = explore_result_to_json(*result);
-        j["scenario"] = path;
-        j["model"] = scenario.model.name;
-        j["threads"] = threads;
-        if (!write_text_file(*file, j.dump(2) + "\n", error)) {
-            std::cerr << "vtrain: " << error << '\n';
-            status = status == kExitOk ? kExitFailure : status;
-        }
-    }
-    return status;
+    return status == kExitOk ? report_status : status;
 }
 
 } // namespace vtrain::cli

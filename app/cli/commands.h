@@ -22,6 +22,7 @@ int run_validate(const std::vector<std::string>& args);
 int run_calibrate(const std::vector<std::string>& args);
 int run_optimal_model(const std::vector<std::string>& args);
 int run_schedule(const std::vector<std::string>& args);
+int run_launch(const std::vector<std::string>& args);
 
 extern const char* const kSimulateHelp;
 extern const char* const kExploreHelp;
@@ -32,5 +33,6 @@ extern const char* const kValidateHelp;
 extern const char* const kCalibrateHelp;
 extern const char* const kOptimalModelHelp;
 extern const char* const kScheduleHelp;
+extern const char* const kLaunchHelp;
 
 } // namespace vtrain::cli

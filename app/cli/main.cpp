@@ -29,6 +29,7 @@ const std::vector<Command>& commands()
         {"optimal-model", "largest model trainable within a budget, simulated vs naive", vtrain::cli::kOptimalModelHelp,
          vtrain::cli::run_optimal_model},
         {"schedule", "a shared cluster under three scheduling policies", vtrain::cli::kScheduleHelp, vtrain::cli::run_schedule},
+        {"launch", "a plan as Megatron-LM flags or a DeepSpeed config", vtrain::cli::kLaunchHelp, vtrain::cli::run_launch},
     };
     return list;
 }

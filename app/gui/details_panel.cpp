@@ -10,6 +10,7 @@
 #include "models/format.h"
 #include "models/plan_dimensions.h"
 #include "views/compare_view.h"
+#include "views/launch_dialog.h"
 #include "views/memory_view.h"
 #include "views/timeline_view.h"
 #include "vtrain/simulation_result.h"
@@ -38,6 +39,11 @@ DetailsPanel::DetailsPanel(QWidget* parent)
     connect(zoomIn, &QToolButton::clicked, m_timeline, [this] { m_timeline->zoomBy(2.0); });
     connect(zoomOut, &QToolButton::clicked, m_timeline, [this] { m_timeline->zoomBy(0.5); });
     connect(reset, &QToolButton::clicked, m_timeline, &TimelineView::resetZoom);
+    m_launch = new QToolButton(this);
+    m_launch->setObjectName(QStringLiteral("launchFlagsButton"));
+    m_launch->setText(tr("Launch flags…"));
+    m_launch->setToolTip(tr("This plan as Megatron-LM arguments or a DeepSpeed config"));
+    connect(m_launch, &QToolButton::clicked, this, &DetailsPanel::showLaunchFlags);
 
     auto* timelinePage = new QWidget(this);
     auto* timelineLayout = new QVBoxLayout(timelinePage);
@@ -57,6 +63,7 @@ DetailsPanel::DetailsPanel(QWidget* parent)
     header->addWidget(zoomOut);
     header->addWidget(zoomIn);
     header->addWidget(reset);
+    header->addWidget(m_launch);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
@@ -87,8 +94,26 @@ void DetailsPanel::setBusy(const QString& message)
     m_header->setText(message);
 }
 
+void DetailsPanel::setLaunchScenario(const Scenario& scenario)
+{
+    m_launchScenario = scenario;
+    m_launch->setEnabled(scenario.plan.has_value());
+}
+
+void DetailsPanel::showLaunchFlags()
+{
+    if (!m_launchScenario || !m_launchScenario->plan) {
+        return;
+    }
+    auto* dialog = new LaunchDialog(*m_launchScenario, *m_launchScenario->plan, m_launchScenario->cluster.gpus_per_node, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
+}
+
 void DetailsPanel::clear()
 {
+    m_launchScenario.reset();
+    m_launch->setEnabled(false);
     m_header->setText(tr("No plan selected: click a point in the chart or a row in the table."));
 }
 

@@ -3,11 +3,15 @@
 // The selected plan in detail: its pipeline timeline, its memory per stage, and the comparison with a
 // pinned plan, as tabs under one header that names the plan.
 #include <memory>
+#include <optional>
 
 #include <QWidget>
 
+#include "vtrain/scenario.h"
+
 class QLabel;
 class QTabWidget;
+class QToolButton;
 
 namespace vtrain {
 struct SimulationResult;
@@ -27,11 +31,15 @@ public:
     void setResult(std::shared_ptr<const SimulationResult> result);
     void setBusy(const QString& message); // "simulating …" while the worker runs
     void clear();
+    // The selected plan's scenario (plan, GPU, GPU count, node size) for "Launch flags…".
+    void setLaunchScenario(const Scenario& scenario);
+    void showLaunchFlags();
 
     TimelineView* timeline() const { return m_timeline; }
     MemoryView* memory() const { return m_memory; }
     CompareView* compare() const { return m_compare; }
     QTabWidget* tabs() const { return m_tabs; }
+    QToolButton* launchButton() const { return m_launch; }
     QString headline() const;
     QSize sizeHint() const override { return {900, 430}; }
 
@@ -41,6 +49,8 @@ private:
     TimelineView* m_timeline = nullptr;
     MemoryView* m_memory = nullptr;
     CompareView* m_compare = nullptr;
+    QToolButton* m_launch = nullptr;
+    std::optional<Scenario> m_launchScenario;
 };
 
 } // namespace vtrain::ui

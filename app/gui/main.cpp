@@ -2,6 +2,7 @@
 // vtrain-explorer: the desktop explorer. `vtrain-explorer [SCENARIO.json]` opens the window on that
 // scenario, else on the autosaved one, else on MT-NLG 530B on A100.
 #include <cstdio>
+#include <string_view>
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -12,17 +13,34 @@
 #include "models/settings_keys.h"
 #include "screenshot.h"
 
+namespace {
+
+#ifdef NDEBUG
+constexpr const char* kBuildType = "release";
+#else
+constexpr const char* kBuildType = "debug";
+#endif
+
+// A QApplication aborts without a display, so the requests that only print text (--help, --version)
+// are answered before one is made. --help-all lists Qt's GUI options, which need the QApplication.
+bool asksOnlyForText(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg(argv[i]);
+        if (arg == "-h" || arg == "--help" || arg == "-v" || arg == "--version") {
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace
+
 int main(int argc, char** argv)
 {
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QLatin1String(vtrain::ui::settings_keys::kOrganization));
-    QApplication::setApplicationName(QLatin1String(vtrain::ui::settings_keys::kApplication));
-    QApplication::setApplicationVersion(QStringLiteral(VTRAIN_VERSION));
-    vtrain::ui::initResources();
-    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/vtrain-explorer.svg")));
-
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Explore LLM training plans: time, cost, pipeline timelines and memory."));
+    parser.setApplicationDescription(QStringLiteral("Explore LLM training plans: time, cost, pipeline timelines and memory.\n\n"
+                                                    "example:\n  vtrain-explorer /usr/share/vtrain/examples/llama3-70b-h100.json"));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("scenario"), QStringLiteral("A scenario file to open (JSON)."), QStringLiteral("[SCENARIO.json]"));
@@ -31,6 +49,26 @@ int main(int argc, char** argv)
     screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(fresh);
     parser.addOption(screenshot);
+
+    if (asksOnlyForText(argc, argv)) {
+        const QCoreApplication textOnly(argc, argv);
+        QCoreApplication::setApplicationName(QLatin1String(vtrain::ui::settings_keys::kApplication));
+        parser.parse(QCoreApplication::arguments());
+        if (parser.isSet(QStringLiteral("version"))) {
+            std::printf("vtrain-explorer %s (built %s, %s)\n", VTRAIN_VERSION, __DATE__, kBuildType);
+            return 0;
+        }
+        parser.showHelp(0);
+    }
+
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QLatin1String(vtrain::ui::settings_keys::kOrganization));
+    QApplication::setApplicationName(QLatin1String(vtrain::ui::settings_keys::kApplication));
+    QApplication::setApplicationVersion(QStringLiteral(VTRAIN_VERSION));
+    // Matches the installed desktop entry and icon (packaging/), so Wayland shells show the right icon.
+    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.vtrain.Explorer"));
+    vtrain::ui::initResources();
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/vtrain-explorer.svg")));
     parser.process(app);
 
     vtrain::ui::MainWindowOptions options;

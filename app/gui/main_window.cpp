@@ -13,6 +13,7 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QToolBar>
 
 #include "details_panel.h"
@@ -24,10 +25,13 @@
 #include "models/scenario_store.h"
 #include "models/settings_keys.h"
 #include "models/sweep_runner.h"
+#include "views/cluster_schedule_view.h"
+#include "views/optimal_model_view.h"
 #include "views/pareto_plot.h"
 #include "views/plans_panel.h"
 #include "views/scenario_editor.h"
 #include "views/sweep_bar.h"
+#include "vtrain/explorer_space.h"
 
 namespace vtrain::ui {
 
@@ -46,7 +50,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     m_plot = new ParetoPlot(this);
     m_plot->setObjectName(QStringLiteral("paretoPlot"));
     m_plot->setModel(m_planModel);
-    setCentralWidget(m_plot);
+    buildTabs();
     buildDocks();
     buildMenus();
     connectRunners();
@@ -65,6 +69,8 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
         m_plot->setColorDimension(static_cast<ColorDimension>(settings.value(QLatin1String(settings_keys::kColorDimension), 0).toInt()));
         m_plot->setLogAxes(settings.value(QLatin1String(settings_keys::kLogAxes), false).toBool());
         m_sweepBar->setAutoRun(settings.value(QLatin1String(settings_keys::kAutoRun), true).toBool());
+        m_optimalModel->restoreInputs();
+        m_cluster->restoreInputs();
     }
     // Start scenario: the one asked for, else the autosave (a crash loses nothing), else MT-NLG 530B.
     std::optional<Scenario> start = m_options.scenario;
@@ -111,6 +117,42 @@ void MainWindow::buildDocks()
     toolbar->setObjectName(QStringLiteral("sweepToolbar"));
     toolbar->setMovable(false);
     toolbar->addWidget(m_sweepBar);
+}
+
+void MainWindow::buildTabs()
+{
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(QStringLiteral("mainTabs"));
+    m_tabs->setDocumentMode(true);
+    m_optimalModel = new OptimalModelView(&m_catalog, m_tabs);
+    m_cluster = new ClusterScheduleView(&m_catalog, m_tabs);
+    m_tabs->addTab(m_plot, tr("Plans"));
+    m_tabs->addTab(m_optimalModel, tr("Optimal model"));
+    m_tabs->addTab(m_cluster, tr("Shared cluster"));
+    m_tabs->setTabToolTip(1, tr("The largest model trainable compute-optimally within a budget (vTrain case study 2)"));
+    m_tabs->setTabToolTip(2, tr("Training jobs with deadlines sharing one cluster under three policies (vTrain case study 3)"));
+    setCentralWidget(m_tabs);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);
+}
+
+void MainWindow::onTabChanged(int index)
+{
+    // The scenario, plan and selected-plan docks and the sweep bar belong to the Plans tab: the case
+    // studies get the whole window, and the docks come back as they were.
+    if (index == 0) {
+        for (QWidget* w : std::as_const(m_hiddenForTab)) {
+            w->show();
+        }
+        m_hiddenForTab.clear();
+        return;
+    }
+    for (QWidget* w : {static_cast<QWidget*>(m_editorDock), static_cast<QWidget*>(m_plansDock), static_cast<QWidget*>(m_detailsDock),
+                       static_cast<QWidget*>(findChild<QToolBar*>(QStringLiteral("sweepToolbar")))}) {
+        if (w && !w->isHidden()) {
+            m_hiddenForTab << w;
+            w->hide();
+        }
+    }
 }
 
 void MainWindow::buildMenus()
@@ -300,6 +342,12 @@ void MainWindow::selectPlan(int row)
         return;
     }
     m_details->setBusy(tr("Simulating %1 × %2 · %3 …").arg(formatCount(r.num_gpus), QString::fromStdString(r.gpu), planSummary(r.plan)));
+    Scenario selected = *m_sweepScenario; // as the plan runs: its GPU, GPU count and node size (for "Launch flags…")
+    selected.cluster.gpu = r.gpu;
+    selected.cluster.num_gpus = r.num_gpus;
+    selected.cluster.gpus_per_node = gpus_per_node_for(selected, *profile);
+    selected.plan = r.plan;
+    m_details->setLaunchScenario(selected);
     m_detailRunner->request(*m_sweepScenario, r.plan, r.gpu, r.num_gpus, std::move(profile));
 }
 
@@ -335,6 +383,7 @@ void MainWindow::saveLayout() const
 void MainWindow::closeEvent(QCloseEvent* event)
 {
     if (m_options.restoreSession) {
+        m_tabs->setCurrentIndex(0); // the docks back, so the saved layout is the Plans tab's
         saveLayout();
     }
     m_runner->cancel();

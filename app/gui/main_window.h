@@ -3,6 +3,8 @@
 // The main window assembles the pages: scenario editor (left dock), Pareto chart (centre), plan table
 // (right dock), the selected plan's timeline / memory / comparison (bottom dock) and the sweep bar. It
 // wires selection between them and owns the sweep and detail runners; views know nothing of each other.
+// The centre is a tab widget: the Pareto chart ("Plans"), then the two case studies ("Optimal model",
+// "Shared cluster"), which run on their own and hide the plan docks while shown.
 #include <memory>
 #include <optional>
 
@@ -15,10 +17,13 @@
 class QAction;
 class QDockWidget;
 class QMenu;
+class QTabWidget;
 
 namespace vtrain::ui {
 
 class DetailsPanel;
+class ClusterScheduleView;
+class OptimalModelView;
 class ParetoPlot;
 class PlanDetailRunner;
 class PlanTableModel;
@@ -53,6 +58,10 @@ public:
     RejectModel* rejectModel() const { return m_rejectModel; }
     SweepBar* sweepBar() const { return m_sweepBar; }
     int selectedRow() const { return m_selectedRow; }
+    // The central tabs: Plans (the Pareto chart), Optimal model, Shared cluster.
+    QTabWidget* tabs() const { return m_tabs; }
+    OptimalModelView* optimalModelView() const { return m_optimalModel; }
+    ClusterScheduleView* clusterScheduleView() const { return m_cluster; }
 
     // Commands (menus call these; tests too).
     void startSweep();
@@ -71,6 +80,8 @@ protected:
 
 private:
     void buildDocks();
+    void buildTabs();
+    void onTabChanged(int index);
     void buildMenus();
     void buildExportMenu(QMenu* menu);
     void connectRunners();
@@ -100,6 +111,10 @@ private:
     PlanDetailRunner* m_detailRunner = nullptr;
     ScenarioEditor* m_editor = nullptr;
     ParetoPlot* m_plot = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    OptimalModelView* m_optimalModel = nullptr;
+    ClusterScheduleView* m_cluster = nullptr;
+    QList<QWidget*> m_hiddenForTab; // plan docks and toolbar hidden while a case-study tab is shown
     PlansPanel* m_plans = nullptr;
     DetailsPanel* m_details = nullptr;
     SweepBar* m_sweepBar = nullptr;

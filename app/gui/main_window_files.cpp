@@ -17,8 +17,10 @@
 #include "models/scenario_store.h"
 #include "models/settings_keys.h"
 #include "views/export.h"
+#include "views/cluster_schedule_view.h"
 #include "views/export_dialog.h"
 #include "views/memory_view.h"
+#include "views/optimal_model_view.h"
 #include "views/pareto_plot.h"
 #include "views/scenario_editor.h"
 #include "views/timeline_view.h"
@@ -151,6 +153,8 @@ void MainWindow::buildExportMenu(QMenu* menu)
     menu->addAction(tr("Memory chart as image…"), this, [this] {
         exportImageDialog(tr("memory chart"), QStringLiteral("memory"), m_details->memory(), &MainWindow::exportMemory);
     });
+    menu->addAction(tr("Optimal-model chart as image…"), m_optimalModel, &OptimalModelView::exportDialog);
+    menu->addAction(tr("Cluster schedule as image…"), m_cluster, &ClusterScheduleView::exportDialog);
     menu->addSeparator();
     menu->addAction(tr("Plans as CSV…"), this,
                     [this] { exportFileDialog(tr("plans"), tr("CSV (*.csv)"), QStringLiteral("plans.csv"), &MainWindow::exportPlans); });

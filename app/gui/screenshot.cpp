@@ -11,7 +11,9 @@
 #include "main_window.h"
 #include "models/plan_detail_runner.h"
 #include "models/plan_table_model.h"
+#include "views/cluster_schedule_view.h"
 #include "views/compare_view.h"
+#include "views/optimal_model_view.h"
 #include "models/sweep_runner.h"
 #include "views/export.h"
 #include "views/timeline_view.h"
@@ -91,7 +93,7 @@ void ScreenshotSession::capture()
     const std::vector<int>& front = m_window->planModel()->frontRows();
     const int other = front.empty() ? -1 : (front.front() == m_window->selectedRow() ? front.back() : front.front());
     if (other < 0 || other == m_window->selectedRow()) {
-        Q_EMIT done(m_failed ? 1 : 0);
+        captureCaseStudies();
         return;
     }
     m_comparing = true;
@@ -102,6 +104,41 @@ void ScreenshotSession::captureCompare()
 {
     m_window->details()->tabs()->setCurrentIndex(2);
     save(QStringLiteral("compare.png"), m_window->details()->grab().save(QDir(m_dir).filePath(QStringLiteral("compare.png"))));
+    captureCaseStudies();
+}
+
+void ScreenshotSession::captureCaseStudies()
+{
+    // Each case-study tab with the paper's setting: show it, run its study, capture the window once it is done.
+    OptimalModelView* view = m_window->optimalModelView();
+    connect(view->runner(), &StudyRunner::failed, this, [this](std::uint64_t, const Diagnostics& errors) {
+        std::fprintf(stderr, "screenshot: a case study failed: %s\n", errors.empty() ? "" : errors.front().to_string().c_str());
+        Q_EMIT done(1);
+    });
+    connect(view->runner(), &OptimalModelRunner::finished, this, [this] { QTimer::singleShot(500, this, &ScreenshotSession::captureOptimalModel); },
+            Qt::SingleShotConnection);
+    m_window->tabs()->setCurrentWidget(view);
+    view->run();
+}
+
+void ScreenshotSession::captureOptimalModel()
+{
+    save(QStringLiteral("optimal-model.png"), m_window->grab().save(QDir(m_dir).filePath(QStringLiteral("optimal-model.png"))));
+    ClusterScheduleView* view = m_window->clusterScheduleView();
+    connect(view->runner(), &StudyRunner::failed, this, [this](std::uint64_t, const Diagnostics& errors) {
+        std::fprintf(stderr, "screenshot: a case study failed: %s\n", errors.empty() ? "" : errors.front().to_string().c_str());
+        Q_EMIT done(1);
+    });
+    connect(view->runner(), &ScheduleRunner::finished, this, [this] { QTimer::singleShot(500, this, &ScreenshotSession::captureCluster); },
+            Qt::SingleShotConnection);
+    m_window->tabs()->setCurrentWidget(view);
+    view->run();
+}
+
+void ScreenshotSession::captureCluster()
+{
+    save(QStringLiteral("shared-cluster.png"), m_window->grab().save(QDir(m_dir).filePath(QStringLiteral("shared-cluster.png"))));
+    m_window->tabs()->setCurrentIndex(0);
     Q_EMIT done(m_failed ? 1 : 0);
 }
 

@@ -4,7 +4,8 @@
 // the balanced front plan, then writes DIR/main-window.png (the whole window), DIR/timeline.png (the
 // timeline panel zoomed into the pipeline's fill), DIR/export-pareto.png (the Pareto chart exported
 // as for a slide), DIR/export-timeline.png, DIR/memory.png and DIR/compare.png (the balanced plan pinned
-// against the fastest), and quits. Meant for Xvfb, to keep the docs' pictures those of the real program.
+// against the fastest), then DIR/optimal-model.png and DIR/shared-cluster.png (the case-study tabs, each
+// after its study ran), and quits. Meant for Xvfb, to keep the docs' pictures those of the real program.
 #include <QObject>
 #include <QString>
 
@@ -23,6 +24,9 @@ Q_SIGNALS:
 private:
     void capture();
     void captureCompare();
+    void captureCaseStudies();
+    void captureOptimalModel();
+    void captureCluster();
     bool save(const QString& name, bool ok);
 
     MainWindow* m_window;

@@ -567,14 +567,14 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
         band_errors.push_back(folds > 0 ? r.cv_error_pct : r.in_sample_error_pct);
         band_weights.push_back(1.0 / per_subset[r.subset]);
     }
-    std::string band_source = "in-sample error on " + std::to_string(fit.size()) + " published runs";
+    std::string band_source = "in-sample error on " + std::to_string(fit.size()) + " measured runs";
     if (folds > 0) {
         nlohmann::json cvj = nlohmann::json::object();
         for (const auto& [s, st] : result.cross_validated) {
             cvj[s] = stats_to_json(st);
         }
         c["cross_validated_error"] = {{"folds", folds}, {"by_subset", cvj}};
-        band_source = std::to_string(folds) + "-fold cross-validation on " + std::to_string(fit.size()) + " published runs";
+        band_source = std::to_string(folds) + "-fold cross-validation on " + std::to_string(fit.size()) + " measured runs";
     }
     band_source += ", every subset weighted equally";
     if (const auto band = band_from_errors(band_errors, band_weights, 0.8, band_source)) {

@@ -17,10 +17,17 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include "explorer_evaluate.h"
+#include "explorer_order.h"
 #include "vtrain/explorer_space.h"
 
 namespace vtrain {
 namespace {
+
+using detail::cheaper;
+using detail::faster;
+using detail::higher_mfu;
+using detail::mark_front;
+using detail::merge_top;
 
 constexpr std::uint64_t kChunkPlans = 64;   // plans per chunk: small enough to balance, large enough to amortise
 constexpr std::size_t kTokensPerThread = 32; // chunks in flight per thread (bounds buffered rows)
@@ -35,29 +42,22 @@ struct TopK {
     std::vector<PlanRow> fastest, cheapest, best_mfu;
 };
 
-bool faster(const PlanRow& a, const PlanRow& b)
+// The groups to evaluate: the options' ranges within the space, or all of it.
+std::vector<GroupRange> clamped_ranges(const ExploreOptions& options, const PlanSpace& space)
 {
-    return a.training_days != b.training_days ? a.training_days < b.training_days : a.index < b.index;
-}
-bool cheaper(const PlanRow& a, const PlanRow& b) { return a.cost_usd != b.cost_usd ? a.cost_usd < b.cost_usd : a.index < b.index; }
-bool higher_mfu(const PlanRow& a, const PlanRow& b) { return a.mfu != b.mfu ? a.mfu > b.mfu : a.index < b.index; }
-
-// Keeps the k best of `kept` and `more` by `better` (a strict total order: ties go by index).
-template <typename Better>
-void merge_top(std::vector<PlanRow>& kept, const std::vector<PlanRow>& more, std::size_t k, Better better)
-{
-    if (k == 0 || more.empty()) {
-        return;
+    if (options.group_ranges.empty()) {
+        return {{0, space.groups()}};
     }
-    // Only rows that beat the current k-th can enter; most chunks bring none.
-    for (const PlanRow& r : more) {
-        if (kept.size() < k || better(r, kept.back())) {
-            kept.insert(std::upper_bound(kept.begin(), kept.end(), r, better), r);
-            if (kept.size() > k) {
-                kept.pop_back();
-            }
+    std::vector<GroupRange> out;
+    for (const GroupRange& r : options.group_ranges) {
+        const std::size_t end = std::min(r.end, space.groups());
+        if (r.begin < end) {
+            out.push_back({r.begin, end});
         }
     }
+    // In enumeration order, so that rows reach the sink in order and the first example is the lowest.
+    std::sort(out.begin(), out.end(), [](const GroupRange& a, const GroupRange& b) { return a.begin < b.begin; });
+    return out;
 }
 
 class Sweep {
@@ -75,19 +75,25 @@ public:
         tbb::task_arena arena(threads);
         arena.execute([&] {
             m_evaluator.prepare(); // layer costs, in parallel
-            std::size_t next_group = 0;
+            const std::vector<GroupRange> ranges = clamped_ranges(m_options, m_space);
+            std::size_t range = 0;
+            std::size_t next_group = ranges.empty() ? 0 : ranges[0].begin;
             tbb::parallel_pipeline(
                 static_cast<std::size_t>(threads) * kTokensPerThread,
                 tbb::make_filter<void, Chunk*>(tbb::filter_mode::serial_in_order,
                                                [&](tbb::flow_control& fc) -> Chunk* {
-                                                   if (next_group >= m_space.groups() || m_control.cancel.load(std::memory_order_relaxed)) {
+                                                   while (range < ranges.size() && next_group >= ranges[range].end) {
+                                                       next_group = ++range < ranges.size() ? ranges[range].begin : next_group;
+                                                   }
+                                                   if (range >= ranges.size() || m_control.cancel.load(std::memory_order_relaxed)) {
                                                        fc.stop();
                                                        return nullptr;
                                                    }
+                                                   const std::size_t end_group = ranges[range].end; // a chunk stays in its range
                                                    auto* chunk = new Chunk;
                                                    chunk->group_begin = next_group;
                                                    const std::uint64_t first = m_space.group_start[next_group];
-                                                   while (next_group < m_space.groups() && m_space.group_start[next_group] - first < kChunkPlans) {
+                                                   while (next_group < end_group && m_space.group_start[next_group] - first < kChunkPlans) {
                                                        ++next_group;
                                                    }
                                                    chunk->group_end = next_group;
@@ -129,6 +135,7 @@ private:
             result.rejected[r] += chunk.rejected[r];
             if (chunk.example[r] && result.example[r].message.empty()) {
                 result.example[r] = *chunk.example[r]; // chunks arrive in order: the first is the lowest index
+                result.example_index[r] = chunk.example_index[r];
             }
         }
         if (chunk.rows.empty()) {
@@ -161,19 +168,6 @@ private:
     TopK m_top;
 };
 
-void mark_front(std::vector<PlanRow>& rows, const std::vector<PlanRow>& front)
-{
-    std::vector<std::uint64_t> indices;
-    indices.reserve(front.size());
-    for (const auto& r : front) {
-        indices.push_back(r.index);
-    }
-    std::sort(indices.begin(), indices.end());
-    for (auto& r : rows) {
-        r.on_front = std::binary_search(indices.begin(), indices.end(), r.index);
-    }
-}
-
 } // namespace
 
 Expected<ExploreResult> explore(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const ExploreOptions& options,
@@ -185,7 +179,9 @@ Expected<ExploreResult> explore(const Scenario& scenario, const std::map<std::st
         return space.errors();
     }
     ExploreResult result;
-    result.total = space->size();
+    for (const GroupRange& r : clamped_ranges(options, *space)) {
+        result.total += space->group_start[r.end] - space->group_start[r.begin];
+    }
     control.total.store(result.total);
     control.done.store(0);
 

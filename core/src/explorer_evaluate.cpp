@@ -112,13 +112,14 @@ std::optional<PlanRejection> PlanEvaluator::check_group(const PlanGroup& group) 
     return std::nullopt;
 }
 
-void PlanEvaluator::reject(ChunkResult& out, const PlanRejection& rejection, std::uint64_t count) const
+void PlanEvaluator::reject(ChunkResult& out, const PlanRejection& rejection, std::uint64_t count, std::uint64_t index) const
 {
     const auto r = static_cast<std::size_t>(rejection.reason);
     out.rejected[r] += count;
     out.evaluated += count;
     if (!out.example[r]) {
         out.example[r] = rejection.diagnostic;
+        out.example_index[r] = index;
     }
 }
 
@@ -140,7 +141,7 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
 {
     const std::vector<PlanVariant>& variants = *group.variants;
     if (auto rejection = check_group(group)) {
-        reject(out, *rejection, variants.size());
+        reject(out, *rejection, variants.size(), group.first_index);
         control.done.fetch_add(variants.size(), std::memory_order_relaxed);
         return true;
     }
@@ -159,7 +160,7 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
         const Plan plan = group.plan(v);
         if (variant_has_own_rules(v)) {
             if (auto rejection = check_plan(model, training, plan, group.num_gpus)) {
-                reject(out, *rejection, 1);
+                reject(out, *rejection, 1, group.first_index + i);
                 continue;
             }
         }
@@ -184,7 +185,7 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
                              {"plan", "stage " + std::to_string(peak_stage) + format(" needs %.1f GiB of memory but %.1f GiB are usable", peak_gib,
                                                                                       gpu.usable_gib) +
                                           " on " + gpu.profile->id}},
-                       1);
+                       1, group.first_index + i);
             }
             continue;
         }

@@ -21,6 +21,7 @@ struct ChunkResult {
     std::uint64_t feasible = 0;
     std::array<std::uint64_t, static_cast<std::size_t>(RejectReason::Count)> rejected{};
     std::array<std::optional<Diagnostic>, static_cast<std::size_t>(RejectReason::Count)> example{};
+    std::array<std::uint64_t, static_cast<std::size_t>(RejectReason::Count)> example_index{};
     std::vector<PlanRow> rows; // feasible rows in enumeration order
 };
 
@@ -56,7 +57,8 @@ private:
 
     std::size_t cost_slot(int gpu, int tp_index, int micro_batch_index, bool sequence_parallel, Recompute recompute) const;
     std::optional<PlanRejection> check_group(const PlanGroup& group) const;
-    void reject(ChunkResult& out, const PlanRejection& rejection, std::uint64_t count) const;
+    // `index`: the first rejected plan's enumeration index.
+    void reject(ChunkResult& out, const PlanRejection& rejection, std::uint64_t count, std::uint64_t index) const;
 
     const Scenario& m_scenario;
     const PlanSpace& m_space;

@@ -6,6 +6,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 
 namespace {
@@ -134,14 +135,97 @@ private slots:
         QCOMPARE(vtrain({QStringLiteral("simulate"), QStringLiteral("/nonexistent/s.json")}).exit_code, 2);
     }
 
+    void launch_prints_megatron_flags()
+    {
+        const Run r = vtrain({QStringLiteral("launch"), QStringLiteral("examples/gpt3-175b.json")});
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY(r.out.contains(QStringLiteral("torchrun --nproc_per_node 8 --nnodes 128")));
+        QVERIFY(r.out.contains(QStringLiteral("--tensor-model-parallel-size 8")));
+        QVERIFY(r.out.contains(QStringLiteral("--pipeline-model-parallel-size 16")));
+        QVERIFY(r.out.contains(QStringLiteral("--num-layers-per-virtual-pipeline-stage 3")));
+        QVERIFY(r.out.contains(QStringLiteral("--recompute-granularity full")));
+        QVERIFY(r.err.contains(QStringLiteral("warning: ")));
+    }
+
+    void launch_writes_a_deepspeed_config()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("ds_config.json"));
+        const Run r = vtrain({QStringLiteral("launch"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("--framework"),
+                              QStringLiteral("deepspeed"), QStringLiteral("-o"), out});
+        QCOMPARE(r.exit_code, 0);
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject o = QJsonDocument::fromJson(f.readAll()).object();
+        QCOMPARE(o.value(QStringLiteral("train_batch_size")).toInt(), 512);
+        QCOMPARE(o.value(QStringLiteral("train_micro_batch_size_per_gpu")).toInt(), 8);
+        QCOMPARE(o.value(QStringLiteral("gradient_accumulation_steps")).toInt(), 8); // 512 / (8 x 8)
+        QVERIFY(r.err.contains(QStringLiteral("deepspeed --num_gpus 8 pretrain_gpt.py")));
+    }
+
+    void launch_takes_a_plan_file()
+    {
+        QTemporaryDir dir;
+        const QString row = write(dir, QStringLiteral("row.json"),
+                                  R"({"gpu": "a100-sxm4-80gb", "num_gpus": 512, "plan": {"tp": 8, "pp": 8, "dp": 8, "micro_batch": 1,
+                                      "schedule": "1f1b", "recompute": "selective", "zero_stage": 1}, "mfu": 0.4})");
+        const Run r = vtrain({QStringLiteral("launch"), QStringLiteral("examples/gpt3-175b.json"), QStringLiteral("--plan"), row});
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY(r.out.contains(QStringLiteral("--nnodes 64")));
+        QVERIFY(r.out.contains(QStringLiteral("--pipeline-model-parallel-size 8")));
+        QVERIFY(!r.out.contains(QStringLiteral("--num-layers-per-virtual-pipeline-stage")));
+        QVERIFY(r.out.contains(QStringLiteral("--use-distributed-optimizer")));
+        const QString block = write(dir, QStringLiteral("plan.json"), R"({"tp": 4, "pp": 16, "dp": 16, "micro_batch": 2})");
+        const Run b = vtrain({QStringLiteral("launch"), QStringLiteral("examples/gpt3-175b.json"), QStringLiteral("--plan"), block});
+        QCOMPARE(b.exit_code, 0);
+        QVERIFY(b.out.contains(QStringLiteral("--tensor-model-parallel-size 4")));
+    }
+
+    void launch_refuses_bad_input()
+    {
+        QTemporaryDir dir;
+        const QString scenario = QStringLiteral("examples/gpt3-175b.json");
+        const Run framework = vtrain({QStringLiteral("launch"), scenario, QStringLiteral("--framework"), QStringLiteral("jax")});
+        QCOMPARE(framework.exit_code, 2);
+        QVERIFY2(framework.err.contains(QStringLiteral("--framework")), qPrintable(framework.err));
+        QVERIFY(framework.out.isEmpty());
+
+        const QString malformed = write(dir, QStringLiteral("bad.json"), "{\"tp\": ");
+        const Run bad = vtrain({QStringLiteral("launch"), scenario, QStringLiteral("--plan"), malformed});
+        QCOMPARE(bad.exit_code, 2);
+        QVERIFY2(bad.err.contains(malformed), qPrintable(bad.err));
+        QVERIFY(bad.out.isEmpty());
+
+        const QString missing = write(dir, QStringLiteral("missing.json"), R"({"pp": 16, "dp": 8, "micro_batch": 1})");
+        const Run field = vtrain({QStringLiteral("launch"), scenario, QStringLiteral("--plan"), missing});
+        QCOMPARE(field.exit_code, 2);
+        QVERIFY2(field.err.contains(QStringLiteral("plan.tp: is missing")), qPrintable(field.err));
+
+        const QString impossible = write(dir, QStringLiteral("impossible.json"), R"({"tp": 8, "pp": 16, "dp": 8, "micro_batch": 1,
+                                             "schedule": "interleaved", "virtual_stages": 5})");
+        const Run refused = vtrain({QStringLiteral("launch"), scenario, QStringLiteral("--plan"), impossible});
+        QCOMPARE(refused.exit_code, 2);
+        QVERIFY2(refused.err.contains(QStringLiteral("plan.virtual_stages")), qPrintable(refused.err));
+        QCOMPARE(vtrain({QStringLiteral("launch"), scenario, QStringLiteral("--plan"), dir.filePath(QStringLiteral("none.json"))}).exit_code, 2);
+    }
+
     void every_command_has_help_with_an_example()
     {
-        for (const char* cmd : {"simulate", "timeline", "profiles", "make-profile"}) {
-            const Run r = vtrain({QString::fromLatin1(cmd), QStringLiteral("--help")});
+        // The commands as `vtrain --help` lists them (two-space indent, name, summary), so a new one is covered too.
+        const Run usage = vtrain({QStringLiteral("--help")});
+        QCOMPARE(usage.exit_code, 0);
+        const QString listed = usage.out.section(QStringLiteral("commands:\n"), 1).section(QStringLiteral("\n\n"), 0, 0);
+        const QStringList lines = listed.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QVERIFY2(lines.size() >= 9, qPrintable(usage.out));
+        for (const QString& line : lines) {
+            const QString cmd = line.trimmed().section(QLatin1Char(' '), 0, 0);
+            const Run r = vtrain({cmd, QStringLiteral("--help")});
             QCOMPARE(r.exit_code, 0);
-            QVERIFY2(r.out.contains(QStringLiteral("example")), cmd);
+            QVERIFY2(r.out.contains(QStringLiteral("\nexample")), qPrintable(cmd));
         }
-        QVERIFY(vtrain({QStringLiteral("--version")}).out.startsWith(QStringLiteral("vtrain ")));
+        const QString version = vtrain({QStringLiteral("--version")}).out;
+        QVERIFY2(QRegularExpression(QStringLiteral("^vtrain \\d+\\.\\d+\\.\\d+ \\(built .+, (release|debug)\\)\n$")).match(version).hasMatch(),
+                 qPrintable(version));
     }
 };
 

@@ -20,6 +20,9 @@ inline constexpr auto kLastDirectory = "Files/LastDirectory";
 inline constexpr auto kColorDimension = "Pareto/ColorBy";
 inline constexpr auto kLogAxes = "Pareto/LogAxes";
 inline constexpr auto kAutoRun = "Sweep/AutoRun";
+// The case-study tabs' inputs as typed (a map of field texts), saved on every edit.
+inline constexpr auto kOptimalModelInputs = "OptimalModel/Inputs";
+inline constexpr auto kSharedClusterInputs = "SharedCluster/Inputs";
 
 inline constexpr auto kExportWidth = "Export/Width";
 inline constexpr auto kExportHeight = "Export/Height";

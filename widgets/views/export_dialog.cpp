@@ -2,6 +2,7 @@
 #include "views/export_dialog.h"
 
 #include <QComboBox>
+#include <QFileInfo>
 #include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -12,6 +13,9 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
+#include <QStandardPaths>
+
+#include <qcustomplot.h>
 
 #include "models/settings_keys.h"
 
@@ -116,6 +120,26 @@ std::optional<ImageExportRequest> ExportDialog::ask(QWidget* parent, const QStri
         return std::nullopt;
     }
     return dialog.request();
+}
+
+std::optional<QString> ExportDialog::exportChart(QWidget* parent, QCustomPlot* plot, const QString& what, const QString& fileName,
+                                                 const QString& title)
+{
+    QString dir = QSettings().value(QLatin1String(settings_keys::kLastDirectory)).toString();
+    if (dir.isEmpty()) {
+        dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    }
+    const auto request = ask(parent, what, dir + QLatin1Char('/') + fileName, plot->size());
+    if (!request) {
+        return std::nullopt;
+    }
+    QSettings().setValue(QLatin1String(settings_keys::kLastDirectory), QFileInfo(request->path).absolutePath());
+    QString error;
+    if (!exportPlot(plot, request->path, request->size, title, &error)) {
+        QMessageBox::warning(parent, tr("Export Failed"), error);
+        return std::nullopt;
+    }
+    return request->path;
 }
 
 } // namespace vtrain::ui

@@ -26,6 +26,12 @@ struct RunControl {
     std::atomic<std::uint64_t> total{0}; // plans in the space (set before evaluation starts)
 };
 
+// Plan groups [begin, end) of a PlanSpace.
+struct GroupRange {
+    std::size_t begin = 0;
+    std::size_t end = 0;
+};
+
 struct ExploreOptions {
     int threads = 0;                  // 0 = all cores
     std::size_t top_k = 20;           // best plans kept per objective
@@ -33,6 +39,10 @@ struct ExploreOptions {
     bool keep_all_rows = false;       // also return every feasible row (the GUI's table; small sweeps)
     bool exact_simulation = false;    // run simulate_checked()'s task graph for every plan instead of the
                                       // explorer's fast path (same results; tst_explorer_fast_sim checks it)
+    // Evaluate only these plan groups (ranges of explorer_space.h's groups, increasing and disjoint):
+    // one shard of a sweep split across processes (explorer_shard.h). Empty: every group. The result
+    // then counts the shard's plans only (total too).
+    std::vector<GroupRange> group_ranges;
 };
 
 // One evaluated plan, as the table, the plot and the CSV show it.
@@ -59,6 +69,7 @@ struct ExploreResult {
     std::uint64_t feasible = 0;       // simulated and fitting in memory
     std::array<std::uint64_t, static_cast<std::size_t>(RejectReason::Count)> rejected{};
     std::array<Diagnostic, static_cast<std::size_t>(RejectReason::Count)> example{}; // one message per reason
+    std::array<std::uint64_t, static_cast<std::size_t>(RejectReason::Count)> example_index{}; // its plan: the lowest index
     std::vector<PlanRow> front;       // Pareto front of (training_days, cost_usd), by increasing time
     std::vector<PlanRow> fastest;     // top_k by training time
     std::vector<PlanRow> cheapest;    // top_k by cost

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_common.h"
+#include "commands.h"
+#include "vtrain/launch_config.h"
+#include "vtrain/scenario_json.h"
+
+namespace vtrain::cli {
+
+const char* const kLaunchHelp = R"(usage: vtrain launch SCENARIO.json [--framework megatron|deepspeed] [--plan PLAN.json] [-o FILE]
+
+Writes the scenario's "plan" as the launch flags of the framework that runs it:
+  megatron    a torchrun line and the pretrain_gpt.py arguments of Megatron-LM (the default)
+  deepspeed   a ds_config.json; the deepspeed launcher line with the Megatron-DeepSpeed arguments that
+              go with it is printed on standard error
+What the framework cannot express, and what you must still set (data, tokenizer, optimizer), is
+printed on standard error as "warning:" lines.
+
+options:
+  --framework NAME     megatron (default) or deepspeed
+  --plan FILE          export this plan instead of the scenario's: a JSON object like a scenario's
+                       "plan" block, or a row of `vtrain explore --json` (its "gpu" and "num_gpus" apply)
+  --profile FILE       GPU profile that gives the node size when cluster.gpus_per_node is not set
+  -o, --output FILE    write the flags or the JSON to FILE instead of standard output
+
+exit status: 0 on success, 2 on bad input (the message names the field and why).
+
+example:
+  vtrain launch examples/gpt3-175b.json
+  vtrain launch examples/gpt3-175b.json --framework deepspeed -o ds_config.json
+)";
+
+namespace {
+
+// Reads --plan FILE into the scenario: a plan block, or an explored row carrying "plan", "gpu" and
+// "num_gpus". The plan is parsed by the scenario reader, so its errors name fields like "plan.tp".
+bool apply_plan_file(Scenario& scenario, const std::string& path, int& exit_code)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        exit_code = report_bad_input(Diagnostics{{path, "cannot be opened"}});
+        return false;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    nlohmann::json given;
+    try {
+        given = nlohmann::json::parse(text.str());
+    } catch (const nlohmann::json::exception&) {
+        exit_code = report_bad_input(Diagnostics{{path, "is not valid JSON"}});
+        return false;
+    }
+    if (!given.is_object()) {
+        exit_code = report_bad_input(Diagnostics{{path, "must be a JSON object: a plan block or a row with a \"plan\""}});
+        return false;
+    }
+    nlohmann::json merged = scenario_to_json(scenario);
+    merged.erase("search"); // the sweep ranges play no part in one plan's flags
+    if (given.contains("plan")) {
+        merged["plan"] = given["plan"];
+        if (given.contains("gpu")) {
+            merged["cluster"]["gpu"] = given["gpu"];
+        }
+        if (given.contains("num_gpus")) {
+            merged["cluster"]["num_gpus"] = given["num_gpus"];
+        }
+    } else {
+        merged["plan"] = given;
+    }
+    auto parsed = scenario_from_json(merged);
+    if (!parsed.ok()) {
+        exit_code = report_bad_file(path, parsed.errors());
+        return false;
+    }
+    scenario = std::move(parsed).value();
+    return true;
+}
+
+// The node size: the scenario's, else the GPU profile's.
+std::optional<int> gpus_per_node(const Scenario& scenario, const std::optional<std::string>& profile_file, int& exit_code)
+{
+    if (scenario.cluster.gpus_per_node > 0) {
+        return scenario.cluster.gpus_per_node;
+    }
+    const auto profile = profile_file ? load_profile(*profile_file) : profile_library().load(scenario.cluster.gpu);
+    if (!profile.ok()) {
+        exit_code = report_bad_input(profile.errors());
+        return std::nullopt;
+    }
+    return profile->links.gpus_per_node;
+}
+
+void print_warnings(const std::vector<std::string>& warnings)
+{
+    for (const std::string& w : warnings) {
+        std::cerr << "warning: " << w << '\n';
+    }
+}
+
+} // namespace
+
+int run_launch(const std::vector<std::string>& argv)
+{
+    std::string error;
+    const auto args = parse_args(argv, {"--framework", "--plan", "--profile", "-o", "--output"}, {}, error);
+    if (!args) {
+        return report_bad_input(error);
+    }
+    if (args->positional.size() != 1) {
+        return report_bad_input("launch takes one scenario file (see vtrain launch --help)");
+    }
+    const std::string framework = args->value("--framework").value_or("megatron");
+    if (framework != "megatron" && framework != "deepspeed") {
+        return report_bad_input("--framework: must be \"megatron\" or \"deepspeed\", not \"" + framework + "\"");
+    }
+    const std::string& path = args->positional[0];
+    auto loaded = load_scenario(path);
+    if (!loaded.ok()) {
+        return report_bad_file(path, loaded.errors());
+    }
+    Scenario scenario = std::move(loaded).value();
+    int exit_code = kExitOk;
+    if (const auto plan_file = args->value("--plan")) {
+        if (!apply_plan_file(scenario, *plan_file, exit_code)) {
+            return exit_code;
+        }
+    } else if (!scenario.plan) {
+        return report_bad_input("plan: is missing (launch exports the scenario's \"plan\", or give one with --plan)");
+    }
+    const auto node_size = gpus_per_node(scenario, args->value("--profile"), exit_code);
+    if (!node_size) {
+        return exit_code;
+    }
+
+    std::string text;
+    std::vector<std::string> warnings;
+    std::string deepspeed_command;
+    if (framework == "megatron") {
+        const auto launch = megatron_launch(scenario, *scenario.plan, *node_size);
+        if (!launch.ok()) {
+            return report_bad_input(launch.errors());
+        }
+        text = launch->command_text();
+        warnings = launch->warnings;
+    } else {
+        const auto launch = deepspeed_launch(scenario, *scenario.plan, *node_size);
+        if (!launch.ok()) {
+            return report_bad_input(launch.errors());
+        }
+        text = launch->config.dump(2) + '\n';
+        deepspeed_command = launch->command_text();
+        warnings = launch->warnings;
+    }
+
+    const auto output = output_option(*args);
+    if (output && *output != "-") {
+        if (!write_text_file(*output, text, error)) {
+            return report_bad_input(error);
+        }
+        std::cerr << "wrote " << (framework == "megatron" ? "Megatron-LM launch flags" : "DeepSpeed config") << " to " << *output << '\n';
+    } else {
+        std::cout << text;
+    }
+    if (!deepspeed_command.empty()) {
+        std::cerr << "note: launch with Megatron-DeepSpeed, ds_config.json being the JSON written:\n" << deepspeed_command;
+    }
+    print_warnings(warnings);
+    return kExitOk;
+}
+
+} // namespace vtrain::cli

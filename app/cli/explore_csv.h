@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The explorer's CSV as `vtrain explore` writes it: rows spool without their on_front column while the
+// sweep runs (the front is only known at the end), then each line gets it while being copied out.
+// Shared by the single-process command and the MPI one, so both write the same bytes.
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "vtrain/explorer.h"
+
+namespace vtrain::cli {
+
+// The front's enumeration indices, to mark CSV lines.
+class FrontIndex {
+public:
+    explicit FrontIndex(const std::vector<PlanRow>& front);
+    explicit FrontIndex(std::vector<std::uint64_t> indices);
+    bool contains(std::uint64_t index) const;
+    const std::vector<std::uint64_t>& indices() const { return m_indices; }
+
+private:
+    std::vector<std::uint64_t> m_indices; // sorted
+};
+
+// A row's CSV line without the on_front column, with its newline.
+std::string csv_spool_line(const PlanRow& row);
+
+// Appends `lines` (whole spooled lines, each ending in '\n') to `out` with their on_front column.
+void append_marked_lines(std::string_view lines, const FrontIndex& front, std::string& out);
+
+// Rows stream to PATH.part during the sweep; finish() writes PATH with the header and on_front column
+// (bounded memory for any number of rows) and removes PATH.part.
+class CsvWriter {
+public:
+    explicit CsvWriter(std::filesystem::path path);
+    bool ok() const { return static_cast<bool>(m_out); }
+    void write(const PlanRow& row) { m_out << csv_spool_line(row); }
+    bool finish(const std::vector<PlanRow>& front, std::string& error);
+
+private:
+    std::filesystem::path m_path;
+    std::filesystem::path m_part;
+    std::ofstream m_out;
+};
+
+} // namespace vtrain::cli

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The few MPI operations `vtrain explore` needs, over MPI_COMM_WORLD, with the payload bytes this rank
+// sends counted (the benchmark and the run's summary report them). Only built with VTRAIN_WITH_MPI.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace vtrain::cli::mpi {
+
+class World {
+public:
+    World();  // MPI_Init
+    ~World(); // MPI_Finalize
+    World(const World&) = delete;
+    World& operator=(const World&) = delete;
+
+    int rank() const { return m_rank; }
+    int size() const { return m_size; }
+    std::uint64_t bytes_sent() const { return m_sent; }
+
+    // Collective: every rank's status; returns the highest, and sets `first_failing` to the lowest rank
+    // whose status was not 0 (-1 when none), the one whose message is shown.
+    int agree(int status, int& first_failing);
+
+    // Collective: every rank's bytes, in rank order, at rank 0 (empty elsewhere).
+    std::vector<std::string> gather(const std::string& mine);
+    // Collective: rank 0's values everywhere.
+    void broadcast(std::vector<std::uint64_t>& values);
+
+    // Point to point, for streaming: a chunk to rank 0 (an empty chunk ends the stream), and rank 0's
+    // receive of the next chunk from `source`.
+    void send_chunk(const std::string& chunk);
+    std::string receive_chunk(int source);
+
+    // Ends every rank of the job with `status` (MPI_Abort): the launcher fails the whole run.
+    [[noreturn]] void abort(int status);
+
+private:
+    int m_rank = 0;
+    int m_size = 1;
+    std::uint64_t m_sent = 0;
+};
+
+} // namespace vtrain::cli::mpi

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A sweep split across processes (MPI ranks, machines): the plan space cut into blocks of about equal
+// estimated work, dealt round-robin to the shards, each shard evaluated with explore() on its own
+// (ExploreOptions::group_ranges), and the partial results merged into exactly what one process
+// computes -- same counts, same example per reason, same Pareto front, same top-k lists in the same
+// order. Plain values only: how the parts travel between processes is the caller's business
+// (explorer_wire.h encodes them).
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "vtrain/diagnostic.h"
+#include "vtrain/explorer.h"
+#include "vtrain/explorer_space.h"
+#include "vtrain/gpu_profile.h"
+#include "vtrain/scenario.h"
+
+namespace vtrain {
+
+// Blocks per shard: several, dealt round-robin, so that work the estimate misses (how many plans of a
+// region fit in memory, and so get simulated) spreads over every shard instead of landing on one.
+constexpr int kBlocksPerShard = 16;
+
+// Whole plan groups, so each group's shared work (rules, memory) stays in one process.
+struct ShardBlock {
+    GroupRange groups;
+    std::uint64_t plan_begin = 0; // the groups' enumeration indices [plan_begin, plan_end)
+    std::uint64_t plan_end = 0;
+    double estimated_cost = 0;    // in the units of estimate_group_costs()
+    int shard = 0;                // who evaluates it
+};
+
+struct ExploreSplit {
+    int shards = 1;
+    std::vector<ShardBlock> blocks; // every non-empty block, in enumeration order
+
+    std::vector<GroupRange> ranges(int shard) const; // its blocks' groups, in enumeration order
+    std::uint64_t plans(int shard) const;
+    double estimated_cost(int shard) const;
+};
+
+// Estimated evaluation work of each group, in relative units. Plans differ widely in cost: a group the
+// structural rules reject costs one check for all its variants; every other plan a memory model pass
+// per pipeline stage, and, when it fits, a simulation of each stage's 2 x micro-batches x virtual
+// stages operations -- counted for every plan here, as fitting is not known before the memory model.
+std::vector<double> estimate_group_costs(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const PlanSpace& space,
+                                         bool allow_tp_across_nodes);
+
+// Cuts the groups into shards x blocks_per_shard contiguous blocks of about equal cost (each cut at
+// the group nearest to an equal share; a block may be empty and is then left out) and deals block i
+// to shard i % shards. Deterministic: every process computes the same split.
+ExploreSplit split_plan_space(const PlanSpace& space, const std::vector<double>& group_costs, int shards, int blocks_per_shard = kBlocksPerShard);
+
+// Both steps from a scenario; errors as make_plan_space() reports them, or a shard count below 1.
+Expected<ExploreSplit> plan_explore_split(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const ExploreOptions& options,
+                                          int shards, int blocks_per_shard = kBlocksPerShard);
+
+// The options that make explore() evaluate only `shard`.
+ExploreOptions options_for_shard(ExploreOptions options, const ExploreSplit& split, int shard);
+
+// Merges the shards' results (in any order) into the single-process result for `top_k`: counts add
+// up, each reason keeps the example with the lowest enumeration index (as the sweep itself does),
+// fronts and top-k lists are re-ranked with the sweep's own orders (ties by index), rows are put in
+// enumeration order. cancelled when any part was; threads add up; elapsed_s is the slowest part's.
+ExploreResult merge_explore_results(const std::vector<ExploreResult>& parts, std::size_t top_k);
+
+} // namespace vtrain

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A plan as the launch flags of the frameworks that run it: Megatron-LM's pretrain_gpt.py arguments with
+// a torchrun line, and a DeepSpeed ds_config.json with the Megatron-DeepSpeed arguments that go with it.
+// What a framework cannot express, or what the user must still supply, comes back as warnings.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "vtrain/diagnostic.h"
+#include "vtrain/scenario.h"
+
+namespace vtrain {
+
+struct MegatronLaunch {
+    std::string launch_command;          // torchrun line (with its environment) that runs pretrain_gpt.py
+    std::vector<std::string> arguments;  // pretrain_gpt.py arguments, one "--flag value" or "--switch" each
+    std::vector<std::string> warnings;   // what Megatron-LM cannot express, what the user must still set
+
+    // The whole shell command: the launch line, then one argument per line, joined by " \".
+    std::string command_text() const;
+};
+
+struct DeepSpeedLaunch {
+    nlohmann::ordered_json config;       // ds_config.json, keys in the order the DeepSpeed docs list them
+    std::string launch_command;          // deepspeed launcher line that runs Megatron-DeepSpeed's pretrain_gpt.py
+    std::vector<std::string> arguments;  // Megatron-DeepSpeed arguments that go with the config
+    std::vector<std::string> warnings;
+
+    std::string command_text() const;
+};
+
+// `gpus_per_node` is the node size the plan runs on (the scenario's, or its GPU profile's default).
+// A plan the core's check_plan refuses gives its diagnostic (field + reason) instead of flags.
+Expected<MegatronLaunch> megatron_launch(const Scenario& scenario, const Plan& plan, int gpus_per_node);
+Expected<DeepSpeedLaunch> deepspeed_launch(const Scenario& scenario, const Plan& plan, int gpus_per_node);
+
+// Gradient elements per data-parallel bucket, as both frameworks size buckets: the plan's MiB over the
+// bytes of one gradient (fp32 main gradients, fp16 ones in fp16 training, as the simulator counts them).
+long long grad_bucket_elements(const Plan& plan, Precision precision);
+
+} // namespace vtrain

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: MIT
+#include "vtrain/explorer_shard.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <oneapi/tbb/parallel_for.h>
+
+#include "explorer_order.h"
+#include "vtrain/model_math.h"
+#include "vtrain/plan_check.h"
+
+namespace vtrain {
+namespace {
+
+// Relative costs, in units of one stage of the memory model (measured on the explorer's fast path).
+constexpr double kRejectedGroup = 1.0; // the structural rules, once for the whole group
+constexpr double kPerPlan = 4.0;       // building the plan, its own rules, the row
+constexpr double kPerEvent = 10.0;      // one operation of the fast simulation (events cost more than memory stages)
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+} // namespace
+
+std::vector<GroupRange> ExploreSplit::ranges(int shard) const
+{
+    std::vector<GroupRange> out;
+    for (const ShardBlock& b : blocks) {
+        if (b.shard != shard) {
+            continue;
+        }
+        if (!out.empty() && out.back().end == b.groups.begin) {
+            out.back().end = b.groups.end; // adjacent blocks (one shard, or empty ones between)
+        } else {
+            out.push_back(b.groups);
+        }
+    }
+    return out;
+}
+
+std::uint64_t ExploreSplit::plans(int shard) const
+{
+    std::uint64_t n = 0;
+    for (const ShardBlock& b : blocks) {
+        n += b.shard == shard ? b.plan_end - b.plan_begin : 0;
+    }
+    return n;
+}
+
+double ExploreSplit::estimated_cost(int shard) const
+{
+    double c = 0;
+    for (const ShardBlock& b : blocks) {
+        c += b.shard == shard ? b.estimated_cost : 0;
+    }
+    return c;
+}
+
+std::vector<double> estimate_group_costs(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const PlanSpace& space,
+                                         bool allow_tp_across_nodes)
+{
+    // Per variant list: the sums over its variants of (1 + v) and of v, so a group's cost is O(1).
+    std::vector<double> memory_sums(space.variants.size(), 0.0);
+    std::vector<double> chunk_sums(space.variants.size(), 0.0);
+    for (std::size_t i = 0; i < space.variants.size(); ++i) {
+        for (const PlanVariant& v : space.variants[i]) {
+            memory_sums[i] += 1.0 + v.virtual_stages;
+            chunk_sums[i] += v.virtual_stages;
+        }
+    }
+    std::vector<int> node_size(space.gpus.size(), 1);
+    std::vector<double> usable_bytes(space.gpus.size(), 0.0);
+    for (std::size_t i = 0; i < space.gpus.size(); ++i) {
+        const auto it = profiles.find(space.gpus[i]);
+        node_size[i] = it == profiles.end() ? 1 : gpus_per_node_for(scenario, it->second);
+        usable_bytes[i] = it == profiles.end() ? 0.0 : (it->second.memory_gib - it->second.memory_reserve_gib) * kGiB;
+    }
+    const double params = total_params(scenario.model);
+    std::vector<double> costs(space.groups(), 0.0);
+    tbb::parallel_for(std::size_t{0}, space.groups(), [&](std::size_t g) {
+        const PlanGroup group = space.group(g);
+        const Plan plan = group.plan(PlanVariant{});
+        const bool rejected = plan.dp == 0 || check_plan(scenario.model, scenario.training, plan, group.num_gpus).has_value() ||
+                              (!allow_tp_across_nodes && group.tp > node_size[static_cast<std::size_t>(group.gpu)]);
+        if (rejected) {
+            costs[g] = kRejectedGroup;
+            return;
+        }
+        const std::size_t list = static_cast<std::size_t>(group.tp_index) * space.pp.size() + static_cast<std::size_t>(group.pp_index);
+        costs[g] = kPerPlan * static_cast<double>(group.variants->size()) + group.pp * memory_sums[list];
+        // Most of a large model's small tp x pp groups cannot hold even the weights, gradients and
+        // (sharded) optimizer states: none of their plans is simulated.
+        const double static_bytes = params / (static_cast<double>(group.tp) * group.pp) * (4.0 + 12.0 / plan.dp);
+        if (static_bytes <= usable_bytes[static_cast<std::size_t>(group.gpu)]) {
+            const double micro_batches = static_cast<double>(scenario.training.global_batch) / (static_cast<double>(plan.dp) * group.micro_batch);
+            costs[g] += kPerEvent * 2.0 * group.pp * micro_batches * chunk_sums[list];
+        }
+    });
+    return costs;
+}
+
+ExploreSplit split_plan_space(const PlanSpace& space, const std::vector<double>& group_costs, int shards, int blocks_per_shard)
+{
+    ExploreSplit out;
+    out.shards = std::max(shards, 1);
+    const std::size_t groups = std::min(space.groups(), group_costs.size());
+    std::vector<double> prefix(groups + 1, 0.0); // sequential sums: identical in every process
+    for (std::size_t g = 0; g < groups; ++g) {
+        prefix[g + 1] = prefix[g] + group_costs[g];
+    }
+    const double total = prefix[groups];
+    const std::size_t blocks = static_cast<std::size_t>(out.shards) * static_cast<std::size_t>(std::max(blocks_per_shard, 1));
+    std::size_t begin = 0;
+    for (std::size_t i = 0; i < blocks; ++i) {
+        std::size_t end = groups;
+        if (i + 1 < blocks) {
+            // The cut nearest to an equal share of the total, never before this block's start.
+            const double target = total * static_cast<double>(i + 1) / static_cast<double>(blocks);
+            end = static_cast<std::size_t>(std::lower_bound(prefix.begin() + static_cast<std::ptrdiff_t>(begin), prefix.end(), target) - prefix.begin());
+            end = std::min(end, groups);
+            if (end > begin && target - prefix[end - 1] < prefix[end] - target) {
+                --end;
+            }
+        }
+        if (end > begin) {
+            ShardBlock b;
+            b.groups = {begin, end};
+            b.plan_begin = space.group_start[begin];
+            b.plan_end = space.group_start[end];
+            b.estimated_cost = prefix[end] - prefix[begin];
+            b.shard = static_cast<int>(i % static_cast<std::size_t>(out.shards));
+            out.blocks.push_back(b);
+        }
+        begin = end;
+    }
+    return out;
+}
+
+Expected<ExploreSplit> plan_explore_split(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const ExploreOptions& options,
+                                          int shards, int blocks_per_shard)
+{
+    if (shards < 1) {
+        return Diagnostic{"shards", "at least one shard is needed, not " + std::to_string(shards)};
+    }
+    auto space = make_plan_space(scenario, profiles, options.allow_tp_across_nodes);
+    if (!space.ok()) {
+        return space.errors();
+    }
+    return split_plan_space(*space, estimate_group_costs(scenario, profiles, *space, options.allow_tp_across_nodes), shards, blocks_per_shard);
+}
+
+ExploreOptions options_for_shard(ExploreOptions options, const ExploreSplit& split, int shard)
+{
+    options.group_ranges = split.ranges(shard);
+    if (options.group_ranges.empty()) {
+        options.group_ranges.push_back({0, 0}); // nothing (an empty list would mean everything)
+    }
+    return options;
+}
+
+ExploreResult merge_explore_results(const std::vector<ExploreResult>& parts, std::size_t top_k)
+{
+    ExploreResult out;
+    std::vector<PlanRow> fronts;
+    for (const ExploreResult& part : parts) {
+        out.total += part.total;
+        out.evaluated += part.evaluated;
+        out.feasible += part.feasible;
+        for (std::size_t r = 0; r < out.rejected.size(); ++r) {
+            out.rejected[r] += part.rejected[r];
+            const bool has = !part.example[r].message.empty();
+            if (has && (out.example[r].message.empty() || part.example_index[r] < out.example_index[r])) {
+                out.example[r] = part.example[r];
+                out.example_index[r] = part.example_index[r];
+            }
+        }
+        fronts.insert(fronts.end(), part.front.begin(), part.front.end());
+        // A row in the global top k is in its own shard's top k, so merging the lists is exact.
+        detail::merge_top(out.fastest, part.fastest, top_k, detail::faster);
+        detail::merge_top(out.cheapest, part.cheapest, top_k, detail::cheaper);
+        detail::merge_top(out.best_mfu, part.best_mfu, top_k, detail::higher_mfu);
+        out.rows.insert(out.rows.end(), part.rows.begin(), part.rows.end());
+        out.cancelled = out.cancelled || part.cancelled;
+        out.elapsed_s = std::max(out.elapsed_s, part.elapsed_s);
+        out.threads += part.threads;
+    }
+    // A row on the global front is on its shard's front (nothing in the shard dominates it).
+    out.front = pareto_front(std::move(fronts));
+    std::stable_sort(out.rows.begin(), out.rows.end(), [](const PlanRow& a, const PlanRow& b) { return a.index < b.index; });
+    out.cancelled = out.cancelled || out.evaluated != out.total;
+    detail::mark_front(out.fastest, out.front);
+    detail::mark_front(out.cheapest, out.front);
+    detail::mark_front(out.best_mfu, out.front);
+    detail::mark_front(out.rows, out.front);
+    return out;
+}
+
+} // namespace vtrain

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: MIT
+// Plans as launch flags: the exact Megatron-LM arguments for an MT-NLG-like plan, layers per virtual
+// stage, recompute and ZeRO mappings, DeepSpeed's batch arithmetic and keys, and refused plans.
+#include <algorithm>
+
+#include <QtTest>
+
+#include "test_support.h"
+#include "vtrain/launch_config.h"
+
+using namespace vtrain;
+
+namespace {
+
+// MT-NLG 530B on 3,360 GPUs with the interleaved schedule. The published global batch of 1920 gives
+// 160 micro-batches per replica, not a multiple of p = 35 as interleaving needs; 1680 gives 140.
+Scenario mtnlg_like()
+{
+    Scenario s;
+    s.model = test::gpt(105, 20480, 128, 2048, 51200);
+    s.cluster.gpu = "a100-sxm4-80gb";
+    s.cluster.num_gpus = 3360;
+    s.cluster.gpus_per_node = 8;
+    s.training.global_batch = 1680;
+    s.training.tokens = 270e9;
+    s.training.precision = Precision::Bf16;
+    s.training.attention = AttentionKernel::Unfused;
+    Plan p;
+    p.tp = 8;
+    p.pp = 35;
+    p.dp = 12;
+    p.micro_batch = 1;
+    p.schedule = Schedule::Interleaved;
+    p.virtual_stages = 3;
+    p.recompute = Recompute::Selective;
+    p.sequence_parallel = true;
+    p.zero_stage = 1;
+    p.grad_bucket_mb = 40;
+    p.overlap_grad_reduce = true;
+    s.plan = p;
+    return s;
+}
+
+// GPT 1.3B on one 8-GPU node, data parallel.
+Scenario small()
+{
+    Scenario s;
+    s.model = test::gpt(24, 2048, 16, 2048, 50257);
+    s.cluster.gpu = "a100-sxm4-80gb";
+    s.cluster.num_gpus = 8;
+    s.training.global_batch = 512;
+    s.training.tokens = 1e9;
+    Plan p;
+    p.dp = 8;
+    p.micro_batch = 4;
+    s.plan = p;
+    return s;
+}
+
+bool has(const std::vector<std::string>& list, const std::string& item)
+{
+    return std::find(list.begin(), list.end(), item) != list.end();
+}
+
+bool mentions(const std::vector<std::string>& warnings, const std::string& text)
+{
+    return std::any_of(warnings.begin(), warnings.end(), [&](const std::string& w) { return w.find(text) != std::string::npos; });
+}
+
+// The value of "--flag value" in an argument list, or "" when the flag is absent.
+std::string value_of(const std::vector<std::string>& args, const std::string& flag)
+{
+    for (const std::string& a : args) {
+        if (a.rfind(flag + ' ', 0) == 0) {
+            return a.substr(flag.size() + 1);
+        }
+    }
+    return {};
+}
+
+} // namespace
+
+class TestLaunchConfig : public QObject {
+    Q_OBJECT
+private slots:
+    void megatron_flags_for_an_mtnlg_like_plan_are_exact()
+    {
+        const Scenario s = mtnlg_like();
+        const auto launch = megatron_launch(s, *s.plan, 8);
+        QVERIFY2(launch.ok(), launch.first_error().c_str());
+        const std::vector<std::string> expected{
+            "--num-layers 105",
+            "--hidden-size 20480",
+            "--ffn-hidden-size 81920",
+            "--num-attention-heads 128",
+            "--seq-length 2048",
+            "--max-position-embeddings 2048",
+            "--attention-backend unfused",
+            "--tensor-model-parallel-size 8",
+            "--pipeline-model-parallel-size 35",
+            "--num-layers-per-virtual-pipeline-stage 1", // 105 / (35 x 3)
+            "--sequence-parallel",
+            "--micro-batch-size 1",
+            "--global-batch-size 1680",
+            "--train-samples 131835938", // 270e9 / 2048 = 131,835,937.5, rounded up
+            "--bf16",
+            "--recompute-granularity selective",
+            "--use-distributed-optimizer",
+            "--overlap-grad-reduce",
+            "--ddp-bucket-size 10485760", // 40 MiB of fp32 gradients
+        };
+        QCOMPARE(launch->arguments, expected);
+        QCOMPARE(launch->launch_command,
+                 std::string("CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nproc_per_node 8 --nnodes 420 --node_rank $NODE_RANK "
+                             "--master_addr $MASTER_ADDR --master_port 6000 pretrain_gpt.py"));
+        QVERIFY(mentions(launch->warnings, "--data-path"));
+        QVERIFY(mentions(launch->warnings, "tokenizer"));
+        QVERIFY(!mentions(launch->warnings, "ZeRO-2"));
+        const std::string text = launch->command_text();
+        QVERIFY(text.rfind(launch->launch_command + " \\\n    --num-layers 105 \\\n", 0) == 0);
+    }
+
+    void layers_per_virtual_stage_is_layers_over_p_times_v_data()
+    {
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("virtualStages");
+        QTest::addColumn<int>("expected");
+        QTest::newRow("96 / (16 x 2)") << 96 << 16 << 2 << 3;
+        QTest::newRow("96 / (8 x 4)") << 96 << 8 << 4 << 3;
+        QTest::newRow("96 / (4 x 3)") << 96 << 4 << 3 << 8;
+        QTest::newRow("48 / (2 x 2)") << 48 << 2 << 2 << 12;
+    }
+    void layers_per_virtual_stage_is_layers_over_p_times_v()
+    {
+        QFETCH(int, layers);
+        QFETCH(int, pp);
+        QFETCH(int, virtualStages);
+        QFETCH(int, expected);
+        Scenario s;
+        s.model = test::gpt(layers, 12288, 96);
+        s.cluster.num_gpus = 8 * pp;
+        s.training.global_batch = 96 * pp; // micro-batches per replica a multiple of p
+        Plan p;
+        p.tp = 8;
+        p.pp = pp;
+        p.schedule = Schedule::Interleaved;
+        p.virtual_stages = virtualStages;
+        const auto launch = megatron_launch(s, p, 8);
+        QVERIFY2(launch.ok(), launch.first_error().c_str());
+        QCOMPARE(value_of(launch->arguments, "--num-layers-per-virtual-pipeline-stage"), std::to_string(expected));
+
+        p.schedule = Schedule::OneFOneB;
+        p.virtual_stages = 1;
+        const auto plain = megatron_launch(s, p, 8);
+        QVERIFY(plain.ok());
+        QVERIFY(value_of(plain->arguments, "--num-layers-per-virtual-pipeline-stage").empty());
+    }
+
+    void recompute_maps_to_megatron_and_deepspeed()
+    {
+        Scenario s = small();
+        Plan p = *s.plan;
+
+        p.recompute = Recompute::None;
+        auto m = megatron_launch(s, p, 8);
+        auto d = deepspeed_launch(s, p, 8);
+        QVERIFY(m.ok() && d.ok());
+        QVERIFY(value_of(m->arguments, "--recompute-granularity").empty());
+        QVERIFY(!d->config.contains("activation_checkpointing"));
+
+        p.recompute = Recompute::Selective;
+        m = megatron_launch(s, p, 8);
+        d = deepspeed_launch(s, p, 8);
+        QCOMPARE(value_of(m->arguments, "--recompute-granularity"), std::string("selective"));
+        QVERIFY(value_of(m->arguments, "--recompute-method").empty());
+        QVERIFY(!d->config.contains("activation_checkpointing"));
+        QCOMPARE(value_of(d->arguments, "--recompute-granularity"), std::string("selective"));
+        QVERIFY(mentions(d->warnings, "selective recomputation has no ds_config key"));
+
+        p.recompute = Recompute::Full;
+        m = megatron_launch(s, p, 8);
+        d = deepspeed_launch(s, p, 8);
+        QCOMPARE(value_of(m->arguments, "--recompute-granularity"), std::string("full"));
+        QCOMPARE(value_of(m->arguments, "--recompute-method"), std::string("uniform"));
+        QCOMPARE(value_of(m->arguments, "--recompute-num-layers"), std::string("1"));
+        QVERIFY(d->config.contains("activation_checkpointing"));
+        QCOMPARE(d->config["activation_checkpointing"]["partition_activations"].get<bool>(), false);
+        QVERIFY(has(d->arguments, "--deepspeed-activation-checkpointing"));
+    }
+
+    void zero_stages_map_to_megatron_and_deepspeed()
+    {
+        Scenario s = small();
+        Plan p = *s.plan;
+        for (int stage : {0, 1, 2}) {
+            p.zero_stage = stage;
+            const auto m = megatron_launch(s, p, 8);
+            const auto d = deepspeed_launch(s, p, 8);
+            QVERIFY(m.ok() && d.ok());
+            QCOMPARE(has(m->arguments, "--use-distributed-optimizer"), stage >= 1);
+            QCOMPARE(mentions(m->warnings, "ZeRO-2"), stage == 2);
+            QCOMPARE(d->config["zero_optimization"]["stage"].get<int>(), stage);
+            QCOMPARE(value_of(d->arguments, "--zero-stage"), std::to_string(stage));
+            QCOMPARE(d->config["zero_optimization"].contains("reduce_bucket_size"), stage >= 1);
+        }
+        p.zero_stage = 1;
+        p.grad_bucket_mb = 25;
+        p.overlap_grad_reduce = false;
+        const auto bf16 = deepspeed_launch(s, p, 8);
+        QCOMPARE(bf16->config["zero_optimization"]["reduce_bucket_size"].get<long long>(), 25LL * 1024 * 1024 / 4);
+        QCOMPARE(bf16->config["zero_optimization"]["overlap_comm"].get<bool>(), false);
+        s.training.precision = Precision::Fp16;
+        const auto fp16 = deepspeed_launch(s, p, 8);
+        QCOMPARE(fp16->config["zero_optimization"]["reduce_bucket_size"].get<long long>(), 25LL * 1024 * 1024 / 2);
+        QVERIFY(fp16->config.contains("fp16") && !fp16->config.contains("bf16"));
+        QVERIFY(has(megatron_launch(s, p, 8)->arguments, "--fp16"));
+
+        // ZeRO-2 with pipeline parallelism: DeepSpeed's pipeline engine refuses it.
+        Scenario big = mtnlg_like();
+        Plan pipelined = *big.plan;
+        pipelined.zero_stage = 2;
+        QVERIFY(mentions(deepspeed_launch(big, pipelined, 8)->warnings, "refuses ZeRO stage 2"));
+    }
+
+    void deepspeed_batch_arithmetic_and_keys()
+    {
+        const Scenario s = mtnlg_like();
+        const auto d = deepspeed_launch(s, *s.plan, 8);
+        QVERIFY2(d.ok(), d.first_error().c_str());
+        const auto& c = d->config;
+        QCOMPARE(c["train_batch_size"].get<int>(), 1680);
+        QCOMPARE(c["train_micro_batch_size_per_gpu"].get<int>(), 1);
+        QCOMPARE(c["gradient_accumulation_steps"].get<int>(), 1680 / (1 * 12));
+        QCOMPARE(c["bf16"]["enabled"].get<bool>(), true);
+        QCOMPARE(c["zero_optimization"]["stage"].get<int>(), 1);
+        QCOMPARE(c["zero_optimization"]["reduce_bucket_size"].get<long long>(), 10485760LL);
+        QCOMPARE(c["zero_optimization"]["overlap_comm"].get<bool>(), true);
+        QCOMPARE(c.begin().key(), std::string("train_batch_size"));
+        QVERIFY(has(d->arguments, "--tensor-model-parallel-size 8"));
+        QVERIFY(has(d->arguments, "--pipeline-model-parallel-size 35"));
+        QVERIFY(has(d->arguments, "--deepspeed_config ds_config.json"));
+        QVERIFY(!has(d->arguments, "--no-pipeline-parallel"));
+        QVERIFY(mentions(d->warnings, "PipelineModule"));
+        QVERIFY(mentions(d->warnings, "interleaved schedule has no equivalent"));
+        QCOMPARE(d->launch_command,
+                 std::string("CUDA_DEVICE_MAX_CONNECTIONS=1 deepspeed --hostfile hostfile --num_nodes 420 --num_gpus 8 pretrain_gpt.py"));
+
+        Scenario one = small();
+        Plan p = *one.plan;
+        p.micro_batch = 2;
+        const auto single = deepspeed_launch(one, p, 8);
+        QCOMPARE(single->config["gradient_accumulation_steps"].get<int>(), 512 / (2 * 8));
+        QVERIFY(has(single->arguments, "--no-pipeline-parallel"));
+        QCOMPARE(single->launch_command, std::string("deepspeed --num_gpus 8 pretrain_gpt.py"));
+    }
+
+    void train_samples_round_up_data()
+    {
+        QTest::addColumn<double>("tokens");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("exact") << 2048e6 << QStringLiteral("1000000");
+        QTest::newRow("fraction") << 1e9 << QStringLiteral("488282"); // 488,281.25
+        QTest::newRow("one token over") << 2048e6 + 1 << QStringLiteral("1000001");
+        QTest::newRow("not given") << 0.0 << QString();
+    }
+    void train_samples_round_up()
+    {
+        QFETCH(double, tokens);
+        QFETCH(QString, expected);
+        Scenario s = small();
+        s.training.tokens = tokens;
+        const auto m = megatron_launch(s, *s.plan, 8);
+        QVERIFY(m.ok());
+        QCOMPARE(QString::fromStdString(value_of(m->arguments, "--train-samples")), expected);
+        QCOMPARE(mentions(m->warnings, "training.tokens is not given"), tokens == 0);
+    }
+
+    void model_shape_flags()
+    {
+        Scenario s = small();
+        s.model.kv_heads = 4;
+        s.model.activation = FfnActivation::SwiGlu;
+        s.model.ffn_hidden = 5504;
+        s.model.tied_embeddings = false;
+        s.training.attention = AttentionKernel::Flash;
+        const auto m = megatron_launch(s, *s.plan, 8);
+        QVERIFY(m.ok());
+        QVERIFY(has(m->arguments, "--group-query-attention"));
+        QCOMPARE(value_of(m->arguments, "--num-query-groups"), std::string("4"));
+        QVERIFY(has(m->arguments, "--swiglu"));
+        QCOMPARE(value_of(m->arguments, "--ffn-hidden-size"), std::string("5504"));
+        QVERIFY(has(m->arguments, "--untie-embeddings-and-output-weights"));
+        QCOMPARE(value_of(m->arguments, "--attention-backend"), std::string("flash"));
+        QVERIFY(has(deepspeed_launch(s, *s.plan, 8)->arguments, "--use-flash-attn-v2"));
+    }
+
+    void schedule_and_node_layout()
+    {
+        Scenario s = small();
+        s.cluster.num_gpus = 4;
+        Plan p = *s.plan;
+        p.dp = 2;
+        p.pp = 2;
+        p.micro_batch = 8;
+        p.schedule = Schedule::GPipe;
+        const auto m = megatron_launch(s, p, 8);
+        QVERIFY2(m.ok(), m.first_error().c_str());
+        QCOMPARE(m->launch_command, std::string("torchrun --nproc_per_node 4 --nnodes 1 pretrain_gpt.py"));
+        QVERIFY(mentions(m->warnings, "no GPipe schedule"));
+        QVERIFY(has(m->arguments, "--overlap-grad-reduce")); // d = 2 overlaps its buckets
+
+        s.cluster.num_gpus = 12;
+        s.training.global_batch = 480; // a multiple of d = 6
+        p.dp = 6;
+        p.micro_batch = 1;
+        const auto ragged = megatron_launch(s, p, 8);
+        QVERIFY(ragged.ok());
+        QVERIFY(mentions(ragged->warnings, "do not fill whole nodes"));
+    }
+
+    void impossible_plans_give_a_diagnostic_with_the_field_data()
+    {
+        QTest::addColumn<int>("tp");
+        QTest::addColumn<int>("dp");
+        QTest::addColumn<int>("virtualStages");
+        QTest::addColumn<int>("gpusPerNode");
+        QTest::addColumn<QString>("field");
+        QTest::newRow("gpu count") << 8 << 11 << 3 << 8 << QStringLiteral("plan");
+        QTest::newRow("tp vs heads") << 3 << 32 << 3 << 8 << QStringLiteral("plan.tp"); // 3 x 35 x 32 = 3360
+        QTest::newRow("virtual stages") << 8 << 12 << 2 << 8 << QStringLiteral("plan.virtual_stages"); // 105 % 70
+        QTest::newRow("node size") << 8 << 12 << 3 << 0 << QStringLiteral("cluster.gpus_per_node");
+    }
+    void impossible_plans_give_a_diagnostic_with_the_field()
+    {
+        QFETCH(int, tp);
+        QFETCH(int, dp);
+        QFETCH(int, virtualStages);
+        QFETCH(int, gpusPerNode);
+        QFETCH(QString, field);
+        const Scenario s = mtnlg_like();
+        Plan p = *s.plan;
+        p.tp = tp;
+        p.dp = dp;
+        p.virtual_stages = virtualStages;
+        const auto m = megatron_launch(s, p, gpusPerNode);
+        const auto d = deepspeed_launch(s, p, gpusPerNode);
+        QVERIFY(!m.ok() && !d.ok());
+        QCOMPARE(QString::fromStdString(m.errors().front().field), field);
+        QCOMPARE(QString::fromStdString(d.errors().front().field), field);
+        QVERIFY(!m.errors().front().message.empty());
+    }
+};
+
+QTEST_APPLESS_MAIN(TestLaunchConfig)
+#include "tst_launch_config.moc"
