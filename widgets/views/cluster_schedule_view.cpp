@@ -11,38 +11,18 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QSettings>
-#include <QSplitter>
 #include <QTableWidget>
-#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "models/format.h"
 #include "models/profile_catalog.h"
 #include "models/settings_keys.h"
 #include "views/cluster_gantt_plot.h"
-#include "views/export_dialog.h"
 #include "views/field_row.h"
 #include "views/number_text.h"
-#include "views/study_bar.h"
 
 namespace vtrain::ui {
 namespace {
-
-constexpr int kDebounceMs = 500;
-
-std::string notA(const QString& text, const QString& what)
-{
-    return QStringLiteral("\"%1\" is not %2").arg(text, what).toStdString();
-}
-
-QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter)
-{
-    auto* item = new QTableWidgetItem(text);
-    item->setTextAlignment(align);
-    item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-    return item;
-}
 
 QString hours(double h)
 {
@@ -52,11 +32,14 @@ QString hours(double h)
 } // namespace
 
 ClusterScheduleView::ClusterScheduleView(ProfileCatalog* catalog, QWidget* parent)
-    : QWidget(parent)
-    , m_catalog(catalog)
+    : CaseStudyView(catalog,
+                    {tr("throughput curves"), settings_keys::kSharedClusterInputs, tr("Shared cluster schedule"), tr("cluster schedule"),
+                     QStringLiteral("shared-cluster.png")},
+                    parent)
 {
     setObjectName(QStringLiteral("clusterScheduleView"));
     m_runner = new ScheduleRunner(this);
+    setRunner(m_runner);
     m_gantt = new ClusterGanttPlot(this);
     m_table = new QTableWidget(0, ColumnCount, this);
     m_table->setObjectName(QStringLiteral("clusterMetricsTable"));
@@ -98,13 +81,8 @@ ClusterScheduleView::ClusterScheduleView(ProfileCatalog* catalog, QWidget* paren
             setGanttPolicy(m_result->study.results[static_cast<std::size_t>(row)].policy);
         }
     });
-    connect(m_bar, &StudyBar::runRequested, this, &ClusterScheduleView::run);
-    connect(m_bar, &StudyBar::exportRequested, this, &ClusterScheduleView::exportDialog);
     connect(m_runner, &ScheduleRunner::finished, this, [this](std::uint64_t, std::shared_ptr<const ScheduleRunResult> r) { onFinished(r); });
-    connect(m_runner, &StudyRunner::failed, this, [this](std::uint64_t, const Diagnostics& errors) { showErrors(errors); });
-    m_bar->setStatus(tr("Set the cluster and the workload; the study runs as you edit."));
-    m_bar->exportButton()->setEnabled(false); // nothing to export before the first result
-    m_saving = true;
+    finishSetup(tr("Set the cluster and the workload; the study runs as you edit."));
 }
 
 QWidget* ClusterScheduleView::buildInputs()
@@ -112,24 +90,7 @@ QWidget* ClusterScheduleView::buildInputs()
     auto* panel = new QWidget(this);
     panel->setObjectName(QStringLiteral("clusterInputs"));
     panel->setFixedWidth(330);
-    auto* form = new QFormLayout;
-    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-
-    m_gpu = new QComboBox(panel);
-    m_gpu->setObjectName(QStringLiteral("sharedCluster.gpu"));
-    m_gpu->addItems(m_catalog->ids());
-    const int a100 = m_gpu->findText(QStringLiteral("a100-sxm4-80gb"));
-    m_gpu->setCurrentIndex(a100 >= 0 ? a100 : 0);
-    m_gpuError = new QLabel(panel);
-    m_gpuError->setObjectName(QStringLiteral("sharedCluster.gpu.error"));
-    m_gpuError->setStyleSheet(QStringLiteral("color: #c62828;"));
-    m_gpuError->setWordWrap(true);
-    m_gpuError->setVisible(false);
-    auto* gpuBox = new QVBoxLayout;
-    gpuBox->setSpacing(1);
-    gpuBox->addWidget(m_gpu);
-    gpuBox->addWidget(m_gpuError);
-    form->addRow(tr("GPU type"), gpuBox);
+    QFormLayout* form = buildForm(panel, QStringLiteral("sharedCluster.gpu"));
     m_gpus = new FieldRow(QStringLiteral("sharedCluster.gpus"), tr("e.g. 1024"), tr("GPUs in the shared cluster"), panel);
     form->addRow(tr("GPU count"), m_gpus);
     m_jobs = new FieldRow(QStringLiteral("sharedCluster.jobs"), tr("e.g. 64"), tr("Training jobs the seeded generator submits"), panel);
@@ -138,81 +99,55 @@ QWidget* ClusterScheduleView::buildInputs()
     form->addRow(tr("Seed"), m_seed);
     m_window = new FieldRow(QStringLiteral("sharedCluster.window_hours"), tr("e.g. 80"), tr("Jobs arrive uniformly over this many hours"), panel);
     form->addRow(tr("Arrivals over (h)"), m_window);
-    m_fields = {{QStringLiteral("gpus"), m_gpus},
-                {QStringLiteral("jobs"), m_jobs},
-                {QStringLiteral("seed"), m_seed},
-                {QStringLiteral("window_hours"), m_window}};
+    setFields({{QStringLiteral("gpus"), m_gpus},
+               {QStringLiteral("jobs"), m_jobs},
+               {QStringLiteral("seed"), m_seed},
+               {QStringLiteral("window_hours"), m_window}},
+              {{QStringLiteral("gpus"), tr("GPU count")},
+               {QStringLiteral("jobs"), tr("Jobs")},
+               {QStringLiteral("seed"), tr("Seed")},
+               {QStringLiteral("window_hours"), tr("Arrivals over")},
+               {QStringLiteral("restart_overhead_s"), tr("Restart overhead")}});
 
-    m_bar = new StudyBar(tr("throughput curves"), panel);
-    m_bar->setRunner(m_runner);
-    m_summary = new QLabel(panel);
-    m_summary->setObjectName(QStringLiteral("clusterSummary"));
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-
-    auto* intro = new QLabel(tr("<b>Shared cluster</b><br>Jobs arrive with deadlines at one cluster. Three policies share its GPUs: "
+    m_summary = finishInputs(panel,
+                             tr("<b>Shared cluster</b><br>Jobs arrive with deadlines at one cluster. Three policies share its GPUs: "
                                 "simulator-informed (each job's plan and allocation from its simulated throughput), fixed "
                                 "allocations, and ElasticFlow-style (elastic, assuming linear scaling)."),
-                             panel);
-    intro->setWordWrap(true);
-    auto* layout = new QVBoxLayout(panel);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(intro);
-    layout->addLayout(form);
-    layout->addWidget(m_bar);
-    layout->addWidget(m_summary, 1);
+                             form, QStringLiteral("clusterSummary"));
 
-    setInputs(m_gpu->currentText(), 1024, 64, 1);
+    setInputs(gpuId(), 1024, 64, 1);
     for (FieldRow* row : {m_gpus, m_jobs, m_seed, m_window}) {
         connect(row, &FieldRow::edited, this, &ClusterScheduleView::onEdited);
     }
-    connect(m_gpu, &QComboBox::currentIndexChanged, this, &ClusterScheduleView::onEdited);
     return panel;
 }
 
 void ClusterScheduleView::setInputs(const QString& gpu, int gpus, int jobs, std::uint64_t seed, double windowHours)
 {
-    m_loading = true;
-    if (const int i = m_gpu->findText(gpu); i >= 0) {
-        m_gpu->setCurrentIndex(i);
-    }
-    m_gpus->setText(QString::number(gpus));
-    m_jobs->setText(QString::number(jobs));
-    m_seed->setText(QString::number(seed));
-    m_window->setText(QString::number(windowHours, 'g', 10));
-    m_loading = false;
-    onEdited();
+    editInputs([&] {
+        selectGpu(gpu);
+        m_gpus->setText(QString::number(gpus));
+        m_jobs->setText(QString::number(jobs));
+        m_seed->setText(QString::number(seed));
+        m_window->setText(QString::number(windowHours, 'g', 10));
+    });
 }
 
-void ClusterScheduleView::restoreInputs()
+void ClusterScheduleView::loadInputs(const QVariantMap& saved)
 {
-    const QVariantMap saved = QSettings().value(QLatin1String(settings_keys::kSharedClusterInputs)).toMap();
-    if (saved.isEmpty()) {
-        return;
-    }
-    m_loading = true;
-    if (const int i = m_gpu->findText(saved.value(QStringLiteral("gpu")).toString()); i >= 0) {
-        m_gpu->setCurrentIndex(i);
-    }
-    for (auto it = m_fields.cbegin(); it != m_fields.cend(); ++it) {
+    for (auto it = fields().cbegin(); it != fields().cend(); ++it) {
         it.value()->setText(saved.value(it.key()).toString());
     }
     m_policy->setCurrentIndex(std::max(0, m_policy->findData(saved.value(QStringLiteral("policy")).toInt())));
-    m_loading = false;
-    onEdited();
 }
 
-void ClusterScheduleView::saveInputs() const
+QVariantMap ClusterScheduleView::savedInputs() const
 {
-    if (!m_saving) {
-        return;
-    }
-    QVariantMap saved{{QStringLiteral("gpu"), m_gpu->currentText()}, {QStringLiteral("policy"), m_policy->currentData()}};
-    for (auto it = m_fields.cbegin(); it != m_fields.cend(); ++it) {
+    QVariantMap saved{{QStringLiteral("policy"), m_policy->currentData()}};
+    for (auto it = fields().cbegin(); it != fields().cend(); ++it) {
         saved.insert(it.key(), it.value()->text());
     }
-    QSettings().setValue(QLatin1String(settings_keys::kSharedClusterInputs), saved);
+    return saved;
 }
 
 std::optional<ScheduleInputs> ClusterScheduleView::inputs()
@@ -220,7 +155,7 @@ std::optional<ScheduleInputs> ClusterScheduleView::inputs()
     clearErrors();
     Diagnostics bad;
     ScheduleInputs in;
-    in.gpu = m_gpu->currentText().toStdString();
+    in.gpu = gpuId().toStdString();
     const auto gpus = parseWholeText(m_gpus->text(), std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
     const auto jobs = parseWholeText(m_jobs->text(), std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
     const auto seed = parseWholeText(m_seed->text(), 0, std::numeric_limits<long long>::max());
@@ -238,7 +173,7 @@ std::optional<ScheduleInputs> ClusterScheduleView::inputs()
         bad.push_back({"window_hours", notA(m_window->text(), tr("a number of hours"))});
     }
     QString error;
-    std::shared_ptr<const GpuProfile> profile = in.gpu.empty() ? nullptr : m_catalog->profile(in.gpu, &error);
+    std::shared_ptr<const GpuProfile> profile = in.gpu.empty() ? nullptr : catalog()->profile(in.gpu, &error);
     if (!profile) {
         bad.push_back({"gpu", in.gpu.empty() ? std::string("no GPU profile was found (see vtrain profiles)") : error.toStdString()});
     }
@@ -256,85 +191,20 @@ std::optional<ScheduleInputs> ClusterScheduleView::inputs()
     return in;
 }
 
-bool ClusterScheduleView::run()
+CaseStudyView::Study ClusterScheduleView::study()
 {
-    m_runner->cancelScheduled();
     const auto in = inputs();
     if (!in) {
-        return false;
+        return {};
     }
-    m_runner->start(*in, m_catalog->profile(in->gpu));
-    return true;
-}
-
-void ClusterScheduleView::cancel()
-{
-    m_runner->cancel();
-}
-
-void ClusterScheduleView::onEdited()
-{
-    if (m_loading) {
-        return;
-    }
-    saveInputs();
-    const auto in = inputs();
-    if (!in) {
-        m_runner->cancelScheduled();
-        return;
-    }
-    m_bar->setStatus(m_resultStatus.isEmpty() ? tr("Ready to run.") : m_resultStatus); // any refusal shown before is fixed
-    if (m_autoRun && m_shown) {
-        m_runner->schedule(*in, m_catalog->profile(in->gpu), kDebounceMs);
-    }
-}
-
-void ClusterScheduleView::clearErrors()
-{
-    for (FieldRow* row : m_fields) {
-        row->setError({});
-    }
-    m_gpuError->clear();
-    m_gpuError->setVisible(false);
-}
-
-void ClusterScheduleView::showErrors(const Diagnostics& errors)
-{
-    const QHash<QString, QString> labels{{QStringLiteral("gpu"), tr("GPU type")},
-                                         {QStringLiteral("gpus"), tr("GPU count")},
-                                         {QStringLiteral("jobs"), tr("Jobs")},
-                                         {QStringLiteral("seed"), tr("Seed")},
-                                         {QStringLiteral("window_hours"), tr("Arrivals over")},
-                                         {QStringLiteral("restart_overhead_s"), tr("Restart overhead")}};
-    QStringList lines;
-    for (const Diagnostic& d : errors) {
-        const QString field = QString::fromStdString(d.field);
-        const QString message = QString::fromStdString(d.message);
-        if (FieldRow* row = m_fields.value(field); row && row->error().isEmpty()) {
-            row->setError(message);
-        } else if (field == u"gpu") {
-            m_gpuError->setText(message);
-            m_gpuError->setVisible(true);
+    return [this, in = *in](Start start) {
+        if (start == Start::Now) {
+            m_runner->start(in, catalog()->profile(in.gpu));
+        } else {
+            m_runner->schedule(in, catalog()->profile(in.gpu), kDebounceMs);
         }
-        const QString label = labels.value(field, field);
-        lines << (label.isEmpty() ? message : label + QStringLiteral(": ") + message);
-    }
-    m_bar->setStatus(
-        QStringLiteral("<span style='color:#c62828'>%1</span>").arg(lines.join(QLatin1Char('\n')).toHtmlEscaped().replace(u'\n', QStringLiteral("<br>"))));
-}
-
-QString ClusterScheduleView::fieldError(const QString& field) const
-{
-    if (field == u"gpu") {
-        return m_gpuError->text();
-    }
-    const FieldRow* row = m_fields.value(field);
-    return row ? row->error() : QString();
-}
-
-QString ClusterScheduleView::statusText() const
-{
-    return m_bar->statusText();
+        return true;
+    };
 }
 
 QString ClusterScheduleView::summaryText() const
@@ -360,23 +230,21 @@ SchedulePolicy ClusterScheduleView::ganttPolicy() const
 void ClusterScheduleView::onFinished(std::shared_ptr<const ScheduleRunResult> result)
 {
     m_result = result;
-    m_bar->exportButton()->setEnabled(true);
     fillTable(*result);
     fillSummary(*result);
     showGantt();
     const ScheduleStudy& s = result->study;
     if (result->cancelled && s.results.empty()) {
-        m_resultStatus = tr("Cancelled while measuring the workload's throughput curves: nothing was scheduled.");
+        showFinished(tr("Cancelled while measuring the workload's throughput curves: nothing was scheduled."));
     } else if (result->cancelled) {
-        m_resultStatus = tr("Cancelled: the policies after the cancel were not simulated.");
+        showFinished(tr("Cancelled: the policies after the cancel were not simulated."));
     } else {
-        m_resultStatus = tr("%1 throughput curves (%2 plans explored) and %3 policies in %4.")
-                             .arg(s.curves.size())
-                             .arg(formatCount(static_cast<double>(s.plans_enumerated)))
-                             .arg(s.results.size())
-                             .arg(formatSeconds(result->elapsed_s));
+        showFinished(tr("%1 throughput curves (%2 plans explored) and %3 policies in %4.")
+                         .arg(s.curves.size())
+                         .arg(formatCount(static_cast<double>(s.plans_enumerated)))
+                         .arg(s.results.size())
+                         .arg(formatSeconds(result->elapsed_s)));
     }
-    m_bar->setStatus(m_resultStatus);
 }
 
 void ClusterScheduleView::fillTable(const ScheduleRunResult& result)
@@ -458,29 +326,6 @@ void ClusterScheduleView::showGantt()
         }
     }
     m_gantt->clear(); // this policy was not simulated (cancelled before it)
-}
-
-bool ClusterScheduleView::exportImage(const QString& path, const ExportSize& size, QString* error)
-{
-    return exportPlot(m_gantt->customPlot(), path, size, tr("Shared cluster schedule"), error);
-}
-
-void ClusterScheduleView::exportDialog()
-{
-    if (const auto path = ExportDialog::exportChart(this, m_gantt->customPlot(), tr("cluster schedule"), QStringLiteral("shared-cluster.png"), tr("Shared cluster schedule"))) {
-        m_bar->setStatus(tr("Wrote %1").arg(path->toHtmlEscaped()));
-    }
-}
-
-void ClusterScheduleView::showEvent(QShowEvent* event)
-{
-    QWidget::showEvent(event);
-    if (!m_shown) {
-        m_shown = true;
-        if (m_autoRun && !m_result && !m_runner->isRunning()) {
-            run();
-        }
-    }
 }
 
 } // namespace vtrain::ui

@@ -8,25 +8,18 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QSettings>
 #include <QSplitter>
 #include <QTableWidget>
-#include <QToolButton>
-#include <QVBoxLayout>
 
 #include "models/format.h"
 #include "models/plan_dimensions.h"
 #include "models/profile_catalog.h"
 #include "models/settings_keys.h"
-#include "views/export_dialog.h"
 #include "views/field_row.h"
 #include "views/number_text.h"
-#include "views/study_bar.h"
 
 namespace vtrain::ui {
 namespace {
-
-constexpr int kDebounceMs = 500; // typing "3360" is one study, not four
 
 // 76.1B, 1.52T: parameters and tokens to the precision a reader compares them at.
 QString paramsText(double params)
@@ -34,28 +27,17 @@ QString paramsText(double params)
     return params >= 1e12 ? QString::number(params / 1e12, 'f', 2) + QStringLiteral("T") : QString::number(params / 1e9, 'f', 1) + QStringLiteral("B");
 }
 
-// The reason a text is refused, e.g. "\"30x\" is not a number".
-std::string notA(const QString& text, const QString& what)
-{
-    return QStringLiteral("\"%1\" is not %2").arg(text, what).toStdString();
-}
-
-QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter)
-{
-    auto* item = new QTableWidgetItem(text);
-    item->setTextAlignment(align);
-    item->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-    return item;
-}
-
 } // namespace
 
 OptimalModelView::OptimalModelView(ProfileCatalog* catalog, QWidget* parent)
-    : QWidget(parent)
-    , m_catalog(catalog)
+    : CaseStudyView(catalog,
+                    {tr("models"), settings_keys::kOptimalModelInputs, tr("Compute-optimal model"), tr("compute-optimal model chart"),
+                     QStringLiteral("optimal-model.png")},
+                    parent)
 {
     setObjectName(QStringLiteral("optimalModelView"));
     m_runner = new OptimalModelRunner(this);
+    setRunner(m_runner);
     m_plot = new OptimalModelPlot(this);
     m_table = new QTableWidget(0, ColumnCount, this);
     m_table->setObjectName(QStringLiteral("optimalModelTable"));
@@ -77,13 +59,8 @@ OptimalModelView::OptimalModelView(ProfileCatalog* catalog, QWidget* parent)
     layout->addWidget(buildInputs());
     layout->addWidget(splitter, 1);
 
-    connect(m_bar, &StudyBar::runRequested, this, &OptimalModelView::run);
-    connect(m_bar, &StudyBar::exportRequested, this, &OptimalModelView::exportDialog);
     connect(m_runner, &OptimalModelRunner::finished, this, [this](std::uint64_t, std::shared_ptr<const OptimalModelResult> r) { onFinished(r); });
-    connect(m_runner, &StudyRunner::failed, this, [this](std::uint64_t, const Diagnostics& errors) { showErrors(errors); });
-    m_bar->setStatus(tr("Set the cluster and the budget; the study runs as you edit."));
-    m_bar->exportButton()->setEnabled(false); // nothing to export before the first result
-    m_saving = true;
+    finishSetup(tr("Set the cluster and the budget; the study runs as you edit."));
 }
 
 QWidget* OptimalModelView::buildInputs()
@@ -91,24 +68,7 @@ QWidget* OptimalModelView::buildInputs()
     auto* panel = new QWidget(this);
     panel->setObjectName(QStringLiteral("optimalModelInputs"));
     panel->setFixedWidth(330);
-    auto* form = new QFormLayout;
-    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-
-    m_gpu = new QComboBox(panel);
-    m_gpu->setObjectName(QStringLiteral("optimalModel.gpu"));
-    m_gpu->addItems(m_catalog->ids());
-    const int a100 = m_gpu->findText(QStringLiteral("a100-sxm4-80gb"));
-    m_gpu->setCurrentIndex(a100 >= 0 ? a100 : 0);
-    m_gpuError = new QLabel(panel);
-    m_gpuError->setObjectName(QStringLiteral("optimalModel.gpu.error"));
-    m_gpuError->setStyleSheet(QStringLiteral("color: #c62828;"));
-    m_gpuError->setWordWrap(true);
-    m_gpuError->setVisible(false);
-    auto* gpuBox = new QVBoxLayout;
-    gpuBox->setSpacing(1);
-    gpuBox->addWidget(m_gpu);
-    gpuBox->addWidget(m_gpuError);
-    form->addRow(tr("GPU type"), gpuBox);
+    QFormLayout* form = buildForm(panel, QStringLiteral("optimalModel.gpu"));
 
     m_gpus = new FieldRow(QStringLiteral("optimalModel.gpus"), tr("e.g. 3360"), tr("GPUs in the cluster; every plan uses all of them"), panel);
     form->addRow(tr("GPU count"), m_gpus);
@@ -136,90 +96,62 @@ QWidget* OptimalModelView::buildInputs()
     m_family->setToolTip(tr("The candidate model shapes (heads of 128 dimensions)"));
     form->addRow(tr("Model shapes"), m_family);
 
-    m_fields = {{QStringLiteral("gpus"), m_gpus},          {QStringLiteral("days"), m_budget},
-                {QStringLiteral("dollars"), m_budget},     {QStringLiteral("tokens_per_param"), m_ratio},
-                {QStringLiteral("naive_utilization"), m_naive}};
+    setFields({{QStringLiteral("gpus"), m_gpus},
+               {QStringLiteral("days"), m_budget},
+               {QStringLiteral("dollars"), m_budget},
+               {QStringLiteral("tokens_per_param"), m_ratio},
+               {QStringLiteral("naive_utilization"), m_naive}},
+              {{QStringLiteral("gpus"), tr("GPU count")},
+               {QStringLiteral("days"), tr("Budget (days)")},
+               {QStringLiteral("dollars"), tr("Budget (dollars)")},
+               {QStringLiteral("tokens_per_param"), tr("Tokens per parameter")},
+               {QStringLiteral("naive_utilization"), tr("Naive utilisation")}});
 
-    m_bar = new StudyBar(tr("models"), panel);
-    m_bar->setRunner(m_runner);
-    m_answer = new QLabel(panel);
-    m_answer->setObjectName(QStringLiteral("optimalModelAnswer"));
-    m_answer->setWordWrap(true);
-    m_answer->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_answer->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_answer = finishInputs(panel,
+                            tr("<b>Compute-optimal model</b><br>The largest model trainable on this cluster within the budget, "
+                               "with tokens = ratio × parameters, when each candidate runs its best simulated plan — beside "
+                               "the naive answer at a fixed utilisation."),
+                            form, QStringLiteral("optimalModelAnswer"));
 
-    auto* layout = new QVBoxLayout(panel);
-    layout->setContentsMargins(0, 0, 0, 0);
-    auto* intro = new QLabel(tr("<b>Compute-optimal model</b><br>The largest model trainable on this cluster within the budget, "
-                                "with tokens = ratio × parameters, when each candidate runs its best simulated plan — beside "
-                                "the naive answer at a fixed utilisation."),
-                             panel);
-    intro->setWordWrap(true);
-    layout->addWidget(intro);
-    layout->addLayout(form);
-    layout->addWidget(m_bar);
-    layout->addWidget(m_answer, 1);
-
-    setInputs(m_gpu->currentText(), 3360, 30, BudgetUnit::Days);
+    setInputs(gpuId(), 3360, 30, BudgetUnit::Days);
     for (FieldRow* row : {m_gpus, m_budget, m_ratio, m_naive}) {
         connect(row, &FieldRow::edited, this, &OptimalModelView::onEdited);
     }
-    for (QComboBox* box : {m_gpu, m_family}) {
-        connect(box, &QComboBox::currentIndexChanged, this, &OptimalModelView::onEdited);
-    }
+    connect(m_family, &QComboBox::currentIndexChanged, this, &OptimalModelView::onEdited);
     connect(m_unit, &QComboBox::currentIndexChanged, this, &OptimalModelView::convertBudget);
     return panel;
 }
 
 void OptimalModelView::setInputs(const QString& gpu, int gpus, double budget, BudgetUnit unit, double tokensPerParam, double naivePercent)
 {
-    m_loading = true;
-    const int index = m_gpu->findText(gpu);
-    if (index >= 0) {
-        m_gpu->setCurrentIndex(index);
-    }
-    m_gpus->setText(QString::number(gpus));
-    m_budget->setText(QString::number(budget, 'g', 10));
-    m_unit->setCurrentIndex(m_unit->findData(static_cast<int>(unit)));
-    m_ratio->setText(QString::number(tokensPerParam, 'g', 10));
-    m_naive->setText(QString::number(naivePercent, 'g', 10));
-    m_loading = false;
-    onEdited();
+    editInputs([&] {
+        selectGpu(gpu);
+        m_gpus->setText(QString::number(gpus));
+        m_budget->setText(QString::number(budget, 'g', 10));
+        m_unit->setCurrentIndex(m_unit->findData(static_cast<int>(unit)));
+        m_ratio->setText(QString::number(tokensPerParam, 'g', 10));
+        m_naive->setText(QString::number(naivePercent, 'g', 10));
+    });
 }
 
-void OptimalModelView::restoreInputs()
+void OptimalModelView::loadInputs(const QVariantMap& saved)
 {
-    const QVariantMap saved = QSettings().value(QLatin1String(settings_keys::kOptimalModelInputs)).toMap();
-    if (saved.isEmpty()) {
-        return;
-    }
-    m_loading = true;
-    if (const int i = m_gpu->findText(saved.value(QStringLiteral("gpu")).toString()); i >= 0) {
-        m_gpu->setCurrentIndex(i);
-    }
     m_gpus->setText(saved.value(QStringLiteral("gpus")).toString());
     m_budget->setText(saved.value(QStringLiteral("budget")).toString());
     m_unit->setCurrentIndex(std::max(0, m_unit->findData(saved.value(QStringLiteral("unit")).toInt())));
     m_ratio->setText(saved.value(QStringLiteral("tokens_per_param")).toString());
     m_naive->setText(saved.value(QStringLiteral("naive_utilization")).toString());
     m_family->setCurrentIndex(std::max(0, m_family->findData(saved.value(QStringLiteral("family")).toInt())));
-    m_loading = false;
-    onEdited();
 }
 
-void OptimalModelView::saveInputs() const
+QVariantMap OptimalModelView::savedInputs() const
 {
-    if (!m_saving) {
-        return;
-    }
-    QSettings().setValue(QLatin1String(settings_keys::kOptimalModelInputs),
-                         QVariantMap{{QStringLiteral("gpu"), m_gpu->currentText()},
-                                     {QStringLiteral("gpus"), m_gpus->text()},
-                                     {QStringLiteral("budget"), m_budget->text()},
-                                     {QStringLiteral("unit"), m_unit->currentData()},
-                                     {QStringLiteral("tokens_per_param"), m_ratio->text()},
-                                     {QStringLiteral("naive_utilization"), m_naive->text()},
-                                     {QStringLiteral("family"), m_family->currentData()}});
+    return {{QStringLiteral("gpus"), m_gpus->text()},
+            {QStringLiteral("budget"), m_budget->text()},
+            {QStringLiteral("unit"), m_unit->currentData()},
+            {QStringLiteral("tokens_per_param"), m_ratio->text()},
+            {QStringLiteral("naive_utilization"), m_naive->text()},
+            {QStringLiteral("family"), m_family->currentData()}};
 }
 
 void OptimalModelView::convertBudget()
@@ -228,7 +160,7 @@ void OptimalModelView::convertBudget()
     // turn 30 days into 30 dollars.
     const auto budget = parseNumberText(m_budget->text());
     const auto gpus = parseNumberText(m_gpus->text());
-    const auto profile = m_loading ? nullptr : m_catalog->profile(m_gpu->currentText().toStdString());
+    const auto profile = isLoading() ? nullptr : catalog()->profile(gpuId().toStdString());
     if (budget && gpus && *gpus > 0 && profile && profile->price_usd_per_gpu_hour > 0) {
         const double dollarsPerDay = 24.0 * *gpus * profile->price_usd_per_gpu_hour;
         const bool toDollars = static_cast<BudgetUnit>(m_unit->currentData().toInt()) == BudgetUnit::Dollars;
@@ -242,7 +174,7 @@ std::optional<OptimalModelRequest> OptimalModelView::request()
     clearErrors();
     Diagnostics bad;
     OptimalModelRequest r;
-    r.gpu = m_gpu->currentText().toStdString();
+    r.gpu = gpuId().toStdString();
     r.family = static_cast<ShapeFamily>(m_family->currentData().toInt());
     const auto unit = static_cast<BudgetUnit>(m_unit->currentData().toInt());
     const std::string budgetField = unit == BudgetUnit::Days ? "days" : "dollars";
@@ -280,95 +212,26 @@ std::optional<OptimalModelRequest> OptimalModelView::request()
     return r;
 }
 
-bool OptimalModelView::run()
+CaseStudyView::Study OptimalModelView::study()
 {
-    m_runner->cancelScheduled();
     const auto r = request();
     if (!r) {
-        return false;
+        return {};
     }
-    QString error;
-    auto profile = m_catalog->profile(r->gpu, &error);
-    if (!profile) {
-        showErrors({{"gpu", error.toStdString()}});
-        return false;
-    }
-    m_runner->start(*r, std::move(profile));
-    return true;
-}
-
-void OptimalModelView::cancel()
-{
-    m_runner->cancel();
-}
-
-void OptimalModelView::onEdited()
-{
-    if (m_loading) {
-        return;
-    }
-    saveInputs();
-    const auto r = request();
-    if (!r) {
-        m_runner->cancelScheduled(); // the pending start was for inputs that are gone
-        return;
-    }
-    m_bar->setStatus(m_resultStatus.isEmpty() ? tr("Ready to run.") : m_resultStatus); // any refusal shown before is fixed
-    if (m_autoRun && m_shown) {
+    return [this, r = *r](Start start) {
         QString error;
-        if (auto profile = m_catalog->profile(r->gpu, &error)) {
-            m_runner->schedule(*r, std::move(profile), kDebounceMs);
-        } else {
+        auto profile = catalog()->profile(r.gpu, &error);
+        if (!profile) {
             showErrors({{"gpu", error.toStdString()}});
+            return false;
         }
-    }
-}
-
-void OptimalModelView::clearErrors()
-{
-    for (FieldRow* row : m_fields) {
-        row->setError({});
-    }
-    m_gpuError->clear();
-    m_gpuError->setVisible(false);
-}
-
-void OptimalModelView::showErrors(const Diagnostics& errors)
-{
-    const QHash<QString, QString> labels{{QStringLiteral("gpu"), tr("GPU type")},
-                                         {QStringLiteral("gpus"), tr("GPU count")},
-                                         {QStringLiteral("days"), tr("Budget (days)")},
-                                         {QStringLiteral("dollars"), tr("Budget (dollars)")},
-                                         {QStringLiteral("tokens_per_param"), tr("Tokens per parameter")},
-                                         {QStringLiteral("naive_utilization"), tr("Naive utilisation")}};
-    QStringList lines;
-    for (const Diagnostic& d : errors) {
-        const QString field = QString::fromStdString(d.field);
-        const QString message = QString::fromStdString(d.message);
-        if (FieldRow* row = m_fields.value(field); row && row->error().isEmpty()) {
-            row->setError(message);
-        } else if (field == u"gpu") {
-            m_gpuError->setText(message);
-            m_gpuError->setVisible(true);
+        if (start == Start::Now) {
+            m_runner->start(r, std::move(profile));
+        } else {
+            m_runner->schedule(r, std::move(profile), kDebounceMs);
         }
-        const QString label = labels.value(field, field);
-        lines << (label.isEmpty() ? message : label + QStringLiteral(": ") + message);
-    }
-    m_bar->setStatus(QStringLiteral("<span style='color:#c62828'>%1</span>").arg(lines.join(QStringLiteral("\n")).toHtmlEscaped().replace(u'\n', QStringLiteral("<br>"))));
-}
-
-QString OptimalModelView::fieldError(const QString& field) const
-{
-    if (field == u"gpu") {
-        return m_gpuError->text();
-    }
-    const FieldRow* row = m_fields.value(field);
-    return row ? row->error() : QString();
-}
-
-QString OptimalModelView::statusText() const
-{
-    return m_bar->statusText();
+        return true;
+    };
 }
 
 QString OptimalModelView::answerText() const
@@ -384,7 +247,6 @@ QCustomPlot* OptimalModelView::customPlot() const
 void OptimalModelView::onFinished(std::shared_ptr<const OptimalModelResult> result)
 {
     m_result = result;
-    m_bar->exportButton()->setEnabled(true);
     const auto unit = result->request.budget_days ? BudgetUnit::Days : BudgetUnit::Dollars;
     m_plot->setResult(*result, unit);
     fillTable(*result);
@@ -393,14 +255,12 @@ void OptimalModelView::onFinished(std::shared_ptr<const OptimalModelResult> resu
     for (const OptimalCandidate& c : result->candidates) {
         simulated += c.simulated ? 1 : 0;
     }
-    m_resultStatus = result->cancelled
-                         ? tr("Cancelled: %1 of %2 models simulated; the rest are not in the chart or the answer.")
-                               .arg(simulated)
-                               .arg(model_family(result->request.family, result->request.seq_len, result->request.vocab).size())
-                         : tr("%1 models, %2 plans in %3.")
-                               .arg(result->candidates.size())
-                               .arg(formatCount(static_cast<double>(result->plans_enumerated)), formatSeconds(result->elapsed_s));
-    m_bar->setStatus(m_resultStatus);
+    showFinished(result->cancelled ? tr("Cancelled: %1 of %2 models simulated; the rest are not in the chart or the answer.")
+                                         .arg(simulated)
+                                         .arg(model_family(result->request.family, result->request.seq_len, result->request.vocab).size())
+                                   : tr("%1 models, %2 plans in %3.")
+                                         .arg(result->candidates.size())
+                                         .arg(formatCount(static_cast<double>(result->plans_enumerated)), formatSeconds(result->elapsed_s)));
 }
 
 void OptimalModelView::fillTable(const OptimalModelResult& result)
@@ -481,30 +341,6 @@ void OptimalModelView::fillAnswer(const OptimalModelResult& result)
         text += tr("<p><b>Naive answer:</b> no model of the family fits.</p>");
     }
     m_answer->setText(text);
-}
-
-bool OptimalModelView::exportImage(const QString& path, const ExportSize& size, QString* error)
-{
-    return exportPlot(m_plot->customPlot(), path, size, tr("Compute-optimal model"), error);
-}
-
-void OptimalModelView::exportDialog()
-{
-    if (const auto path = ExportDialog::exportChart(this, m_plot->customPlot(), tr("compute-optimal model chart"), QStringLiteral("optimal-model.png"), tr("Compute-optimal model"))) {
-        m_bar->setStatus(tr("Wrote %1").arg(path->toHtmlEscaped()));
-    }
-}
-
-void OptimalModelView::showEvent(QShowEvent* event)
-{
-    QWidget::showEvent(event);
-    // The study runs when the tab is first looked at, not at start-up (it would compete with the sweep).
-    if (!m_shown) {
-        m_shown = true;
-        if (m_autoRun && !m_result && !m_runner->isRunning()) {
-            run();
-        }
-    }
 }
 
 } // namespace vtrain::ui
