@@ -553,7 +553,9 @@ Expected<SimulationResult> simulate(const Scenario& scenario, const Plan& plan, 
         return rejection->diagnostic;
     }
     const ResolvedCluster cluster = resolve_cluster(scenario.cluster, profile);
-    SimulationWorkspace ws;
+    // The task graph's buffers are most of a call's cost when allocated afresh; each thread keeps one set
+    // (rebuilt from scratch every call, as the explorer's per-thread workspaces are).
+    thread_local SimulationWorkspace ws;
     return simulate_checked(scenario.model, scenario.training, cluster, plan, options, ws);
 }
 

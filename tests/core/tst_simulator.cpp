@@ -132,6 +132,18 @@ private slots:
         QCOMPARE(int(a["peak_memory_gib"].size()), s.plan->pp);
     }
 
+    // simulate() reuses its thread's buffers: a larger plan in between (more stages, more micro-batches)
+    // and a timeline run must leave no trace in the next result.
+    void reused_buffers_leave_no_trace()
+    {
+        const Scenario small = example("llama3-70b-h100.json");
+        const Scenario big = example("mt-nlg-530b.json");
+        const auto first = result_to_json(run(small, *small.plan));
+        run(big, *big.plan, true);
+        run(big, *big.plan);
+        QVERIFY(result_to_json(run(small, *small.plan)) == first);
+    }
+
     void impossible_plan_is_refused_not_simulated()
     {
         const Scenario s = example("mt-nlg-530b.json");
