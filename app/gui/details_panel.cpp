@@ -82,9 +82,18 @@ void DetailsPanel::setResult(std::shared_ptr<const SimulationResult> result)
         return;
     }
     const SimulationResult& r = *result;
+    // The iteration with its uncertainty band when the profile has one: "19.66 s (19.03–22.32 s)".
+    QString iteration = formatSeconds(r.iteration_time_s);
+    if (r.band_coverage > 0) {
+        iteration += QStringLiteral(" (%1–%2)").arg(formatSeconds(r.iteration_time_low_s), formatSeconds(r.iteration_time_high_s));
+    }
+    m_header->setToolTip(r.band_coverage > 0 ? tr("The iteration time's band: %1% of the GPU profile's validation runs fall within it (%2)")
+                                                   .arg(qRound(100 * r.band_coverage))
+                                                   .arg(QString::fromStdString(r.band_source))
+                                             : tr("This GPU profile has no uncertainty band (it was not calibrated)"));
     m_header->setText(tr("<b>%1 × %2</b> · %3 &nbsp;—&nbsp; iteration %4 · bubble %5 · MFU %6 · peak %7 · %8 · %9 · %10 tasks")
-                          .arg(formatCount(r.num_gpus), QString::fromStdString(r.gpu), planSummary(r.plan).toHtmlEscaped(),
-                               formatSeconds(r.iteration_time_s), formatPercent(r.bubble_fraction), formatPercent(r.mfu),
+                          .arg(formatCount(r.num_gpus), QString::fromStdString(r.gpu), planSummary(r.plan).toHtmlEscaped(), iteration,
+                               formatPercent(r.bubble_fraction), formatPercent(r.mfu),
                                formatGiB(r.peak_memory_gib), formatDays(r.training_days), formatDollars(r.cost_usd))
                           .arg(formatCount(static_cast<double>(r.task_count ? r.task_count : r.timeline.size()))));
 }

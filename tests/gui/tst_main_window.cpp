@@ -12,6 +12,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QToolButton>
+#include <QLabel>
 #include <QtTest>
 
 #include <qcustomplot.h>
@@ -162,6 +163,11 @@ private Q_SLOTS:
         QCOMPARE(computeRows, row.plan.pp);
         QCOMPARE(timeline->result()->plan, row.plan);
         QVERIFY(w.details()->headline().contains(QString::number(row.plan.pp)));
+        if (row.iteration_time_high_s > row.iteration_time_low_s) { // a calibrated profile: the band is shown and explained
+            QVERIFY(w.details()->headline().contains(QStringLiteral("–")));
+            const auto* header = w.details()->findChild<QLabel*>(QStringLiteral("detailsHeader"));
+            QVERIFY(header && header->toolTip().contains(QStringLiteral("validation runs")));
+        }
 
         // And the other way: choosing a table row moves the plot's selection.
         const QModelIndex second = w.plansPanel()->tableView()->model()->index(1, 0);
