@@ -15,17 +15,6 @@ std::vector<int> powers_of_two_up_to(int limit)
     return out;
 }
 
-std::vector<int> divisors(int n)
-{
-    std::vector<int> out;
-    for (int d = 1; d <= n; ++d) {
-        if (n % d == 0) {
-            out.push_back(d);
-        }
-    }
-    return out;
-}
-
 // Keeps the first occurrence of each value: a repeated list entry would count plans twice.
 template <typename T>
 std::vector<T> unique_in_order(const std::vector<T>& values)
@@ -87,6 +76,17 @@ std::vector<PlanVariant> make_variants(const SearchSpace& search, const ModelSpe
 }
 
 } // namespace
+
+std::vector<int> divisors(int n)
+{
+    std::vector<int> out;
+    for (int d = 1; d <= n; ++d) {
+        if (n % d == 0) {
+            out.push_back(d);
+        }
+    }
+    return out;
+}
 
 Plan PlanGroup::plan(const PlanVariant& v) const
 {

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "vtrain/explorer_io.h"
+#include "vtrain/explorer_space.h"
 #include "vtrain/model_math.h"
 #include "vtrain/scenario_json.h"
 
@@ -74,17 +75,6 @@ std::string params_label(double params)
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, params >= 1e12 ? "%.2fT" : "%.1fB", params >= 1e12 ? params / 1e12 : params / 1e9);
     return buffer;
-}
-
-std::vector<int> divisors(int n)
-{
-    std::vector<int> out;
-    for (int d = 1; d <= n; ++d) {
-        if (n % d == 0) {
-            out.push_back(d);
-        }
-    }
-    return out;
 }
 
 bool faster_row(const PlanRow& a, const PlanRow& b)

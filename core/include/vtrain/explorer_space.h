@@ -89,4 +89,7 @@ int gpus_per_node_for(const Scenario& scenario, const GpuProfile& profile);
 // for one GPU does not describe another). gpus_per_node applies to every type.
 ClusterSpec cluster_for_gpu(const Scenario& scenario, const std::string& gpu, int num_gpus);
 
+// Every divisor of n, ascending: the default pp list, and the pipeline depths other searches try.
+std::vector<int> divisors(int n);
+
 } // namespace vtrain
