@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "cli_common.h"
 #include "commands.h"
+#include "vtrain/json_fields.h"
 #include "vtrain/launch_config.h"
 #include "vtrain/scenario_json.h"
 
@@ -41,20 +40,12 @@ namespace {
 // "num_gpus". The plan is parsed by the scenario reader, so its errors name fields like "plan.tp".
 bool apply_plan_file(Scenario& scenario, const std::string& path, int& exit_code)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        exit_code = report_bad_input(Diagnostics{{path, "cannot be opened"}});
+    const auto read = json_fields::read_json_file(path);
+    if (!read.ok()) {
+        exit_code = report_bad_input(read.errors());
         return false;
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    nlohmann::json given;
-    try {
-        given = nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::exception&) {
-        exit_code = report_bad_input(Diagnostics{{path, "is not valid JSON"}});
-        return false;
-    }
+    const nlohmann::json& given = *read;
     if (!given.is_object()) {
         exit_code = report_bad_input(Diagnostics{{path, "must be a JSON object: a plan block or a row with a \"plan\""}});
         return false;

@@ -139,19 +139,11 @@ Expected<std::vector<ClusterJob>> jobs_from_json(const nlohmann::json& json)
 
 Expected<std::vector<ClusterJob>> jobs_from_text(const std::string& text)
 {
-    nlohmann::json json;
-    try {
-        json = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        std::size_t line = 1;
-        for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-            line += text[i] == '\n' ? 1 : 0;
-        }
-        return Diagnostic{"", "not valid JSON (line " + std::to_string(line) + ")"};
-    } catch (const nlohmann::json::exception& e) {
-        return Diagnostic{"", std::string("not valid JSON: ") + e.what()};
+    const auto json = json_fields::parse_json_text(text);
+    if (!json.ok()) {
+        return json.errors();
     }
-    return jobs_from_json(json);
+    return jobs_from_json(*json);
 }
 
 Expected<std::vector<ClusterJob>> load_jobs(const std::filesystem::path& path)

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <sstream>
 
 namespace vtrain::json_fields {
@@ -231,6 +232,43 @@ void Reader::reject_unknown(const std::vector<std::string>& known)
             error(key, "is not a known field (misspelt?)");
         }
     }
+}
+
+Expected<nlohmann::json> parse_json_text(const std::string& text)
+{
+    try {
+        return nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        // e.byte is 1-based; report a line and column the user can find.
+        std::size_t line = 1;
+        std::size_t column = 1;
+        for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
+            if (text[i] == '\n') {
+                ++line;
+                column = 1;
+            } else {
+                ++column;
+            }
+        }
+        return Diagnostic{"", "not valid JSON at line " + std::to_string(line) + ", column " + std::to_string(column)};
+    } catch (const nlohmann::json::exception& e) {
+        return Diagnostic{"", std::string("not valid JSON: ") + e.what()};
+    }
+}
+
+Expected<nlohmann::json> read_json_file(const std::filesystem::path& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        return Diagnostic{path.string(), "cannot be opened"};
+    }
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    auto json = parse_json_text(buffer.str());
+    if (!json.ok()) {
+        return Diagnostic{path.string(), "is " + json.errors().front().message};
+    }
+    return json;
 }
 
 } // namespace vtrain::json_fields

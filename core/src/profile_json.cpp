@@ -2,7 +2,6 @@
 #include "vtrain/profile_json.h"
 
 #include <cstdlib>
-#include <fstream>
 #include <set>
 
 #include "vtrain/json_fields.h"
@@ -170,20 +169,11 @@ Expected<GpuProfile> profile_from_json(const nlohmann::json& json)
 
 Expected<GpuProfile> load_profile(const std::filesystem::path& path)
 {
-    std::ifstream in(path);
-    if (!in) {
-        return Diagnostic{path.string(), "cannot be opened"};
+    const auto json = json_fields::read_json_file(path);
+    if (!json.ok()) {
+        return json.errors();
     }
-    nlohmann::json json;
-    try {
-        json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    } catch (const nlohmann::json::exception& e) {
-        return Diagnostic{path.string(), std::string("is not valid JSON: ") + e.what()};
-    }
-    if (json.is_discarded()) {
-        return Diagnostic{path.string(), "is not valid JSON"};
-    }
-    auto result = profile_from_json(json);
+    auto result = profile_from_json(*json);
     if (!result.ok()) {
         Diagnostics prefixed;
         for (const auto& d : result.errors()) {

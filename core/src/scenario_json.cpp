@@ -302,26 +302,11 @@ Expected<Scenario> scenario_from_json(const nlohmann::json& json)
 
 Expected<Scenario> scenario_from_text(const std::string& text)
 {
-    nlohmann::json json;
-    try {
-        json = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        // e.byte is 1-based; report a line and column the user can find.
-        std::size_t line = 1;
-        std::size_t column = 1;
-        for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-            if (text[i] == '\n') {
-                ++line;
-                column = 1;
-            } else {
-                ++column;
-            }
-        }
-        return Diagnostic{"", "not valid JSON at line " + std::to_string(line) + ", column " + std::to_string(column)};
-    } catch (const nlohmann::json::exception& e) {
-        return Diagnostic{"", std::string("not valid JSON: ") + e.what()}; // e.g. a number too large for a double
+    const auto json = json_fields::parse_json_text(text);
+    if (!json.ok()) {
+        return json.errors();
     }
-    return scenario_from_json(json);
+    return scenario_from_json(*json);
 }
 
 Expected<Scenario> load_scenario(const std::filesystem::path& path)

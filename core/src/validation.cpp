@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
 #include <regex>
 
 #include <oneapi/tbb/info.h>
@@ -295,15 +294,11 @@ Expected<std::vector<RunRow>> runs_from_json(const nlohmann::json& json)
 
 Expected<std::vector<RunRow>> load_runs(const std::filesystem::path& path)
 {
-    std::ifstream in(path);
-    if (!in) {
-        return Diagnostic{path.string(), "cannot be opened"};
+    const auto json = json_fields::read_json_file(path);
+    if (!json.ok()) {
+        return json.errors();
     }
-    const nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
-    if (json.is_discarded()) {
-        return Diagnostic{path.string(), "is not valid JSON"};
-    }
-    return runs_from_json(json);
+    return runs_from_json(*json);
 }
 
 const char* to_string(FlopConvention c)

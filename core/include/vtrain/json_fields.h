@@ -2,6 +2,7 @@
 #pragma once
 // Strict field readers for JSON input: each records a Diagnostic naming the field when a value is
 // missing, of the wrong type or outside its range, and never throws.
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,5 +47,13 @@ private:
     std::string m_path;
     Diagnostics& m_diagnostics;
 };
+
+// Parses JSON text. A syntax error comes back as "not valid JSON at line L, column C", anything else the
+// library refuses (e.g. a number too large for a double) as "not valid JSON: <reason>"; the field is
+// empty: the caller knows which file or text it was.
+Expected<nlohmann::json> parse_json_text(const std::string& text);
+
+// Reads and parses a file; errors name the path ("cannot be opened", "is not valid JSON at line ...").
+Expected<nlohmann::json> read_json_file(const std::filesystem::path& path);
 
 } // namespace vtrain::json_fields
