@@ -162,6 +162,17 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
         }
     };
 
+    // A blocking send to a neighbouring stage, ready at `ready`: it queues behind the stage's previous
+    // send, and the stage computes nothing more until it is done. Returns when it arrives.
+    auto send = [](FastSimScratch::Stage& st, double ready, double seconds) {
+        const double send_end = std::max(ready, st.pipe_free) + seconds;
+        st.pipe_free = send_end;
+        st.pp_comm_s += seconds;
+        st.last_work_end = std::max(st.last_work_end, send_end);
+        st.block_until = send_end;
+        return send_end;
+    };
+
     // Walks stage s's schedule until it waits for another stage or ends.
     auto advance = [&](int s) {
         FastSimScratch::Stage& st = w.stage[s];
@@ -191,11 +202,7 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
                 st.compute_free = end;
                 st.block_until = 0;
                 if (!last_virtual) {
-                    const double send_end = std::max(end, st.pipe_free) + send_forward_s;
-                    st.pipe_free = send_end;
-                    st.pp_comm_s += send_forward_s;
-                    st.last_work_end = std::max(st.last_work_end, send_end);
-                    st.block_until = send_end;
+                    const double send_end = send(st, end, send_forward_s);
                     const int next_stage = (s + 1) % pp;
                     w.forward_arrival[slot(next_stage, s + 1 == pp ? c + 1 : c, op.micro_batch)] = send_end;
                     wake(next_stage);
@@ -234,11 +241,7 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
                 st.compute_free = cur;
                 st.block_until = 0;
                 if (!first_virtual) {
-                    const double send_end = std::max(cur, st.pipe_free) + send_backward_s;
-                    st.pipe_free = send_end;
-                    st.pp_comm_s += send_backward_s;
-                    st.last_work_end = std::max(st.last_work_end, send_end);
-                    st.block_until = send_end;
+                    const double send_end = send(st, cur, send_backward_s);
                     const int prev_stage = (s + pp - 1) % pp;
                     w.backward_arrival[slot(prev_stage, s == 0 ? c - 1 : c, op.micro_batch)] = send_end;
                     wake(prev_stage);
