@@ -216,7 +216,17 @@ SearchSpace read_search(Reader r)
 
 } // namespace
 
-const char* to_string(FfnActivation v) { return v == FfnActivation::Gelu ? "gelu" : "swiglu"; }
+const char* to_string(FfnActivation v)
+{
+    switch (v) {
+    case FfnActivation::Gelu: return "gelu";
+    case FfnActivation::SwiGlu: return "swiglu";
+    case FfnActivation::SquaredRelu: return "squared_relu";
+    case FfnActivation::Relu: return "relu";
+    }
+    return "gelu";
+}
+const char* to_string(Normalization v) { return v == Normalization::LayerNorm ? "layernorm" : "rmsnorm"; }
 const char* to_string(AttentionKernel v) { return v == AttentionKernel::Flash ? "flash" : "unfused"; }
 const char* to_string(Precision v)
 {
@@ -224,9 +234,31 @@ const char* to_string(Precision v)
     case Precision::Bf16: return "bf16";
     case Precision::Fp16: return "fp16";
     case Precision::Fp32: return "fp32";
+    case Precision::Fp8: return "fp8";
+    case Precision::Nvfp4: return "nvfp4";
     }
     return "bf16";
 }
+const char* to_string(Fp8Recipe v)
+{
+    switch (v) {
+    case Fp8Recipe::Delayed: return "delayed";
+    case Fp8Recipe::Current: return "current";
+    case Fp8Recipe::Blockwise: return "blockwise";
+    case Fp8Recipe::Mxfp8: return "mxfp8";
+    }
+    return "delayed";
+}
+const char* to_string(AttentionKind v)
+{
+    switch (v) {
+    case AttentionKind::Mha: return "mha";
+    case AttentionKind::Gqa: return "gqa";
+    case AttentionKind::Mla: return "mla";
+    }
+    return "mha";
+}
+const char* to_string(ContextParallelKind v) { return v == ContextParallelKind::Ring ? "ring" : "all_to_all"; }
 const char* to_string(Schedule v)
 {
     switch (v) {

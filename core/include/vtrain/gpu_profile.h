@@ -47,7 +47,8 @@ struct CollectiveTable {
 };
 
 struct LinkSpec {
-    int gpus_per_node = 8;
+    int gpus_per_node = 8;                 // GPUs per host (they share the host's NICs)
+    int nvlink_domain_gpus = 0;            // GPUs on one NVLink/xGMI switch fabric (8 HGX, 72 NVL72); 0 = gpus_per_node
     double nvlink_bus_gbytes_per_s = 0;    // achievable NCCL bus bandwidth inside a node, GB/s
     double nvlink_base_latency_us = 0;     // fixed cost of one collective inside a node
     double nvlink_step_latency_us = 0;     // cost per ring step inside a node

@@ -8,17 +8,66 @@
 
 namespace vtrain {
 
-enum class FfnActivation { Gelu, SwiGlu };
+enum class FfnActivation { Gelu, SwiGlu, SquaredRelu, Relu };
+enum class Normalization { LayerNorm, RmsNorm };
 enum class AttentionKernel { Flash, Unfused };
-enum class Precision { Bf16, Fp16, Fp32 };
+// The GEMM precision of a run. Fp8 and Nvfp4 keep weights' master copy, attention core, norms, router and
+// (per recipe) the first/last layers in BF16; model FLOPs do not depend on it.
+enum class Precision { Bf16, Fp16, Fp32, Fp8, Nvfp4 };
+// How FP8 scales are chosen (Transformer Engine recipes): per-tensor delayed (amax history), per-tensor
+// current, 128x128/1x128 blockwise (DeepSeek-V3), and MXFP8 (32-element blocks, Blackwell).
+enum class Fp8Recipe { Delayed, Current, Blockwise, Mxfp8 };
 enum class Schedule { GPipe, OneFOneB, Interleaved };
 enum class Recompute { None, Selective, Full };
+// Attention of a transformer layer: multi-head or grouped-query (kv_heads says which), or DeepSeek's
+// multi-head latent attention (MlaSpec).
+enum class AttentionKind { Mha, Gqa, Mla };
+// Context parallelism: ring attention (KV blocks passed point-to-point, overlapped with the previous
+// block's attention) or the all-to-all head split (Ulysses).
+enum class ContextParallelKind { Ring, AllToAll };
 
 const char* to_string(FfnActivation value);
+const char* to_string(Normalization value);
 const char* to_string(AttentionKernel value);
 const char* to_string(Precision value);
+const char* to_string(Fp8Recipe value);
 const char* to_string(Schedule value);
 const char* to_string(Recompute value);
+const char* to_string(AttentionKind value);
+const char* to_string(ContextParallelKind value);
+
+// Multi-head latent attention (DeepSeek-V2/V3, arXiv 2412.19437 Sec. 2.1.1). Defaults are DeepSeek-V3's.
+struct MlaSpec {
+    int q_lora_rank = 1536;     // 0 = queries are not compressed (DeepSeek-V2-Lite)
+    int kv_lora_rank = 512;     // compressed KV width d_c
+    int qk_head_dim = 128;      // the non-positional part of a query/key head
+    int qk_rope_head_dim = 64;  // the decoupled rotary part (one shared key head)
+    int v_head_dim = 128;
+};
+
+// Mixture-of-experts FFN (Megatron-Core's --num-experts ... flags). experts == 0: every FFN is dense.
+struct MoeSpec {
+    int experts = 0;                  // routed experts per MoE layer
+    int top_k = 1;                    // experts each token is routed to
+    int expert_ffn_hidden = 0;        // one expert's FFN width; 0 = the model's ffn_hidden
+    int shared_experts = 0;           // always-active experts
+    int shared_expert_ffn_hidden = 0; // total width of the shared experts; 0 = shared_experts x expert_ffn_hidden
+    int first_dense_layers = 0;       // leading layers with a dense FFN (DeepSeek-V3: 3)
+    int layer_freq = 1;               // every layer_freq-th layer (after the dense ones) is MoE
+    bool dropless = true;             // no token dropping; otherwise capacity_factor bounds tokens per expert
+    double capacity_factor = 0;       // tokens per expert <= capacity_factor x tokens x top_k / experts
+    double load_imbalance = 1.0;      // busiest expert's tokens / mean (1.0 = balanced, as vendor benchmarks force)
+    bool enabled() const { return experts > 0; }
+};
+
+// Mamba-2 mixer dimensions for hybrid stacks (Megatron's --mamba-* flags; defaults are Nemotron-H's).
+struct MambaSpec {
+    int state_dim = 128;
+    int head_dim = 64;
+    int heads = 0;      // 0 = 2 x hidden / head_dim (expand 2)
+    int groups = 8;
+    int conv_kernel = 4;
+};
 
 struct ModelSpec {
     std::string name = "model";
@@ -30,11 +79,28 @@ struct ModelSpec {
     int seq_len = 0;
     int vocab = 0;
     FfnActivation activation = FfnActivation::Gelu;
+    Normalization normalization = Normalization::LayerNorm;
     bool tied_embeddings = true; // output layer shares the input embedding (GPT, Megatron default)
+
+    // Today's shapes (all optional; the defaults describe a GPT-style dense decoder).
+    AttentionKind attention = AttentionKind::Mha; // Gqa when kv_heads < heads; Mla uses `mla`
+    MlaSpec mla;
+    int head_dim_override = 0;       // "head_dim" (kv_channels) where it is not hidden / heads; 0 = hidden / heads
+    int sliding_window = 0;          // tokens a windowed layer attends to; 0 = every layer attends to all
+    int full_attention_every = 0;    // with a window: every n-th layer attends to all (GPT-OSS: 2); 0 = none does
+    bool qk_norm = false;            // norms on queries and keys (Qwen3)
+    bool qkv_bias = false;           // biases on the QKV projection (Qwen2, GPT-OSS)
+    int mtp_layers = 0;              // multi-token-prediction modules after the last layer (DeepSeek-V3: 1)
+    MoeSpec moe;
+    // Hybrid stacks, one letter per layer as Megatron's hybrid_override_pattern: 'M' Mamba-2 mixer,
+    // '*' attention, '-' dense FFN, 'E' MoE FFN; each letter is a layer with its own residual, so the
+    // pattern's length equals `layers`. Empty = every layer is attention + FFN (MoE per `moe`).
+    std::string layer_pattern;
+    MambaSpec mamba;
 
     int effective_kv_heads() const { return kv_heads > 0 ? kv_heads : heads; }
     int effective_ffn_hidden() const { return ffn_hidden > 0 ? ffn_hidden : 4 * hidden; }
-    int head_dim() const { return heads > 0 ? hidden / heads : 0; }
+    int head_dim() const { return head_dim_override > 0 ? head_dim_override : heads > 0 ? hidden / heads : 0; }
 };
 
 // Network figures that override the GPU profile's defaults; unset fields keep the profile's value.
@@ -48,7 +114,8 @@ struct LinkOverrides {
 struct ClusterSpec {
     std::string gpu;                  // profile id, e.g. "a100-sxm4-80gb"
     int num_gpus = 0;
-    int gpus_per_node = 0;            // 0 = the profile's node size
+    int gpus_per_node = 0;            // 0 = the profile's node size (GPUs per host, for NICs)
+    int nvlink_domain_gpus = 0;       // GPUs sharing one NVLink/xGMI fabric (8 HGX, 72 NVL72); 0 = the profile's
     std::optional<double> price_per_gpu_hour; // USD; unset = the profile's default price
     LinkOverrides links;
 };
@@ -57,6 +124,7 @@ struct TrainingSpec {
     int global_batch = 0;             // sequences per iteration
     double tokens = 0;                // training tokens; 0 = not given (no time or cost)
     Precision precision = Precision::Bf16;
+    Fp8Recipe fp8_recipe = Fp8Recipe::Delayed; // with precision fp8
     AttentionKernel attention = AttentionKernel::Flash;
     // Memory traffic per parameter per micro-batch to accumulate weight gradients across micro-batches:
     // 0 = fused into the weight-gradient GEMM (Megatron-LM since 2022, gradient_accumulation_fusion);
@@ -74,11 +142,34 @@ struct Plan {
     int virtual_stages = 1;           // model chunks per pipeline rank (interleaved only)
     Recompute recompute = Recompute::None;
     bool sequence_parallel = false;
-    int zero_stage = 0;               // 0 none, 1 optimizer states sharded, 2 + gradients sharded
+    // 0 none, 1 optimizer states sharded (Megatron's distributed optimizer), 2 + gradients sharded,
+    // 3 + parameters sharded (ZeRO-3 / FSDP full shard: per-layer all-gather in forward and backward).
+    int zero_stage = 0;
+    int shard_group = 0;              // zero_stage 3: shard inside groups of this many data-parallel ranks and
+                                      // replicate across them (hybrid shard); 0 = the whole data-parallel group
     double grad_bucket_mb = 40;       // data-parallel gradient bucket size in MiB
     bool overlap_grad_reduce = true;  // buckets reduce during the backward pass
+    bool overlap_param_gather = false; // distributed optimizer: parameter all-gather overlaps the next forward
 
-    int num_gpus() const { return tp * pp * dp; }
+    // Context, expert and expert-tensor parallelism (Megatron-Core "parallel folding", arXiv 2504.14960):
+    // attention layers use tp x cp x dp, expert layers ep x etp x edp over the same GPUs of a stage, with
+    // edp = tp x cp x dp / (ep x etp).
+    int cp = 1;
+    ContextParallelKind cp_kind = ContextParallelKind::Ring;
+    int ep = 1;
+    int etp = 0;                      // 0 = the same as tp (Megatron's default)
+    bool moe_overlap = false;         // expert dispatch/combine overlapped with compute (DualPipe, batch-level overlap)
+    bool tp_overlap = false;          // tensor-parallel traffic hidden behind GEMMs (userbuffers, async TP)
+
+    // Uneven pipelines: layers of the first and last stage (Megatron's --decoder-first/last-pipeline-num-layers;
+    // 0 = even split), or an explicit layout in Megatron's --pipeline-model-parallel-layout syntax
+    // ("Et*3|(tt|)*29m|L": stages split by '|', E embedding, t layer, m MTP, L loss), which wins when set.
+    int first_stage_layers = 0;
+    int last_stage_layers = 0;
+    std::string pipeline_layout;
+
+    int effective_etp() const { return etp > 0 ? etp : tp; }
+    int num_gpus() const { return tp * cp * pp * dp; }
     bool operator==(const Plan&) const = default;
 };
 
@@ -94,6 +185,13 @@ struct SearchSpace {
     std::vector<int> zero_stage;
     std::vector<int> num_gpus;
     std::vector<std::string> gpu;
+    // Today's axes; empty = the scenario's plan value (or 1 / false) only, unless the explorer's defaults say more.
+    std::vector<int> cp;
+    std::vector<int> ep;
+    std::vector<int> etp;
+    std::vector<Precision> precision;   // fp8 uses training.fp8_recipe
+    std::vector<bool> tp_overlap;
+    std::vector<bool> moe_overlap;
 };
 
 struct Scenario {
