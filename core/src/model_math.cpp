@@ -33,6 +33,14 @@ double total_params(const ModelSpec& m)
     return m.layers * layer_params(m) + embedding_params(m) + output_params(m) + final_norm;
 }
 
+LayerParamSplit layer_param_split(const ModelSpec& m, int /*layer_index*/)
+{
+    // Dense decoder: every layer is the same and nothing is routed (MoE shapes fill `expert`).
+    return {layer_params(m), 0.0};
+}
+
+double active_params(const ModelSpec& m) { return total_params(m); }
+
 double attention_core_forward_flops_per_token(const ModelSpec& m)
 {
     // Q K^T and scores x V: 2 * s * h each (all heads; query heads set the work even with GQA).

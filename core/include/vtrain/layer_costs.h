@@ -14,14 +14,21 @@
 
 namespace vtrain {
 
+// Seconds of one phase on the compute stream: kernels, plus the communication that is not hidden behind
+// them (tensor-parallel collectives, expert dispatch/combine, context-parallel exchange).
 struct PhaseTime {
     double compute_s = 0;
     double tp_comm_s = 0;
-    double total_s() const { return compute_s + tp_comm_s; }
+    double ep_comm_s = 0; // expert-parallel dispatch + combine (all-to-all or all-gather), exposed part
+    double cp_comm_s = 0; // context-parallel KV exchange (ring) or all-to-all, exposed part
+    double comm_s() const { return tp_comm_s + ep_comm_s + cp_comm_s; }
+    double total_s() const { return compute_s + comm_s(); }
     PhaseTime& operator+=(const PhaseTime& o)
     {
         compute_s += o.compute_s;
         tp_comm_s += o.tp_comm_s;
+        ep_comm_s += o.ep_comm_s;
+        cp_comm_s += o.cp_comm_s;
         return *this;
     }
 };
@@ -42,7 +49,12 @@ struct OperatorTime {
 };
 
 struct LayerCosts {
-    BlockCost layer;     // one transformer layer
+    BlockCost layer;     // one transformer layer (the first; all of them when `layers` is empty)
+    // Layer i's cost when layers differ (dense and MoE FFNs, Mamba-2 mixers, windowed attention); empty
+    // when every layer costs `layer`.
+    std::vector<BlockCost> layers;
+    BlockCost mtp;       // one multi-token-prediction module, last stage only
+    const BlockCost& layer_at(int i) const { return layers.empty() ? layer : layers[static_cast<std::size_t>(i)]; }
     BlockCost embedding; // first stage only
     BlockCost head;      // last stage only: final norm, output projection, cross-entropy
     std::vector<OperatorTime> layer_operators; // one layer, for reports and the timeline's tooltips

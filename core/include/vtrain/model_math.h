@@ -14,6 +14,18 @@ double embedding_params(const ModelSpec& m);
 double output_params(const ModelSpec& m);
 double total_params(const ModelSpec& m);
 
+// Layer i's parameters split by how they are sharded: `dense` ones (attention, norms, dense and shared-
+// expert FFNs, Mamba mixers) are split by tp and replicated over cp x dp; `expert` ones (routed experts)
+// are split by ep x etp and replicated over the expert data-parallel group.
+struct LayerParamSplit {
+    double dense = 0;
+    double expert = 0;
+    double total() const { return dense + expert; }
+};
+LayerParamSplit layer_param_split(const ModelSpec& m, int layer_index);
+// Parameters one token activates (routed experts counted top_k times, not `experts` times).
+double active_params(const ModelSpec& m);
+
 // Forward FLOPs for one token through one transformer layer, and through the output layer.
 double layer_forward_flops_per_token(const ModelSpec& m);
 double attention_core_forward_flops_per_token(const ModelSpec& m);
