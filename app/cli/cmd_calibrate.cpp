@@ -77,7 +77,7 @@ int run_calibrate(const std::vector<std::string>& argv)
 {
     std::string error;
     const auto args = parse_args(argv, {"--gpu", "-o", "--output", "--subset", "--folds", "--params", "--max-evals", "--spec", "--profile-dir", "--min-trust", "--objective"},
-                                 {}, error);
+                                 {}, error, {"--subset"});
     if (!args) {
         return report_bad_input(error);
     }
@@ -98,18 +98,10 @@ int run_calibrate(const std::vector<std::string>& argv)
             options.subsets.push_back(value);
         }
     }
-    try {
-        if (const auto f = args->value("--folds")) {
-            options.folds = std::stoi(*f);
+    for (const auto& bad : {whole_option(*args, "--folds", 0, 100, options.folds), whole_option(*args, "--max-evals", 1, 10'000'000, options.max_evaluations)}) {
+        if (!bad.empty()) {
+            return report_bad_input(bad);
         }
-        if (const auto m = args->value("--max-evals")) {
-            options.max_evaluations = std::stoi(*m);
-        }
-    } catch (const std::exception&) {
-        return report_bad_input("--folds and --max-evals take whole numbers");
-    }
-    if (options.folds < 0 || options.folds > 100 || options.max_evaluations < 1) {
-        return report_bad_input("--folds must be 0 or 2..100 and --max-evals at least 1");
     }
     options.min_trust = args->value("--min-trust").value_or("");
     const std::string objective = args->value("--objective").value_or("msle");
@@ -182,7 +174,7 @@ int run_calibrate(const std::vector<std::string>& argv)
         profile = build_profile(hardware_spec_of(*start), result->fitted);
         profile.calibration = block;
     }
-    if (!write_text_file(*output, profile_to_json(profile).dump() + "\n", error)) {
+    if (!write_text_file(*output, output_json(profile_to_json(profile), -1) + "\n", error)) {
         std::cerr << "vtrain: " << error << '\n';
         return kExitFailure;
     }

@@ -20,6 +20,9 @@ const char* to_string(Precision value);
 const char* to_string(Schedule value);
 const char* to_string(Recompute value);
 
+// A model name is a label (window titles, tables, file names): longer ones are refused by the reader.
+constexpr std::size_t kMaxModelNameChars = 256;
+
 struct ModelSpec {
     std::string name = "model";
     int layers = 0;
