@@ -7,6 +7,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "vtrain/calibration.h"
+#include "vtrain/json_fields.h"
 #include "vtrain/profile_json.h"
 
 namespace vtrain::cli {
@@ -143,7 +144,11 @@ int run_calibrate(const std::vector<std::string>& argv)
 
     GpuProfile profile;
     if (const auto spec_path = args->value("--spec")) {
-        // Update the spec so that make-profile rebuilds exactly this profile.
+        // Update the spec so that make-profile rebuilds exactly this profile. The shared reader checks it
+        // first (depth bound, line and column); the ordered reread keeps its key order.
+        if (const auto checked = json_fields::read_json_file(*spec_path); !checked.ok()) {
+            return report_bad_input(checked.errors());
+        }
         std::ifstream in(*spec_path);
         nlohmann::ordered_json spec = nlohmann::ordered_json::parse(in, nullptr, false);
         if (spec.is_discarded() || !spec.is_object()) {

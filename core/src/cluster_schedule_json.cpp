@@ -51,7 +51,7 @@ ClusterJob read_job(Reader r, std::size_t index, Diagnostics& diags)
     } else if (j["model"].is_string()) {
         preset = find_catalog_model(j["model"].get<std::string>());
         if (preset == nullptr) {
-            r.error("model", "\"" + j["model"].get<std::string>() + "\" is not a catalog model (" + catalog_ids() + ")");
+            r.error("model", "\"" + json_fields::bounded(j["model"].get<std::string>()) + "\" is not a catalog model (" + catalog_ids() + ")");
         } else {
             job.model = preset->model;
         }
