@@ -47,7 +47,7 @@ int run_profiles(const std::vector<std::string>& argv)
         }
     }
     if (args->flag("--json")) {
-        std::cout << list.dump(2) << '\n';
+        std::cout << output_json(list, 2) << '\n';
     }
     return broken > 0 ? kExitFailure : kExitOk;
 }

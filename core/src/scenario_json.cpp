@@ -25,6 +25,10 @@ ModelSpec read_model(Reader r)
                       "tied_embeddings", "description"});
     ModelSpec m;
     m.name = r.optional_string("name").value_or("model");
+    if (m.name.size() > kMaxModelNameChars) {
+        r.error("name", "is " + std::to_string(m.name.size()) + " characters long; at most " + std::to_string(kMaxModelNameChars) + " are allowed");
+        m.name.resize(kMaxModelNameChars);
+    }
     m.layers = r.required_int("layers", 1, 100000);
     m.hidden = r.required_int("hidden", 1, 1 << 20);
     m.heads = r.required_int("heads", 1, 1 << 16);
@@ -166,18 +170,15 @@ std::vector<T> read_list(Reader& r, const char* key, ReadOne read_one)
         if (auto v = read_one(list[i])) {
             out.push_back(*v);
         } else {
-            r.error(key, "item " + std::to_string(i) + " (" + list[i].dump() + ") is not valid");
+            r.error(key, "item " + std::to_string(i) + " (" + json_fields::excerpt(list[i]) + ") is not valid");
         }
     }
     return out;
 }
 
-std::optional<int> positive_int(const nlohmann::json& j, long long max)
+std::optional<int> positive_int(const nlohmann::json& j, int max)
 {
-    if (!j.is_number_integer() || j.get<long long>() < 1 || j.get<long long>() > max) {
-        return std::nullopt;
-    }
-    return j.get<int>();
+    return json_fields::whole_number_in_range(j, 1, max);
 }
 
 SearchSpace read_search(Reader r)
@@ -190,12 +191,7 @@ SearchSpace read_search(Reader r)
     s.micro_batch = read_list<int>(r, "micro_batch", [](const nlohmann::json& j) { return positive_int(j, 1 << 20); });
     s.virtual_stages = read_list<int>(r, "virtual_stages", [](const nlohmann::json& j) { return positive_int(j, 1024); });
     s.num_gpus = read_list<int>(r, "num_gpus", [](const nlohmann::json& j) { return positive_int(j, 10'000'000); });
-    s.zero_stage = read_list<int>(r, "zero_stage", [](const nlohmann::json& j) -> std::optional<int> {
-        if (!j.is_number_integer() || j.get<int>() < 0 || j.get<int>() > 2) {
-            return std::nullopt;
-        }
-        return j.get<int>();
-    });
+    s.zero_stage = read_list<int>(r, "zero_stage", [](const nlohmann::json& j) { return json_fields::whole_number_in_range(j, 0, 2); });
     s.schedule = read_list<Schedule>(r, "schedule", [](const nlohmann::json& j) -> std::optional<Schedule> {
         return j.is_string() ? schedule_from_string(j.get<std::string>()) : std::nullopt;
     });
