@@ -82,7 +82,7 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
     const int v = p.schedule == Schedule::Interleaved ? p.virtual_stages : 1;
     const int m = training.global_batch / (p.dp * p.micro_batch);
     const int layers_per_chunk = model.layers / (pp * v);
-    const int gpn = cluster.links.gpus_per_node;
+    const int gpn = nvlink_domain_size(cluster.links); // sends inside a domain use NVLink
     prepare_schedule(w, p.schedule, pp, m, v);
 
     CommModel comm;
@@ -107,7 +107,7 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
     auto p2p = [&](int from, int to) { return node_of_stage(from, p, gpn) != node_of_stage(to, p, gpn) ? p2p_across_s : p2p_within_s; };
 
     // Gradient buckets per stage: how many per chunk and the seconds of one.
-    const GroupPlacement dp_group = place_group(p.dp, p.tp, gpn);
+    const GroupPlacement dp_group = place_group(p.dp, p.tp, cluster.links);
     const Collective reduce_kind = p.zero_stage >= 1 ? Collective::ReduceScatter : Collective::AllReduce;
     auto buckets_for_chunk = [&](int s) {
         if (p.dp <= 1) {

@@ -58,12 +58,13 @@ ModelSpec read_model(Reader r)
 
 ClusterSpec read_cluster(Reader r)
 {
-    r.reject_unknown({"gpu", "num_gpus", "gpus_per_node", "price_per_gpu_hour", "nvlink_bus_gbytes_per_s", "nic_gbit_per_s",
+    r.reject_unknown({"gpu", "num_gpus", "gpus_per_node", "nvlink_domain_gpus", "price_per_gpu_hour", "nvlink_bus_gbytes_per_s", "nic_gbit_per_s",
                       "nics_per_node", "inter_node_latency_us", "description"});
     ClusterSpec c;
     c.gpu = r.required_string("gpu");
     c.num_gpus = r.required_int("num_gpus", 1, 10'000'000);
     c.gpus_per_node = r.optional_int("gpus_per_node", 1, 1024).value_or(0);
+    c.nvlink_domain_gpus = r.optional_int("nvlink_domain_gpus", 1, 1'000'000).value_or(0);
     c.price_per_gpu_hour = r.optional_number("price_per_gpu_hour", 0, 1000);
     c.links.nvlink_bus_gbytes_per_s = r.optional_number("nvlink_bus_gbytes_per_s", 1, 1e5);
     c.links.nic_gbit_per_s = r.optional_number("nic_gbit_per_s", 1, 1e5);
@@ -380,6 +381,9 @@ nlohmann::json scenario_to_json(const Scenario& s)
     j["cluster"] = {{"gpu", c.gpu}, {"num_gpus", c.num_gpus}};
     if (c.gpus_per_node > 0) {
         j["cluster"]["gpus_per_node"] = c.gpus_per_node;
+    }
+    if (c.nvlink_domain_gpus > 0) {
+        j["cluster"]["nvlink_domain_gpus"] = c.nvlink_domain_gpus;
     }
     if (c.price_per_gpu_hour) {
         j["cluster"]["price_per_gpu_hour"] = *c.price_per_gpu_hour;

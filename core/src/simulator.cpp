@@ -212,7 +212,7 @@ private:
 
     std::int32_t add_bucket(int s, std::int32_t ready_after, int parts)
     {
-        const GroupPlacement dp_group = place_group(m_plan.dp, m_plan.tp, m_cluster.links.gpus_per_node);
+        const GroupPlacement dp_group = place_group(m_plan.dp, m_plan.tp, m_cluster.links);
         const double bytes = m_stage_params[s] / m_chunks * grad_bytes() / parts;
         const Collective kind = m_plan.zero_stage >= 1 ? Collective::ReduceScatter : Collective::AllReduce;
         const std::int32_t id = add(s, Lane::DataParallel, TaskKind::GradReduce, -1, 0, 0, m_comm.collective_seconds(kind, bytes, dp_group), 0);
@@ -223,7 +223,7 @@ private:
     double p2p_seconds(int from_stage, int to_stage) const
     {
         const Plan& p = m_plan;
-        const int gpn = m_cluster.links.gpus_per_node;
+        const int gpn = nvlink_domain_size(m_cluster.links); // sends inside a domain use NVLink
         const bool crosses = node_of_stage(from_stage, p, gpn) != node_of_stage(to_stage, p, gpn);
         // Each tensor-parallel rank sends its 1/t share (sequence parallelism, or Megatron's scatter-gather).
         const double bytes = static_cast<double>(p.micro_batch) * m_model.seq_len * m_model.hidden * (m_training.precision == Precision::Fp32 ? 4 : 2) / p.tp;
@@ -285,7 +285,7 @@ private:
         if (p.pp < 2 || !m_model.tied_embeddings) {
             return;
         }
-        const int gpn = m_cluster.links.gpus_per_node;
+        const int gpn = nvlink_domain_size(m_cluster.links); // sends inside a domain use NVLink
         const bool crosses = node_of_stage(0, p, gpn) != node_of_stage(p.pp - 1, p, gpn);
         const double bytes = static_cast<double>(m_model.vocab) * m_model.hidden / p.tp * grad_bytes();
         const GroupPlacement pair = crosses ? GroupPlacement{2, 1, 2} : GroupPlacement{2, 2, 1};
@@ -313,7 +313,7 @@ private:
             }
         }
         if (p.zero_stage >= 1 && p.dp > 1) {
-            const GroupPlacement dp_group = place_group(p.dp, p.tp, m_cluster.links.gpus_per_node);
+            const GroupPlacement dp_group = place_group(p.dp, p.tp, m_cluster.links);
             const double bytes = m_stage_params[s] * weight_bytes();
             const std::int32_t gather = add(s, Lane::DataParallel, TaskKind::ParamGather, -1, 0, 0,
                                             m_comm.collective_seconds(Collective::AllGather, bytes, dp_group), 0);
@@ -426,6 +426,9 @@ ResolvedCluster resolve_cluster(const ClusterSpec& c, const GpuProfile& profile)
     if (c.gpus_per_node > 0) {
         r.links.gpus_per_node = c.gpus_per_node;
     }
+    if (c.nvlink_domain_gpus > 0) {
+        r.links.nvlink_domain_gpus = c.nvlink_domain_gpus;
+    }
     if (c.links.nvlink_bus_gbytes_per_s) {
         r.links.nvlink_bus_gbytes_per_s = *c.links.nvlink_bus_gbytes_per_s;
     }
@@ -456,7 +459,7 @@ LayerCosts plan_layer_costs(const ModelSpec& model, const TrainingSpec& training
     in.micro_batch = plan.micro_batch;
     in.sequence_parallel = plan.sequence_parallel;
     in.recompute = plan.recompute;
-    in.tp_group = place_group(plan.tp, 1, cluster.links.gpus_per_node);
+    in.tp_group = place_group(plan.tp, 1, cluster.links);
     return compute_layer_costs(in);
 }
 
