@@ -6,6 +6,7 @@
 #include "test_support.h"
 #include "vtrain/layer_comm.h"
 #include "vtrain/layer_costs.h"
+#include "vtrain/memory_model.h"
 #include "vtrain/model_math.h"
 
 using namespace vtrain;
@@ -248,6 +249,50 @@ private slots:
         // The MTP module carries a MoE block plus its projection and own output head.
         QVERIFY(forward_s(dsv3.mtp) > forward_s(dsv3.layers[10]));
         QCOMPARE(dsv3.layers.size(), std::size_t(61));
+    }
+
+    void per_layer_activations_match_korthikanti_for_gpt()
+    {
+        const ModelSpec m = test::gpt(4, 6144, 48);
+        TrainingSpec t;
+        for (const bool sp : {false, true}) {
+            for (const Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+                Plan p;
+                p.tp = 8;
+                p.micro_batch = 2;
+                p.sequence_parallel = sp;
+                p.recompute = r;
+                QCOMPARE(layer_activation_bytes_at(m, t, p, 1), layer_activation_bytes(m, t, 2, 8, sp, r));
+            }
+        }
+        t.attention = AttentionKernel::Unfused;
+        Plan p;
+        p.tp = 4;
+        QCOMPARE(layer_activation_bytes_at(m, t, p, 0), layer_activation_bytes(m, t, 1, 4, false, Recompute::None));
+    }
+
+    void moe_and_cp_activations()
+    {
+        const ModelSpec m = test::deepseek_v3();
+        TrainingSpec t;
+        Plan p;
+        p.ep = 64;
+        const double dense = layer_activation_bytes_at(m, t, p, 0);
+        const double moe = layer_activation_bytes_at(m, t, p, 3);
+        // Per token: 8 dispatched rows of 7168 (input, output) and 2048-wide intermediates (3 x 2048).
+        const double s = 4096, h = 7168;
+        const double rows = 8 * (2 * h + 2 * 2 * 2048 + 2 * 2048 + 2 * h);
+        QVERIFY(moe > s * rows);
+        QVERIFY(moe > dense);
+        Plan skew = p;
+        ModelSpec hot = m;
+        hot.moe.load_imbalance = 2;
+        QVERIFY(layer_activation_bytes_at(hot, t, skew, 3) > moe);
+        Plan cp = p;
+        cp.cp = 2;
+        QCOMPARE(layer_activation_bytes_at(m, t, cp, 3), moe / 2);
+        // MLA keeps its compressed latents: 1536 + 512 (x2, normed copies) + 64 rope elements per token.
+        QVERIFY(mtp_activation_bytes(m, t, p) > moe);
     }
 };
 
