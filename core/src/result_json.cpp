@@ -15,9 +15,11 @@ nlohmann::json breakdown_to_json(const StageBreakdown& b)
 {
     return {{"compute_s", b.compute_s},
             {"tp_comm_s", b.tp_comm_s},
+            {"ep_comm_s", b.ep_comm_s},
+            {"cp_comm_s", b.cp_comm_s},
             {"pp_comm_s", b.pp_comm_s},
             {"dp_comm_exposed_s", b.dp_comm_exposed_s},
-            {"exposed_comm_s", b.tp_comm_s + b.pp_comm_s + b.dp_comm_exposed_s},
+            {"exposed_comm_s", b.tp_comm_s + b.ep_comm_s + b.cp_comm_s + b.pp_comm_s + b.dp_comm_exposed_s},
             {"optimizer_s", b.optimizer_s},
             {"bubble_s", b.bubble_s}};
 }
@@ -50,7 +52,11 @@ nlohmann::json result_to_json(const SimulationResult& r)
         peaks.push_back(st.peak_memory_gib);
         stages.push_back({{"stage", s},
                           {"layers", st.layers},
+                          {"mtp_layers", st.mtp_layers},
+                          {"embedding", st.embedding},
+                          {"loss", st.loss},
                           {"params", st.params},
+                          {"expert_params", st.expert_params},
                           {"memory_gib",
                            {{"weights", st.memory.weights_bytes / kGiB},
                             {"gradients", st.memory.gradients_bytes / kGiB},
@@ -105,7 +111,12 @@ void for_each_trace_event(const SimulationResult& r, Emit&& emit)
         const int tid = t.lane == Lane::Compute ? 0 : t.lane == Lane::Pipeline ? 2 : 3;
         const double dur = t.end_s - t.start_s;
         complete(name, to_string(t.kind), t.stage, tid, t.start_s, dur,
-                 {{"micro_batch", t.micro_batch}, {"chunk", t.chunk}, {"tp_comm_ms", t.tp_comm_s * 1e3}});
+                 {{"micro_batch", t.micro_batch},
+                  {"chunk", t.chunk},
+                  {"tp_comm_ms", t.tp_comm_s * 1e3},
+                  {"ep_comm_ms", t.ep_comm_s * 1e3},
+                  {"cp_comm_ms", t.cp_comm_s * 1e3},
+                  {"dp_comm_ms", t.dp_comm_s * 1e3}});
         if (t.tp_comm_s > 0 && dur > 0) {
             const int layers = std::max(1, t.layers);
             const double slice = dur / layers;
