@@ -56,7 +56,7 @@ int run_make_profile(const std::vector<std::string>& argv)
     if (!profile.ok()) {
         return report_bad_file(path, profile.errors());
     }
-    if (!write_text_file(*output, profile_to_json(*profile).dump() + "\n", error)) {
+    if (!write_text_file(*output, output_json(profile_to_json(*profile), -1) + "\n", error)) {
         std::cerr << "vtrain: " << error << '\n';
         return kExitFailure;
     }

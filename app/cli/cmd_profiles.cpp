@@ -105,7 +105,7 @@ int run_profiles(const std::vector<std::string>& argv)
         }
     }
     if (as_json) {
-        std::cout << list.dump(2) << '\n';
+        std::cout << output_json(list, 2) << '\n';
     } else if (any_default_band) {
         std::printf("\n* %s.\n", default_uncalibrated_band().source.c_str());
     }

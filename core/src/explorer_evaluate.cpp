@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "explorer_evaluate.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include <oneapi/tbb/parallel_for.h>
@@ -47,7 +48,7 @@ PlanEvaluator::PlanEvaluator(const Scenario& scenario, const std::map<std::strin
     }
 
     m_tokens_per_iteration = static_cast<double>(scenario.training.global_batch) * scenario.model.seq_len;
-    m_iterations = scenario.training.tokens / m_tokens_per_iteration;
+    m_iterations = std::ceil(scenario.training.tokens / m_tokens_per_iteration); // whole iterations, as simulate_checked()
     m_model_flops = model_flops_per_iteration(scenario.model, scenario.training.global_batch);
 }
 
