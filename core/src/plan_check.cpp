@@ -25,6 +25,7 @@ const char* to_string(RejectReason r)
     case RejectReason::SequenceParallelNeedsTp: return "sequence parallel needs tp > 1";
     case RejectReason::TpSpansNodes: return "tp spans nodes";
     case RejectReason::OutOfMemory: return "out of memory";
+    case RejectReason::NotModeled: return "not modeled";
     case RejectReason::Count: break;
     }
     return "unknown";

@@ -20,6 +20,7 @@ enum class RejectReason {
     SequenceParallelNeedsTp, // sequence parallelism needs tp >= 2
     TpSpansNodes,           // tensor parallelism wider than a node (explorer default only)
     OutOfMemory,            // a stage's peak memory exceeds the usable capacity
+    NotModeled,             // uses a feature the simulator does not model yet (model_support.h)
     Count
 };
 
