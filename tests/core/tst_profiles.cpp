@@ -150,11 +150,11 @@ private slots:
         if (shipped->source != "modeled") {
             QSKIP("measured profile: no spec to regenerate it from");
         }
-        // Built by the code `vtrain make-profile` runs (profiles/regenerate.sh rebuilds a stale profile).
+        // Built by the code `vtrain make-profile` runs (scripts/regenerate-profiles.sh rebuilds a stale profile).
         const auto regenerated = build_profile_from_spec(read(source_file(id.toStdString())));
         QVERIFY2(regenerated.ok(), regenerated.ok() ? "" : all_errors(regenerated.errors()).c_str());
         // Through JSON both ways, so rounding is the same.
-        QVERIFY2(profile_to_json(*regenerated) == profile_to_json(*shipped), "profile differs from its source: run profiles/regenerate.sh");
+        QVERIFY2(profile_to_json(*regenerated) == profile_to_json(*shipped), "profile differs from its source: run scripts/regenerate-profiles.sh");
     }
 
     void datasheet_round_trips_through_make_profile()
