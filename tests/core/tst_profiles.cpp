@@ -320,6 +320,12 @@ private slots:
         QVERIFY2(all.find("source: must be") != std::string::npos, all.c_str());
         QVERIFY2(all.find("gemm.bf16.m: must be strictly increasing") != std::string::npos, all.c_str());
         QVERIFY2(all.find("links.nvlink_bus_gbytes_per_s: is missing") != std::string::npos, all.c_str());
+        // An NVLink domain holds whole hosts (or a host whole domains).
+        nlohmann::json odd = profile_to_json(test::shipped_profile("gb200-nvl72"));
+        odd["links"]["nvlink_domain_gpus"] = 70;
+        const auto o = profile_from_json(odd);
+        QVERIFY(!o.ok());
+        QVERIFY2(o.first_error().find("links.nvlink_domain_gpus: must be a multiple or a divisor") != std::string::npos, o.first_error().c_str());
     }
 
     void interpolation_is_exact_on_the_grid_and_log_linear_between()
