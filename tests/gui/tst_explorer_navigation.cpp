@@ -245,7 +245,8 @@ private Q_SLOTS:
         // Deltas in % beside absolute values.
         const QString delta = compare->summaryTable()->item(0, 3)->text();
         QVERIFY2(delta.contains(QStringLiteral("%")), qPrintable(delta));
-        QCOMPARE(deltaText(2.0, 3.0, [](double v) { return QString::number(v); }), QStringLiteral("+1 (+50.0 %)"));
+        QCOMPARE(deltaText(2.0, 3.0, [](double v) { return QString::number(v); }), QStringLiteral("+1 (+50 %)"));
+        QCOMPARE(deltaText(2.0, 2.1, [](double v) { return QString::number(v); }), QStringLiteral("+0.1 (+5.0 %)"));
         // One time axis: both span the longer iteration; zooming A moves B.
         const double end = std::max(compare->pinned()->iteration_time_s, compare->current()->iteration_time_s);
         QCOMPARE(compare->timelineA()->mapping().windowEnd(), end);
@@ -308,6 +309,7 @@ private Q_SLOTS:
         QCOMPARE(QSettings().value(QLatin1String("View/Theme")).toString(), QStringLiteral("dark"));
         QCoreApplication::processEvents();
         auto corner = [&w] {
+            QCoreApplication::processEvents(); // the palette change reaches every widget
             QCustomPlot* plot = w.paretoPlot()->customPlot();
             plot->replot();
             return plot->grab().toImage().pixelColor(plot->width() - 3, plot->height() - 3).lightness();

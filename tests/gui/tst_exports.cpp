@@ -66,8 +66,28 @@ Ink inkOf(const QImage& picture, const QSize& logical)
     return ink;
 }
 
-double correlation(const std::vector<double>& a, const std::vector<double>& b)
+// A moving average over `radius` pixels each side: text boxes and axes stay, the phase of dashed and
+// dotted lines (which a 2x picture shrunk to 1x shifts by a pixel) goes.
+std::vector<double> smoothed(const std::vector<double>& v, int radius = 6)
 {
+    std::vector<double> out(v.size(), 0.0);
+    const int n = static_cast<int>(v.size());
+    for (int i = 0; i < n; ++i) {
+        double sum = 0;
+        int count = 0;
+        for (int j = std::max(0, i - radius); j <= std::min(n - 1, i + radius); ++j) {
+            sum += v[std::size_t(j)];
+            ++count;
+        }
+        out[std::size_t(i)] = sum / count;
+    }
+    return out;
+}
+
+double correlation(const std::vector<double>& rawA, const std::vector<double>& rawB)
+{
+    const std::vector<double> a = smoothed(rawA);
+    const std::vector<double> b = smoothed(rawB);
     const std::size_t n = std::min(a.size(), b.size());
     double ma = 0, mb = 0;
     for (std::size_t i = 0; i < n; ++i) {

@@ -40,15 +40,24 @@ void CheckList::setItems(const QStringList& labels, const QVariantList& values)
     m_boxes.clear();
     m_marked.clear();
     m_values = values;
-    // New boxes join the end of the window's focus chain; Tab must reach them here, in form order.
-    QWidget* previous = this;
+    // New boxes join the end of the window's focus chain; Tab must reach them here, in form order: after
+    // the last tab stop before this list (setTabOrder ignores widgets without focus, such as this one).
+    QWidget* previous = previousInFocusChain();
+    while (previous && previous != this && (!(previous->focusPolicy() & Qt::TabFocus) || isAncestorOf(previous))) {
+        previous = previous->previousInFocusChain();
+    }
+    if (previous == this) {
+        previous = nullptr;
+    }
     for (int i = 0; i < static_cast<int>(values.size()); ++i) {
         auto* box = new QCheckBox(labels.value(i), this);
         box->setChecked(previously.contains(values[i]));
         connect(box, &QCheckBox::clicked, this, &CheckList::edited);
         m_grid->addWidget(box, i / m_columns, i % m_columns);
         m_boxes.push_back(box);
-        QWidget::setTabOrder(previous, box);
+        if (previous) {
+            QWidget::setTabOrder(previous, box);
+        }
         previous = box;
     }
 }
