@@ -120,10 +120,15 @@ int main(int argc, char** argv)
             return 2;
         }
     }
-    if (parser.isSet(size) || !options.restoreSession || !QSettings().contains(QLatin1String(vtrain::ui::settings_keys::kMainWindowGeometry))) {
+    const bool defaultLayout =
+        parser.isSet(size) || !options.restoreSession || !QSettings().contains(QLatin1String(vtrain::ui::settings_keys::kMainWindowGeometry));
+    if (defaultLayout) {
         window.resize(windowSize);
     }
     window.show();
+    if (defaultLayout) {
+        window.applyDefaultDockSizes(); // once shown: the dock layout exists
+    }
 
     if (parser.isSet(screenshot)) {
         auto* session = new vtrain::ui::ScreenshotSession(&window, parser.value(screenshot), &app);

@@ -150,6 +150,12 @@ void MainWindow::buildDocks()
     toolbar->addWidget(m_sweepBar);
 }
 
+void MainWindow::applyDefaultDockSizes()
+{
+    resizeDocks({m_editorDock, m_plansDock}, {std::max(250, width() * 24 / 100), std::max(280, width() * 26 / 100)}, Qt::Horizontal);
+    resizeDocks({m_detailsDock}, {std::max(200, height() * 40 / 100)}, Qt::Vertical);
+}
+
 void MainWindow::buildTabs()
 {
     m_tabs = new QTabWidget(this);

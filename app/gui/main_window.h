@@ -82,6 +82,8 @@ public:
     QString restoreProblem() const { return m_restoreProblem; }
 
     void setTheme(theme::Theme theme, bool remember = true); // View > Theme
+    // Dock sizes for a first start (no saved layout): the chart gets the most room.
+    void applyDefaultDockSizes();
 
     // Commands (menus call these; tests too).
     void loadPreset(const QString& id);

@@ -96,6 +96,7 @@ CompareView::CompareView(QWidget* parent)
         t->setAlternatingRowColors(true);
         t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
         t->horizontalHeader()->setStretchLastSection(true);
+        t->setWordWrap(false); // "+10.985 s (+56 %)" on one line
     }
 
     auto* heads = new QHBoxLayout;

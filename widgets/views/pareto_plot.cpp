@@ -198,6 +198,32 @@ void ParetoPlot::setModel(PlanTableModel* model)
     flush();
 }
 
+void ParetoPlot::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitLegend();
+}
+
+void ParetoPlot::fitLegend()
+{
+    QCPLegend* legend = m_plot->legend;
+    int widest = 1;
+    int items = 0;
+    for (int i = 0; i < legend->elementCount(); ++i) {
+        if (QCPLayoutElement* item = legend->elementAt(i)) { // a wrapped grid has empty cells
+            widest = std::max(widest, item->minimumOuterSizeHint().width());
+            ++items;
+        }
+    }
+    const int width = std::max(1, m_plot->width() - 20);
+    const int columns = std::clamp(width / (widest + legend->columnSpacing()), 1, std::max(1, items));
+    if (legend->wrap() != columns) {
+        legend->setWrap(columns);
+        legend->setFillOrder(legend->fillOrder(), true); // re-flows the entries into the new column count
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
 QString ParetoPlot::title() const
 {
     return m_title->text();
@@ -242,6 +268,7 @@ void ParetoPlot::setPinned(std::optional<QPointF> daysAndCost)
     } else {
         m_pinnedGraph->removeFromLegend();
     }
+    fitLegend();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -423,6 +450,7 @@ void ParetoPlot::sortCategories()
         graph->removeFromLegend();
         graph->addToLegend();
     }
+    fitLegend();
 }
 
 void ParetoPlot::updateFront()
@@ -481,6 +509,9 @@ void ParetoPlot::updateMarkers()
     }
     // true when the legend entry came or went: the legend layer needs a replot then, not only the marks
     m_legendChanged = band ? m_selectedBandGraph->addToLegend() : m_selectedBandGraph->removeFromLegend();
+    if (m_legendChanged) {
+        fitLegend();
+    }
     m_hoverGraph->data()->clear();
     if (m_model && m_hoverRow >= 0 && m_hoverRow < m_model->rowCount()) {
         const PlanRow& r = m_model->planRow(m_hoverRow);

@@ -79,6 +79,7 @@ Q_SIGNALS:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     void changeEvent(QEvent* event) override;
 
 private:
@@ -103,6 +104,7 @@ private:
     void rescaleIfNotZoomed();
     void applyAxisScale();
     void applyPalette();
+    void fitLegend(); // as many legend columns as the width holds, so no entry is cut
     Category& categoryFor(const QString& name, double order);
     void ensureSortedIndex() const;
 
