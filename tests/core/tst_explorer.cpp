@@ -17,7 +17,9 @@
 #include "vtrain/uncertainty.h"
 #include "vtrain/explorer_space.h"
 #include "vtrain/plan_check.h"
+#include "vtrain/scenario_json.h"
 #include "vtrain/simulator.h"
+#include "vtrain/model_support.h"
 
 using namespace vtrain;
 
@@ -263,6 +265,73 @@ private slots:
         QCOMPARE(control.done.load(), r->evaluated);
         QVERIFY2(seconds < 30, qPrintable(QString::number(seconds)));
         QVERIFY2(peak_rss_mib() - rss_before < 256, qPrintable(QString("%1 MiB more").arg(peak_rss_mib() - rss_before)));
+    }
+
+    // Today's axes: cp, ep, etp, precision, ZeRO 0-3 and the overlap flags are crossed like the others;
+    // plans using a feature the simulator does not model yet are rejected with model_support.h's text.
+    void new_axes_are_crossed_and_unmodeled_plans_rejected()
+    {
+        Scenario s = small_scenario();
+        s.search = SearchSpace{};
+        s.search->tp = {2};
+        s.search->pp = {2};
+        s.search->micro_batch = {1};
+        s.search->schedule = {Schedule::OneFOneB};
+        s.search->recompute = {Recompute::None};
+        s.search->sequence_parallel = {false};
+        s.search->zero_stage = {1, 3};
+        s.search->cp = {1, 2};
+        s.search->ep = {1};
+        s.search->etp = {0};
+        s.search->precision = {Precision::Bf16, Precision::Fp8};
+        s.search->tp_overlap = {false, true};
+        s.search->moe_overlap = {false};
+        const auto space = make_plan_space(s, profiles(), false);
+        QVERIFY(space.ok());
+        QCOMPARE(space->size(), std::uint64_t{2 * 2 * 2 * 2});
+        std::set<std::string> seen;
+        for (std::uint64_t i = 0; i < space->size(); ++i) {
+            const auto e = space->at(i);
+            QCOMPARE(e.plan.dp, 16 / (2 * e.plan.cp * 2));
+            seen.insert(std::to_string(e.plan.cp) + to_string(e.precision) + std::to_string(e.plan.zero_stage) + (e.plan.tp_overlap ? "o" : ""));
+        }
+        QCOMPARE(seen.size(), std::size_t{16});
+        ExploreOptions options;
+        options.keep_all_rows = true;
+        const ExploreResult r = run(s, options);
+        QCOMPARE(r.feasible + rejected_total(r), r.total);
+        for (const PlanRow& row : r.rows) {
+            QVERIFY(!not_modeled_reason(s.model, s.training, row.plan)); // bf16 rows: the scenario's training is bf16
+            QCOMPARE(row.precision, Precision::Bf16);
+        }
+        // Exactly the plans model_support.h refuses are rejected as not modeled.
+        std::uint64_t unmodeled = 0;
+        for (std::uint64_t i = 0; i < space->size(); ++i) {
+            const auto e = space->at(i);
+            TrainingSpec t = s.training;
+            t.precision = e.precision;
+            unmodeled += not_modeled_reason(s.model, t, e.plan) ? 1 : 0;
+        }
+        QCOMPARE(r.rejected[reason(RejectReason::NotModeled)], unmodeled);
+        if (unmodeled > 0) {
+            QVERIFY(r.example[reason(RejectReason::NotModeled)].message.find("not modeled") != std::string::npos);
+        }
+
+        // The search block reads and writes the new lists; ZeRO stages are range-checked before narrowing.
+        nlohmann::json j = scenario_to_json(s);
+        QCOMPARE(j["search"]["precision"], nlohmann::json({"bf16", "fp8"}));
+        QCOMPARE(j["search"]["cp"], nlohmann::json({1, 2}));
+        const auto back = scenario_from_json(j);
+        QVERIFY2(back.ok(), back.ok() ? "" : back.first_error().c_str());
+        QCOMPARE(back->search->cp, s.search->cp);
+        QCOMPARE(back->search->precision, s.search->precision);
+        QCOMPARE(back->search->tp_overlap, s.search->tp_overlap);
+        QCOMPARE(back->search->zero_stage, s.search->zero_stage);
+        j["search"]["zero_stage"] = {4294967297LL};
+        QVERIFY(!scenario_from_json(j).ok());
+        j["search"]["zero_stage"] = {0};
+        j["search"]["precision"] = {"fp32"};
+        QVERIFY(!scenario_from_json(j).ok());
     }
 
     void rejection_reasons_data()
