@@ -37,7 +37,10 @@ using detail::merge_top;
 
 constexpr std::uint64_t kChunkPlans = 64;   // plans per chunk: small enough to balance, large enough to amortise
 constexpr std::size_t kTokensPerThread = 32; // chunks in flight per thread (bounds buffered rows)
-constexpr std::size_t kWaveChunks = 256;     // chunks per wave when pruning (a constant: the same waves for any thread count)
+// Chunks per wave when pruning: constants, so the waves are the same for any thread count. The first
+// waves are short so that thresholds exist early; later ones long so that threads rarely wait.
+constexpr std::size_t kFirstWaveChunks = 4;
+constexpr std::size_t kWaveChunks = 256;
 constexpr std::size_t kReasons = static_cast<std::size_t>(RejectReason::Count);
 
 struct Chunk : ChunkResult {
@@ -141,9 +144,10 @@ private:
     void run_waves(ExploreResult& result, const RowSink& sink)
     {
         std::vector<std::unique_ptr<Chunk>> wave;
-        for (;;) {
+        std::size_t wave_chunks = kFirstWaveChunks;
+        for (;; wave_chunks = std::min(2 * wave_chunks, kWaveChunks)) {
             wave.clear();
-            while (wave.size() < kWaveChunks) {
+            while (wave.size() < wave_chunks) {
                 Chunk* chunk = next_chunk();
                 if (chunk == nullptr) {
                     break;

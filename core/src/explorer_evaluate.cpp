@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "explorer_evaluate.h"
 
+#include <cmath>
 #include <algorithm>
 #include <cstdio>
 
@@ -30,6 +31,53 @@ double work_s(const BlockCost& b) { return b.forward.total_s() + b.recompute.tot
 
 } // namespace
 
+CostEntry make_cost_entry(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan)
+{
+    CostEntry e;
+    e.costs = plan_layer_costs(model, training, cluster, plan);
+    e.costs.layer_operators.clear(); // every simulation copies the costs it is given; keep that cheap
+    e.costs.layer_operators.shrink_to_fit();
+    e.layer_work_s = work_s(e.costs.layer);
+    e.layer_forward_s = e.costs.layer.forward.total_s();
+    for (int i = 0; i < model.layers; ++i) {
+        e.all_layers_work_s += work_s(e.costs.layer_at(i));
+    }
+    e.embedding_work_s = work_s(e.costs.embedding);
+    e.head_work_s = work_s(e.costs.head);
+    return e;
+}
+
+// Every compute-stream task of a stage (forward, recompute, backward: kernels plus the communication
+// they do not hide) runs one after another, so a stage's summed work bounds the iteration from below.
+// With uniform layers split evenly, stage s also cannot start before the forward of the first
+// micro-batch has passed stages 0..s-1 (one model chunk each), hence for the last stage
+//   T >= (pp - 1) x chunk forward + micro-batches x (its layers' work + the head),
+// and for the first T >= micro-batches x (its layers' work + the embedding). Other layouts use the
+// average stage: T >= micro-batches x (every layer + embedding + head) / pp. The optimizer step,
+// pipeline sends, the exposed data-parallel traffic and most of the bubble are left out: all add time.
+double iteration_lower_bound_s(const ModelSpec& model, int global_batch, const CostEntry& e, const Plan& plan)
+{
+    const double micro_batches = static_cast<double>(global_batch / (plan.dp * plan.micro_batch));
+    const bool even = e.costs.layers.empty() && plan.first_stage_layers == 0 && plan.last_stage_layers == 0 && plan.pipeline_layout.empty();
+    double bound = 0;
+    if (even) {
+        const double stage_layers = static_cast<double>(model.layers) / plan.pp;
+        const int v = plan.schedule == Schedule::Interleaved ? std::max(1, plan.virtual_stages) : 1;
+        const double chunk_forward = stage_layers / v * e.layer_forward_s;
+        const double first = micro_batches * (stage_layers * e.layer_work_s + e.embedding_work_s);
+        const double last = (plan.pp - 1) * chunk_forward + micro_batches * (stage_layers * e.layer_work_s + e.head_work_s);
+        bound = plan.pp == 1 ? micro_batches * (model.layers * e.layer_work_s + e.embedding_work_s + e.head_work_s) : std::max(first, last);
+    } else {
+        bound = micro_batches * (e.all_layers_work_s + e.embedding_work_s + e.head_work_s) / plan.pp;
+    }
+    return bound * kBoundSlack;
+}
+
+double iteration_time_lower_bound_s(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan)
+{
+    return iteration_lower_bound_s(model, training.global_batch, make_cost_entry(model, training, cluster, plan), plan);
+}
+
 PlanEvaluator::PlanEvaluator(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const PlanSpace& space,
                              const ExploreOptions& options)
     : m_scenario(scenario), m_space(space), m_options(options)
@@ -43,7 +91,7 @@ PlanEvaluator::PlanEvaluator(const Scenario& scenario, const std::map<std::strin
         Gpu g;
         g.profile = &profiles.at(id); // make_plan_space checked that every GPU has a profile
         g.cluster = resolve_cluster(cluster_for_gpu(scenario, id, 0), *g.profile);
-        g.gpus_per_node = g.cluster.links.gpus_per_node;
+        g.gpus_per_node = nvlink_domain_size(g.cluster.links); // TP may span hosts inside one NVLink domain (NVL72)
         g.usable_gib = g.profile->memory_gib - g.profile->memory_reserve_gib;
         for (const Precision p : space.precision) {
             // As simulate_checked() picks the peak MFU is measured against.
@@ -58,7 +106,7 @@ PlanEvaluator::PlanEvaluator(const Scenario& scenario, const std::map<std::strin
     }
 
     m_tokens_per_iteration = static_cast<double>(scenario.training.global_batch) * scenario.model.seq_len;
-    m_iterations = scenario.training.tokens / m_tokens_per_iteration;
+    m_iterations = std::ceil(scenario.training.tokens / m_tokens_per_iteration); // whole iterations, as simulate_checked()
     m_model_flops = model_flops_per_iteration(scenario.model, scenario.training.global_batch);
 }
 
@@ -71,46 +119,9 @@ const CostEntry* PlanEvaluator::costs_for(const CostKey& key, const Plan& plan, 
     if (state.costs.size() >= kMaxCachedCosts) {
         state.costs.clear();
     }
-    auto e = std::make_unique<CostEntry>();
-    const ModelSpec& model = m_scenario.model;
-    e->costs = plan_layer_costs(model, m_training[static_cast<std::size_t>(key.precision)], m_gpus[static_cast<std::size_t>(key.gpu)].cluster, plan);
-    e->costs.layer_operators.clear(); // every simulation copies the costs it is given; keep that cheap
-    e->costs.layer_operators.shrink_to_fit();
-    e->layer_work_s = work_s(e->costs.layer);
-    e->layer_forward_s = e->costs.layer.forward.total_s();
-    for (int i = 0; i < model.layers; ++i) {
-        e->all_layers_work_s += work_s(e->costs.layer_at(i));
-    }
-    e->embedding_work_s = work_s(e->costs.embedding);
-    e->head_work_s = work_s(e->costs.head);
+    auto e = std::make_unique<CostEntry>(
+        make_cost_entry(m_scenario.model, m_training[static_cast<std::size_t>(key.precision)], m_gpus[static_cast<std::size_t>(key.gpu)].cluster, plan));
     return state.costs.emplace(key, std::move(e)).first->second.get();
-}
-
-// Every compute-stream task of a stage (forward, recompute, backward: kernels plus the communication
-// they do not hide) runs one after another, so a stage's summed work bounds the iteration from below.
-// With uniform layers split evenly, stage s also cannot start before the forward of the first
-// micro-batch has passed stages 0..s-1 (one model chunk each), hence for the last stage
-//   T >= (pp - 1) x chunk forward + micro-batches x (its layers' work + the head),
-// and for the first T >= micro-batches x (its layers' work + the embedding). Other layouts use the
-// average stage: T >= micro-batches x (every layer + embedding + head) / pp. The optimizer step,
-// pipeline sends, the exposed data-parallel traffic and most of the bubble are left out: all add time.
-double PlanEvaluator::iteration_lower_bound_s(const CostEntry& e, const Plan& plan) const
-{
-    const ModelSpec& model = m_scenario.model;
-    const double micro_batches = static_cast<double>(m_scenario.training.global_batch / (plan.dp * plan.micro_batch));
-    const bool even = e.costs.layers.empty() && plan.first_stage_layers == 0 && plan.last_stage_layers == 0 && plan.pipeline_layout.empty();
-    double bound = 0;
-    if (even) {
-        const double stage_layers = static_cast<double>(model.layers) / plan.pp;
-        const int v = plan.schedule == Schedule::Interleaved ? std::max(1, plan.virtual_stages) : 1;
-        const double chunk_forward = stage_layers / v * e.layer_forward_s;
-        const double first = micro_batches * (stage_layers * e.layer_work_s + e.embedding_work_s);
-        const double last = (plan.pp - 1) * chunk_forward + micro_batches * (stage_layers * e.layer_work_s + e.head_work_s);
-        bound = plan.pp == 1 ? micro_batches * (model.layers * e.layer_work_s + e.embedding_work_s + e.head_work_s) : std::max(first, last);
-    } else {
-        bound = micro_batches * (e.all_layers_work_s + e.embedding_work_s + e.head_work_s) / plan.pp;
-    }
-    return bound * kBoundSlack;
 }
 
 // True when rows already found beat `best_case` (a plan's or a group's bounds: least time and cost, most
@@ -139,8 +150,9 @@ bool PlanEvaluator::cannot_matter(const PlanRow& best_case, const PruneThreshold
 
 std::optional<PlanRejection> PlanEvaluator::check_group(const PlanGroup& group) const
 {
-    // The group's neutral variant (1F1B, no sequence parallelism, ZeRO 0, no overlap): the rules that
-    // reject it look at group fields only, so they reject every variant alike.
+    // The group's neutral variant (1F1B, no sequence parallelism, ZeRO 0, no overlap), checked for the
+    // rules that look at group fields only (below) and so reject every variant alike; any other rule
+    // is left to each plan, as it may depend on the variant (ZeRO stage, schedule, flags).
     PlanVariant neutral;
     neutral.precision = m_space.precision.front();
     const Plan plan = group.plan(neutral);
@@ -153,13 +165,22 @@ std::optional<PlanRejection> PlanEvaluator::check_group(const PlanGroup& group) 
                                           std::to_string(group.num_gpus) + " (dp would not be a whole number)"}};
     }
     if (auto rejection = check_plan(m_scenario.model, m_training.front(), plan, group.num_gpus)) {
-        return rejection;
+        switch (rejection->reason) {
+        case RejectReason::GpuCountMismatch:
+        case RejectReason::TpNotDividingHeads:
+        case RejectReason::TpNotDividingFfn:
+        case RejectReason::PpNotDividingLayers: // plan.pp here: the neutral variant is not interleaved
+        case RejectReason::BatchNotDivisible:
+            return rejection;
+        default:
+            break;
+        }
     }
     const int node = m_gpus[static_cast<std::size_t>(group.gpu)].gpus_per_node;
     if (!m_options.allow_tp_across_nodes && group.tp > node) {
         return PlanRejection{RejectReason::TpSpansNodes,
-                             {"plan.tp", "tp = " + std::to_string(group.tp) + " is wider than a node of " + std::to_string(node) +
-                                             " GPUs (tensor parallelism stays inside a node unless allowed)"}};
+                             {"plan.tp", "tp = " + std::to_string(group.tp) + " is wider than an NVLink domain of " + std::to_string(node) +
+                                             " GPUs (tensor parallelism stays inside a domain unless allowed)"}};
     }
     return std::nullopt;
 }
@@ -227,7 +248,7 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
             v.schedule = Schedule::Interleaved; // the shortest model chunk: the least pipeline fill
             v.virtual_stages = most_v;
             const Plan p = group.plan(v);
-            const double t = iteration_lower_bound_s(*costs_for(key_of(v), p, state), p);
+            const double t = iteration_lower_bound_s(model, m_scenario.training.global_batch, *costs_for(key_of(v), p, state), p);
             least_s = least_s < 0 ? t : std::min(least_s, t);
         }
         if (least_s >= 0) {
@@ -274,7 +295,7 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
             PlanRow bound;
             bound.index = index;
             bound.num_gpus = group.num_gpus;
-            fill_metrics(bound, iteration_lower_bound_s(*costs, plan), gpu, v.precision_index);
+            fill_metrics(bound, iteration_lower_bound_s(model, m_scenario.training.global_batch, *costs, plan), gpu, v.precision_index);
             if (cannot_matter(bound, prune)) {
                 ++out.bounded;
                 ++out.evaluated;

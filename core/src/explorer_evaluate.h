@@ -57,6 +57,10 @@ struct CostEntry {
     double embedding_work_s = 0, head_work_s = 0, mtp_work_s = 0;
 };
 
+CostEntry make_cost_entry(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan);
+// A lower bound on the plan's iteration time that its simulation can never beat (see the .cpp).
+double iteration_lower_bound_s(const ModelSpec& model, int global_batch, const CostEntry& costs, const Plan& plan);
+
 // Scratch space of one thread.
 struct ThreadState {
     SimulationWorkspace workspace;
@@ -94,8 +98,6 @@ private:
 
     void fill_metrics(PlanRow& row, double iteration_s, const Gpu& gpu, int precision_index) const;
     const CostEntry* costs_for(const CostKey& key, const Plan& plan, ThreadState& state) const;
-    // A lower bound on the plan's iteration time that its simulation can never beat.
-    double iteration_lower_bound_s(const CostEntry& e, const Plan& plan) const;
     bool cannot_matter(const PlanRow& best_case, const PruneThresholds& prune) const;
 
     std::optional<PlanRejection> check_group(const PlanGroup& group) const;
