@@ -53,6 +53,7 @@ struct CostEntry {
     LayerCosts costs;
     double layer_work_s = 0;    // forward + recompute + backward of one layer (uniform layers)
     double layer_forward_s = 0; // forward of one layer (uniform layers)
+    double layer_backward_s = 0; // backward of one layer (uniform layers)
     double all_layers_work_s = 0; // sum over every layer (any layout)
     double embedding_work_s = 0, head_work_s = 0, mtp_work_s = 0;
 };
@@ -84,6 +85,10 @@ public:
 
     // Rejects, bounds out or simulates every plan of the group into `out`; false when cancelled part-way.
     bool evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control, const PruneThresholds& prune) const;
+
+    // The best any plan of a legal group can do (least days and cost, most MFU, its first index), or none
+    // when the group's rules reject it.
+    std::optional<PlanRow> group_best_case(const PlanGroup& group, ThreadState& state) const;
 
 private:
     struct Gpu {
