@@ -542,8 +542,22 @@ void build_layer(BlockCost& block, std::vector<OperatorTime>* ops, const Ctx& c,
 
 } // namespace
 
-LayerCosts compute_layer_costs(const LayerCostInput& in)
+LayerCosts compute_layer_costs(const LayerCostInput& given)
 {
+    // Groups the caller left unplaced get Megatron's default rank order ("tp-cp-ep-dp-pp": tensor innermost,
+    // then context; expert ranks with ETP innermost, then EP) inside the NVLink domain.
+    LayerCostInput in = given;
+    const int domain = in.comm->links.nvlink_domain_gpus > 0 ? in.comm->links.nvlink_domain_gpus : in.comm->links.gpus_per_node;
+    const int etp = in.etp > 0 ? in.etp : in.tp;
+    if (in.cp > 1 && in.cp_group.size != in.cp) {
+        in.cp_group = place_group(in.cp, in.tp, domain);
+    }
+    if (in.ep > 1 && in.ep_group.size != in.ep) {
+        in.ep_group = place_group(in.ep, etp, domain);
+    }
+    if (etp > 1 && in.etp_group.size != etp) {
+        in.etp_group = etp == in.tp && in.tp_group.size == in.tp ? in.tp_group : place_group(etp, 1, domain);
+    }
     const ModelSpec& m = *in.model;
     const Precision precision = in.training->precision;
     const bool lowp = precision == Precision::Fp8 || precision == Precision::Nvfp4;

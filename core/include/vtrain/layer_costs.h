@@ -79,7 +79,8 @@ struct LayerCostInput {
     ContextParallelKind cp_kind = ContextParallelKind::Ring;
     GroupPlacement cp_group;
     // Expert layers: experts split over ep ranks (ep_group, all-to-all dispatch/combine), each expert's
-    // width over etp ranks (etp_group; 0 = tp, Megatron's default).
+    // width over etp ranks (etp_group; 0 = tp, Megatron's default). Groups left unplaced (size 1 while the
+    // degree is larger) are placed in Megatron's default rank order inside the NVLink domain.
     int ep = 1;
     int etp = 0;
     GroupPlacement ep_group;
