@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "vtrain/json_fields.h"
+#include "vtrain/pipeline_layout.h"
 
 namespace vtrain {
 namespace {
@@ -91,6 +92,10 @@ ModelSpec read_model(Reader r)
                       "full_attention_every", "qk_norm", "qkv_bias", "mtp_layers", "moe", "layer_pattern", "mamba", "description"});
     ModelSpec m;
     m.name = r.optional_string("name").value_or("model");
+    if (m.name.size() > kMaxModelNameChars) {
+        r.error("name", "is " + std::to_string(m.name.size()) + " characters long; at most " + std::to_string(kMaxModelNameChars) + " are allowed");
+        m.name.resize(kMaxModelNameChars);
+    }
     m.layers = r.required_int("layers", 1, 100000);
     m.hidden = r.required_int("hidden", 1, 1 << 20);
     m.heads = r.required_int("heads", 1, 1 << 16);
@@ -218,12 +223,13 @@ ModelSpec read_model(Reader r)
 
 ClusterSpec read_cluster(Reader r)
 {
-    r.reject_unknown({"gpu", "num_gpus", "gpus_per_node", "price_per_gpu_hour", "nvlink_bus_gbytes_per_s", "nic_gbit_per_s",
+    r.reject_unknown({"gpu", "num_gpus", "gpus_per_node", "nvlink_domain_gpus", "price_per_gpu_hour", "nvlink_bus_gbytes_per_s", "nic_gbit_per_s",
                       "nics_per_node", "inter_node_latency_us", "description"});
     ClusterSpec c;
     c.gpu = r.required_string("gpu");
     c.num_gpus = r.required_int("num_gpus", 1, 10'000'000);
     c.gpus_per_node = r.optional_int("gpus_per_node", 1, 1024).value_or(0);
+    c.nvlink_domain_gpus = r.optional_int("nvlink_domain_gpus", 1, 1'000'000).value_or(0);
     c.price_per_gpu_hour = r.optional_number("price_per_gpu_hour", 0, 1000);
     c.links.nvlink_bus_gbytes_per_s = r.optional_number("nvlink_bus_gbytes_per_s", 1, 1e5);
     c.links.nic_gbit_per_s = r.optional_number("nic_gbit_per_s", 1, 1e5);
@@ -300,7 +306,8 @@ Recompute read_recompute(Reader& r, const char* key, Recompute fallback)
 Plan read_plan(Reader r)
 {
     r.reject_unknown({"tp", "pp", "dp", "micro_batch", "schedule", "virtual_stages", "recompute", "sequence_parallel", "zero_stage",
-                      "grad_bucket_mb", "overlap_grad_reduce", "description"});
+                      "shard_group", "grad_bucket_mb", "overlap_grad_reduce", "overlap_param_gather", "cp", "cp_kind", "ep", "etp",
+                      "moe_overlap", "tp_overlap", "first_stage_layers", "last_stage_layers", "pipeline_layout", "description"});
     Plan p;
     p.tp = r.required_int("tp", 1, 1 << 16);
     p.pp = r.required_int("pp", 1, 1 << 16);
@@ -310,9 +317,38 @@ Plan read_plan(Reader r)
     p.virtual_stages = r.optional_int("virtual_stages", 1, 1024).value_or(p.schedule == Schedule::Interleaved ? 2 : 1);
     p.recompute = read_recompute(r, "recompute", Recompute::None);
     p.sequence_parallel = r.optional_bool("sequence_parallel").value_or(false);
-    p.zero_stage = r.optional_int("zero_stage", 0, 2).value_or(0);
+    p.zero_stage = r.optional_int("zero_stage", 0, 3).value_or(0);
+    p.shard_group = r.optional_int("shard_group", 1, 10'000'000).value_or(0);
     p.grad_bucket_mb = r.optional_number("grad_bucket_mb", 0.01, 1e6).value_or(40);
     p.overlap_grad_reduce = r.optional_bool("overlap_grad_reduce").value_or(true);
+    p.overlap_param_gather = r.optional_bool("overlap_param_gather").value_or(false);
+    p.cp = r.optional_int("cp", 1, 1 << 16).value_or(1);
+    if (const auto kind = r.optional_string("cp_kind")) {
+        const std::string k = lower(*kind);
+        if (k == "ring" || k == "p2p") {
+            p.cp_kind = ContextParallelKind::Ring;
+        } else if (k == "all_to_all" || k == "a2a" || k == "ulysses") {
+            p.cp_kind = ContextParallelKind::AllToAll;
+        } else {
+            r.error("cp_kind", "must be \"ring\" or \"all_to_all\", not \"" + *kind + "\"");
+        }
+    }
+    p.ep = r.optional_int("ep", 1, 1 << 16).value_or(1);
+    p.etp = r.optional_int("etp", 1, 1 << 16).value_or(0);
+    p.moe_overlap = r.optional_bool("moe_overlap").value_or(false);
+    p.tp_overlap = r.optional_bool("tp_overlap").value_or(false);
+    p.first_stage_layers = r.optional_int("first_stage_layers", 1, 100000).value_or(0);
+    p.last_stage_layers = r.optional_int("last_stage_layers", 1, 100000).value_or(0);
+    p.pipeline_layout = r.optional_string("pipeline_layout").value_or("");
+    if (!p.pipeline_layout.empty() && (p.first_stage_layers > 0 || p.last_stage_layers > 0)) {
+        r.error("pipeline_layout", "give either pipeline_layout or first_stage_layers / last_stage_layers, not both");
+    }
+    if (!p.pipeline_layout.empty()) {
+        std::vector<VirtualStage> stages;
+        if (auto why = parse_pipeline_layout(p.pipeline_layout, stages)) {
+            r.error("pipeline_layout", "does not parse: " + *why);
+        }
+    }
     return p;
 }
 
@@ -333,18 +369,15 @@ std::vector<T> read_list(Reader& r, const char* key, ReadOne read_one)
         if (auto v = read_one(list[i])) {
             out.push_back(*v);
         } else {
-            r.error(key, "item " + std::to_string(i) + " (" + list[i].dump() + ") is not valid");
+            r.error(key, "item " + std::to_string(i) + " (" + json_fields::excerpt(list[i]) + ") is not valid");
         }
     }
     return out;
 }
 
-std::optional<int> positive_int(const nlohmann::json& j, long long max)
+std::optional<int> positive_int(const nlohmann::json& j, int max)
 {
-    if (!j.is_number_integer() || j.get<long long>() < 1 || j.get<long long>() > max) {
-        return std::nullopt;
-    }
-    return j.get<int>();
+    return json_fields::whole_number_in_range(j, 1, max);
 }
 
 SearchSpace read_search(Reader r)
@@ -357,12 +390,7 @@ SearchSpace read_search(Reader r)
     s.micro_batch = read_list<int>(r, "micro_batch", [](const nlohmann::json& j) { return positive_int(j, 1 << 20); });
     s.virtual_stages = read_list<int>(r, "virtual_stages", [](const nlohmann::json& j) { return positive_int(j, 1024); });
     s.num_gpus = read_list<int>(r, "num_gpus", [](const nlohmann::json& j) { return positive_int(j, 10'000'000); });
-    s.zero_stage = read_list<int>(r, "zero_stage", [](const nlohmann::json& j) -> std::optional<int> {
-        if (!j.is_number_integer() || j.get<int>() < 0 || j.get<int>() > 2) {
-            return std::nullopt;
-        }
-        return j.get<int>();
-    });
+    s.zero_stage = read_list<int>(r, "zero_stage", [](const nlohmann::json& j) { return json_fields::whole_number_in_range(j, 0, 2); });
     s.schedule = read_list<Schedule>(r, "schedule", [](const nlohmann::json& j) -> std::optional<Schedule> {
         return j.is_string() ? schedule_from_string(j.get<std::string>()) : std::nullopt;
     });
@@ -560,17 +588,50 @@ Expected<Scenario> load_scenario(const std::filesystem::path& path)
 
 nlohmann::json plan_to_json(const Plan& p)
 {
-    return {{"tp", p.tp},
-            {"pp", p.pp},
-            {"dp", p.dp},
-            {"micro_batch", p.micro_batch},
-            {"schedule", to_string(p.schedule)},
-            {"virtual_stages", p.virtual_stages},
-            {"recompute", to_string(p.recompute)},
-            {"sequence_parallel", p.sequence_parallel},
-            {"zero_stage", p.zero_stage},
-            {"grad_bucket_mb", p.grad_bucket_mb},
-            {"overlap_grad_reduce", p.overlap_grad_reduce}};
+    nlohmann::json j = {{"tp", p.tp},
+                        {"pp", p.pp},
+                        {"dp", p.dp},
+                        {"micro_batch", p.micro_batch},
+                        {"schedule", to_string(p.schedule)},
+                        {"virtual_stages", p.virtual_stages},
+                        {"recompute", to_string(p.recompute)},
+                        {"sequence_parallel", p.sequence_parallel},
+                        {"zero_stage", p.zero_stage},
+                        {"grad_bucket_mb", p.grad_bucket_mb},
+                        {"overlap_grad_reduce", p.overlap_grad_reduce}};
+    // Today's fields only when they differ from their defaults, so older readers see the plans they know.
+    if (p.cp > 1) {
+        j["cp"] = p.cp;
+        j["cp_kind"] = to_string(p.cp_kind);
+    }
+    if (p.ep > 1) {
+        j["ep"] = p.ep;
+    }
+    if (p.etp > 0) {
+        j["etp"] = p.etp;
+    }
+    if (p.moe_overlap) {
+        j["moe_overlap"] = true;
+    }
+    if (p.tp_overlap) {
+        j["tp_overlap"] = true;
+    }
+    if (p.shard_group > 0) {
+        j["shard_group"] = p.shard_group;
+    }
+    if (p.overlap_param_gather) {
+        j["overlap_param_gather"] = true;
+    }
+    if (p.first_stage_layers > 0) {
+        j["first_stage_layers"] = p.first_stage_layers;
+    }
+    if (p.last_stage_layers > 0) {
+        j["last_stage_layers"] = p.last_stage_layers;
+    }
+    if (!p.pipeline_layout.empty()) {
+        j["pipeline_layout"] = p.pipeline_layout;
+    }
+    return j;
 }
 
 namespace {
@@ -670,6 +731,9 @@ nlohmann::json scenario_to_json(const Scenario& s)
     j["cluster"] = {{"gpu", c.gpu}, {"num_gpus", c.num_gpus}};
     if (c.gpus_per_node > 0) {
         j["cluster"]["gpus_per_node"] = c.gpus_per_node;
+    }
+    if (c.nvlink_domain_gpus > 0) {
+        j["cluster"]["nvlink_domain_gpus"] = c.nvlink_domain_gpus;
     }
     if (c.price_per_gpu_hour) {
         j["cluster"]["price_per_gpu_hour"] = *c.price_per_gpu_hour;
