@@ -50,12 +50,12 @@ public:
             if (tp_overlap) {
                 const double hidden = std::min(tp_fraction * t.tp_comm_s, m_gemm_s[i]);
                 t.tp_comm_s -= hidden;
-                note(phases[i], "tp communication hidden behind GEMMs", -hidden);
+                note(phases[i], "tp communication hidden behind GEMMs", -hidden, OperatorTime::Stream::Tensor);
             }
             if (moe_overlap) {
                 const double hidden = std::min(t.ep_comm_s, t.compute_s);
                 t.ep_comm_s -= hidden;
-                note(phases[i], "expert dispatch/combine hidden behind compute", -hidden);
+                note(phases[i], "expert dispatch/combine hidden behind compute", -hidden, OperatorTime::Stream::Expert);
             }
         }
     }
@@ -88,10 +88,10 @@ private:
         return phase == Phase::Forward ? m_block.forward : phase == Phase::Backward ? m_block.backward : m_block.recompute;
     }
 
-    void note(Phase phase, const char* name, double seconds)
+    void note(Phase phase, const char* name, double seconds, OperatorTime::Stream stream)
     {
         if (m_list != nullptr && seconds != 0) {
-            m_list->push_back({name, phase, seconds, true});
+            m_list->push_back({name, phase, seconds, true, stream});
         }
     }
 
@@ -108,7 +108,9 @@ private:
             ++m_ops[index(phase)];
         }
         if (m_list != nullptr && seconds > 0) {
-            m_list->push_back({name, phase, seconds, stream != Stream::Compute});
+            const OperatorTime::Stream kinds[] = {OperatorTime::Stream::Compute, OperatorTime::Stream::Tensor,
+                                                  OperatorTime::Stream::Expert, OperatorTime::Stream::Context};
+            m_list->push_back({name, phase, seconds, stream != Stream::Compute, kinds[static_cast<int>(stream)]});
         }
     }
 

@@ -46,6 +46,10 @@ struct OperatorTime {
     Phase phase = Phase::Forward;
     double seconds = 0;
     bool communication = false;
+    // Which traffic a communication operator is (for the timeline's lanes): tensor-parallel collectives,
+    // expert dispatch/combine (+ ETP gather/scatter), or the context-parallel exchange.
+    enum class Stream { Compute, Tensor, Expert, Context };
+    Stream stream = Stream::Compute;
 };
 
 struct LayerCosts {
