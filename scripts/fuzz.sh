@@ -50,7 +50,7 @@ seeds_of() { # the read-only seed folders of a kind (those that exist)
 
 status=0
 total=0
-printf '\n%-10s %14s %8s %s\n' target executions crashes "new corpus"
+printf '\n%-16s %12s %8s %s\n' target executions crashes corpus
 for i in "${!kinds[@]}"; do
   kind=${kinds[$i]}
   target=${targets[$i]}
@@ -64,7 +64,7 @@ for i in "${!kinds[@]}"; do
   execs=${execs:-0}
   found=$(find "$crashes" -type f | wc -l)
   total=$((total + execs))
-  printf '%-10s %14s %8s %s\n' "$target" "$execs" "$found" "$(find "$corpus" -type f | wc -l) inputs"
+  printf '%-16s %12s %8s %s\n' "$target" "$execs" "$found" "$(find "$corpus" -type f | wc -l) inputs"
   if [ "$found" -gt 0 ]; then
     status=1
     echo "  crashers in $crashes (log: $build/$kind.log):"
