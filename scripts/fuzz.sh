@@ -35,19 +35,22 @@ kinds=(scenario profile runs jobs plan)
 targets=(fuzz_scenario fuzz_profile fuzz_runs fuzz_jobs fuzz_launchplan)
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 
-seeds_of() { # the read-only seed folders of a kind
-  local kind=$1
-  echo "fuzz/corpus/$kind fuzz/crashers/$kind fuzz/crashers/any"
+seeds_of() { # the read-only seed folders of a kind (those that exist)
+  local kind=$1 dir
+  local dirs=("fuzz/corpus/$kind" "fuzz/crashers/$kind" fuzz/crashers/any)
   case $kind in
-    scenario|plan) echo examples tests/data ;;
-    profile) echo profiles tests/data ;;
-    jobs) echo examples ;;
+    scenario|plan) dirs+=(examples tests/data) ;;
+    profile) dirs+=(profiles tests/data) ;;
+    jobs) dirs+=(examples) ;;
   esac
+  for dir in "${dirs[@]}"; do
+    if [ -d "$dir" ]; then echo "$dir"; fi
+  done
 }
 
 status=0
 total=0
-printf '\n%-10s %14s %8s %s\n' target executions crashes "new corpus"
+printf '\n%-16s %12s %8s %s\n' target executions crashes corpus
 for i in "${!kinds[@]}"; do
   kind=${kinds[$i]}
   target=${targets[$i]}
@@ -57,11 +60,11 @@ for i in "${!kinds[@]}"; do
   # shellcheck disable=SC2046
   ASAN_OPTIONS=detect_leaks=0 "$build/fuzz/$target" -max_total_time="$seconds" -max_len="$max_len" -timeout=20 -rss_limit_mb=3072 \
     -print_final_stats=1 -artifact_prefix="$crashes/" "$corpus" $(seeds_of "$kind") > "$build/$kind.log" 2>&1 || true
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/$kind.log" | grep -o '[0-9]*$' | tail -1)
+  execs=$( (grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/$kind.log" || true) | grep -o '[0-9]*$' | tail -1 || true)
   execs=${execs:-0}
   found=$(find "$crashes" -type f | wc -l)
   total=$((total + execs))
-  printf '%-10s %14s %8s %s\n' "$target" "$execs" "$found" "$(find "$corpus" -type f | wc -l) inputs"
+  printf '%-16s %12s %8s %s\n' "$target" "$execs" "$found" "$(find "$corpus" -type f | wc -l) inputs"
   if [ "$found" -gt 0 ]; then
     status=1
     echo "  crashers in $crashes (log: $build/$kind.log):"
