@@ -10,7 +10,7 @@ build=${1:-build-asan}
 jobs=${JOBS:-2}
 start=$(date +%s)
 launcher=()
-command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache) && export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 # -O1: sanitizer runs stay quick to build and run; asserts stay on (no NDEBUG).
 cmake -S . -B "$build" -G Ninja "${launcher[@]}" -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" \
   -DVTRAIN_ENABLE_SANITIZERS=ON -DVTRAIN_BUILD_GUI=OFF -DVTRAIN_BUILD_BENCH=OFF >/dev/null

@@ -18,7 +18,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 build="${VTRAIN_MPI_BUILD_DIR:-build-mpi}"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVTRAIN_WITH_MPI=ON -DVTRAIN_BUILD_GUI=OFF -DVTRAIN_BUILD_BENCH=OFF >/dev/null
+launcher=()
+command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache) && export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+cmake -S . -B "$build" -G Ninja "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release -DVTRAIN_WITH_MPI=ON -DVTRAIN_BUILD_GUI=OFF -DVTRAIN_BUILD_BENCH=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)" --target vtrain tst_explorer_shard
 # Open MPI refuses to run as root (CI does) unless told twice; the tests set it too.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
