@@ -18,6 +18,7 @@ namespace {
 struct FitRow {
     const RunRow* row = nullptr;
     MappedRun run;
+    std::vector<RunCandidate> centre; // the middle candidate(s) of the row's range
     int subset = 0; // index into the subset names
     int fold = 0;
 };
@@ -77,9 +78,16 @@ public:
         m_arena.execute([&] {
             tbb::parallel_for(std::size_t{0}, which.size(), [&](std::size_t i) {
                 const FitRow& r = m_rows[which[i]];
-                std::string reason;
-                const auto predicted = predict_run(r.run, profile, reason);
-                out[i] = predicted ? (*predicted - r.run.measured) / r.run.measured * 100.0 : 1e6;
+                double sum = 0;
+                bool ok = true;
+                for (const RunCandidate& c : r.centre) {
+                    std::string reason;
+                    const auto predicted = predict_candidate(r.run, c, profile, reason);
+                    ok = ok && predicted.has_value();
+                    sum += predicted.value_or(0);
+                }
+                const double predicted = sum / static_cast<double>(r.centre.size());
+                out[i] = ok ? (predicted - r.run.measured) / r.run.measured * 100.0 : 1e6;
             });
         });
         return out;
@@ -388,20 +396,33 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
         if (m.run->profile_id != options.gpu) {
             continue;
         }
+        if (!options.precision.empty() && options.precision != to_string(m.run->scenario.training.precision)) {
+            continue;
+        }
+        if (m.run->metric == ValidationMetric::PeakMemory || m.run->metric == ValidationMetric::OutOfMemory) {
+            continue;
+        }
         std::string reason;
-        if (!predict_run(*m.run, start, reason)) {
+        const auto range = predict_range(*m.run, start, reason);
+        if (!range) {
             result.skipped.push_back(r.id + ": " + reason);
             continue;
+        }
+        std::vector<RunCandidate> centre;
+        for (const std::size_t k : range->central_indices) {
+            centre.push_back(m.run->candidates.empty() ? RunCandidate{m.run->scenario, m.run->plan, {}} : m.run->candidates[k]);
         }
         auto it = std::find(subset_names.begin(), subset_names.end(), r.subset);
         if (it == subset_names.end()) {
             subset_names.push_back(r.subset);
             it = subset_names.end() - 1;
         }
-        fit.push_back({&r, std::move(*m.run), static_cast<int>(it - subset_names.begin()), 0});
+        fit.push_back({&r, std::move(*m.run), std::move(centre), static_cast<int>(it - subset_names.begin()), 0});
     }
     if (fit.empty()) {
-        return Diagnostic{"--gpu", "no row of the data maps to GPU profile \"" + options.gpu + "\" (and the chosen subsets)"};
+        return Diagnostic{"--gpu", "no modeled row of the data maps to GPU profile \"" + options.gpu + "\"" +
+                                       (options.precision.empty() ? std::string() : " with precision " + options.precision) +
+                                       " (and the chosen subsets); " + std::to_string(result.skipped.size()) + " rows skipped"};
     }
     // Folds: inside each subset, rows ordered by a hash of their id, dealt round-robin.
     const int folds = options.folds >= 2 ? options.folds : 0;
@@ -530,6 +551,9 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
                          ? "mean over subsets of the mean squared log error ln(predicted / measured)^2"
                          : "mean over subsets of the mean absolute log error |ln(predicted / measured)|";
     c["gpu"] = options.gpu;
+    if (!options.precision.empty()) {
+        c["precision"] = options.precision;
+    }
     if (!options.min_trust.empty()) {
         c["min_trust"] = options.min_trust;
     }
