@@ -84,6 +84,7 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
         std::size_t index;
     };
     std::vector<Point> points;
+    std::map<std::string, int> dropped; // reason -> candidates
     RangePrediction out;
     std::string first_reason;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -97,9 +98,12 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
                 first_reason = why;
             }
             if (candidates.size() > 1) {
-                out.dropped.push_back(candidates[i].label + ": " + why);
+                dropped[why] += 1;
             }
         }
+    }
+    for (const auto& [why, n] : dropped) {
+        out.dropped.push_back(std::to_string(n) + " of " + std::to_string(candidates.size()) + " candidates: " + why);
     }
     if (points.empty()) {
         reason = first_reason;

@@ -112,7 +112,7 @@ struct RangePrediction {
     double low = 0;
     double high = 0;
     int candidates = 0;                // predicted and kept
-    std::vector<std::string> dropped;  // "label: reason"
+    std::vector<std::string> dropped;  // "N of M candidates: reason", one line per reason
     std::vector<std::size_t> central_indices; // the candidate(s) at the centre: one, or the two middle ones
 };
 std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProfile& profile, std::string& reason);
