@@ -4,6 +4,10 @@
 // FLOPs); otherwise the row's iteration time or tokens/s is used, and a row with neither is skipped with
 // that reason (README modern caveat 1: vendor "model TFLOP/s" formulas differ between frameworks and
 // releases).
+#include <algorithm>
+#include <cmath>
+#include <regex>
+
 #include "validation_detail.h"
 
 namespace vtrain {
@@ -14,6 +18,7 @@ const char* to_string(FlopConvention c)
     case FlopConvention::Sc21Eq3: return "sc21_eq3";
     case FlopConvention::KorthikantiModel: return "korthikanti_model";
     case FlopConvention::KorthikantiHardware: return "korthikanti_hardware";
+    case FlopConvention::MegatronLmModel: return "megatron_lm_model";
     }
     return "unknown";
 }
@@ -53,11 +58,56 @@ double korthikanti_hardware_flops(double B, double L, double s, double h, double
     return 0;
 }
 
+std::optional<double> megatron_lm_model_flops(const ModelSpec& m, double batch)
+{
+    if (!m.layer_pattern.empty()) {
+        return std::nullopt;
+    }
+    const double h = m.hidden, s = m.seq_len, heads = m.heads;
+    const double fb = 3.0 * 2.0; // forward + two backward GEMMs, 2 FLOPs per multiply-add
+    const double ffn_factor = m.activation == FfnActivation::SwiGlu ? 3.0 : 2.0;
+    // Dense and MoE MLP layers (MoE layers after the leading dense ones, every layer_freq-th).
+    int moe_layers = 0;
+    if (m.moe.enabled()) {
+        for (int i = 0; i < m.layers; ++i) {
+            moe_layers += i >= m.moe.first_dense_layers && i % std::max(1, m.moe.layer_freq) == 0 ? 1 : 0;
+        }
+    }
+    int dense_layers = m.layers - moe_layers;
+    // MTP modules repeat the last layer's kind.
+    const bool last_is_moe = m.moe.enabled() && moe_layers > 0 && (m.layers - 1) % std::max(1, m.moe.layer_freq) == 0;
+    (last_is_moe ? moe_layers : dense_layers) += m.mtp_layers;
+    const int layers = m.layers + m.mtp_layers;
+    const double expert_ffn = m.moe.expert_ffn_hidden > 0 ? m.moe.expert_ffn_hidden : m.effective_ffn_hidden();
+    const double shared_ffn = m.moe.shared_expert_ffn_hidden > 0 ? m.moe.shared_expert_ffn_hidden : m.moe.shared_experts * expert_ffn;
+    const double mlp = fb * h *
+                       (m.effective_ffn_hidden() * ffn_factor * dense_layers + expert_ffn * m.moe.top_k * ffn_factor * moe_layers +
+                        shared_ffn * ffn_factor * moe_layers);
+    double attention = 0;
+    if (m.attention == AttentionKind::Mla) {
+        const MlaSpec& a = m.mla;
+        const double q_term = a.q_lora_rank == 0 ? h * heads * (a.qk_head_dim + a.qk_rope_head_dim)
+                                                 : a.q_lora_rank * (h + heads * (a.qk_head_dim + a.qk_rope_head_dim) + 1);
+        attention = fb * (q_term + a.kv_lora_rank * (h + heads * (a.qk_head_dim + a.v_head_dim) + 1) + h * a.qk_rope_head_dim +
+                          heads * a.v_head_dim * h + s * heads * (a.qk_head_dim + a.qk_rope_head_dim) / 2 + s * heads * a.v_head_dim / 2);
+    } else {
+        const double q = static_cast<double>(m.head_dim()) * heads;
+        const double kv = static_cast<double>(m.head_dim()) * m.effective_kv_heads();
+        attention = fb * (h * (q + 2 * kv) + q * s / 2 * 2 + q * h);
+    }
+    const double mtp = fb * m.mtp_layers * (3 * h + 2 * h * h);
+    const double logits = fb * h * m.vocab * (m.mtp_layers + 1);
+    return batch * s * (mlp + attention * layers + mtp + logits);
+}
+
 namespace validation_detail {
 
 std::optional<FlopConvention> detect_convention(const RunRow& r, bool hardware)
 {
     const std::string text = lower(r.flops_definition.value_or("") + " " + r.tflops_kind.value_or(""));
+    if (text.find("megatron-lm") != std::string::npos && text.find("num_floating_point_operations") != std::string::npos) {
+        return FlopConvention::MegatronLmModel;
+    }
     if (text.find("sc21_eq3") != std::string::npos || text.find("sc'21 eq") != std::string::npos || text.find("eq.(3)") != std::string::npos ||
         text.find("96*b*s*l*h^2") != std::string::npos) {
         return FlopConvention::Sc21Eq3;
@@ -78,6 +128,7 @@ double convention_flops(FlopConvention c, const ModelSpec& m, const TrainingSpec
     case FlopConvention::KorthikantiModel: return korthikanti_model_flops(t.global_batch, m.layers, m.seq_len, m.hidden, m.vocab);
     case FlopConvention::KorthikantiHardware:
         return korthikanti_hardware_flops(t.global_batch, m.layers, m.seq_len, m.hidden, m.vocab, recompute);
+    case FlopConvention::MegatronLmModel: return megatron_lm_model_flops(m, t.global_batch).value_or(0);
     }
     return 0;
 }
@@ -111,12 +162,24 @@ std::optional<std::string> choose_metric(const RunRow& r, MappedRun& run)
     }
     if (r.tflops_per_gpu) {
         const auto conv = detect_convention(r, true);
-        if (!conv) {
+        if (!conv || (*conv == FlopConvention::MegatronLmModel && !megatron_lm_model_flops(run.scenario.model, 1))) {
             return std::string("tflops_per_gpu under a FLOP convention the tool does not reproduce, and no tokens/s or time");
+        }
+        // A software-optimisation ladder (the same run under successive software changes) says in its notes
+        // which step to score ("score the final row (970.01)"); the other steps are kept as skipped rows.
+        static const std::regex final_row(R"(score the final row \(([0-9.]+)\))", std::regex::icase);
+        for (const auto& n : r.notes) {
+            std::smatch m;
+            if (std::regex_search(n, m, final_row) && std::abs(std::stod(m[1]) - *r.tflops_per_gpu) > 1e-6 * *r.tflops_per_gpu) {
+                return std::string("an intermediate step of a software-optimisation ladder (the source scores the final row)");
+            }
         }
         run.metric = ValidationMetric::TflopsPerGpu;
         run.convention = *conv;
         run.measured = *r.tflops_per_gpu;
+        if (*conv == FlopConvention::MegatronLmModel) {
+            run.notes.push_back("measured TFLOP/s under Megatron-LM's num_floating_point_operations (reproduced: megatron_lm_model_flops)");
+        }
         return std::nullopt;
     }
     if (r.mfu_pct || r.hfu_pct) {

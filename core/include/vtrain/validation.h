@@ -54,7 +54,7 @@ Expected<std::vector<RunRow>> runs_from_json(const nlohmann::json& json);
 Expected<std::vector<RunRow>> load_runs(const std::filesystem::path& path);
 
 // --- FLOP conventions (per iteration) ------------------------------------------------------------
-enum class FlopConvention { Sc21Eq3, KorthikantiModel, KorthikantiHardware };
+enum class FlopConvention { Sc21Eq3, KorthikantiModel, KorthikantiHardware, MegatronLmModel };
 const char* to_string(FlopConvention c);
 
 // Narayanan et al. SC'21 Eq.(3): 96 B s l h^2 (1 + s/6h + V/16lh); GEMMs only, recompute forward included.
@@ -64,6 +64,12 @@ double korthikanti_model_flops(double batch, double layers, double seq, double h
 // Korthikanti Eq.(8) hardware FLOPs: selective recompute adds the attention core (s/3h); full recompute
 // adds a whole forward (which is SC'21 Eq.3); no recompute equals the model FLOPs.
 double korthikanti_hardware_flops(double batch, double layers, double seq, double hidden, double vocab, Recompute recompute);
+
+// Megatron-LM's --log-throughput model FLOPs (megatron/training/training.py, num_floating_point_operations,
+// the transformer branch): 3 x 2 x GEMM FLOPs of dense and MoE MLPs (routed top-k + shared experts), GQA or
+// MLA attention with the causal half of the core, MTP modules and the logits; recompute not counted.
+// nullopt for hybrid (Mamba) stacks, which Megatron counts with another formula.
+std::optional<double> megatron_lm_model_flops(const ModelSpec& m, double batch);
 
 // --- Mapping a row to a scenario ------------------------------------------------------------------
 enum class ValidationMetric { IterationTime, TokensPerSecPerGpu, TflopsPerGpu, MfuPct, HfuPct, LayerTime, PeakMemory, OutOfMemory };
