@@ -1,48 +1,15 @@
 // SPDX-License-Identifier: MIT
-// Mirrors IterationBuilder (simulator.cpp) and account_stages() term by term, in the same order of
-// floating-point operations, so that results agree with the event simulation to the last bits. Any
-// change to the iteration model there must be made here too; tst_explorer_fast_sim fails otherwise.
+// Evaluates the iteration that IterationBuilder (simulator.cpp) builds as a task graph, reading every
+// duration from the same IterationCosts (iteration_costs.h), and accounts time as account_stages() does,
+// in the same order of floating-point operations, so results agree with the event simulation to the
+// last bits. Only the dependency structure is restated here (which task waits for which); a change to
+// it there must be made here too, and tst_explorer_fast_sim fails otherwise.
 #include "vtrain/explorer_fast_sim.h"
 
 #include <algorithm>
-#include <cmath>
-
-#include "vtrain/comm_model.h"
-#include "vtrain/memory_model.h"
-#include "vtrain/operator_timer.h"
 
 namespace vtrain {
 namespace {
-
-constexpr int kMaxBucketsPerChunk = 32; // as simulator.cpp
-
-int node_of_stage(int stage, const Plan& p, int gpus_per_node)
-{
-    return static_cast<int>((static_cast<long long>(stage) * p.tp * p.dp) / gpus_per_node);
-}
-
-// Forward, backward and recompute seconds of one chunk (whole, and its tensor-parallel share).
-struct ChunkTimes {
-    PhaseTime forward, backward, recompute;
-};
-
-ChunkTimes chunk_times(const LayerCosts& costs, int layers_per_chunk, bool first, bool last)
-{
-    auto phase = [&](PhaseTime BlockCost::*member) {
-        PhaseTime t;
-        const PhaseTime layer = costs.layer.*member;
-        t.compute_s = layer.compute_s * layers_per_chunk;
-        t.tp_comm_s = layer.tp_comm_s * layers_per_chunk;
-        if (first) {
-            t += costs.embedding.*member;
-        }
-        if (last) {
-            t += costs.head.*member;
-        }
-        return t;
-    };
-    return {phase(&BlockCost::forward), phase(&BlockCost::backward), phase(&BlockCost::recompute)};
-}
 
 void prepare_schedule(FastSimScratch& w, Schedule schedule, int stages, int micro_batches, int chunks)
 {
@@ -78,73 +45,14 @@ void prepare_schedule(FastSimScratch& w, Schedule schedule, int stages, int micr
 bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& p, const LayerCosts& costs,
                    FastSimScratch& w, FastSimResult& out)
 {
+    IterationCosts& ic = w.costs;
+    build_iteration_costs(model, training, cluster, p, costs, ic);
     const int pp = p.pp;
-    const int v = p.schedule == Schedule::Interleaved ? p.virtual_stages : 1;
-    const int m = training.global_batch / (p.dp * p.micro_batch);
-    const int layers_per_chunk = model.layers / (pp * v);
-    const int gpn = cluster.links.gpus_per_node;
+    const int v = ic.chunks;
+    const int m = ic.micro_batches;
     prepare_schedule(w, p.schedule, pp, m, v);
+    const bool overlap = ic.bucket_overlap;
 
-    CommModel comm;
-    comm.links = cluster.links;
-    comm.measured_all_reduce = &cluster.profile->all_reduce;
-    const double grad_bytes = training.precision == Precision::Fp16 ? 2.0 : 4.0;
-    const double weight_bytes = training.precision == Precision::Fp32 ? 4.0 : 2.0;
-    const bool overlap = p.overlap_grad_reduce && p.dp > 1;
-    w.stage_params = stage_params(model, p.tp, pp);
-
-    // Chunk times: index (first virtual stage ? 1 : 0) + (last virtual stage ? 2 : 0).
-    ChunkTimes times[4];
-    for (int k = 0; k < 4; ++k) {
-        times[k] = chunk_times(costs, layers_per_chunk, (k & 1) != 0, (k & 2) != 0);
-    }
-    auto kind_of = [&](int s, int c) { return (s == 0 && c == 0 ? 1 : 0) + (s == pp - 1 && c == v - 1 ? 2 : 0); };
-
-    const double p2p_bytes = static_cast<double>(p.micro_batch) * model.seq_len * model.hidden * (training.precision == Precision::Fp32 ? 4 : 2) / p.tp;
-    // A send costs one of two figures: inside a node or across nodes.
-    const double p2p_within_s = comm.p2p_seconds(p2p_bytes, false);
-    const double p2p_across_s = comm.p2p_seconds(p2p_bytes, true);
-    auto p2p = [&](int from, int to) { return node_of_stage(from, p, gpn) != node_of_stage(to, p, gpn) ? p2p_across_s : p2p_within_s; };
-
-    // Gradient buckets per stage: how many per chunk and the seconds of one.
-    const GroupPlacement dp_group = place_group(p.dp, p.tp, gpn);
-    const Collective reduce_kind = p.zero_stage >= 1 ? Collective::ReduceScatter : Collective::AllReduce;
-    auto buckets_for_chunk = [&](int s) {
-        if (p.dp <= 1) {
-            return 1;
-        }
-        const double chunk_grad_bytes = w.stage_params[s] / v * grad_bytes;
-        const double bucket_bytes = p.grad_bucket_mb * 1024.0 * 1024.0;
-        return std::clamp(static_cast<int>(std::ceil(chunk_grad_bytes / bucket_bytes)), 1, kMaxBucketsPerChunk);
-    };
-    // Per-stage figures repeat for all middle stages: compute them for distinct parameter counts only.
-    struct StageFigures {
-        double params = -1;
-        int parts = 1;
-        double bucket_s = 0, optimizer_s = 0, gather_s = 0;
-    };
-    StageFigures memo[3];
-    const OperatorTimer timer(*cluster.profile, training.precision);
-    auto figures = [&](int s) -> const StageFigures& {
-        StageFigures& f = memo[s == 0 ? 0 : s == pp - 1 ? 2 : 1];
-        if (f.params != w.stage_params[s]) {
-            f.params = w.stage_params[s];
-            f.parts = buckets_for_chunk(s);
-            f.bucket_s = comm.collective_seconds(reduce_kind, w.stage_params[s] / v * grad_bytes / f.parts, dp_group);
-            f.optimizer_s = timer.adam_seconds(w.stage_params[s] / (p.zero_stage >= 1 ? p.dp : 1));
-            f.gather_s = p.zero_stage >= 1 && p.dp > 1
-                             ? comm.collective_seconds(Collective::AllGather, w.stage_params[s] * weight_bytes, dp_group)
-                             : 0;
-        }
-        return f;
-    };
-
-    w.send_forward_s.resize(static_cast<std::size_t>(pp));
-    w.send_backward_s.resize(static_cast<std::size_t>(pp));
-    for (int s = 0; s < pp; ++s) {
-        w.send_forward_s[s] = p2p(s, (s + 1) % pp);
-        w.send_backward_s[s] = p2p(s, (s + pp - 1) % pp);
-    }
     const std::size_t slots = static_cast<std::size_t>(pp) * v * m;
     w.forward_arrival.assign(slots, -1.0);
     w.backward_arrival.assign(slots, -1.0);
@@ -177,13 +85,12 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
     auto advance = [&](int s) {
         FastSimScratch::Stage& st = w.stage[s];
         const StageOrder& order = w.orders[s];
-        const double send_forward_s = w.send_forward_s[s];
-        const double send_backward_s = w.send_backward_s[s];
+        const StageCosts& sc = ic.stage[static_cast<std::size_t>(s)];
         while (st.next_op < order.size()) {
             const PipelineOp& op = order[st.next_op];
             const int c = op.chunk;
             const std::size_t k = slot(s, c, op.micro_batch);
-            const ChunkTimes& t = times[kind_of(s, c)];
+            const ChunkCosts& t = ic.at(s, c);
             const bool first_virtual = s == 0 && c == 0;
             const bool last_virtual = s == pp - 1 && c == v - 1;
             if (op.kind == PipelineOp::Kind::Forward) {
@@ -194,15 +101,17 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
                     }
                     start = std::max(start, w.forward_arrival[k]);
                 }
-                const double d = t.forward.total_s();
+                const bool first_of_stage = st.next_op == 0;
+                const double d = ic.forward_s(s, c, first_of_stage);
+                const double comm = ic.forward_comm(s, c, first_of_stage).total_s();
                 const double end = start + d;
-                st.compute_s += d - t.forward.tp_comm_s;
-                st.tp_comm_s += t.forward.tp_comm_s;
+                st.compute_s += d - comm;
+                st.comm_s += comm;
                 st.last_work_end = std::max(st.last_work_end, end);
                 st.compute_free = end;
                 st.block_until = 0;
                 if (!last_virtual) {
-                    const double send_end = send(st, end, send_forward_s);
+                    const double send_end = send(st, end, sc.send_forward_s);
                     const int next_stage = (s + 1) % pp;
                     w.forward_arrival[slot(next_stage, s + 1 == pp ? c + 1 : c, op.micro_batch)] = send_end;
                     wake(next_stage);
@@ -219,21 +128,28 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
                 const double r = t.recompute.total_s();
                 if (r > 0) {
                     cur = start + r;
-                    st.compute_s += r - t.recompute.tp_comm_s;
-                    st.tp_comm_s += t.recompute.tp_comm_s;
+                    const double rc = ic.recompute_comm(s, c).total_s();
+                    st.compute_s += r - rc;
+                    st.comm_s += rc;
                     st.last_work_end = std::max(st.last_work_end, cur);
                 }
                 const bool split = overlap && w.split_here[s][st.next_op] != 0;
-                const StageFigures* f = split ? &figures(s) : nullptr;
-                const int parts = split ? f->parts : 1;
-                const double part_s = t.backward.total_s() / parts;
-                const double part_tp_s = t.backward.tp_comm_s / parts;
+                const int parts = split ? t.buckets : 1;
+                const double part_s = ic.backward_s(s, c, split) / parts;
+                // Each part carries 1/parts of every communication share, as the task graph splits it.
+                const TaskComm bc = ic.backward_comm(s, c, split);
+                TaskComm pc;
+                pc.tp_s = bc.tp_s / parts;
+                pc.ep_s = bc.ep_s / parts;
+                pc.cp_s = bc.cp_s / parts;
+                pc.dp_s = bc.dp_s / parts;
+                const double part_comm_s = pc.total_s();
                 for (int part = 0; part < parts; ++part) {
                     cur = cur + part_s;
-                    st.compute_s += part_s - part_tp_s;
-                    st.tp_comm_s += part_tp_s;
+                    st.compute_s += part_s - part_comm_s;
+                    st.comm_s += part_comm_s;
                     if (split) {
-                        st.dp_free = std::max(cur, st.dp_free) + f->bucket_s;
+                        st.dp_free = std::max(cur, st.dp_free) + t.bucket_s;
                     }
                 }
                 st.last_work_end = std::max(st.last_work_end, cur);
@@ -241,7 +157,7 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
                 st.compute_free = cur;
                 st.block_until = 0;
                 if (!first_virtual) {
-                    const double send_end = send(st, cur, send_backward_s);
+                    const double send_end = send(st, cur, sc.send_backward_s);
                     const int prev_stage = (s + pp - 1) % pp;
                     w.backward_arrival[slot(prev_stage, s == 0 ? c - 1 : c, op.micro_batch)] = send_end;
                     wake(prev_stage);
@@ -264,43 +180,39 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
     }
 
     // After the last backward: remaining gradient buckets, the tied-embedding sync, the optimizer step
-    // and (ZeRO) the parameter all-gather.
-    if (p.dp > 1 && !overlap) {
+    // and (distributed optimizer) the parameter all-gather.
+    if (ic.reduce_grads && !overlap) {
         for (int s = 0; s < pp; ++s) {
             FastSimScratch::Stage& st = w.stage[s];
-            const StageFigures& f = figures(s);
             for (int c = 0; c < v; ++c) {
-                for (int part = 0; part < f.parts; ++part) {
-                    st.dp_free = std::max(st.last_backward_end, st.dp_free) + f.bucket_s;
+                const ChunkCosts& ch = ic.at(s, c);
+                for (int part = 0; part < ch.buckets; ++part) {
+                    st.dp_free = std::max(st.last_backward_end, st.dp_free) + ch.bucket_s;
                 }
             }
         }
     }
-    if (pp >= 2 && model.tied_embeddings) {
-        const bool crosses = node_of_stage(0, p, gpn) != node_of_stage(pp - 1, p, gpn);
-        const double bytes = static_cast<double>(model.vocab) * model.hidden / p.tp * grad_bytes;
-        const GroupPlacement pair = crosses ? GroupPlacement{2, 1, 2} : GroupPlacement{2, 2, 1};
-        const double seconds = comm.collective_seconds(Collective::AllReduce, bytes, pair);
+    if (ic.embedding_sync) {
         const double ready_at = std::max(w.stage[0].last_backward_end, w.stage[pp - 1].last_backward_end);
         for (const int s : {0, pp - 1}) {
-            w.stage[s].dp_free = std::max(w.stage[s].dp_free, ready_at) + seconds;
+            w.stage[s].dp_free = std::max(w.stage[s].dp_free, ready_at) + ic.embedding_sync_s;
         }
     }
     double makespan = 0;
     for (int s = 0; s < pp; ++s) {
         FastSimScratch::Stage& st = w.stage[s];
-        const StageFigures& f = figures(s);
+        const StageCosts& sc = ic.stage[static_cast<std::size_t>(s)];
         const double opt_start = std::max({st.compute_free, st.dp_free, st.block_until});
-        const double opt_end = opt_start + f.optimizer_s;
+        const double opt_end = opt_start + sc.optimizer_s;
         double end = std::max(opt_end, st.pipe_free);
-        if (p.zero_stage >= 1 && p.dp > 1) {
-            st.dp_free = std::max(opt_end, st.dp_free) + f.gather_s;
+        if (sc.param_gather_s > 0) {
+            st.dp_free = std::max(opt_end, st.dp_free) + sc.param_gather_s;
         }
         end = std::max(end, st.dp_free);
         makespan = std::max(makespan, end);
         st.optimizer_start = opt_start;
-        st.optimizer_s = f.optimizer_s;
-        st.gather_s = p.zero_stage >= 1 && p.dp > 1 ? f.gather_s : 0.0;
+        st.optimizer_s = sc.optimizer_s;
+        st.gather_s = sc.param_gather_s;
     }
 
     const double T = makespan;
@@ -309,7 +221,7 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
         const FastSimScratch::Stage& st = w.stage[s];
         // As account_stages(): exposed data-parallel time is the wait before the optimizer plus the gather.
         const double dp_exposed = std::max(0.0, st.optimizer_start - st.last_work_end) + st.gather_s;
-        const double busy = st.compute_s + st.tp_comm_s + st.pp_comm_s + dp_exposed + st.optimizer_s;
+        const double busy = st.compute_s + st.comm_s + st.pp_comm_s + dp_exposed + st.optimizer_s;
         const double bubble = std::max(0.0, T - busy);
         bubble_sum += T > 0 ? bubble / T : 0;
     }

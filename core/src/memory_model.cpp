@@ -54,44 +54,304 @@ std::vector<double> stage_params(const ModelSpec& m, int tp, int pp)
     return params;
 }
 
-std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t, const Plan& plan,
-                                      const std::vector<double>& in_flight_layers)
+namespace {
+
+// Layers whose parameters differ (MoE, hybrid patterns) are summed one by one; a uniform stack multiplies.
+bool uniform_layers(const ModelSpec& m) { return !m.moe.enabled() && m.layer_pattern.empty(); }
+
+// A multi-token-prediction module: one more transformer layer (shaped like the last) plus its projection
+// of [h; embedding] (2h x h) and two norms; it shares the embedding and output layer (DeepSeek-V3 Sec. 2.2).
+LayerParamSplit mtp_params(const ModelSpec& m)
 {
-    const auto params = stage_params(m, plan.tp, plan.pp);
-    const double weight_bytes = t.precision == Precision::Fp32 ? 4 : 2;
+    LayerParamSplit p = layer_param_split(m, m.layers - 1);
+    p.dense += 2.0 * m.hidden * m.hidden + 2.0 * m.hidden;
+    return p;
+}
+
+} // namespace
+
+int expert_data_parallel(const Plan& p)
+{
+    const long long ep_etp = static_cast<long long>(p.ep) * p.effective_etp();
+    return static_cast<int>(std::max<long long>(1, static_cast<long long>(p.tp) * p.cp * p.dp / ep_etp));
+}
+
+ShardDegrees shard_degrees(const Plan& p)
+{
+    ShardDegrees d;
+    if (p.zero_stage < 1) {
+        return d;
+    }
+    const int dense_dp = p.dp * p.cp;
+    d.dense = p.shard_group > 0 ? p.shard_group : dense_dp;
+    d.replicas = std::max(1, dense_dp / d.dense);
+    const int edp = expert_data_parallel(p);
+    d.expert = edp % d.replicas == 0 ? edp / d.replicas : edp;
+    return d;
+}
+
+ParamShare virtual_stage_params(const ModelSpec& m, const Plan& p, const VirtualStage& v)
+{
+    const double tp = p.tp;
+    const double ep_etp = static_cast<double>(p.ep) * p.effective_etp();
+    ParamShare out;
+    if (v.layers > 0) {
+        if (uniform_layers(m)) {
+            const LayerParamSplit one = layer_param_split(m, v.first_layer);
+            out.dense = one.dense / tp * v.layers;
+            out.expert = one.expert / ep_etp * v.layers;
+        } else {
+            for (int i = v.first_layer; i < v.first_layer + v.layers; ++i) {
+                const LayerParamSplit one = layer_param_split(m, i);
+                out.dense += one.dense / tp;
+                out.expert += one.expert / ep_etp;
+            }
+        }
+    }
+    if (v.mtp_layers > 0) {
+        const LayerParamSplit one = mtp_params(m);
+        out.dense += one.dense / tp * v.mtp_layers;
+        out.expert += one.expert / ep_etp * v.mtp_layers;
+    }
+    if (v.embedding) {
+        out.vocab += embedding_params(m) / tp;
+    }
+    if (v.loss) {
+        // The output projection: its own copy of the embedding when tied and pp > 1.
+        if (!m.tied_embeddings || p.pp > 1) {
+            out.vocab += static_cast<double>(m.vocab) * m.hidden / tp;
+        }
+        out.dense += 2.0 * m.hidden; // final norm
+    }
+    return out;
+}
+
+double largest_layer_params(const ModelSpec& m, const Plan& p)
+{
+    const double ep_etp = static_cast<double>(p.ep) * p.effective_etp();
+    double largest = 0;
+    const int n = uniform_layers(m) ? std::min(1, m.layers) : m.layers;
+    for (int i = 0; i < n; ++i) {
+        const LayerParamSplit one = layer_param_split(m, i);
+        largest = std::max(largest, one.dense / p.tp + one.expert / ep_etp);
+    }
+    return largest;
+}
+
+ParamBytes param_bytes(const TrainingSpec& t, const Plan& plan)
+{
+    ParamBytes b;
+    b.weight = t.precision == Precision::Fp32 ? 4 : 2;
     // Megatron keeps fp32 main gradients for bf16 (accumulate-allreduce-grads-in-fp32) and fp32 training.
-    const double grad_bytes = t.precision == Precision::Fp16 ? 2 : 4;
+    b.gradient = t.precision == Precision::Fp16 ? 2 : 4;
     // Adam: fp32 master weights (not needed when training in fp32), first and second moments.
-    const double optimizer_bytes = t.precision == Precision::Fp32 ? 8 : 12;
-    const double dp = plan.dp;
-    const double per_layer = layer_activation_bytes(m, t, plan.micro_batch, plan.tp, plan.sequence_parallel, plan.recompute);
+    b.optimizer = t.precision == Precision::Fp32 ? 8 : 12;
+    b.gather = b.weight;
+    // Low-precision recipes keep the bf16 weight and cache quantized copies of each decoder weight for the
+    // micro-batches of an iteration: a row-wise copy for Fprop and a column-wise (transposed) one for
+    // Dgrad/Wgrad (TE performance_considerations.rst; MLM-GB200 Sec. 1 "dual precision"). Per parameter:
+    // FP8 1 byte per copy; blockwise adds an fp32 scale per 128x128 weight block; MXFP8 an E8M0 scale per 32
+    // elements; NVFP4 half a byte plus an E4M3 scale per 16 elements (TE recipe docs). Hopper needs the
+    // transposed FP8 copy; Blackwell reads FP8 either way for per-tensor recipes, so this is an upper bound there.
+    if (t.precision == Precision::Fp8) {
+        switch (t.fp8_recipe) {
+        case Fp8Recipe::Delayed:
+        case Fp8Recipe::Current:
+            b.low_precision = 2.0;
+            break;
+        case Fp8Recipe::Blockwise:
+            b.low_precision = 2.0 * (1.0 + 4.0 / (128.0 * 128.0));
+            break;
+        case Fp8Recipe::Mxfp8:
+            b.low_precision = 2.0 * (1.0 + 1.0 / 32.0);
+            break;
+        }
+        // FSDP2 (torchtitan enable_fsdp_float8_all_gather) and Megatron-FSDP gather per-tensor-scaled FP8
+        // weights; block-scaled recipes gather bf16 and quantize after (MoE README: MXFP8 excepted).
+        if (plan.zero_stage >= 3 && (t.fp8_recipe == Fp8Recipe::Delayed || t.fp8_recipe == Fp8Recipe::Current)) {
+            b.gather = 1.0;
+        }
+    } else if (t.precision == Precision::Nvfp4) {
+        b.low_precision = 2.0 * (0.5 + 1.0 / 16.0);
+    }
+    return b;
+}
+
+std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, const PipelineLayout& layout,
+                                      const std::vector<int>& in_flight_chunks)
+{
+    const ParamBytes bytes = param_bytes(t, plan);
+    const ShardDegrees shard = shard_degrees(plan);
+    const double cp = plan.cp;
+    // Activations of one layer for the s/cp tokens a context-parallel rank holds (Korthikanti's count is
+    // linear in s once attention scores are not stored, i.e. with flash attention).
+    const double per_layer = layer_activation_bytes(m, t, plan.micro_batch, plan.tp, plan.sequence_parallel, plan.recompute) / cp;
     const double e = t.precision == Precision::Fp32 ? 4 : 2;
-    const double sbh = static_cast<double>(m.seq_len) * plan.micro_batch * m.hidden;
+    const double sbh = static_cast<double>(m.seq_len) / cp * plan.micro_batch * m.hidden;
     // During one layer's backward its full activations exist again when recomputed.
     const double full_layer = plan.recompute == Recompute::None
                                   ? 0.0
-                                  : layer_activation_bytes(m, t, plan.micro_batch, plan.tp, plan.sequence_parallel, Recompute::None);
+                                  : layer_activation_bytes(m, t, plan.micro_batch, plan.tp, plan.sequence_parallel, Recompute::None) / cp;
+    // ZeRO-3 keeps the gathered parameters of up to two layers (the one computing and the one prefetched)
+    // and one layer's unsharded gradients (Megatron-FSDP double buffering; FSDP2 prefetch).
+    const double unit = plan.zero_stage >= 3 ? largest_layer_params(m, plan) : 0.0;
 
     std::vector<StageMemory> out(static_cast<std::size_t>(plan.pp));
     for (int s = 0; s < plan.pp; ++s) {
+        ParamShare params;
+        for (int c = 0; c < layout.chunks; ++c) {
+            params += virtual_stage_params(m, plan, layout.at(s, c));
+        }
+        const double layer_params = params.dense + params.expert; // what low-precision recipes quantize
+        // Sharded parameter counts: dense and vocabulary state over the dense group, experts over theirs.
+        const double sharded = (params.dense + params.vocab) / shard.dense + params.expert / shard.expert;
         StageMemory& mem = out[s];
-        mem.weights_bytes = params[s] * weight_bytes;
-        mem.gradients_bytes = params[s] * grad_bytes / (plan.zero_stage >= 2 ? dp : 1.0);
-        mem.optimizer_bytes = params[s] * optimizer_bytes / (plan.zero_stage >= 1 ? dp : 1.0);
-        const double in_flight = s < static_cast<int>(in_flight_layers.size()) ? in_flight_layers[s] : 0.0;
-        mem.activations_bytes = per_layer * in_flight;
+        if (plan.zero_stage >= 3) {
+            mem.weights_bytes = sharded * bytes.weight + 2.0 * unit * (bytes.weight + bytes.low_precision);
+            mem.gradients_bytes = sharded * bytes.gradient + unit * bytes.gradient;
+        } else {
+            mem.weights_bytes = params.total() * bytes.weight + layer_params * bytes.low_precision;
+            mem.gradients_bytes = plan.zero_stage >= 2 ? sharded * bytes.gradient : params.total() * bytes.gradient;
+        }
+        mem.optimizer_bytes = (plan.zero_stage >= 1 ? sharded : params.total()) * bytes.optimizer;
+
+        const int stage_layers = layout.stage_layers(s) + layout.stage_mtp_layers(s);
+        const double sets = s < static_cast<int>(in_flight_chunks.size()) ? in_flight_chunks[s] : 0.0;
+        // A set is one micro-batch through one chunk; chunks of a rank hold about the same layers.
+        mem.activations_bytes = per_layer * sets * stage_layers / layout.chunks;
         mem.working_bytes = full_layer;
         if (s == 0) {
             // Embedding output and its dropout mask for each micro-batch in flight (Korthikanti Sec. 4.3).
-            const double layers_per_stage = std::max(1, m.layers / plan.pp);
-            mem.activations_bytes += (in_flight / layers_per_stage) * sbh * (e + 1) / (plan.sequence_parallel ? plan.tp : 1);
+            mem.activations_bytes += (sets / layout.chunks) * sbh * (e + 1) / (plan.sequence_parallel ? plan.tp : 1);
         }
         if (s == plan.pp - 1) {
             // fp32 logits and their gradient for the micro-batch in the loss.
-            mem.working_bytes += 2.0 * 4.0 * m.seq_len * plan.micro_batch * (static_cast<double>(m.vocab) / plan.tp);
+            mem.working_bytes += 2.0 * 4.0 * m.seq_len / cp * plan.micro_batch * (static_cast<double>(m.vocab) / plan.tp);
         }
     }
     return out;
+}
+
+} // namespace vtrain
+
+// --- per-layer activations for today's layer kinds (layer_activation_bytes_at) --------------------------
+namespace vtrain {
+namespace {
+
+struct ActivationCtx {
+    double tokens = 0; // b x s / cp
+    double h = 0;
+    double tp = 1;
+    double rep = 1;    // divisor of width-h tensors: tp with sequence parallelism, else 1
+    double e = 2;      // stored activation bytes
+    double gemm_in = 2; // stored GEMM inputs (1 byte under FP8/FP4)
+};
+
+// Bytes per token of one layer kind with nothing recomputed.
+double kind_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, const LayerKind& k, const ActivationCtx& c)
+{
+    const double h = c.h;
+    double bytes = 0;
+    if (k.mixer == MixerKind::Attention) {
+        bytes += c.e * h / c.rep + c.gemm_in * h / c.rep + h / c.rep; // norm input, QKV input, dropout mask
+        if (m.attention == AttentionKind::Mla) {
+            const MlaSpec& a = m.mla;
+            const double heads = m.heads / c.tp;
+            const double qk = a.qk_head_dim + a.qk_rope_head_dim;
+            // Compressed latents (and their normed copies feeding the up projections), then per-head Q, K, V
+            // and the attention output (flash keeps O and the log-sum-exp only).
+            bytes += (c.e + c.gemm_in) * (a.q_lora_rank + a.kv_lora_rank) + c.e * a.qk_rope_head_dim;
+            bytes += c.e * heads * (2 * qk + a.v_head_dim) + c.gemm_in * heads * a.v_head_dim;
+        } else {
+            const double q = static_cast<double>(m.heads) * m.head_dim();
+            const double kv = static_cast<double>(m.effective_kv_heads()) * m.head_dim();
+            bytes += c.e * (q + 2 * kv) / c.tp + c.gemm_in * q / c.tp;
+            if (m.qk_norm) {
+                bytes += c.e * (q + kv) / c.tp; // inputs of the q/k norms
+            }
+        }
+        if (t.attention == AttentionKernel::Unfused) {
+            // Scores, softmax output (2 bytes each) and dropout mask (1) over the keys, per head.
+            bytes += 5.0 * m.heads / c.tp * m.seq_len;
+        }
+    } else if (k.mixer == MixerKind::Mamba) {
+        const MambaSpec& s = m.mamba;
+        const double heads = mamba_heads(m) / c.tp;
+        const double inner = heads * s.head_dim;
+        const double bc = 2.0 * s.groups / std::min(c.tp, static_cast<double>(s.groups)) * s.state_dim;
+        bytes += c.e * h / c.rep + c.gemm_in * h / c.rep + h / c.rep;
+        bytes += c.e * (2 * inner + bc + heads) // in_proj output
+                 + c.e * (inner + bc)          // conv output
+                 + 4.0 * heads * s.head_dim * s.state_dim / std::min(128.0, static_cast<double>(m.seq_len)) // fp32 chunk states
+                 + c.e * 2 * inner + c.gemm_in * inner; // scan output, gated-norm input, out_proj input
+    }
+    const double gate = m.activation == FfnActivation::SwiGlu ? 2.0 : 1.0;
+    if (k.ffn == FfnKind::Dense) {
+        const double f = m.effective_ffn_hidden() / c.tp;
+        bytes += c.e * h / c.rep + c.gemm_in * h / c.rep + h / c.rep; // norm input, fc1 input, dropout mask
+        bytes += c.e * gate * f + c.gemm_in * f;                       // fc1 output, activation output
+    } else if (k.ffn == FfnKind::Moe) {
+        const MoeSpec& e = m.moe;
+        const double etp = plan.effective_etp();
+        const double skew = e.dropless ? e.load_imbalance : std::min(e.load_imbalance, e.capacity_factor);
+        // Rows this rank's experts process per token of the rank (Megatron's folding: etp x top_k, busiest rank).
+        const double rows = etp * e.top_k * skew / c.tp;
+        const double width = routed_expert_ffn_hidden(m) / etp;
+        bytes += c.e * h / c.tp + h / c.rep + 4.0 * e.experts / c.tp; // norm input, dropout mask, FP32 router scores
+        // Dispatched rows (fc1 input), fc1 output, activation output, fc2 output for the weighted combine.
+        bytes += rows * (c.gemm_in * h + c.e * gate * width + c.gemm_in * width + c.e * h);
+        const double shared = shared_expert_ffn_hidden_total(m) / c.tp;
+        if (shared > 0) {
+            bytes += c.gemm_in * h / c.rep + c.e * gate * shared + c.gemm_in * shared;
+        }
+    }
+    return bytes;
+}
+
+ActivationCtx activation_ctx(const ModelSpec& m, const TrainingSpec& t, const Plan& plan)
+{
+    ActivationCtx c;
+    c.tokens = static_cast<double>(plan.micro_batch) * m.seq_len / std::max(1, plan.cp);
+    c.h = m.hidden;
+    c.tp = plan.tp;
+    c.rep = plan.sequence_parallel ? plan.tp : 1;
+    c.e = t.precision == Precision::Fp32 ? 4 : 2;
+    c.gemm_in = (t.precision == Precision::Fp8 || t.precision == Precision::Nvfp4) ? 1 : c.e;
+    return c;
+}
+
+double kind_bytes(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, const LayerKind& k, Recompute recompute)
+{
+    const ActivationCtx c = activation_ctx(m, t, plan);
+    if (recompute == Recompute::Full) {
+        return c.tokens * c.e * c.h / c.rep; // only the layer input survives
+    }
+    // Selective recompute drops the attention scores, which flash attention never stores.
+    TrainingSpec flash = t;
+    if (recompute == Recompute::Selective) {
+        flash.attention = AttentionKernel::Flash;
+    }
+    return c.tokens * kind_bytes_per_token(m, flash, plan, k, c);
+}
+
+} // namespace
+
+double layer_activation_bytes_at(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, int i, Recompute recompute)
+{
+    return kind_bytes(m, t, plan, layer_kind(m, i), recompute);
+}
+
+double layer_activation_bytes_at(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, int i)
+{
+    return layer_activation_bytes_at(m, t, plan, i, plan.recompute);
+}
+
+double mtp_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const Plan& plan)
+{
+    const ActivationCtx c = activation_ctx(m, t, plan);
+    // Two norm inputs and the concatenated 2h projection input, then the block.
+    const double own = c.tokens * (2 * c.e * c.h / c.rep + c.gemm_in * 2 * c.h);
+    return own + kind_bytes(m, t, plan, mtp_block_kind(m), plan.recompute);
 }
 
 } // namespace vtrain

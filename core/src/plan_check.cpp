@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "vtrain/plan_check.h"
 
+#include "vtrain/pipeline_layout.h"
+
 namespace vtrain {
 namespace {
 
@@ -10,6 +12,86 @@ PlanRejection reject(RejectReason reason, const char* field, std::string message
 }
 
 std::string str(long long v) { return std::to_string(v); }
+
+// Context and expert parallelism, folded over a stage's tp x cp x dp GPUs as Megatron-Core does
+// (parallel_state.py initialize_model_parallel; MoE README "MoE Parallel Folding").
+std::optional<PlanRejection> check_folding(const ModelSpec& m, const Plan& p)
+{
+    if (p.cp > 1) {
+        // Causal load balancing splits each sequence into 2 x cp chunks (TE context_parallel.py, "DualChunkSwap").
+        if (m.seq_len % (2 * p.cp) != 0) {
+            return reject(RejectReason::ContextParallelInvalid, "plan.cp",
+                          "cp = " + str(p.cp) + ": the sequence of " + str(m.seq_len) + " tokens does not split into 2 x cp = " + str(2 * p.cp) +
+                              " equal chunks (causal load balancing)");
+        }
+        if (p.cp_kind == ContextParallelKind::AllToAll && (m.heads % (p.tp * p.cp) != 0)) {
+            return reject(RejectReason::ContextParallelInvalid, "plan.cp_kind",
+                          "the all-to-all kind splits the " + str(m.heads) + " heads over tp x cp = " + str(p.tp * p.cp) + " GPUs, which does not divide them");
+        }
+        if (p.sequence_parallel && (m.seq_len / p.cp) % p.tp != 0) {
+            return reject(RejectReason::ContextParallelInvalid, "plan.cp",
+                          "the " + str(m.seq_len / p.cp) + " tokens per context-parallel rank do not split over tp = " + str(p.tp) +
+                              " (sequence parallelism)");
+        }
+    }
+    const int etp = p.effective_etp();
+    if (!m.moe.enabled()) {
+        if (p.ep > 1 || p.etp > 0) {
+            return reject(RejectReason::ExpertParallelInvalid, p.ep > 1 ? "plan.ep" : "plan.etp",
+                          "expert parallelism needs a mixture-of-experts model (model.moe.experts is 0)");
+        }
+        if (p.moe_overlap) {
+            return reject(RejectReason::OverlapInvalid, "plan.moe_overlap", "expert communication overlap needs a mixture-of-experts model");
+        }
+        return std::nullopt;
+    }
+    if (m.moe.experts % p.ep != 0) {
+        return reject(RejectReason::ExpertParallelInvalid, "plan.ep", "ep = " + str(p.ep) + " does not divide the " + str(m.moe.experts) + " experts");
+    }
+    const long long stage_gpus = static_cast<long long>(p.tp) * p.cp * p.dp;
+    if (stage_gpus % (static_cast<long long>(p.ep) * etp) != 0) {
+        return reject(RejectReason::ExpertParallelInvalid, "plan.ep",
+                      "ep x etp = " + str(p.ep) + " x " + str(etp) + " does not divide the " + str(stage_gpus) +
+                          " GPUs of a pipeline stage (tp x cp x dp), so the expert data-parallel size is not whole");
+    }
+    const int expert_ffn = m.moe.expert_ffn_hidden > 0 ? m.moe.expert_ffn_hidden : m.effective_ffn_hidden();
+    if (expert_ffn % etp != 0) {
+        return reject(RejectReason::ExpertParallelInvalid, "plan.etp", "etp = " + str(etp) + " does not divide the expert FFN width " + str(expert_ffn));
+    }
+    // Megatron-Core: "During training, performance may degrade if MoE and tensor parallelism are enabled
+    // without also enabling sequence parallelism" is an error in moe_layer.py.
+    if (p.tp > 1 && !p.sequence_parallel) {
+        return reject(RejectReason::ExpertParallelInvalid, "plan.sequence_parallel",
+                      "Megatron-Core trains mixture-of-experts layers with tp > 1 only with sequence parallelism");
+    }
+    if (p.moe_overlap && p.ep < 2) {
+        return reject(RejectReason::OverlapInvalid, "plan.moe_overlap", "expert communication overlap needs ep >= 2");
+    }
+    return std::nullopt;
+}
+
+std::optional<PlanRejection> check_sharding_and_overlap(const Plan& p)
+{
+    const int dense_dp = p.dp * p.cp;
+    if (p.shard_group > 0) {
+        if (p.zero_stage < 1) {
+            return reject(RejectReason::ShardingInvalid, "plan.shard_group", "a shard group needs zero_stage >= 1");
+        }
+        if (dense_dp % p.shard_group != 0) {
+            return reject(RejectReason::ShardingInvalid, "plan.shard_group",
+                          "shard_group = " + str(p.shard_group) + " does not divide the data-parallel group of dp x cp = " + str(dense_dp) + " GPUs");
+        }
+    }
+    if (p.overlap_param_gather && p.zero_stage != 1 && p.zero_stage != 2) {
+        return reject(RejectReason::ShardingInvalid, "plan.overlap_param_gather",
+                      "overlapping the parameter all-gather needs the distributed optimizer (zero_stage 1 or 2)");
+    }
+    // Megatron's --tp-comm-overlap needs sequence parallelism (arguments.py); PyTorch async TP too.
+    if (p.tp_overlap && (p.tp < 2 || !p.sequence_parallel)) {
+        return reject(RejectReason::OverlapInvalid, "plan.tp_overlap", "tensor-parallel overlap needs tp >= 2 and sequence parallelism");
+    }
+    return std::nullopt;
+}
 
 } // namespace
 
@@ -25,6 +107,11 @@ const char* to_string(RejectReason r)
     case RejectReason::SequenceParallelNeedsTp: return "sequence parallel needs tp > 1";
     case RejectReason::TpSpansNodes: return "tp spans nodes";
     case RejectReason::OutOfMemory: return "out of memory";
+    case RejectReason::ContextParallelInvalid: return "context parallelism not applicable";
+    case RejectReason::ExpertParallelInvalid: return "expert parallelism not applicable";
+    case RejectReason::PipelineLayoutInvalid: return "pipeline layout does not fit";
+    case RejectReason::ShardingInvalid: return "data-parallel sharding not applicable";
+    case RejectReason::OverlapInvalid: return "overlap not applicable";
     case RejectReason::Count: break;
     }
     return "unknown";
@@ -34,8 +121,9 @@ std::optional<PlanRejection> check_plan(const ModelSpec& m, const TrainingSpec& 
 {
     if (p.num_gpus() != num_gpus) {
         return reject(RejectReason::GpuCountMismatch, "plan",
-                      "tp x pp x dp = " + str(p.tp) + " x " + str(p.pp) + " x " + str(p.dp) + " = " + str(static_cast<long long>(p.tp) * p.pp * p.dp) +
-                          " but the cluster has " + str(num_gpus) + " GPUs");
+                      (p.cp > 1 ? "tp x cp x pp x dp = " + str(p.tp) + " x " + str(p.cp) + " x " : "tp x pp x dp = " + str(p.tp) + " x ") + str(p.pp) +
+                          " x " + str(p.dp) + " = " + str(static_cast<long long>(p.tp) * p.cp * p.pp * p.dp) + " but the cluster has " + str(num_gpus) +
+                          " GPUs");
     }
     if (m.heads % p.tp != 0) {
         return reject(RejectReason::TpNotDividingHeads, "plan.tp", "tp = " + str(p.tp) + " does not divide the " + str(m.heads) + " attention heads");
@@ -47,7 +135,8 @@ std::optional<PlanRejection> check_plan(const ModelSpec& m, const TrainingSpec& 
     if (m.effective_ffn_hidden() % p.tp != 0) {
         return reject(RejectReason::TpNotDividingFfn, "plan.tp", "tp = " + str(p.tp) + " does not divide ffn_hidden = " + str(m.effective_ffn_hidden()));
     }
-    if (m.layers % p.pp != 0) {
+    const bool uneven = p.first_stage_layers > 0 || p.last_stage_layers > 0 || !p.pipeline_layout.empty();
+    if (!uneven && m.layers % p.pp != 0) {
         return reject(RejectReason::PpNotDividingLayers, "plan.pp", "pp = " + str(p.pp) + " does not divide the " + str(m.layers) + " layers");
     }
     const long long per_step = static_cast<long long>(p.dp) * p.micro_batch;
@@ -62,7 +151,7 @@ std::optional<PlanRejection> check_plan(const ModelSpec& m, const TrainingSpec& 
                           "the interleaved schedule needs pp >= 2 and virtual_stages >= 2 (pp = " + str(p.pp) + ", virtual_stages = " +
                               str(p.virtual_stages) + ")");
         }
-        if (m.layers % (p.pp * p.virtual_stages) != 0) {
+        if (!uneven && m.layers % (p.pp * p.virtual_stages) != 0) {
             return reject(RejectReason::PpNotDividingLayers, "plan.virtual_stages",
                           "pp x virtual_stages = " + str(p.pp * p.virtual_stages) + " does not divide the " + str(m.layers) + " layers");
         }
@@ -77,7 +166,18 @@ std::optional<PlanRejection> check_plan(const ModelSpec& m, const TrainingSpec& 
     if (p.sequence_parallel && p.tp < 2) {
         return reject(RejectReason::SequenceParallelNeedsTp, "plan.sequence_parallel", "sequence parallelism needs tp >= 2");
     }
-    return std::nullopt;
+    if (uneven) {
+        // The layout's vectors are reused per thread: the explorer checks many plans.
+        thread_local PipelineLayout layout;
+        if (auto why = resolve_pipeline_layout(m, p, layout)) {
+            const char* field = !p.pipeline_layout.empty() ? "plan.pipeline_layout" : "plan.first_stage_layers";
+            return reject(RejectReason::PipelineLayoutInvalid, field, (!p.pipeline_layout.empty() ? "the layout " : "") + *why);
+        }
+    }
+    if (auto r = check_folding(m, p)) {
+        return r;
+    }
+    return check_sharding_and_overlap(p);
 }
 
 } // namespace vtrain

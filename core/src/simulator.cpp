@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "vtrain/iteration_costs.h"
 #include "vtrain/memory_model.h"
 #include "vtrain/model_math.h"
 #include "vtrain/operator_timer.h"
@@ -18,7 +19,6 @@ namespace vtrain {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr int kMaxBucketsPerChunk = 32;
 
 // Bookkeeping for each task, parallel to the graph's arrays.
 struct TaskInfo {
@@ -28,65 +28,49 @@ struct TaskInfo {
     int micro_batch;
     int chunk;
     int layers;
-    double tp_comm_s;
+    TaskComm comm; // communication inside a compute task
 };
 
 int stream_id(int stage, Lane lane) { return stage * 3 + static_cast<int>(lane); }
 
-// Which node the first rank of a stage sits on (ranks: tensor innermost, then data, then pipeline).
-int node_of_stage(int stage, const Plan& p, int gpus_per_node)
-{
-    return static_cast<int>((static_cast<long long>(stage) * p.tp * p.dp) / gpus_per_node);
-}
-
+// Builds the task graph of one iteration; every duration comes from IterationCosts (iteration_costs.h),
+// which the explorer's fast path reads too.
 class IterationBuilder {
 public:
-    IterationBuilder(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan,
-                     const LayerCosts& costs, TaskGraph& graph, std::vector<TaskInfo>* info)
-        : m_model(model), m_training(training), m_cluster(cluster), m_plan(plan), m_costs(costs), m_graph(graph), m_info(info)
-    {
-        m_comm.links = cluster.links;
-        m_comm.measured_all_reduce = &cluster.profile->all_reduce;
-    }
+    IterationBuilder(const IterationCosts& costs, TaskGraph& graph, std::vector<TaskInfo>* info) : m_costs(costs), m_graph(graph), m_info(info) {}
 
     int micro_batches() const { return m_micro_batches; }
 
-    void build()
+    void build(Schedule schedule)
     {
-        const Plan& p = m_plan;
-        m_micro_batches = m_training.global_batch / (p.dp * p.micro_batch);
-        const int v = p.schedule == Schedule::Interleaved ? p.virtual_stages : 1;
-        m_chunks = v;
-        m_layers_per_chunk = m_model.layers / (p.pp * v);
-        const auto orders = build_schedule(p.schedule, p.pp, m_micro_batches, v);
+        const int pp = m_costs.stages;
+        m_micro_batches = m_costs.micro_batches;
+        m_chunks = m_costs.chunks;
+        const auto orders = build_schedule(schedule, pp, m_micro_batches, m_chunks);
 
         // Index of every (stage, chunk, micro-batch) forward and backward task, for cross-stage edges.
-        const std::size_t slots = static_cast<std::size_t>(p.pp) * v * m_micro_batches;
+        const std::size_t slots = static_cast<std::size_t>(pp) * m_chunks * m_micro_batches;
         m_forward.assign(slots, -1);
         m_backward_first.assign(slots, -1);
         m_backward_last.assign(slots, -1);
         m_send_forward.assign(slots, -1);
         m_send_backward.assign(slots, -1);
-        m_stage_last_compute.assign(static_cast<std::size_t>(p.pp), -1);
-        m_stage_last_backward.assign(static_cast<std::size_t>(p.pp), -1);
-        m_bucket_tasks.assign(static_cast<std::size_t>(p.pp), {});
+        m_stage_last_compute.assign(static_cast<std::size_t>(pp), -1);
+        m_stage_last_backward.assign(static_cast<std::size_t>(pp), -1);
+        m_bucket_tasks.assign(static_cast<std::size_t>(pp), {});
 
         m_next_compute.clear();
-        for (int s = 0; s < p.pp; ++s) {
+        for (int s = 0; s < pp; ++s) {
             m_previous_compute = -1;
             add_stage_compute(s, orders[s]);
         }
         m_previous_compute = -1;
         add_pipeline_edges();
         add_embedding_sync();
-        for (int s = 0; s < p.pp; ++s) {
+        for (int s = 0; s < pp; ++s) {
             add_optimizer(s);
         }
     }
-
-    double stage_params(int s) const { return m_stage_params[s]; }
-    void set_stage_params(std::vector<double> params) { m_stage_params = std::move(params); }
-    const CommModel& comm() const { return m_comm; }
 
 private:
     std::size_t slot(int stage, int chunk, int mb) const
@@ -94,7 +78,7 @@ private:
         return (static_cast<std::size_t>(stage) * m_chunks + chunk) * m_micro_batches + mb;
     }
 
-    std::int32_t add(int stage, Lane lane, TaskKind kind, int mb, int chunk, int layers, double seconds, double tp_comm)
+    std::int32_t add(int stage, Lane lane, TaskKind kind, int mb, int chunk, int layers, double seconds, const TaskComm& comm = {})
     {
         const std::int32_t id = m_graph.add_task(stream_id(stage, lane), seconds);
         m_next_compute.push_back(-1);
@@ -105,46 +89,13 @@ private:
             m_previous_compute = id;
         }
         if (m_info != nullptr) {
-            m_info->push_back({stage, lane, kind, mb, chunk, layers, tp_comm});
+            m_info->push_back({stage, lane, kind, mb, chunk, layers, comm});
         }
         return id;
     }
 
-    PhaseTime chunk_phase(int stage, int chunk, Phase phase) const
-    {
-        auto pick = [phase](const BlockCost& b) {
-            return phase == Phase::Forward ? b.forward : phase == Phase::Backward ? b.backward : b.recompute;
-        };
-        PhaseTime t;
-        const PhaseTime layer = pick(m_costs.layer);
-        t.compute_s = layer.compute_s * m_layers_per_chunk;
-        t.tp_comm_s = layer.tp_comm_s * m_layers_per_chunk;
-        if (stage == 0 && chunk == 0) {
-            t += pick(m_costs.embedding);
-        }
-        if (stage == m_plan.pp - 1 && chunk == m_chunks - 1) {
-            t += pick(m_costs.head);
-        }
-        return t;
-    }
-
-    bool is_last_virtual_stage(int stage, int chunk) const { return stage == m_plan.pp - 1 && chunk == m_chunks - 1; }
+    bool is_last_virtual_stage(int stage, int chunk) const { return stage == m_costs.stages - 1 && chunk == m_chunks - 1; }
     bool is_first_virtual_stage(int stage, int chunk) const { return stage == 0 && chunk == 0; }
-
-    // Gradient buckets of one chunk: the last backward of the chunk is split into this many equal parts.
-    int buckets_for_chunk(int stage) const
-    {
-        if (m_plan.dp <= 1) {
-            return 1;
-        }
-        const double chunk_grad_bytes = m_stage_params[stage] / m_chunks * grad_bytes();
-        const double bucket_bytes = m_plan.grad_bucket_mb * 1024.0 * 1024.0;
-        const int buckets = static_cast<int>(std::ceil(chunk_grad_bytes / bucket_bytes));
-        return std::clamp(buckets, 1, kMaxBucketsPerChunk);
-    }
-
-    double grad_bytes() const { return m_training.precision == Precision::Fp16 ? 2.0 : 4.0; }
-    double weight_bytes() const { return m_training.precision == Precision::Fp32 ? 4.0 : 2.0; }
 
     void add_stage_compute(int s, const StageOrder& order)
     {
@@ -155,96 +106,90 @@ private:
                 last_backward_index[order[i].chunk] = static_cast<int>(i);
             }
         }
-        const bool overlap = m_plan.overlap_grad_reduce && m_plan.dp > 1;
+        const bool overlap = m_costs.bucket_overlap;
+        const StageCosts& stage = m_costs.stage[static_cast<std::size_t>(s)];
         for (std::size_t i = 0; i < order.size(); ++i) {
             const PipelineOp& op = order[i];
             const std::size_t k = slot(s, op.chunk, op.micro_batch);
+            const ChunkCosts& ch = m_costs.at(s, op.chunk);
             if (op.kind == PipelineOp::Kind::Forward) {
-                const PhaseTime t = chunk_phase(s, op.chunk, Phase::Forward);
-                m_forward[k] = add(s, Lane::Compute, TaskKind::Forward, op.micro_batch, op.chunk, m_layers_per_chunk, t.total_s(), t.tp_comm_s);
+                const bool first = i == 0;
+                m_forward[k] = add(s, Lane::Compute, TaskKind::Forward, op.micro_batch, op.chunk, ch.layers, m_costs.forward_s(s, op.chunk, first),
+                                   m_costs.forward_comm(s, op.chunk, first));
                 m_stage_last_compute[s] = m_forward[k];
                 if (!is_last_virtual_stage(s, op.chunk)) {
                     // Sends go on the stage's pipeline stream in the order the stage produces them.
-                    m_send_forward[k] = add(s, Lane::Pipeline, TaskKind::SendForward, op.micro_batch, op.chunk, 0, p2p_seconds(s, (s + 1) % m_plan.pp), 0);
+                    m_send_forward[k] = add(s, Lane::Pipeline, TaskKind::SendForward, op.micro_batch, op.chunk, 0, stage.send_forward_s);
                     m_graph.add_dependency(m_forward[k], m_send_forward[k]);
                 }
                 continue;
             }
-            const PhaseTime r = chunk_phase(s, op.chunk, Phase::Recompute);
+            const PhaseTime& r = ch.recompute;
             std::int32_t first = -1;
             if (r.total_s() > 0) {
-                first = add(s, Lane::Compute, TaskKind::Recompute, op.micro_batch, op.chunk, m_layers_per_chunk, r.total_s(), r.tp_comm_s);
+                first = add(s, Lane::Compute, TaskKind::Recompute, op.micro_batch, op.chunk, ch.layers, r.total_s(), m_costs.recompute_comm(s, op.chunk));
             }
-            const PhaseTime b = chunk_phase(s, op.chunk, Phase::Backward);
             const bool split = overlap && static_cast<int>(i) == last_backward_index[op.chunk];
-            const int parts = split ? buckets_for_chunk(s) : 1;
+            const int parts = split ? ch.buckets : 1;
+            const double b = m_costs.backward_s(s, op.chunk, split);
+            const TaskComm bc = m_costs.backward_comm(s, op.chunk, split);
+            TaskComm part_comm;
+            part_comm.tp_s = bc.tp_s / parts;
+            part_comm.ep_s = bc.ep_s / parts;
+            part_comm.cp_s = bc.cp_s / parts;
+            part_comm.dp_s = bc.dp_s / parts;
             std::int32_t last = -1;
             for (int part = 0; part < parts; ++part) {
-                last = add(s, Lane::Compute, TaskKind::Backward, op.micro_batch, op.chunk, part == 0 ? m_layers_per_chunk : 0,
-                           b.total_s() / parts, b.tp_comm_s / parts);
+                last = add(s, Lane::Compute, TaskKind::Backward, op.micro_batch, op.chunk, part == 0 ? ch.layers : 0, b / parts, part_comm);
                 if (first < 0) {
                     first = last;
                 }
                 if (split) {
-                    m_bucket_tasks[s].push_back(add_bucket(s, last, parts));
+                    m_bucket_tasks[s].push_back(add_bucket(s, last, ch.bucket_s));
                 }
             }
             m_backward_first[k] = first;
             m_backward_last[k] = last;
             if (!is_first_virtual_stage(s, op.chunk)) {
-                m_send_backward[k] = add(s, Lane::Pipeline, TaskKind::SendBackward, op.micro_batch, op.chunk, 0,
-                                         p2p_seconds(s, (s + m_plan.pp - 1) % m_plan.pp), 0);
+                m_send_backward[k] = add(s, Lane::Pipeline, TaskKind::SendBackward, op.micro_batch, op.chunk, 0, stage.send_backward_s);
                 m_graph.add_dependency(last, m_send_backward[k]);
             }
             m_stage_last_compute[s] = last;
             m_stage_last_backward[s] = last;
         }
-        if (m_plan.dp > 1 && !overlap) {
+        if (m_costs.reduce_grads && !overlap) {
             // All buckets reduce after the last backward of the stage.
             for (int c = 0; c < m_chunks; ++c) {
-                const int parts = buckets_for_chunk(s);
-                for (int part = 0; part < parts; ++part) {
-                    m_bucket_tasks[s].push_back(add_bucket(s, m_stage_last_backward[s], parts));
+                const ChunkCosts& ch = m_costs.at(s, c);
+                for (int part = 0; part < ch.buckets; ++part) {
+                    m_bucket_tasks[s].push_back(add_bucket(s, m_stage_last_backward[s], ch.bucket_s));
                 }
             }
         }
     }
 
-    std::int32_t add_bucket(int s, std::int32_t ready_after, int parts)
+    std::int32_t add_bucket(int s, std::int32_t ready_after, double seconds)
     {
-        const GroupPlacement dp_group = place_group(m_plan.dp, m_plan.tp, m_cluster.links.gpus_per_node);
-        const double bytes = m_stage_params[s] / m_chunks * grad_bytes() / parts;
-        const Collective kind = m_plan.zero_stage >= 1 ? Collective::ReduceScatter : Collective::AllReduce;
-        const std::int32_t id = add(s, Lane::DataParallel, TaskKind::GradReduce, -1, 0, 0, m_comm.collective_seconds(kind, bytes, dp_group), 0);
+        const std::int32_t id = add(s, Lane::DataParallel, TaskKind::GradReduce, -1, 0, 0, seconds);
         m_graph.add_dependency(ready_after, id);
         return id;
     }
 
-    double p2p_seconds(int from_stage, int to_stage) const
-    {
-        const Plan& p = m_plan;
-        const int gpn = m_cluster.links.gpus_per_node;
-        const bool crosses = node_of_stage(from_stage, p, gpn) != node_of_stage(to_stage, p, gpn);
-        // Each tensor-parallel rank sends its 1/t share (sequence parallelism, or Megatron's scatter-gather).
-        const double bytes = static_cast<double>(p.micro_batch) * m_model.seq_len * m_model.hidden * (m_training.precision == Precision::Fp32 ? 4 : 2) / p.tp;
-        return m_comm.p2p_seconds(bytes, crosses);
-    }
-
     void add_pipeline_edges()
     {
-        const Plan& p = m_plan;
-        if (p.pp == 1 && m_chunks == 1) {
+        const int pp = m_costs.stages;
+        if (pp == 1 && m_chunks == 1) {
             for (int mb = 0; mb < m_micro_batches; ++mb) {
                 const std::size_t k = slot(0, 0, mb);
                 m_graph.add_dependency(m_forward[k], m_backward_first[k]); // the loss joins F and B
             }
             return;
         }
-        for (int s = 0; s < p.pp; ++s) {
+        for (int s = 0; s < pp; ++s) {
             for (int c = 0; c < m_chunks; ++c) {
-                const int next_stage = (s + 1) % p.pp;
-                const int next_chunk = s + 1 == p.pp ? c + 1 : c;
-                const int prev_stage = (s + p.pp - 1) % p.pp;
+                const int next_stage = (s + 1) % pp;
+                const int next_chunk = s + 1 == pp ? c + 1 : c;
+                const int prev_stage = (s + pp - 1) % pp;
                 const int prev_chunk = s == 0 ? c - 1 : c;
                 for (int mb = 0; mb < m_micro_batches; ++mb) {
                     const std::size_t k = slot(s, c, mb);
@@ -281,29 +226,22 @@ private:
 
     void add_embedding_sync()
     {
-        const Plan& p = m_plan;
-        if (p.pp < 2 || !m_model.tied_embeddings) {
+        if (!m_costs.embedding_sync) {
             return;
         }
-        const int gpn = m_cluster.links.gpus_per_node;
-        const bool crosses = node_of_stage(0, p, gpn) != node_of_stage(p.pp - 1, p, gpn);
-        const double bytes = static_cast<double>(m_model.vocab) * m_model.hidden / p.tp * grad_bytes();
-        const GroupPlacement pair = crosses ? GroupPlacement{2, 1, 2} : GroupPlacement{2, 2, 1};
-        const double seconds = m_comm.collective_seconds(Collective::AllReduce, bytes, pair);
-        for (const int s : {0, p.pp - 1}) {
-            const std::int32_t id = add(s, Lane::DataParallel, TaskKind::EmbeddingSync, -1, 0, 0, seconds, 0);
+        const int pp = m_costs.stages;
+        for (const int s : {0, pp - 1}) {
+            const std::int32_t id = add(s, Lane::DataParallel, TaskKind::EmbeddingSync, -1, 0, 0, m_costs.embedding_sync_s);
             m_graph.add_dependency(m_stage_last_backward[0], id);
-            m_graph.add_dependency(m_stage_last_backward[p.pp - 1], id);
+            m_graph.add_dependency(m_stage_last_backward[pp - 1], id);
             m_bucket_tasks[s].push_back(id);
         }
     }
 
     void add_optimizer(int s)
     {
-        const Plan& p = m_plan;
-        const double params = m_stage_params[s] / (p.zero_stage >= 1 ? p.dp : 1);
-        const double seconds = OperatorTimer(*m_cluster.profile, m_training.precision).adam_seconds(params);
-        const std::int32_t opt = add(s, Lane::Compute, TaskKind::OptimizerStep, -1, 0, 0, seconds, 0);
+        const StageCosts& stage = m_costs.stage[static_cast<std::size_t>(s)];
+        const std::int32_t opt = add(s, Lane::Compute, TaskKind::OptimizerStep, -1, 0, 0, stage.optimizer_s);
         for (const auto bucket : m_bucket_tasks[s]) {
             m_graph.add_dependency(bucket, opt);
         }
@@ -312,34 +250,23 @@ private:
                 m_graph.add_dependency(send, opt);
             }
         }
-        if (p.zero_stage >= 1 && p.dp > 1) {
-            const GroupPlacement dp_group = place_group(p.dp, p.tp, m_cluster.links.gpus_per_node);
-            const double bytes = m_stage_params[s] * weight_bytes();
-            const std::int32_t gather = add(s, Lane::DataParallel, TaskKind::ParamGather, -1, 0, 0,
-                                            m_comm.collective_seconds(Collective::AllGather, bytes, dp_group), 0);
+        if (stage.param_gather_s > 0) {
+            const std::int32_t gather = add(s, Lane::DataParallel, TaskKind::ParamGather, -1, 0, 0, stage.param_gather_s);
             m_graph.add_dependency(opt, gather);
         }
     }
 
-    const ModelSpec& m_model;
-    const TrainingSpec& m_training;
-    const ResolvedCluster& m_cluster;
-    const Plan& m_plan;
-    const LayerCosts& m_costs;
+    const IterationCosts& m_costs;
     TaskGraph& m_graph;
     std::vector<TaskInfo>* m_info;
-    CommModel m_comm;
-    std::vector<double> m_stage_params;
     int m_micro_batches = 0;
     int m_chunks = 1;
-    int m_layers_per_chunk = 0;
     std::vector<std::int32_t> m_forward, m_backward_first, m_backward_last, m_send_forward, m_send_backward;
     std::vector<std::int32_t> m_stage_last_compute, m_stage_last_backward, m_stage_trailing_sends;
     std::vector<std::int32_t> m_next_compute; // per task: the next compute task of its stage, or -1
     std::int32_t m_previous_compute = -1;
     std::vector<std::vector<std::int32_t>> m_bucket_tasks;
 };
-
 
 // Per-stage time accounting from the simulated task times; the parts add up to the iteration time.
 std::vector<StageBreakdown> account_stages(const TaskGraph& g, const TaskTimes& times, const std::vector<TaskInfo>& info, int stages,
@@ -349,6 +276,7 @@ std::vector<StageBreakdown> account_stages(const TaskGraph& g, const TaskTimes& 
     std::vector<double> last_work_end(static_cast<std::size_t>(stages), 0.0);
     std::vector<double> optimizer_start(static_cast<std::size_t>(stages), 0.0);
     std::vector<double> gather_s(static_cast<std::size_t>(stages), 0.0);
+    std::vector<double> inline_dp_s(static_cast<std::size_t>(stages), 0.0);
     for (std::size_t i = 0; i < g.size(); ++i) {
         const TaskInfo& t = info[i];
         StageBreakdown& b = out[t.stage];
@@ -357,8 +285,11 @@ std::vector<StageBreakdown> account_stages(const TaskGraph& g, const TaskTimes& 
         case TaskKind::Forward:
         case TaskKind::Backward:
         case TaskKind::Recompute:
-            b.compute_s += d - t.tp_comm_s;
-            b.tp_comm_s += t.tp_comm_s;
+            b.compute_s += d - t.comm.total_s();
+            b.tp_comm_s += t.comm.tp_s;
+            b.ep_comm_s += t.comm.ep_s;
+            b.cp_comm_s += t.comm.cp_s;
+            inline_dp_s[t.stage] += t.comm.dp_s;
             last_work_end[t.stage] = std::max(last_work_end[t.stage], times.end[i]);
             break;
         case TaskKind::SendForward:
@@ -375,26 +306,28 @@ std::vector<StageBreakdown> account_stages(const TaskGraph& g, const TaskTimes& 
             break;
         case TaskKind::GradReduce:
         case TaskKind::EmbeddingSync:
+        case TaskKind::FsdpGather:
+        case TaskKind::FsdpReduceScatter:
             break;
         }
     }
     for (int s = 0; s < stages; ++s) {
         StageBreakdown& b = out[s];
-        b.dp_comm_exposed_s = std::max(0.0, optimizer_start[s] - last_work_end[s]) + gather_s[s];
-        const double busy = b.compute_s + b.tp_comm_s + b.pp_comm_s + b.dp_comm_exposed_s + b.optimizer_s;
+        b.dp_comm_exposed_s = std::max(0.0, optimizer_start[s] - last_work_end[s]) + gather_s[s] + inline_dp_s[s];
+        const double busy = b.compute_s + b.tp_comm_s + b.ep_comm_s + b.cp_comm_s + b.pp_comm_s + b.dp_comm_exposed_s + b.optimizer_s;
         b.bubble_s = std::max(0.0, iteration_s - busy);
     }
     return out;
 }
 
-std::vector<double> in_flight_layers(const ModelSpec& m, const TrainingSpec& t, const Plan& p)
+// The (micro-batch, chunk) activation sets each stage holds at its peak, from the schedule.
+std::vector<int> in_flight_chunks(const TrainingSpec& t, const Plan& p)
 {
-    const int v = p.schedule == Schedule::Interleaved ? p.virtual_stages : 1;
+    const int v = plan_chunks(p);
     const int micro_batches = t.global_batch / (p.dp * p.micro_batch);
-    const double layers_per_chunk = static_cast<double>(m.layers) / (p.pp * v);
-    std::vector<double> out(static_cast<std::size_t>(p.pp));
+    std::vector<int> out(static_cast<std::size_t>(p.pp));
     for (int s = 0; s < p.pp; ++s) {
-        out[s] = peak_in_flight_closed_form(p.schedule, p.pp, micro_batches, v, s) * layers_per_chunk;
+        out[s] = peak_in_flight_closed_form(p.schedule, p.pp, micro_batches, v, s);
     }
     return out;
 }
@@ -413,6 +346,8 @@ const char* to_string(TaskKind kind)
     case TaskKind::EmbeddingSync: return "embedding sync";
     case TaskKind::OptimizerStep: return "optimizer step";
     case TaskKind::ParamGather: return "parameter all-gather";
+    case TaskKind::FsdpGather: return "FSDP parameter all-gather";
+    case TaskKind::FsdpReduceScatter: return "FSDP gradient reduce-scatter";
     }
     return "task";
 }
@@ -425,6 +360,9 @@ ResolvedCluster resolve_cluster(const ClusterSpec& c, const GpuProfile& profile)
     r.links = profile.links;
     if (c.gpus_per_node > 0) {
         r.links.gpus_per_node = c.gpus_per_node;
+    }
+    if (c.nvlink_domain_gpus > 0) {
+        r.links.nvlink_domain_gpus = c.nvlink_domain_gpus;
     }
     if (c.links.nvlink_bus_gbytes_per_s) {
         r.links.nvlink_bus_gbytes_per_s = *c.links.nvlink_bus_gbytes_per_s;
@@ -456,13 +394,25 @@ LayerCosts plan_layer_costs(const ModelSpec& model, const TrainingSpec& training
     in.micro_batch = plan.micro_batch;
     in.sequence_parallel = plan.sequence_parallel;
     in.recompute = plan.recompute;
-    in.tp_group = place_group(plan.tp, 1, cluster.links.gpus_per_node);
+    // Megatron's rank order: tp innermost, then cp (then dp, pp); expert layers fold etp innermost, then ep.
+    in.tp_group = place_group(plan.tp, 1, cluster.links);
+    in.cp = plan.cp;
+    in.cp_kind = plan.cp_kind;
+    in.cp_group = place_group(plan.cp, plan.tp, cluster.links);
+    in.ep = plan.ep;
+    in.etp = plan.etp;
+    in.ep_group = place_group(plan.ep, plan.effective_etp(), cluster.links);
+    in.etp_group = place_group(plan.effective_etp(), 1, cluster.links);
+    in.moe_overlap = plan.moe_overlap;
+    in.tp_overlap = plan.tp_overlap;
     return compute_layer_costs(in);
 }
 
 std::vector<StageMemory> plan_memory(const ModelSpec& model, const TrainingSpec& training, const Plan& plan)
 {
-    return stage_memory(model, training, plan, in_flight_layers(model, training, plan));
+    thread_local PipelineLayout layout; // reused: the explorer sizes every plan's memory
+    resolve_pipeline_layout(model, plan, layout);
+    return stage_memory(model, training, plan, layout, in_flight_chunks(training, plan));
 }
 
 SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan,
@@ -476,9 +426,10 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
 
     std::vector<TaskInfo> info;
     ws.graph.clear();
-    IterationBuilder builder(model, training, cluster, plan, r.layer_costs, ws.graph, &info);
-    builder.set_stage_params(stage_params(model, plan.tp, plan.pp));
-    builder.build();
+    IterationCosts costs;
+    build_iteration_costs(model, training, cluster, plan, r.layer_costs, costs);
+    IterationBuilder builder(costs, ws.graph, &info);
+    builder.build(plan.schedule);
     simulate_events(ws.graph, ws.times, ws.scratch);
     r.task_count = ws.graph.size();
     r.micro_batches = builder.micro_batches();
@@ -504,15 +455,20 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
 
     // Memory and time per stage.
     const auto memory = plan_memory(model, training, plan);
-    const auto params = stage_params(model, plan.tp, plan.pp);
     const auto breakdown = account_stages(ws.graph, ws.times, info, plan.pp, T);
     r.usable_memory_gib = cluster.profile->memory_gib - cluster.profile->memory_reserve_gib;
     r.stages.resize(static_cast<std::size_t>(plan.pp));
     double bubble_sum = 0;
     for (int s = 0; s < plan.pp; ++s) {
         StageResult& st = r.stages[s];
-        st.layers = model.layers / plan.pp;
-        st.params = params[s];
+        st.layers = costs.layout.stage_layers(s);
+        st.mtp_layers = costs.layout.stage_mtp_layers(s);
+        for (int c = 0; c < costs.chunks; ++c) {
+            st.embedding = st.embedding || costs.layout.at(s, c).embedding;
+            st.loss = st.loss || costs.layout.at(s, c).loss;
+        }
+        st.params = costs.stage[static_cast<std::size_t>(s)].params.total();
+        st.expert_params = costs.stage[static_cast<std::size_t>(s)].params.expert;
         st.memory = memory[s];
         st.peak_memory_gib = memory[s].total_bytes() / kGiB;
         st.breakdown = breakdown[s];
@@ -521,6 +477,8 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
         StageBreakdown& m = r.breakdown;
         m.compute_s += st.breakdown.compute_s / plan.pp;
         m.tp_comm_s += st.breakdown.tp_comm_s / plan.pp;
+        m.ep_comm_s += st.breakdown.ep_comm_s / plan.pp;
+        m.cp_comm_s += st.breakdown.cp_comm_s / plan.pp;
         m.pp_comm_s += st.breakdown.pp_comm_s / plan.pp;
         m.dp_comm_exposed_s += st.breakdown.dp_comm_exposed_s / plan.pp;
         m.optimizer_s += st.breakdown.optimizer_s / plan.pp;
@@ -532,7 +490,8 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
     // Training time and money.
     r.price_per_gpu_hour = cluster.price_per_gpu_hour;
     if (training.tokens > 0) {
-        r.iterations = training.tokens / tokens;
+        // A run ends after whole iterations: the last one is counted in full.
+        r.iterations = std::ceil(training.tokens / tokens);
         r.training_days = r.iterations * T / 86400.0;
         r.cost_usd = r.training_days * 24.0 * r.num_gpus * r.price_per_gpu_hour;
     }
@@ -541,7 +500,19 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
         r.timeline.reserve(info.size());
         for (std::size_t i = 0; i < info.size(); ++i) {
             const TaskInfo& t = info[i];
-            r.timeline.push_back({t.stage, t.lane, t.kind, t.micro_batch, t.chunk, t.layers, ws.times.start[i], ws.times.end[i], t.tp_comm_s});
+            const double start = ws.times.start[i];
+            r.timeline.push_back({t.stage, t.lane, t.kind, t.micro_batch, t.chunk, t.layers, start, ws.times.end[i], t.comm.tp_s, t.comm.ep_s,
+                                  t.comm.cp_s, t.comm.dp_s});
+            // ZeRO-3 traffic behind this compute task (its exposed part is already inside the task).
+            if (plan.zero_stage >= 3 && t.layers > 0 && (t.kind == TaskKind::Forward || t.kind == TaskKind::Backward)) {
+                const ChunkCosts& ch = costs.at(t.stage, t.chunk);
+                r.timeline.push_back({t.stage, Lane::DataParallel, TaskKind::FsdpGather, t.micro_batch, t.chunk, t.layers, start,
+                                      start + ch.fsdp_gather_traffic_s});
+                if (t.kind == TaskKind::Backward) {
+                    r.timeline.push_back({t.stage, Lane::DataParallel, TaskKind::FsdpReduceScatter, t.micro_batch, t.chunk, t.layers,
+                                          start + ch.fsdp_gather_traffic_s, start + ch.fsdp_gather_traffic_s + ch.fsdp_scatter_traffic_s});
+                }
+            }
         }
     }
     return r;

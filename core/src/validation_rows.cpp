@@ -38,7 +38,7 @@ RunRow parse_row(const nlohmann::json& j, std::size_t index, Diagnostics& diags)
     r.index = index;
     std::string label = "row " + std::to_string(index);
     if (j.is_object() && j.contains("id") && j["id"].is_string() && !j["id"].get<std::string>().empty()) {
-        label = "row \"" + j["id"].get<std::string>() + "\"";
+        label = "row \"" + json_fields::bounded(j["id"].get<std::string>()) + "\"";
     }
     if (!j.is_object()) {
         diags.push_back({label, "must be an object, not " + std::string(j.type_name())});
@@ -62,7 +62,7 @@ RunRow parse_row(const nlohmann::json& j, std::size_t index, Diagnostics& diags)
     r.intra_node_interconnect = rd.optional_string("intra_node_interconnect");
     r.trust = rd.optional_string("trust");
     if (r.trust && *r.trust != "high" && *r.trust != "medium" && *r.trust != "low") {
-        rd.error("trust", "must be \"high\", \"medium\" or \"low\", not \"" + *r.trust + "\"");
+        rd.error("trust", "must be \"high\", \"medium\" or \"low\", not \"" + json_fields::bounded(*r.trust) + "\"");
     }
     r.source_id = rd.optional_string("source_id");
     r.arch_family = rd.optional_string("arch_family");
@@ -153,12 +153,12 @@ RunRow parse_row(const nlohmann::json& j, std::size_t index, Diagnostics& diags)
     r.tied_embeddings = rd.optional_bool("tied_embeddings");
     r.normalization = rd.optional_string("normalization");
     if (r.normalization && *r.normalization != "rmsnorm" && *r.normalization != "layernorm") {
-        rd.error("normalization", "must be \"rmsnorm\" or \"layernorm\", not \"" + *r.normalization + "\"");
+        rd.error("normalization", "must be \"rmsnorm\" or \"layernorm\", not \"" + json_fields::bounded(*r.normalization) + "\"");
     }
     r.ffn_activation = rd.optional_string("ffn_activation");
     if (r.ffn_activation && *r.ffn_activation != "swiglu" && *r.ffn_activation != "gelu" && *r.ffn_activation != "squared_relu" &&
         *r.ffn_activation != "relu") {
-        rd.error("ffn_activation", "must be swiglu, gelu, squared_relu or relu, not \"" + *r.ffn_activation + "\"");
+        rd.error("ffn_activation", "must be swiglu, gelu, squared_relu or relu, not \"" + json_fields::bounded(*r.ffn_activation) + "\"");
     }
     r.position_embedding = rd.optional_string("position_embedding");
     r.peak_memory_gb_per_gpu = rd.optional_number("peak_memory_gb_per_gpu", 1e-9, huge);
@@ -202,7 +202,7 @@ Expected<std::vector<RunRow>> runs_from_json(const nlohmann::json& json)
         rows.push_back(parse_row(json[i], i, diags));
         const std::string& id = rows.back().id;
         if (!id.empty() && !seen.emplace(id, i).second) {
-            diags.push_back({"row \"" + id + "\".id", "is used by rows " + std::to_string(seen[id]) + " and " + std::to_string(i)});
+            diags.push_back({"row \"" + json_fields::bounded(id) + "\".id", "is used by rows " + std::to_string(seen[id]) + " and " + std::to_string(i)});
         }
     }
     if (!diags.empty()) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The explorer's fast path must give what the task-graph simulation gives: iteration time and bubble
 // fraction on many random plans (all schedules, virtual stages, recompute, ZeRO, bucket sizes, overlap
-// on and off, tied and untied embeddings, all precisions, node sizes that make sends cross nodes).
+// on and off, tied and untied embeddings, all precisions, node sizes that make sends cross nodes, ZeRO-3 and
+// hybrid shards, overlapped parameter gathers, context parallelism, uneven stages and explicit layouts).
 #include <QtTest>
 
 #include <random>
@@ -56,9 +57,29 @@ Case random_case(std::mt19937_64& rng)
         p.virtual_stages = p.schedule == Schedule::Interleaved ? pick(rng, {2, 3, 4}) : 1;
         p.recompute = pick(rng, {Recompute::None, Recompute::Selective, Recompute::Full});
         p.sequence_parallel = p.tp > 1 && rng() % 2 == 0;
-        p.zero_stage = pick(rng, {0, 1, 2});
+        p.zero_stage = pick(rng, {0, 1, 2, 3});
         p.grad_bucket_mb = pick(rng, {1.0, 4.0, 40.0, 1000.0});
         p.overlap_grad_reduce = rng() % 4 != 0;
+        p.overlap_param_gather = (p.zero_stage == 1 || p.zero_stage == 2) && rng() % 2 == 0;
+        p.cp = pick(rng, {1, 1, 2, 4});
+        p.cp_kind = rng() % 2 ? ContextParallelKind::Ring : ContextParallelKind::AllToAll;
+        if (p.zero_stage >= 1 && rng() % 3 == 0) {
+            p.shard_group = pick(rng, {1, 2, 4});
+        }
+        // Uneven stages: first/last-stage counts, or an explicit layout with the embedding and loss alone.
+        if (p.pp >= 2 && rng() % 3 == 0) {
+            const int per_chunk = layers / (p.pp * (p.schedule == Schedule::Interleaved ? p.virtual_stages : 1));
+            if (rng() % 2 == 0 && per_chunk >= 2) {
+                p.first_stage_layers = layers / p.pp - 1;
+                p.last_stage_layers = layers / p.pp + 1;
+            } else {
+                const int v = p.schedule == Schedule::Interleaved ? p.virtual_stages : 1;
+                const int n = p.pp * v;
+                if (n > 2 && layers % (n - 2) == 0) {
+                    p.pipeline_layout = "E|(" + std::string(static_cast<std::size_t>(layers / (n - 2)), 't') + "|)*" + std::to_string(n - 2) + "L";
+                }
+            }
+        }
         c.cluster.gpu = "a100-sxm4-80gb";
         c.cluster.num_gpus = p.num_gpus();
         c.cluster.gpus_per_node = pick(rng, {1, 2, 4, 8});

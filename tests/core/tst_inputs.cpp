@@ -68,7 +68,7 @@ private slots:
         QTest::newRow("bad precision") << "/training/precision" << "\"fp8x\"" << "training.precision";
         QTest::newRow("infinite tokens") << "/training/tokens" << "1e400" << "";
         QTest::newRow("bad schedule") << "/plan/schedule" << "\"zigzag\"" << "plan.schedule";
-        QTest::newRow("zero stage 3") << "/plan/zero_stage" << "3" << "plan.zero_stage";
+        QTest::newRow("zero stage 4") << "/plan/zero_stage" << "4" << "plan.zero_stage";
         QTest::newRow("misspelt field") << "/plan/micro_bach" << "2" << "plan.micro_bach";
         QTest::newRow("model not an object") << "/model" << "[1, 2]" << "model";
         QTest::newRow("search tp not a list") << "/search" << "{\"tp\": 4}" << "search.tp";

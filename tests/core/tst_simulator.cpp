@@ -2,6 +2,8 @@
 // End-to-end properties of one simulated iteration on the shipped examples.
 #include <QtTest>
 
+#include <cmath>
+
 #include <algorithm>
 #include <map>
 
@@ -58,7 +60,9 @@ private slots:
         QCOMPARE(r.tokens_per_s, tokens / r.iteration_time_s);
         QCOMPARE(r.model_tflops_per_gpu, model_flops_per_iteration(s.model, s.training.global_batch) / r.iteration_time_s / r.num_gpus / 1e12);
         QVERIFY(r.hardware_tflops_per_gpu >= r.model_tflops_per_gpu);
-        QCOMPARE(r.training_days, s.training.tokens / tokens * r.iteration_time_s / 86400);
+        // Whole iterations: the last, partly filled one is counted in full.
+        QCOMPARE(r.iterations, std::ceil(s.training.tokens / tokens));
+        QCOMPARE(r.training_days, std::ceil(s.training.tokens / tokens) * r.iteration_time_s / 86400);
         QCOMPARE(r.cost_usd, r.training_days * 24 * r.num_gpus * r.price_per_gpu_hour);
         // Each stage's time adds up to the iteration.
         for (const auto& st : r.stages) {

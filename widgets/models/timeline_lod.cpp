@@ -13,7 +13,7 @@ std::vector<DrawItem> visibleItems(const TimelineRow& row, const GanttMapping& m
     const double right = left + mapping.viewportWidth();
     const double t0 = mapping.mapXToTime(left);
     const double t1 = mapping.mapXToTime(right);
-    constexpr int kKinds = static_cast<int>(TaskKind::ParamGather) + 1;
+    constexpr int kKinds = static_cast<int>(TaskKind::FsdpReduceScatter) + 1;
     double busy[kKinds] = {};
     DrawItem run;
     bool hasRun = false;

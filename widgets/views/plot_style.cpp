@@ -51,6 +51,8 @@ QColor taskColor(TaskKind kind)
     case TaskKind::EmbeddingSync: return QColor(0xd4, 0xa6, 0xc8);
     case TaskKind::OptimizerStep: return QColor(0xe1, 0x57, 0x59);
     case TaskKind::ParamGather: return QColor(0x9c, 0x75, 0x5f);
+    case TaskKind::FsdpGather: return QColor(0xbc, 0x95, 0x7f);
+    case TaskKind::FsdpReduceScatter: return QColor(0x90, 0x6a, 0x86);
     }
     return Qt::gray;
 }
@@ -67,6 +69,8 @@ QString taskShortName(TaskKind kind)
     case TaskKind::EmbeddingSync: return QStringLiteral("E");
     case TaskKind::OptimizerStep: return QStringLiteral("Opt");
     case TaskKind::ParamGather: return QStringLiteral("AG");
+    case TaskKind::FsdpGather: return QStringLiteral("AG");
+    case TaskKind::FsdpReduceScatter: return QStringLiteral("RS");
     }
     return {};
 }
@@ -83,6 +87,8 @@ QString taskName(TaskKind kind)
     case TaskKind::EmbeddingSync: return QStringLiteral("embedding sync");
     case TaskKind::OptimizerStep: return QStringLiteral("optimizer step");
     case TaskKind::ParamGather: return QStringLiteral("parameter gather");
+    case TaskKind::FsdpGather: return QStringLiteral("FSDP parameter all-gather");
+    case TaskKind::FsdpReduceScatter: return QStringLiteral("FSDP gradient reduce-scatter");
     }
     return {};
 }

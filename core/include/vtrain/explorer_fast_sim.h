@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "vtrain/iteration_costs.h"
 #include "vtrain/layer_costs.h"
 #include "vtrain/pipeline_schedule.h"
 #include "vtrain/scenario.h"
@@ -30,12 +31,11 @@ struct FastSimScratch {
         std::size_t next_op = 0;
         double compute_free = 0, block_until = 0, pipe_free = 0, dp_free = 0;
         double last_work_end = 0, last_backward_end = 0;
-        double compute_s = 0, tp_comm_s = 0, pp_comm_s = 0;
+        double compute_s = 0, comm_s = 0, pp_comm_s = 0;
         double optimizer_start = 0, optimizer_s = 0, gather_s = 0;
     };
     std::vector<Stage> stage;
-    std::vector<double> stage_params;
-    std::vector<double> send_forward_s, send_backward_s; // per stage
+    IterationCosts costs; // the plan's durations: the same figures the task graph reads
 };
 
 struct FastSimResult {

@@ -6,6 +6,7 @@
 // keeps in flight on that stage.
 #include <vector>
 
+#include "vtrain/pipeline_layout.h"
 #include "vtrain/scenario.h"
 
 namespace vtrain {
@@ -23,12 +24,66 @@ struct StageMemory {
 double layer_activation_bytes(const ModelSpec& m, const TrainingSpec& t, int micro_batch, int tp, bool sequence_parallel,
                               Recompute recompute);
 
+// Activation bytes layer `layer_index` keeps for one micro-batch until its backward, on one GPU of the plan,
+// for every layer kind: attention (MHA/GQA, MLA with its compressed latents), Mamba-2 mixers (states of
+// each chunk), dense and MoE FFNs (router scores, the dispatched rows this rank's experts process with
+// the busiest rank's imbalance, expert intermediates, shared experts). Tokens are split by cp; tensors of
+// width h are split by tp only with sequence parallelism, head/FFN-width tensors always by tp, expert
+// widths by etp. Korthikanti's 34 s b h (+ 5 a s^2 b unfused) for a GPT layer. FP8/FP4 GEMM inputs are kept
+// in 1 byte (Transformer Engine saves the quantized copy).
+double layer_activation_bytes_at(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, int layer_index);
+double layer_activation_bytes_at(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, int layer_index, Recompute recompute);
+// One multi-token-prediction module (its block, the two norms and the 2h -> h projection's input).
+double mtp_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const Plan& plan);
+
 // Parameters held by one GPU of each stage (tensor-parallel shard), embedding and output layer included.
 std::vector<double> stage_params(const ModelSpec& m, int tp, int pp);
 
-// `in_flight_layers[s]`: the largest number of (micro-batch, layer) activation sets stage s holds at
+// Parameters one GPU holds, by how they are sharded (Megatron-Core parallel folding): `dense` ones
+// (attention, norms, dense and shared-expert FFNs) split by tp and replicated over dp x cp; routed
+// `expert` ones split by ep x etp and replicated over the expert data-parallel group; the `vocab`
+// tables (embedding, output layer) split by tp and kept in high precision by every low-precision recipe.
+struct ParamShare {
+    double dense = 0;
+    double expert = 0;
+    double vocab = 0;
+    double total() const { return dense + expert + vocab; }
+    ParamShare& operator+=(const ParamShare& o)
+    {
+        dense += o.dense;
+        expert += o.expert;
+        vocab += o.vocab;
+        return *this;
+    }
+};
+
+// What one GPU of a virtual stage holds: its layers, MTP modules, embedding and output layer.
+ParamShare virtual_stage_params(const ModelSpec& m, const Plan& plan, const VirtualStage& stage);
+// The largest single layer on one GPU (the unit ZeRO-3 gathers).
+double largest_layer_params(const ModelSpec& m, const Plan& plan);
+
+// Bytes per parameter of each kind of state, per training precision (see memory_model.cpp for sources).
+struct ParamBytes {
+    double weight = 2;          // compute copy (bf16/fp16; fp32 for fp32 training)
+    double low_precision = 0;   // FP8/FP4 copies of decoder weights (row- and column-wise) kept by the recipe
+    double gradient = 4;        // main gradients (fp32 unless fp16 training)
+    double optimizer = 12;      // fp32 master copy + Adam moments (moments only for fp32 training)
+    double gather = 2;          // bytes per parameter a ZeRO-3 all-gather moves
+};
+ParamBytes param_bytes(const TrainingSpec& t, const Plan& plan);
+
+// How many GPUs share one copy of the optimizer state (and, by stage, gradients and parameters).
+struct ShardDegrees {
+    int dense = 1;    // dp x cp, or shard_group (hybrid shard)
+    int expert = 1;   // the expert data-parallel group (its share of replicas removed under hybrid shard)
+    int replicas = 1; // dense copies across shard groups
+};
+int expert_data_parallel(const Plan& plan); // tp x cp x dp / (ep x etp)
+ShardDegrees shard_degrees(const Plan& plan); // all 1 with zero_stage 0
+
+// `in_flight_chunks[s]`: the largest number of (micro-batch, chunk) activation sets stage s holds at
 // once, from the pipeline schedule.
-std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t, const Plan& plan,
-                                      const std::vector<double>& in_flight_layers);
+std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, const PipelineLayout& layout,
+                                      const std::vector<int>& in_flight_chunks);
 
 } // namespace vtrain

@@ -11,7 +11,7 @@
 namespace vtrain {
 
 enum class RejectReason {
-    GpuCountMismatch,       // tp x pp x dp != number of GPUs
+    GpuCountMismatch,       // tp x cp x pp x dp != number of GPUs
     TpNotDividingHeads,     // tp must divide attention (and key/value) heads
     TpNotDividingFfn,       // tp must divide the FFN width
     PpNotDividingLayers,    // layers split evenly over pipeline stages (and virtual stages)
@@ -20,6 +20,11 @@ enum class RejectReason {
     SequenceParallelNeedsTp, // sequence parallelism needs tp >= 2
     TpSpansNodes,           // tensor parallelism wider than a node (explorer default only)
     OutOfMemory,            // a stage's peak memory exceeds the usable capacity
+    ContextParallelInvalid, // cp: sequence not divisible by 2 x cp, heads not divisible for the all-to-all kind
+    ExpertParallelInvalid,  // ep / etp: no experts, experts % ep, ep x etp not dividing a stage's GPUs, ...
+    PipelineLayoutInvalid,  // first/last stage layers or the explicit layout do not fit the model and pp
+    ShardingInvalid,        // zero_stage / shard_group / overlap_param_gather do not go together
+    OverlapInvalid,         // tp_overlap without tp >= 2 and sequence parallelism; moe_overlap without ep > 1
     Count
 };
 

@@ -22,11 +22,16 @@ enum class TaskKind : std::uint8_t {
     EmbeddingSync, // tied embedding gradients between the first and last stage
     OptimizerStep,
     ParamGather,   // ZeRO: all-gather of updated parameters
+    FsdpGather,    // ZeRO-3: per-layer parameter all-gathers of one forward or backward (timeline only)
+    FsdpReduceScatter, // ZeRO-3: per-layer gradient reduce-scatters of one backward (timeline only)
 };
 const char* to_string(TaskKind kind);
 
-// Lanes of the timeline: one compute stream and two communication streams per stage; tensor-parallel
-// collectives run inside compute tasks (their share is `tp_comm_s`).
+// Lanes of the timeline: one compute stream and two communication streams per stage; tensor-parallel,
+// expert (dispatch/combine) and context-parallel traffic run inside compute tasks (their exposed shares are
+// `tp_comm_s`, `ep_comm_s`, `cp_comm_s`). ZeRO-3 gathers and reduce-scatters are timed inside the compute
+// tasks they feed (`dp_comm_s` is their exposed part); FsdpGather / FsdpReduceScatter entries on the
+// data-parallel lane show their whole traffic, from the start of that compute task.
 enum class Lane : std::uint8_t { Compute, Pipeline, DataParallel };
 
 struct TimelineTask {
@@ -39,11 +44,16 @@ struct TimelineTask {
     double start_s = 0;
     double end_s = 0;
     double tp_comm_s = 0;  // tensor-parallel communication inside this task
+    double ep_comm_s = 0;  // expert dispatch + combine not hidden, inside this task
+    double cp_comm_s = 0;  // context-parallel exchange not hidden, inside this task
+    double dp_comm_s = 0;  // data-parallel (ZeRO-3 gather/scatter, overlapped param gather) not hidden, inside this task
 };
 
 struct StageBreakdown {
     double compute_s = 0;          // kernels, forward + backward + recompute
     double tp_comm_s = 0;          // tensor-parallel collectives (on the compute stream)
+    double ep_comm_s = 0;          // expert dispatch/combine not hidden (on the compute stream)
+    double cp_comm_s = 0;          // context-parallel exchange not hidden (on the compute stream)
     double pp_comm_s = 0;          // pipeline sends (blocking)
     double dp_comm_exposed_s = 0;  // data-parallel communication not hidden behind compute
     double optimizer_s = 0;
@@ -51,8 +61,12 @@ struct StageBreakdown {
 };
 
 struct StageResult {
-    int layers = 0;
+    int layers = 0;                // decoder layers (all chunks of the stage)
+    int mtp_layers = 0;            // multi-token-prediction modules
+    bool embedding = false;        // holds the input embedding
+    bool loss = false;             // holds the output layer and loss
     double params = 0;             // parameters on one GPU of this stage
+    double expert_params = 0;      // of which routed-expert parameters
     StageMemory memory;
     double peak_memory_gib = 0;
     StageBreakdown breakdown;
@@ -81,7 +95,7 @@ struct SimulationResult {
     double usable_memory_gib = 0;  // capacity minus the profile's reserve
     bool fits_memory = true;
     double total_params = 0;
-    double iterations = 0;         // training tokens / (global batch x sequence length)
+    double iterations = 0;         // whole iterations: ceil(training tokens / (global batch x sequence length))
     double training_days = 0;
     double price_per_gpu_hour = 0;
     double cost_usd = 0;

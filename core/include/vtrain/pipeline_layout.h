@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Which layers each pipeline stage (and each of its virtual chunks) holds: an even split, Megatron's
+// uneven first/last-stage counts (--decoder-first/last-pipeline-num-layers), or an explicit layout in
+// Megatron's --pipeline-model-parallel-layout syntax (megatron/core/transformer/
+// pipeline_parallel_layer_layout.py, MCore v0.13): virtual stages separated by '|', 'E' embedding,
+// 't' decoder layer, 'm' multi-token-prediction layer, 'L' loss (output layer), "x*n" repeats a symbol,
+// "(...)*n" a group; commas and spaces are cosmetic; empty stages are allowed. Virtual stage i runs on
+// pipeline rank i % pp as its chunk i / pp.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vtrain/scenario.h"
+
+namespace vtrain {
+
+struct VirtualStage {
+    int first_layer = 0;  // index of its first decoder layer
+    int layers = 0;       // decoder layers it holds
+    int mtp_layers = 0;   // multi-token-prediction modules it holds
+    bool embedding = false;
+    bool loss = false;    // final norm, output layer and cross-entropy
+};
+
+struct PipelineLayout {
+    int stages = 1; // pipeline ranks (pp)
+    int chunks = 1; // virtual stages per rank
+    std::vector<VirtualStage> virtual_stages; // index chunk * stages + stage
+
+    const VirtualStage& at(int stage, int chunk) const { return virtual_stages[static_cast<std::size_t>(chunk) * stages + stage]; }
+    int stage_layers(int stage) const;
+    int stage_mtp_layers(int stage) const;
+};
+
+// Chunks per rank the plan's schedule runs (virtual_stages with the interleaved schedule, else 1).
+inline int plan_chunks(const Plan& p) { return p.schedule == Schedule::Interleaved ? p.virtual_stages : 1; }
+
+// The plan's layout, written into `out` (its vectors are reused: no allocation once warm). Returns why
+// the plan's layout fields cannot hold the model ("layout has 30 't' but the model has 32 layers"), or
+// nothing when they can.
+std::optional<std::string> resolve_pipeline_layout(const ModelSpec& model, const Plan& plan, PipelineLayout& out);
+
+// The virtual stages a layout string describes, in order (before mapping to ranks); why not when it
+// does not parse.
+std::optional<std::string> parse_pipeline_layout(const std::string& text, std::vector<VirtualStage>& out);
+
+} // namespace vtrain
