@@ -7,6 +7,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "vtrain/calibration.h"
+#include "vtrain/gpu_datasheet.h"
 #include "vtrain/json_fields.h"
 #include "vtrain/profile_json.h"
 
@@ -40,8 +41,9 @@ options:
   --min-trust LEVEL  fit only rows whose "trust" is at least LEVEL (high, medium); the others are still
                      predicted by vtrain validate
   --max-evals N      objective evaluations per fit (default 400)
-  --spec FILE        also update this hardware spec (model_parameters, links, calibration) so that
-                     vtrain make-profile FILE rebuilds exactly the written profile
+  --spec FILE        also update this hardware spec or datasheet (model_parameters, links, calibration)
+                     so that vtrain make-profile FILE (--from-datasheet for a datasheet) rebuilds the
+                     written profile
   --profile-dir DIR  look the starting profile up in DIR first
 
 example:
@@ -177,7 +179,8 @@ int run_calibrate(const std::vector<std::string>& argv)
             return kExitFailure;
         }
         const nlohmann::json plain = nlohmann::json::parse(spec.dump());
-        const auto hardware = hardware_spec_from_json(plain);
+        // A spec (profiles/specs) or a datasheet (profiles/datasheets, read by make-profile --from-datasheet).
+        const auto hardware = plain.contains("datasheet_version") ? hardware_spec_from_datasheet(plain) : hardware_spec_from_json(plain);
         const auto parameters = model_parameters_from_json(plain["model_parameters"]);
         if (!hardware.ok() || !parameters.ok()) {
             return report_bad_input(!hardware.ok() ? hardware.errors() : parameters.errors());

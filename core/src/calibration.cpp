@@ -123,6 +123,8 @@ const std::vector<CalibrationParameter>& calibration_parameters()
 {
     static const std::vector<CalibrationParameter> list{
         {"gemm_max_efficiency", 0.3, 1.0, false, "fraction of peak"},
+        {"gemm_max_efficiency_fp8", 0.2, 1.0, false, "fraction of the FP8 peak"},
+        {"gemm_max_efficiency_fp4", 0.2, 1.0, false, "fraction of the FP4 peak"},
         {"gemm_k_half", 1, 2048, true, "elements"},
         {"gemm_fixed_us", 0.5, 50, true, "us"},
         {"flash_forward_efficiency", 0.1, 1.0, false, "fraction of peak"},
@@ -145,6 +147,8 @@ double ParameterSet::get(const std::string& name) const
 {
     const ModelParameters& m = model;
     if (name == "gemm_max_efficiency") return m.gemm_max_efficiency;
+    if (name == "gemm_max_efficiency_fp8") return m.gemm_max_efficiency_fp8;
+    if (name == "gemm_max_efficiency_fp4") return m.gemm_max_efficiency_fp4;
     if (name == "gemm_k_half") return m.gemm_k_half;
     if (name == "gemm_fixed_us") return m.gemm_fixed_us;
     if (name == "flash_forward_efficiency") return m.flash_forward_efficiency;
@@ -166,6 +170,8 @@ void ParameterSet::set(const std::string& name, double v)
 {
     ModelParameters& m = model;
     if (name == "gemm_max_efficiency") m.gemm_max_efficiency = v;
+    else if (name == "gemm_max_efficiency_fp8") m.gemm_max_efficiency_fp8 = v;
+    else if (name == "gemm_max_efficiency_fp4") m.gemm_max_efficiency_fp4 = v;
     else if (name == "gemm_k_half") m.gemm_k_half = v;
     else if (name == "gemm_fixed_us") m.gemm_fixed_us = v;
     else if (name == "flash_forward_efficiency") m.flash_forward_efficiency = v;
