@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 #include <algorithm>
-#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -193,15 +192,15 @@ void print_table(std::ostream& out, const ValidationReport& report)
 
 void print_rows(std::ostream& out, const ValidationReport& report)
 {
-    out << "\n" << pad("id", 52) << pad("metric", 24) << rpad("measured", 11) << rpad("predicted", 11) << rpad("range", 22) << rpad("error", 9)
+    out << "\n" << pad("id", 52) << pad("metric", 24) << rpad("measured", 11) << rpad("predicted", 11) << rpad("range", 27) << rpad("error", 9)
         << "\n";
     for (const RowResult& r : report.rows) {
         std::string range = "-";
         if (r.predicted_low && r.predicted_high && r.candidates > 1) {
-            range = fmt("%.4g", *r.predicted_low) + ".." + fmt("%.4g", *r.predicted_high) + " (" + std::to_string(r.candidates) + ")";
+            range = " " + fmt("%.4g", *r.predicted_low) + ".." + fmt("%.4g", *r.predicted_high) + " (" + std::to_string(r.candidates) + ")";
         }
         out << pad(r.id, 52) << pad(r.metric, 24) << rpad(r.measured ? fmt("%.4g", *r.measured) : "-", 11)
-            << rpad(r.predicted ? fmt("%.4g", *r.predicted) : "-", 11) << rpad(range, 22)
+            << rpad(r.predicted ? fmt("%.4g", *r.predicted) : "-", 11) << rpad(range, 27)
             << rpad(r.error_pct ? fmt("%+.1f%%", *r.error_pct) : "skip", 9) << "\n";
         if (!r.skipped_reason.empty()) {
             out << "      skipped: " << r.skipped_reason << "\n";
@@ -261,8 +260,11 @@ int run_validate(const std::vector<std::string>& argv)
     }
     const auto profiles = load_profiles_for_rows(*rows, args->value("--profile-dir"));
     ValidationOptions run_options = options;
-    if (const auto threads = args->value("--threads")) {
-        run_options.threads = std::atoi(threads->c_str());
+    if (args->value("--threads")) {
+        const std::string bad = whole_option(*args, "--threads", 1, 4096, run_options.threads);
+        if (!bad.empty()) {
+            return report_bad_input(bad);
+        }
     }
     const ValidationReport report = validate_runs(*rows, profiles, run_options);
     if (const auto svg = args->value("--svg")) {

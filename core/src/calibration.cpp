@@ -9,6 +9,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include "validation_detail.h"
 #include "vtrain/uncertainty.h"
 
 namespace vtrain {
@@ -48,16 +49,6 @@ double from_unit(const CalibrationParameter& p, double u)
         return std::exp(std::log(p.low) + u * (std::log(p.high) - std::log(p.low)));
     }
     return p.low + u * (p.high - p.low);
-}
-
-const CalibrationParameter* find_parameter(const std::string& name)
-{
-    for (const auto& p : calibration_parameters()) {
-        if (p.name == name) {
-            return &p;
-        }
-    }
-    return nullptr;
 }
 
 nlohmann::json stats_to_json(const SubsetStats& s)
@@ -396,7 +387,11 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
         }
         RowMapping m = map_run(r);
         if (!m.run) {
-            result.skipped.push_back(r.id + ": " + m.skipped_reason);
+            // Counted only for rows of this GPU (the mapping stopped before choosing the profile).
+            validation_detail::Notes ignored;
+            if (r.gpu_type && validation_detail::gpu_profile_id(r, ignored) == options.gpu) {
+                result.skipped.push_back(r.id + ": " + m.skipped_reason);
+            }
             continue;
         }
         if (m.run->profile_id != options.gpu) {
@@ -448,9 +443,24 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
     }
 
     // Which parameters to fit: the requested ones, or every parameter some row is sensitive to.
+    // The NVLink bound follows the GPU: 240 GB/s is A100's NCCL bus bandwidth, newer fabrics start above it.
+    std::vector<CalibrationParameter> bounded = calibration_parameters();
+    for (auto& p : bounded) {
+        if (p.name == "nvlink_bus_gbytes_per_s") {
+            p.high = std::max(p.high, 1.1 * result.start.nvlink_bus_gbytes_per_s);
+        }
+    }
+    auto bounded_parameter = [&](const std::string& name) -> const CalibrationParameter* {
+        for (const auto& p : bounded) {
+            if (p.name == name) {
+                return &p;
+            }
+        }
+        return nullptr;
+    };
     std::vector<const CalibrationParameter*> params;
     for (const auto& name : options.parameters) {
-        const auto* p = find_parameter(name);
+        const auto* p = bounded_parameter(name);
         if (p == nullptr) {
             return Diagnostic{"--params", "unknown parameter \"" + name + "\""};
         }
@@ -462,7 +472,7 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
     std::iota(all.begin(), all.end(), 0);
     const auto base_errors = evaluator.errors(result.start, all);
     if (params.empty()) {
-        for (const auto& p : calibration_parameters()) {
+        for (const auto& p : bounded) {
             if (!p.fitted_by_default) {
                 continue;
             }

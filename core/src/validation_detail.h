@@ -36,6 +36,7 @@ struct PrecisionChoice {
     std::optional<Fp8Recipe> recipe;   // stated recipe (fp8 only)
     std::string recipe_text;           // how notes[0] names it
     bool recipe_approximated = false;  // a recipe the simulator has no exact counterpart for
+    bool recipe_on_hopper = false;     // MXFP8 named for a pre-Blackwell GPU: blockwise there
 };
 PrecisionChoice precision_of(const RunRow& r);
 

@@ -105,7 +105,8 @@ RowMapping map_run(const RunRow& r)
         if (pc.recipe) {
             t.fp8_recipe = *pc.recipe;
             note(std::string("FP8 recipe ") + to_string(*pc.recipe) + " from notes[0]" +
-                 (pc.recipe_approximated ? " (torchao per-row scaling costed as the 1 x 128 blockwise recipe)" : ""));
+                 (pc.recipe_approximated ? " (torchao per-row scaling costed as the 1 x 128 blockwise recipe)" : "") +
+                 (pc.recipe_on_hopper ? " (MXFP8 needs Blackwell: the blockwise recipe the page names for Hopper)" : ""));
         } else {
             t.fp8_recipe = sw.fp8_recipe;
             note(std::string("FP8 recipe not stated: ") + to_string(sw.fp8_recipe) + " (the software's default)");

@@ -95,25 +95,43 @@ PrecisionChoice precision_of(const RunRow& r)
     if (c.precision != Precision::Fp8 || r.notes.empty()) {
         return c;
     }
-    // The recipe as published is the first entry of notes (README "Vocabulary").
+    // The recipe as published is the first entry of notes (README "Vocabulary"): an explicit
+    // "(recipe: NAME" first, then the page's words, current scaling before the MX and block variants
+    // (a note like "FP8-CS (FP8-MX)" names current scaling as the main value).
     const std::string n = lower(r.notes.front());
     c.recipe_text = r.notes.front();
-    if (n.find("mxfp8") != std::string::npos || n.find("fp8-mx") != std::string::npos) {
+    auto has = [&](const char* w) { return n.find(w) != std::string::npos; };
+    const auto explicit_at = n.find("(recipe: ");
+    const std::string named = explicit_at == std::string::npos ? std::string() : n.substr(explicit_at + 9, 24);
+    auto named_is = [&](const char* w) { return named.rfind(w, 0) == 0; };
+    if (named_is("mxfp8")) {
         c.recipe = Fp8Recipe::Mxfp8;
-    } else if (n.find("blockwise") != std::string::npos || n.find("block-scaled") != std::string::npos ||
-               n.find("128x128") != std::string::npos) {
+    } else if (named_is("fp8-current") || named_is("current")) {
+        c.recipe = Fp8Recipe::Current;
+    } else if (named_is("fp8-blockwise") || named_is("blockwise")) {
         c.recipe = Fp8Recipe::Blockwise;
-    } else if (n.find("rowwise") != std::string::npos) {
+    } else if (named_is("delayed") || named_is("fp8-delayed")) {
+        c.recipe = Fp8Recipe::Delayed;
+    } else if (has("current scaling") || has("current-scaling") || has("fp8-cs") || has("tensorwise")) {
+        // torchao "tensorwise" is dynamic per-tensor scaling: Transformer Engine's current scaling.
+        c.recipe = Fp8Recipe::Current;
+    } else if (has("mxfp8") || has("fp8-mx")) {
+        c.recipe = Fp8Recipe::Mxfp8;
+    } else if (has("blockwise") || has("block-scaled") || has("128x128")) {
+        c.recipe = Fp8Recipe::Blockwise;
+    } else if (has("rowwise")) {
         // torchao's per-row scaling has no Transformer Engine counterpart: its cost (one scale per row of
         // each operand, computed on the fly) is closest to the 1 x 128 blockwise recipe.
         c.recipe = Fp8Recipe::Blockwise;
         c.recipe_approximated = true;
-    } else if (n.find("current-scaling") != std::string::npos || n.find("fp8-cs") != std::string::npos ||
-               n.find("tensorwise") != std::string::npos || n.find("current scaling") != std::string::npos) {
-        // torchao "tensorwise" is dynamic per-tensor scaling: Transformer Engine's current scaling.
-        c.recipe = Fp8Recipe::Current;
-    } else if (n.find("delayed") != std::string::npos) {
+    } else if (has("delayed")) {
         c.recipe = Fp8Recipe::Delayed;
+    }
+    // MX formats need Blackwell; on Hopper the pages' note names the blockwise recipe for the same rows.
+    const bool blackwell = contains(r.gpu_type, "b200") || contains(r.gpu_type, "b300");
+    if (c.recipe == Fp8Recipe::Mxfp8 && !blackwell) {
+        c.recipe = Fp8Recipe::Blockwise;
+        c.recipe_on_hopper = true;
     }
     return c;
 }

@@ -307,8 +307,6 @@ private slots:
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("reason");
-        QTest::newRow("context parallel") << "cp" << "2" << "context parallelism";
-        QTest::newRow("expert parallel") << "ep" << "4" << "expert parallelism";
         QTest::newRow("architecture") << "arch_family" << "\"moe\"" << "model dimensions not given";
         QTest::newRow("unspecified") << "arch_family" << "\"deepseek_v4_moe_unspecified\"" << "model dimensions not given";
         QTest::newRow("dualpipe") << "pipeline_schedule" << "\"DualPipe\"" << "DualPipe";
@@ -438,7 +436,7 @@ private slots:
     {
         nlohmann::json good = base_row("good");
         nlohmann::json skipped = base_row("skipped");
-        skipped["cp"] = 2;
+        skipped["pipeline_schedule"] = "DualPipe"; // a schedule the scenario cannot express
         nlohmann::json memory = base_row("memory");
         memory["subset"] = "other";
         memory["peak_memory_gb_per_gpu"] = 30.0;
@@ -456,7 +454,7 @@ private slots:
         QCOMPARE(j.size(), std::size_t{3});
         QCOMPARE(j["coverage"]["rows"].get<int>(), 3);
         QCOMPARE(j["coverage"]["modeled"].get<int>(), 2);
-        QCOMPARE(report.skip_reasons.at("context parallelism is not modeled"), 1);
+        QCOMPARE(report.skip_reasons.at("the DualPipe schedule is not modeled"), 1);
         for (const auto& row : j["rows"]) {
             QCOMPARE(row.size(), std::size_t{10});
             for (const char* key : {"id", "subset", "metric", "measured", "predicted", "error_pct", "skipped_reason", "predicted_low",
@@ -471,7 +469,7 @@ private slots:
         QVERIFY(first["skipped_reason"].is_null());
         const auto& second = j["rows"][1];
         QVERIFY(second["predicted"].is_null());
-        QVERIFY(second["skipped_reason"].get<std::string>().find("context parallelism") != std::string::npos);
+        QVERIFY(second["skipped_reason"].get<std::string>().find("DualPipe") != std::string::npos);
         for (const char* key : {"used", "skipped", "mape_pct", "median_pct", "max_pct", "bias_pct"}) {
             QVERIFY2(j["subsets"]["test"].contains(key), key);
         }
@@ -570,7 +568,11 @@ private slots:
         QCOMPARE(*pc.precision, Precision::Fp8);
         QCOMPARE(*pc.recipe, Fp8Recipe::Current);
         row["notes"] = {"precision as published: MXFP8 (recipe: mxfp8)"};
+        QCOMPARE(*validation_detail::precision_of(parse_one(row)).recipe, Fp8Recipe::Blockwise); // H100: no MX formats
+        row["gpu_type"] = "gb200-nvl72";
         QCOMPARE(*validation_detail::precision_of(parse_one(row)).recipe, Fp8Recipe::Mxfp8);
+        row["notes"] = {"scaling recipe of the main value not stated (the 25.11 table labels the same layout \"FP8-CS (FP8-MX)\", i.e. current scaling)"};
+        QCOMPARE(*validation_detail::precision_of(parse_one(row)).recipe, Fp8Recipe::Current);
         // MoE and MLA from their keys; a hybrid without its pattern cannot be modeled.
         nlohmann::json moe = modern_row("moe");
         moe["mla_q_lora_rank"] = 1536;
