@@ -702,6 +702,36 @@ private slots:
         QVERIFY(!megatron_lm_model_flops(ds, 1));
     }
 
+    void uneven_layers_get_the_frameworks_layout()
+    {
+        validation_detail::Notes notes;
+        // Llama 3.1 405B, 126 layers over pp 16 x v 4 = 64 chunks: embedding and loss take a layer's place.
+        ModelSpec llama = test::gpt(126, 16384, 128);
+        Plan p;
+        p.pp = 16;
+        p.virtual_stages = 4;
+        p.schedule = Schedule::Interleaved;
+        QVERIFY(!validation_detail::pipeline_split(llama, p, notes));
+        QCOMPARE(p.pipeline_layout.substr(0, 6), std::string("Et|tt|"));
+        QCOMPARE(p.pipeline_layout.substr(p.pipeline_layout.size() - 6), std::string("|tt|tL"));
+        QCOMPARE(static_cast<int>(std::count(p.pipeline_layout.begin(), p.pipeline_layout.end(), 't')), 126);
+        QCOMPARE(static_cast<int>(std::count(p.pipeline_layout.begin(), p.pipeline_layout.end(), '|')), 63);
+        // DeepSeek-V3, 61 layers over 16 chunks: 4 per chunk front to back, the last holds one and the loss.
+        ModelSpec ds = test::gpt(61, 7168, 128);
+        Plan q;
+        q.pp = 4;
+        q.virtual_stages = 4;
+        QVERIFY(!validation_detail::pipeline_split(ds, q, notes));
+        QCOMPARE(q.pipeline_layout.substr(0, 6), std::string("Etttt|"));
+        QCOMPARE(q.pipeline_layout.substr(q.pipeline_layout.size() - 8), std::string("|tttt|tL"));
+        // An even split leaves the plan alone.
+        ModelSpec even = test::gpt(64, 4096, 32);
+        Plan e;
+        e.pp = 8;
+        QVERIFY(!validation_detail::pipeline_split(even, e, notes));
+        QVERIFY(e.pipeline_layout.empty());
+    }
+
     void targets_match_subsets_by_prefix()
     {
         QCOMPARE(*target_for_subset("megatron_bridge_dense_gb200"), 8.0);
