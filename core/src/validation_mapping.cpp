@@ -6,12 +6,28 @@
 #include <algorithm>
 
 #include "validation_detail.h"
+#include "vtrain/json_fields.h"
 #include "vtrain/model_support.h"
 #include "vtrain/plan_check.h"
 
 namespace vtrain {
 
 using namespace validation_detail;
+
+namespace {
+
+// An integer the file's "derived" object holds, within [min, max]; nullopt otherwise.
+std::optional<int> derived_int(const RunRow& r, const char* key, long long min, long long max)
+{
+    const auto it = r.derived.find(key);
+    if (it == r.derived.end() || !it->is_number_integer()) {
+        return std::nullopt;
+    }
+    const long long v = it->get<long long>();
+    return v >= min && v <= max ? std::optional<int>(static_cast<int>(v)) : std::nullopt;
+}
+
+} // namespace
 
 RowMapping map_run(const RunRow& r)
 {
@@ -69,7 +85,7 @@ RowMapping map_run(const RunRow& r)
     }
     run.profile_id = gpu_profile_id(r, notes);
     if (run.profile_id.empty()) {
-        return skip("no GPU profile for gpu_type \"" + *r.gpu_type + "\"");
+        return skip("no GPU profile for gpu_type \"" + json_fields::bounded(*r.gpu_type) + "\"");
     }
     ClusterSpec& c = run.scenario.cluster;
     c.gpu = run.profile_id;
@@ -117,8 +133,8 @@ RowMapping map_run(const RunRow& r)
     OpenSettings open;
     if (r.global_batch_size) {
         t.global_batch = *r.global_batch_size;
-    } else if (r.derived.contains("global_batch_size") && r.derived["global_batch_size"].is_number_integer()) {
-        t.global_batch = r.derived["global_batch_size"].get<int>();
+    } else if (const auto gbs = derived_int(r, "global_batch_size", 1, 1 << 30)) {
+        t.global_batch = *gbs;
         note("global_batch_size: derived.global_batch_size = " + std::to_string(t.global_batch));
     } else if (sw.no_grad_accumulation && r.micro_batch_size && !r.grad_accum_steps) {
         t.global_batch = *r.micro_batch_size * p.dp;
@@ -145,7 +161,7 @@ RowMapping map_run(const RunRow& r)
         if (rc.find("microbatch-level") != std::string::npos) {
             note("micro-batch-level recompute (Korthikanti App. C) is not modeled: simulated as selective recompute");
         } else if (rc != "selective") {
-            note("recompute \"" + *r.activation_recompute + "\": simulated as selective (the attention core recomputed)");
+            note("recompute \"" + json_fields::bounded(*r.activation_recompute) + "\": simulated as selective (the attention core recomputed)");
         }
     } else if (rc.rfind("none", 0) == 0 || rc.rfind("no", 0) == 0) {
         p.recompute = Recompute::None;
@@ -153,7 +169,7 @@ RowMapping map_run(const RunRow& r)
         p.recompute = Recompute::None;
         open.recompute = true;
     } else {
-        return skip("activation_recompute \"" + *r.activation_recompute + "\" is not recognised");
+        return skip("activation_recompute \"" + json_fields::bounded(*r.activation_recompute) + "\" is not recognised");
     }
     if (r.sequence_parallel) {
         p.sequence_parallel = *r.sequence_parallel;
@@ -206,8 +222,8 @@ RowMapping map_run(const RunRow& r)
     if (m.moe.enabled()) {
         if (r.expert_tensor_parallel) {
             p.etp = *r.expert_tensor_parallel;
-        } else if (r.derived.contains("expert_tensor_parallel_from_recipe") && r.derived["expert_tensor_parallel_from_recipe"].is_number_integer()) {
-            p.etp = r.derived["expert_tensor_parallel_from_recipe"].get<int>();
+        } else if (const auto etp = derived_int(r, "expert_tensor_parallel_from_recipe", 1, 100000)) {
+            p.etp = *etp;
             note("expert_tensor_parallel not printed: " + std::to_string(p.etp) + " (derived.expert_tensor_parallel_from_recipe)");
         } else if (p.tp > 1) {
             p.etp = 0;

@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "validation_detail.h"
+#include "vtrain/json_fields.h"
 
 namespace vtrain {
 
@@ -138,7 +139,9 @@ std::optional<std::string> choose_metric(const RunRow& r, MappedRun& run)
 {
     run.peak_tflops = r.peak_tflops_reference.value_or(312);
     std::optional<double> derived_tokens;
-    if (r.primary_metric == "derived.tokens_per_sec_per_gpu" && r.derived.contains("tokens_per_sec_per_gpu")) {
+    if (r.primary_metric == "derived.tokens_per_sec_per_gpu" && r.derived.contains("tokens_per_sec_per_gpu") &&
+        r.derived["tokens_per_sec_per_gpu"].is_number() && r.derived["tokens_per_sec_per_gpu"].get<double>() > 0 &&
+        std::isfinite(r.derived["tokens_per_sec_per_gpu"].get<double>())) {
         derived_tokens = r.derived["tokens_per_sec_per_gpu"].get<double>();
     }
     if (r.iteration_time_s) {
@@ -150,7 +153,10 @@ std::optional<std::string> choose_metric(const RunRow& r, MappedRun& run)
         run.metric = ValidationMetric::TokensPerSecPerGpu;
         run.measured = r.tokens_per_sec_per_gpu ? *r.tokens_per_sec_per_gpu : *derived_tokens;
         if (!r.tokens_per_sec_per_gpu) {
-            run.notes.push_back("measured: derived.tokens_per_sec_per_gpu (" + r.derived.value("tokens_per_sec_per_gpu_formula", std::string("our arithmetic")) + ")");
+            const auto formula = r.derived.find("tokens_per_sec_per_gpu_formula");
+            const bool has_formula = formula != r.derived.end() && formula->is_string();
+            run.notes.push_back("measured: derived.tokens_per_sec_per_gpu (" +
+                                (has_formula ? json_fields::bounded(formula->get<std::string>()) : std::string("the file's arithmetic")) + ")");
         }
         return std::nullopt;
     }
@@ -167,8 +173,11 @@ std::optional<std::string> choose_metric(const RunRow& r, MappedRun& run)
         }
         // A software-optimisation ladder (the same run under successive software changes) says in its notes
         // which step to score ("score the final row (970.01)"); the other steps are kept as skipped rows.
-        static const std::regex final_row(R"(score the final row \(([0-9.]+)\))", std::regex::icase);
+        static const std::regex final_row(R"(score the final row \(([0-9]{1,9}(?:\.[0-9]{1,9})?)\))", std::regex::icase);
         for (const auto& n : r.notes) {
+            if (n.size() > 4096) {
+                continue; // std::regex recurses per character
+            }
             std::smatch m;
             if (std::regex_search(n, m, final_row) && std::abs(std::stod(m[1]) - *r.tflops_per_gpu) > 1e-6 * *r.tflops_per_gpu) {
                 return std::string("an intermediate step of a software-optimisation ladder (the source scores the final row)");

@@ -146,9 +146,10 @@ NetworkFacts network_facts(const RunRow& r, int gpus_per_node)
         f.description = "DGX H100/B200: 8 x 400 Gb/s ConnectX-7 per node";
         return f;
     }
-    if (r.inter_node_interconnect) {
+    // (std::regex recurses per character: only text of a sane length is parsed.)
+    if (r.inter_node_interconnect && r.inter_node_interconnect->size() <= 4096) {
         // "400 Gb/s per GPU" or "IB (50 GB/s) per GPU": one NIC per GPU at that rate.
-        static const std::regex per_gpu(R"((\d+)\s*(Gb/s|Gbit/s|Gbps|GB/s)\)?\"?\s*per GPU)", std::regex::icase);
+        static const std::regex per_gpu(R"((\d{1,6})\s*(Gb/s|Gbit/s|Gbps|GB/s)\)?\"?\s*per GPU)", std::regex::icase);
         std::smatch g;
         if (std::regex_search(*r.inter_node_interconnect, g, per_gpu) && gpus_per_node > 0) {
             const double rate = std::stod(g[1]) * (g[2].str() == "GB/s" ? 8.0 : 1.0);
@@ -159,7 +160,7 @@ NetworkFacts network_facts(const RunRow& r, int gpus_per_node)
             return f;
         }
         // "8x ... 200 Gbps ...": NIC count and line rate as the row states them.
-        static const std::regex pattern(R"((\d+)\s*x\D*?(\d+)\s*G(b|bps|bit))", std::regex::icase);
+        static const std::regex pattern(R"((\d{1,6})\s*x\D*?(\d{1,6})\s*G(b|bps|bit))", std::regex::icase);
         std::smatch m;
         if (std::regex_search(*r.inter_node_interconnect, m, pattern)) {
             f.nics_per_node = std::stoi(m[1]);

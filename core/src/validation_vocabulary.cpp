@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "validation_detail.h"
+#include "vtrain/json_fields.h"
 
 namespace vtrain {
 namespace validation_detail {
@@ -146,7 +147,7 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
     const std::set<std::string> tokens = r.arch_family ? tokens_of(*r.arch_family) : std::set<std::string>{};
     auto has = [&](const char* t) { return tokens.count(t) != 0; };
     if (has("unspecified")) {
-        return std::string("model dimensions not given (arch_family \"") + *r.arch_family + "\")";
+        return std::string("model dimensions not given (arch_family \"") + json_fields::bounded(*r.arch_family) + "\")";
     }
     // Features the contract has no field for: refused with the feature's name.
     if (has("gateddeltanet")) {
@@ -265,11 +266,11 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
         }
         e.first_dense_layers = r.moe_first_dense_layers.value_or(0);
         e.layer_freq = 1;
-        if (r.moe_layer_freq) {
+        if (r.moe_layer_freq && r.moe_layer_freq->size() <= 4096) {
             // An integer, or text ending in the integer in parentheses ("every layer is MoE (1)"); the
             // leading dense layers come from moe_first_dense_layers.
-            static const std::regex leading_int(R"(^\s*(\d+)\s*$)");
-            static const std::regex in_parens(R"(\((\d+)\))");
+            static const std::regex leading_int(R"(^\s*(\d{1,6})\s*$)");
+            static const std::regex in_parens(R"(\((\d{1,6})\))");
             std::smatch match;
             if (std::regex_search(*r.moe_layer_freq, match, leading_int) || std::regex_search(*r.moe_layer_freq, match, in_parens)) {
                 e.layer_freq = std::max(1, std::stoi(match[1]));
