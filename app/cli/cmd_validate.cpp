@@ -35,7 +35,8 @@ options:
                      settings (and how many were predicted), error, the skip reason and the defaults it used
   --profile-dir DIR  look GPU profiles up in DIR first (e.g. a calibrated profile)
   --svg FILE         write a log-log predicted-vs-measured scatter plot, one colour per subset
-  --scenarios DIR    also write each modeled row as a scenario file DIR/ID.json (for vtrain simulate)
+  --scenarios DIR    also write each modeled row as a scenario file DIR/ID.json (for vtrain simulate), with
+                     the settings of the centre of its range
   --threads N        worker threads (default: all cores)
 
 exit status: 0 on success, 2 on bad input (the message names the row and the field).
@@ -288,10 +289,22 @@ int run_validate(const std::vector<std::string>& argv)
             if (!m.run) {
                 continue;
             }
+            // The candidate at the centre of the row's range (the first one when it cannot be predicted).
             Scenario scenario = m.run->scenario;
             scenario.plan = m.run->plan;
+            std::string which;
+            const auto profile = profiles.find(m.run->profile_id);
+            std::string reason;
+            if (profile != profiles.end() && m.run->candidates.size() > 1) {
+                if (const auto range = predict_range(*m.run, profile->second, reason)) {
+                    const RunCandidate& c = m.run->candidates[range->central_indices.front()];
+                    scenario = c.scenario;
+                    scenario.plan = c.plan;
+                    which = " The settings the row leaves open are those of the centre of its range: " + c.label + ".";
+                }
+            }
             nlohmann::json j = scenario_to_json(scenario);
-            std::string description = "Row " + r.id + " of " + path + " as vtrain validate models it.";
+            std::string description = "Row " + r.id + " of " + path + " as vtrain validate models it." + which;
             for (const auto& n : m.run->notes) {
                 description += " " + n + ".";
             }
