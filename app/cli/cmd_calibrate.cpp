@@ -7,12 +7,13 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "vtrain/calibration.h"
+#include "vtrain/gpu_datasheet.h"
 #include "vtrain/json_fields.h"
 #include "vtrain/profile_json.h"
 
 namespace vtrain::cli {
 
-const char* const kCalibrateHelp = R"(usage: vtrain calibrate RUNS.json --gpu ID -o PROFILE.json [--subset NAME]... [--folds K]
+const char* const kCalibrateHelp = R"(usage: vtrain calibrate RUNS.json --gpu ID -o PROFILE.json [--precision P] [--subset NAME]... [--folds K]
                         [--params a,b,...] [--max-evals N] [--min-trust high] [--spec SPEC.json]
                         [--profile-dir DIR]
 
@@ -27,7 +28,10 @@ weighs the same). Optimizer: Nelder-Mead on the bounded parameters (efficiencies
 microseconds). Cross-validation refits on k-1 folds and predicts the held-out fold.
 
 options:
-  --gpu ID           the profile to calibrate (e.g. a100-sxm4-80gb); its rows are those that map to it
+  --gpu ID           the profile to calibrate (e.g. a100-sxm4-80gb, h100-sxm5-80gb, gb200-nvl72); its rows
+                     are those that map to it (either RUNS.json format)
+  --precision P      fit only rows of this precision (bf16, fp8, nvfp4, fp16): one parameter set per GPU
+                     and precision
   -o FILE            write the calibrated profile here
   --subset NAME      fit only these rows (repeatable); validate on others with vtrain validate --profile-dir
   --folds K          k-fold cross-validation (default 5; 0 = none)
@@ -37,13 +41,15 @@ options:
   --min-trust LEVEL  fit only rows whose "trust" is at least LEVEL (high, medium); the others are still
                      predicted by vtrain validate
   --max-evals N      objective evaluations per fit (default 400)
-  --spec FILE        also update this hardware spec (model_parameters, links, calibration) so that
-                     vtrain make-profile FILE rebuilds exactly the written profile
+  --spec FILE        also update this hardware spec or datasheet (model_parameters, links, calibration)
+                     so that vtrain make-profile FILE (--from-datasheet for a datasheet) rebuilds the
+                     written profile
   --profile-dir DIR  look the starting profile up in DIR first
 
 example:
   vtrain calibrate ../shared/validation/public_runs.json --gpu a100-sxm4-80gb -o my-a100.json
   vtrain calibrate RUNS.json --gpu a100-sxm4-80gb --subset vtrain_single_node -o single.json
+  vtrain calibrate ../shared/validation/modern_runs.json --gpu gb200-nvl72 --precision fp8 -o my-gb200.json
 )";
 
 namespace {
@@ -77,7 +83,7 @@ void print_stats(std::ostream& out, const char* title, const std::map<std::strin
 int run_calibrate(const std::vector<std::string>& argv)
 {
     std::string error;
-    const auto args = parse_args(argv, {"--gpu", "-o", "--output", "--subset", "--folds", "--params", "--max-evals", "--spec", "--profile-dir", "--min-trust", "--objective"},
+    const auto args = parse_args(argv, {"--gpu", "--precision", "-o", "--output", "--subset", "--folds", "--params", "--max-evals", "--spec", "--profile-dir", "--min-trust", "--objective"},
                                  {}, error, {"--subset"});
     if (!args) {
         return report_bad_input(error);
@@ -94,6 +100,11 @@ int run_calibrate(const std::vector<std::string>& argv)
     }
     CalibrationOptions options;
     options.gpu = *gpu;
+    options.precision = args->value("--precision").value_or("");
+    if (!options.precision.empty() && options.precision != "bf16" && options.precision != "fp16" && options.precision != "fp32" &&
+        options.precision != "fp8" && options.precision != "nvfp4") {
+        return report_bad_input("--precision must be bf16, fp16, fp32, fp8 or nvfp4");
+    }
     for (const auto& [key, value] : args->options) {
         if (key == "--subset") {
             options.subsets.push_back(value);
@@ -168,7 +179,8 @@ int run_calibrate(const std::vector<std::string>& argv)
             return kExitFailure;
         }
         const nlohmann::json plain = nlohmann::json::parse(spec.dump());
-        const auto hardware = hardware_spec_from_json(plain);
+        // A spec (profiles/specs) or a datasheet (profiles/datasheets, read by make-profile --from-datasheet).
+        const auto hardware = plain.contains("datasheet_version") ? hardware_spec_from_datasheet(plain) : hardware_spec_from_json(plain);
         const auto parameters = model_parameters_from_json(plain["model_parameters"]);
         if (!hardware.ok() || !parameters.ok()) {
             return report_bad_input(!hardware.ok() ? hardware.errors() : parameters.errors());

@@ -17,25 +17,34 @@ const char* const kValidateHelp = R"(usage: vtrain validate RUNS.json [--subset 
 
 Predicts every row of RUNS.json (published or your own measurements, in the format of
 ../shared/validation/README.md) and compares it with the row's measured quantity: iteration time where
-the row has one, otherwise TFLOP/s per GPU, MFU or HFU under the row's own FLOP convention, or one
-layer's forward + backward time. Prints, per subset, the rows used and skipped, the mean absolute
-percentage error (MAPE), the median and worst absolute error and the signed bias. Rows that cannot be
-modeled are listed with the reason. Rows that report peak memory or an out-of-memory outcome are also
-compared with the memory model (subset "NAME:memory").
+the row has one, otherwise tokens/s per GPU, TFLOP/s per GPU, MFU or HFU under a FLOP convention the tool
+reproduces, or one layer's forward + backward time. Both formats load (public_runs.json's 63 keys and
+modern_runs.json's 86). Settings a row leaves open (micro-batch, recompute, sequence parallelism, ETP,
+virtual stages, overlap flags) become a range: every plausible value is predicted and the centre (the
+median of the runs that fit in memory) is scored. Prints, per subset, the rows (n) and those modeled,
+the mean absolute percentage error (MAPE), the median and worst absolute error, the signed bias and the
+target; then the coverage (rows modeled / rows in the file) and the skip reasons with their counts.
+Rows that report peak memory or an out-of-memory outcome are also compared with the memory model
+(subset "NAME:memory").
 
 options:
   --subset NAME      only the rows of this subset
-  --json             print {"rows": [...], "subsets": {...}} (error_pct = (predicted - measured) / measured x 100)
-  --rows             also print every row: measured, predicted, error and the defaults it used
+  --json             print {"rows": [...], "subsets": {...}, "coverage": {...}}
+                     (error_pct = (predicted - measured) / measured x 100)
+  --rows             also print every row: measured, predicted (centre), the range min..max over the open
+                     settings (and how many were predicted), error, the skip reason and the defaults it used
   --profile-dir DIR  look GPU profiles up in DIR first (e.g. a calibrated profile)
   --svg FILE         write a log-log predicted-vs-measured scatter plot, one colour per subset
-  --scenarios DIR    also write each modeled row as a scenario file DIR/ID.json (for vtrain simulate)
+  --scenarios DIR    also write each modeled row as a scenario file DIR/ID.json (for vtrain simulate), with
+                     the settings of the centre of its range
+  --threads N        worker threads (default: all cores)
 
 exit status: 0 on success, 2 on bad input (the message names the row and the field).
 
 example:
   vtrain validate ../shared/validation/public_runs.json
   vtrain validate ../shared/validation/public_runs.json --subset vtrain_multi_node --json
+  vtrain validate ../shared/validation/modern_runs.json --rows --subset megatron_bridge_moe_gb200
 )";
 
 namespace {
@@ -154,38 +163,49 @@ std::string scatter_svg(const ValidationReport& report)
 
 void print_table(std::ostream& out, const ValidationReport& report)
 {
-    const auto& targets = public_set_targets();
-    out << pad("subset", 30) << rpad("used", 6) << rpad("skipped", 9) << rpad("MAPE", 9) << rpad("median", 9) << rpad("max", 9)
-        << rpad("bias", 9) << rpad("target", 9) << "\n";
+    out << pad("subset", 32) << rpad("n", 6) << rpad("modeled", 9) << rpad("MAPE", 9) << rpad("median", 9) << rpad("max", 9)
+        << rpad("bias", 9) << rpad("target", 11) << "\n";
     for (const auto& [name, s] : report.subsets) {
-        const auto t = targets.find(name);
+        const auto t = target_for_subset(name);
         std::string target = "-";
-        if (t != targets.end()) {
-            target = fmt("%.0f%%", t->second) + (s.used > 0 && s.mape_pct <= t->second ? " ok" : " MISS");
+        if (t) {
+            target = fmt("%.0f%%", *t) + (s.used > 0 && s.mape_pct <= *t ? " ok" : " MISS");
         }
         const bool any = s.used > 0;
-        out << pad(name, 30) << rpad(std::to_string(s.used), 6) << rpad(std::to_string(s.skipped), 9)
+        out << pad(name, 32) << rpad(std::to_string(s.used + s.skipped), 6) << rpad(std::to_string(s.used), 9)
             << rpad(any ? fmt("%.2f%%", s.mape_pct) : "-", 9) << rpad(any ? fmt("%.2f%%", s.median_pct) : "-", 9)
-            << rpad(any ? fmt("%.2f%%", s.max_pct) : "-", 9) << rpad(any ? fmt("%+.2f%%", s.bias_pct) : "-", 9) << rpad(target, 9) << "\n";
+            << rpad(any ? fmt("%.2f%%", s.max_pct) : "-", 9) << rpad(any ? fmt("%+.2f%%", s.bias_pct) : "-", 9) << rpad(target, 11) << "\n";
     }
-    bool header = false;
-    for (const RowResult& r : report.rows) {
-        if (!r.skipped_reason.empty()) {
-            if (!header) {
-                out << "\nskipped rows:\n";
-                header = true;
-            }
-            out << "  " << r.id << " (" << r.subset << "): " << r.skipped_reason << "\n";
+    const double share = report.rows_in_file > 0 ? 100.0 * report.rows_modeled / report.rows_in_file : 0.0;
+    out << "\ncoverage: " << report.rows_modeled << " / " << report.rows_in_file << " rows modeled (" << fmt("%.1f%%", share) << ")\n";
+    if (!report.skip_reasons.empty()) {
+        std::vector<std::pair<int, std::string>> reasons;
+        for (const auto& [reason, n] : report.skip_reasons) {
+            reasons.emplace_back(n, reason);
+        }
+        std::stable_sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+        out << "skip reasons:\n";
+        for (const auto& [n, reason] : reasons) {
+            out << rpad(std::to_string(n), 6) << "  " << reason << "\n";
         }
     }
 }
 
 void print_rows(std::ostream& out, const ValidationReport& report)
 {
-    out << "\n" << pad("id", 52) << pad("metric", 20) << rpad("measured", 12) << rpad("predicted", 12) << rpad("error", 9) << "\n";
+    out << "\n" << pad("id", 52) << pad("metric", 24) << rpad("measured", 11) << rpad("predicted", 11) << rpad("range", 27) << rpad("error", 9)
+        << "\n";
     for (const RowResult& r : report.rows) {
-        out << pad(r.id, 52) << pad(r.metric, 20) << rpad(r.measured ? fmt("%.4g", *r.measured) : "-", 12)
-            << rpad(r.predicted ? fmt("%.4g", *r.predicted) : "-", 12) << rpad(r.error_pct ? fmt("%+.1f%%", *r.error_pct) : "skip", 9) << "\n";
+        std::string range = "-";
+        if (r.predicted_low && r.predicted_high && r.candidates > 1) {
+            range = " " + fmt("%.4g", *r.predicted_low) + ".." + fmt("%.4g", *r.predicted_high) + " (" + std::to_string(r.candidates) + ")";
+        }
+        out << pad(r.id, 52) << pad(r.metric, 24) << rpad(r.measured ? fmt("%.4g", *r.measured) : "-", 11)
+            << rpad(r.predicted ? fmt("%.4g", *r.predicted) : "-", 11) << rpad(range, 27)
+            << rpad(r.error_pct ? fmt("%+.1f%%", *r.error_pct) : "skip", 9) << "\n";
+        if (!r.skipped_reason.empty()) {
+            out << "      skipped: " << r.skipped_reason << "\n";
+        }
         for (const auto& n : r.notes) {
             out << "      " << n << "\n";
         }
@@ -221,7 +241,7 @@ std::map<std::string, GpuProfile> load_profiles_for_rows(const std::vector<RunRo
 int run_validate(const std::vector<std::string>& argv)
 {
     std::string error;
-    const auto args = parse_args(argv, {"--subset", "--profile-dir", "--svg", "--scenarios"}, {"--json", "--rows"}, error);
+    const auto args = parse_args(argv, {"--subset", "--profile-dir", "--svg", "--scenarios", "--threads"}, {"--json", "--rows"}, error);
     if (!args) {
         return report_bad_input(error);
     }
@@ -240,7 +260,14 @@ int run_validate(const std::vector<std::string>& argv)
         return report_bad_input("--subset " + options.subset + ": no row of " + path + " belongs to it");
     }
     const auto profiles = load_profiles_for_rows(*rows, args->value("--profile-dir"));
-    const ValidationReport report = validate_runs(*rows, profiles, options);
+    ValidationOptions run_options = options;
+    if (args->value("--threads")) {
+        const std::string bad = whole_option(*args, "--threads", 1, 4096, run_options.threads);
+        if (!bad.empty()) {
+            return report_bad_input(bad);
+        }
+    }
+    const ValidationReport report = validate_runs(*rows, profiles, run_options);
     if (const auto svg = args->value("--svg")) {
         if (!write_text_file(*svg, scatter_svg(report), error)) {
             std::cerr << "vtrain: " << error << '\n';
@@ -262,10 +289,22 @@ int run_validate(const std::vector<std::string>& argv)
             if (!m.run) {
                 continue;
             }
+            // The candidate at the centre of the row's range (the first one when it cannot be predicted).
             Scenario scenario = m.run->scenario;
             scenario.plan = m.run->plan;
+            std::string which;
+            const auto profile = profiles.find(m.run->profile_id);
+            std::string reason;
+            if (profile != profiles.end() && m.run->candidates.size() > 1) {
+                if (const auto range = predict_range(*m.run, profile->second, reason)) {
+                    const RunCandidate& c = m.run->candidates[range->central_indices.front()];
+                    scenario = c.scenario;
+                    scenario.plan = c.plan;
+                    which = " The settings the row leaves open are those of the centre of its range: " + c.label + ".";
+                }
+            }
             nlohmann::json j = scenario_to_json(scenario);
-            std::string description = "Row " + r.id + " of " + path + " as vtrain validate models it.";
+            std::string description = "Row " + r.id + " of " + path + " as vtrain validate models it." + which;
             for (const auto& n : m.run->notes) {
                 description += " " + n + ".";
             }

@@ -9,6 +9,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include "validation_detail.h"
 #include "vtrain/uncertainty.h"
 
 namespace vtrain {
@@ -18,6 +19,7 @@ namespace {
 struct FitRow {
     const RunRow* row = nullptr;
     MappedRun run;
+    std::vector<RunCandidate> centre; // the middle candidate(s) of the row's range
     int subset = 0; // index into the subset names
     int fold = 0;
 };
@@ -49,16 +51,6 @@ double from_unit(const CalibrationParameter& p, double u)
     return p.low + u * (p.high - p.low);
 }
 
-const CalibrationParameter* find_parameter(const std::string& name)
-{
-    for (const auto& p : calibration_parameters()) {
-        if (p.name == name) {
-            return &p;
-        }
-    }
-    return nullptr;
-}
-
 nlohmann::json stats_to_json(const SubsetStats& s)
 {
     auto r3 = [](double v) { return std::round(v * 1000) / 1000; };
@@ -77,9 +69,16 @@ public:
         m_arena.execute([&] {
             tbb::parallel_for(std::size_t{0}, which.size(), [&](std::size_t i) {
                 const FitRow& r = m_rows[which[i]];
-                std::string reason;
-                const auto predicted = predict_run(r.run, profile, reason);
-                out[i] = predicted ? (*predicted - r.run.measured) / r.run.measured * 100.0 : 1e6;
+                double sum = 0;
+                bool ok = true;
+                for (const RunCandidate& c : r.centre) {
+                    std::string reason;
+                    const auto predicted = predict_candidate(r.run, c, profile, reason);
+                    ok = ok && predicted.has_value();
+                    sum += predicted.value_or(0);
+                }
+                const double predicted = sum / static_cast<double>(r.centre.size());
+                out[i] = ok ? (predicted - r.run.measured) / r.run.measured * 100.0 : 1e6;
             });
         });
         return out;
@@ -115,6 +114,8 @@ const std::vector<CalibrationParameter>& calibration_parameters()
 {
     static const std::vector<CalibrationParameter> list{
         {"gemm_max_efficiency", 0.3, 1.0, false, "fraction of peak"},
+        {"gemm_max_efficiency_fp8", 0.2, 1.0, false, "fraction of the FP8 peak"},
+        {"gemm_max_efficiency_fp4", 0.2, 1.0, false, "fraction of the FP4 peak"},
         {"gemm_k_half", 1, 2048, true, "elements"},
         {"gemm_fixed_us", 0.5, 50, true, "us"},
         {"flash_forward_efficiency", 0.1, 1.0, false, "fraction of peak"},
@@ -137,6 +138,8 @@ double ParameterSet::get(const std::string& name) const
 {
     const ModelParameters& m = model;
     if (name == "gemm_max_efficiency") return m.gemm_max_efficiency;
+    if (name == "gemm_max_efficiency_fp8") return m.gemm_max_efficiency_fp8;
+    if (name == "gemm_max_efficiency_fp4") return m.gemm_max_efficiency_fp4;
     if (name == "gemm_k_half") return m.gemm_k_half;
     if (name == "gemm_fixed_us") return m.gemm_fixed_us;
     if (name == "flash_forward_efficiency") return m.flash_forward_efficiency;
@@ -158,6 +161,8 @@ void ParameterSet::set(const std::string& name, double v)
 {
     ModelParameters& m = model;
     if (name == "gemm_max_efficiency") m.gemm_max_efficiency = v;
+    else if (name == "gemm_max_efficiency_fp8") m.gemm_max_efficiency_fp8 = v;
+    else if (name == "gemm_max_efficiency_fp4") m.gemm_max_efficiency_fp4 = v;
     else if (name == "gemm_k_half") m.gemm_k_half = v;
     else if (name == "gemm_fixed_us") m.gemm_fixed_us = v;
     else if (name == "flash_forward_efficiency") m.flash_forward_efficiency = v;
@@ -383,26 +388,43 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
         }
         RowMapping m = map_run(r);
         if (!m.run) {
-            result.skipped.push_back(r.id + ": " + m.skipped_reason);
+            // Counted only for rows of this GPU (the mapping stopped before choosing the profile).
+            validation_detail::Notes ignored;
+            if (r.gpu_type && validation_detail::gpu_profile_id(r, ignored) == options.gpu) {
+                result.skipped.push_back(r.id + ": " + m.skipped_reason);
+            }
             continue;
         }
         if (m.run->profile_id != options.gpu) {
             continue;
         }
+        if (!options.precision.empty() && options.precision != to_string(m.run->scenario.training.precision)) {
+            continue;
+        }
+        if (m.run->metric == ValidationMetric::PeakMemory || m.run->metric == ValidationMetric::OutOfMemory) {
+            continue;
+        }
         std::string reason;
-        if (!predict_run(*m.run, start, reason)) {
+        const auto range = predict_range(*m.run, start, reason);
+        if (!range) {
             result.skipped.push_back(r.id + ": " + reason);
             continue;
+        }
+        std::vector<RunCandidate> centre;
+        for (const std::size_t k : range->central_indices) {
+            centre.push_back(m.run->candidates.empty() ? RunCandidate{m.run->scenario, m.run->plan, {}} : m.run->candidates[k]);
         }
         auto it = std::find(subset_names.begin(), subset_names.end(), r.subset);
         if (it == subset_names.end()) {
             subset_names.push_back(r.subset);
             it = subset_names.end() - 1;
         }
-        fit.push_back({&r, std::move(*m.run), static_cast<int>(it - subset_names.begin()), 0});
+        fit.push_back({&r, std::move(*m.run), std::move(centre), static_cast<int>(it - subset_names.begin()), 0});
     }
     if (fit.empty()) {
-        return Diagnostic{"--gpu", "no row of the data maps to GPU profile \"" + options.gpu + "\" (and the chosen subsets)"};
+        return Diagnostic{"--gpu", "no modeled row of the data maps to GPU profile \"" + options.gpu + "\"" +
+                                       (options.precision.empty() ? std::string() : " with precision " + options.precision) +
+                                       " (and the chosen subsets); " + std::to_string(result.skipped.size()) + " rows skipped"};
     }
     // Folds: inside each subset, rows ordered by a hash of their id, dealt round-robin.
     const int folds = options.folds >= 2 ? options.folds : 0;
@@ -422,9 +444,24 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
     }
 
     // Which parameters to fit: the requested ones, or every parameter some row is sensitive to.
+    // The NVLink bound follows the GPU: 240 GB/s is A100's NCCL bus bandwidth, newer fabrics start above it.
+    std::vector<CalibrationParameter> bounded = calibration_parameters();
+    for (auto& p : bounded) {
+        if (p.name == "nvlink_bus_gbytes_per_s") {
+            p.high = std::max(p.high, 1.1 * result.start.nvlink_bus_gbytes_per_s);
+        }
+    }
+    auto bounded_parameter = [&](const std::string& name) -> const CalibrationParameter* {
+        for (const auto& p : bounded) {
+            if (p.name == name) {
+                return &p;
+            }
+        }
+        return nullptr;
+    };
     std::vector<const CalibrationParameter*> params;
     for (const auto& name : options.parameters) {
-        const auto* p = find_parameter(name);
+        const auto* p = bounded_parameter(name);
         if (p == nullptr) {
             return Diagnostic{"--params", "unknown parameter \"" + name + "\""};
         }
@@ -436,7 +473,7 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
     std::iota(all.begin(), all.end(), 0);
     const auto base_errors = evaluator.errors(result.start, all);
     if (params.empty()) {
-        for (const auto& p : calibration_parameters()) {
+        for (const auto& p : bounded) {
             if (!p.fitted_by_default) {
                 continue;
             }
@@ -531,6 +568,9 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
                          ? "mean over subsets of the mean squared log error ln(predicted / measured)^2"
                          : "mean over subsets of the mean absolute log error |ln(predicted / measured)|";
     c["gpu"] = options.gpu;
+    if (!options.precision.empty()) {
+        c["precision"] = options.precision;
+    }
     if (!options.min_trust.empty()) {
         c["min_trust"] = options.min_trust;
     }

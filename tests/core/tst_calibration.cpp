@@ -187,6 +187,18 @@ private slots:
         options.gpu = "a100-sxm4-80gb";
         options.parameters = {"no_such_parameter"};
         QVERIFY(!calibrate(rows, build_profile(a100_like(), ParameterSet{}), options).ok());
+        // --precision keeps only the rows of that precision: the synthetic rows are bf16.
+        options.parameters = {"gemm_max_efficiency"};
+        options.precision = "fp8";
+        const auto fp8 = calibrate(rows, build_profile(a100_like(), ParameterSet{}), options);
+        QVERIFY(!fp8.ok());
+        QVERIFY2(fp8.first_error().find("with precision fp8") != std::string::npos, fp8.first_error().c_str());
+        options.precision = "bf16";
+        options.max_evaluations = 20;
+        const auto bf16 = calibrate(rows, build_profile(a100_like(), ParameterSet{}), options);
+        QVERIFY2(bf16.ok(), bf16.first_error().c_str());
+        QCOMPARE(bf16->rows.size(), rows.size());
+        QCOMPARE(bf16->calibration_block["precision"].get<std::string>(), std::string("bf16"));
     }
 
     // --- uncertainty band ----------------------------------------------------------------------------

@@ -4,9 +4,12 @@
 // --json shape. Rows are written here by hand; the public set is only used by tst_validation_public.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 #include "test_support.h"
+#include "../../core/src/validation_detail.h"
+#include "vtrain/model_support.h"
 #include "vtrain/validation.h"
 
 using namespace vtrain;
@@ -79,6 +82,58 @@ nlohmann::json base_row(const std::string& id)
             {"peak_tflops_reference", 312},
             {"derived", nlohmann::json::object()},
             {"notes", nlohmann::json::array()}};
+}
+
+// A row of the modern format: the old keys plus the 23 extra ones (a small MoE on H100, FP8).
+nlohmann::json modern_row(const std::string& id)
+{
+    nlohmann::json r = base_row(id);
+    r["arch_family"] = "moe_mixtral_rmsnorm_swiglu_rope_gqa";
+    r["num_layers"] = 16;
+    r["hidden_size"] = 4096;
+    r["num_attention_heads"] = 32;
+    r["num_query_groups"] = 8;
+    r["ffn_hidden_size"] = 14336;
+    r["seq_length"] = 4096;
+    r["vocab_size"] = 32000;
+    r["gpu_type"] = "h100-sxm5-80gb";
+    r["gpu_memory_gb"] = 80;
+    r["system_name"] = "DGX-H100";
+    r["fsdp"] = 0;
+    r["precision"] = "fp8";
+    r["software"] = "Megatron-Bridge (Megatron-Core, Transformer Engine) in NeMo 26.06 container";
+    r["activation_recompute"] = nullptr;
+    r["iteration_time_s"] = nullptr;
+    r["tokens_per_sec_per_gpu"] = 5000;
+    r["primary_metric"] = "tokens_per_sec_per_gpu";
+    r["notes"] = {"precision as published: FP8-CS (recipe: fp8-current-scaling, per-tensor)"};
+    const nlohmann::json extra{{"num_experts", 8},
+                               {"moe_top_k", 2},
+                               {"moe_ffn_hidden_size", 14336},
+                               {"num_shared_experts", 0},
+                               {"moe_shared_expert_ffn_hidden_size", nullptr},
+                               {"moe_first_dense_layers", 0},
+                               {"moe_layer_freq", "every layer is MoE (1)"},
+                               {"expert_tensor_parallel", nullptr},
+                               {"kv_channels", 128},
+                               {"mla_q_lora_rank", nullptr},
+                               {"mla_kv_lora_rank", nullptr},
+                               {"mla_qk_head_dim", nullptr},
+                               {"mla_qk_rope_head_dim", nullptr},
+                               {"mla_v_head_dim", nullptr},
+                               {"attention_window", nullptr},
+                               {"attention_window_every", nullptr},
+                               {"layer_pattern", nullptr},
+                               {"qkv_bias", false},
+                               {"qk_layernorm", false},
+                               {"normalization", "rmsnorm"},
+                               {"ffn_activation", "swiglu"},
+                               {"position_embedding", "rope"},
+                               {"tied_embeddings", false}};
+    for (const auto& [k, v] : extra.items()) {
+        r[k] = v;
+    }
+    return r;
 }
 
 RunRow parse_one(const nlohmann::json& row)
@@ -221,16 +276,20 @@ private slots:
         row["activation_recompute"] = nullptr;
         row["sequence_parallel"] = nullptr;
         const MappedRun run = map_one(row);
+        // Open settings are ranges: micro-batch {1, 2, 4, 8} (32 sequences per replica), virtual stages
+        // {2, 3, 6} (24 layers / 4 stages), recompute {none, selective, full}; the first candidate takes
+        // the first value of each.
+        QVERIFY(has_note(run, "range: micro_batch_size not given: {1, 2, 4, 8}"));
+        QVERIFY(has_note(run, "range: virtual_pipeline_stages not given: {2, 3, 6}"));
+        QVERIFY(has_note(run, "range: activation_recompute not given: {none, selective, full}"));
+        QCOMPARE(run.candidates.size(), std::size_t{4 * 3 * 3});
         QCOMPARE(run.plan.micro_batch, 1);
-        QVERIFY(has_note(run, "micro_batch_size not given: 1"));
-        // 24 layers / 4 stages = 6 per stage: the smallest interleaving that divides it is 2.
         QCOMPARE(run.plan.schedule, Schedule::Interleaved);
         QCOMPARE(run.plan.virtual_stages, 2);
-        QVERIFY(has_note(run, "virtual_pipeline_stages not given: 2"));
-        QCOMPARE(run.plan.recompute, Recompute::Full);
-        QVERIFY(has_note(run, "activation_recompute not given"));
+        QCOMPARE(run.plan.recompute, Recompute::None);
+        // Megatron-LM 2022 has sequence parallelism, but the row is not Megatron-Core: off, as a default.
         QVERIFY(!run.plan.sequence_parallel);
-        QVERIFY(has_note(run, "sequence_parallel not given"));
+        QVERIFY(has_note(run, "sequence_parallel not given: off"));
     }
 
     void sequence_parallel_and_selective_recompute_are_read_from_the_text()
@@ -248,9 +307,9 @@ private slots:
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("reason");
-        QTest::newRow("context parallel") << "cp" << "2" << "context parallelism";
-        QTest::newRow("expert parallel") << "ep" << "4" << "expert parallelism";
-        QTest::newRow("architecture") << "arch_family" << "\"moe\"" << "arch_family";
+        QTest::newRow("architecture") << "arch_family" << "\"moe\"" << "model dimensions not given";
+        QTest::newRow("unspecified") << "arch_family" << "\"deepseek_v4_moe_unspecified\"" << "model dimensions not given";
+        QTest::newRow("dualpipe") << "pipeline_schedule" << "\"DualPipe\"" << "DualPipe";
         QTest::newRow("no gpu") << "gpu_type" << "null" << "gpu_type not given";
         QTest::newRow("unknown gpu") << "gpu_type" << "\"TPU v4\"" << "no GPU profile";
         QTest::newRow("no batch") << "global_batch_size" << "null" << "global_batch_size not given";
@@ -377,7 +436,7 @@ private slots:
     {
         nlohmann::json good = base_row("good");
         nlohmann::json skipped = base_row("skipped");
-        skipped["cp"] = 2;
+        skipped["pipeline_schedule"] = "DualPipe"; // a schedule the scenario cannot express
         nlohmann::json memory = base_row("memory");
         memory["subset"] = "other";
         memory["peak_memory_gb_per_gpu"] = 30.0;
@@ -392,10 +451,14 @@ private slots:
         QCOMPARE(report.subsets.at("other:memory").used, 2);
 
         const nlohmann::json j = validation_to_json(report);
-        QCOMPARE(j.size(), std::size_t{2});
+        QCOMPARE(j.size(), std::size_t{3});
+        QCOMPARE(j["coverage"]["rows"].get<int>(), 3);
+        QCOMPARE(j["coverage"]["modeled"].get<int>(), 2);
+        QCOMPARE(report.skip_reasons.at("the DualPipe schedule is not modeled"), 1);
         for (const auto& row : j["rows"]) {
-            QCOMPARE(row.size(), std::size_t{7});
-            for (const char* key : {"id", "subset", "metric", "measured", "predicted", "error_pct", "skipped_reason"}) {
+            QCOMPARE(row.size(), std::size_t{10});
+            for (const char* key : {"id", "subset", "metric", "measured", "predicted", "error_pct", "skipped_reason", "predicted_low",
+                                    "predicted_high", "candidates"}) {
                 QVERIFY2(row.contains(key), key);
             }
         }
@@ -406,7 +469,7 @@ private slots:
         QVERIFY(first["skipped_reason"].is_null());
         const auto& second = j["rows"][1];
         QVERIFY(second["predicted"].is_null());
-        QVERIFY(second["skipped_reason"].get<std::string>().find("context parallelism") != std::string::npos);
+        QVERIFY(second["skipped_reason"].get<std::string>().find("DualPipe") != std::string::npos);
         for (const char* key : {"used", "skipped", "mape_pct", "median_pct", "max_pct", "bias_pct"}) {
             QVERIFY2(j["subsets"]["test"].contains(key), key);
         }
@@ -433,7 +496,249 @@ private slots:
         options.subset = "other";
         const ValidationReport report = validate_runs(*rows, {}, options);
         QCOMPARE(report.rows.size(), std::size_t{1});
-        QVERIFY(report.rows[0].skipped_reason.find("not found") != std::string::npos);
+        QVERIFY2(report.rows[0].skipped_reason == "no profile for gpu a100-sxm4-80gb", report.rows[0].skipped_reason.c_str());
+    }
+
+    // --- the modern format -------------------------------------------------------------------------
+    void modern_rows_load_with_their_extra_keys_and_old_rows_without()
+    {
+        nlohmann::json row = modern_row("m");
+        const RunRow r = parse_one(row);
+        QCOMPARE(*r.num_experts, 8);
+        QCOMPARE(*r.fsdp, 0);
+        QCOMPARE(*r.kv_channels, 128);
+        QCOMPARE(r.notes.front(), std::string("precision as published: FP8-CS (recipe: fp8-current-scaling, per-tensor)"));
+        // Without the extra keys they read as null.
+        const RunRow old = parse_one(base_row("o"));
+        QVERIFY(!old.num_experts && !old.fsdp && !old.layer_pattern);
+        // An undocumented key is still an error naming the row and the key.
+        row["num_expert"] = 8;
+        const std::string error = first_error(nlohmann::json::array({row}));
+        QVERIFY2(error.find("row \"m\".num_expert") == 0, error.c_str());
+    }
+
+    void fsdp_reads_as_bool_or_integer()
+    {
+        nlohmann::json row = modern_row("f");
+        row["fsdp"] = true;
+        QCOMPARE(*parse_one(row).fsdp, 1);
+        row["fsdp"] = false;
+        QCOMPARE(*parse_one(row).fsdp, 0);
+        row["fsdp"] = 16;
+        QCOMPARE(*parse_one(row).fsdp, 16);
+        row["fsdp"] = "yes";
+        QVERIFY(first_error(nlohmann::json::array({row})).find("row \"f\".fsdp") == 0);
+    }
+
+    void a_derived_primary_metric_must_exist()
+    {
+        nlohmann::json row = modern_row("d");
+        row["primary_metric"] = "derived.tokens_per_sec_per_gpu";
+        QVERIFY(first_error(nlohmann::json::array({row})).find("row \"d\".primary_metric") == 0);
+        row["derived"]["tokens_per_sec_per_gpu"] = 1234.5;
+        row["tokens_per_sec_per_gpu"] = nullptr;
+        nlohmann::json dense = row;
+        dense["num_experts"] = nullptr;
+        dense["arch_family"] = "llama_rmsnorm_swiglu_rope_gqa";
+        dense["precision"] = "bf16";
+        const RowMapping m = map_run(parse_one(dense));
+        QVERIFY2(m.run, m.skipped_reason.c_str());
+        QCOMPARE(m.run->metric, ValidationMetric::TokensPerSecPerGpu);
+        QCOMPARE(m.run->measured, 1234.5);
+    }
+
+    void vocabularies_map_as_the_readme_defines_them()
+    {
+        // Canonical GPU ids as is, the FP8 recipe from notes[0], structured keys over tokens.
+        nlohmann::json row = modern_row("v");
+        row["num_experts"] = nullptr;
+        row["arch_family"] = "llama_layernorm_gelu_rope_gqa";   // tokens say LayerNorm and GELU ...
+        row["normalization"] = "rmsnorm";                        // ... the keys win
+        row["ffn_activation"] = "swiglu";
+        RunRow r = parse_one(row);
+        validation_detail::Notes notes;
+        QCOMPARE(validation_detail::gpu_profile_id(r, notes), std::string("h100-sxm5-80gb"));
+        ModelSpec m;
+        QVERIFY(!validation_detail::model_of(r, m, notes));
+        QCOMPARE(m.normalization, Normalization::RmsNorm);
+        QCOMPARE(m.activation, FfnActivation::SwiGlu);
+        QCOMPARE(m.attention, AttentionKind::Gqa);
+        QCOMPARE(m.head_dim_override, 0); // kv_channels 128 = 4096 / 32
+        const auto pc = validation_detail::precision_of(r);
+        QCOMPARE(*pc.precision, Precision::Fp8);
+        QCOMPARE(*pc.recipe, Fp8Recipe::Current);
+        row["notes"] = {"precision as published: MXFP8 (recipe: mxfp8)"};
+        QCOMPARE(*validation_detail::precision_of(parse_one(row)).recipe, Fp8Recipe::Blockwise); // H100: no MX formats
+        row["gpu_type"] = "gb200-nvl72";
+        QCOMPARE(*validation_detail::precision_of(parse_one(row)).recipe, Fp8Recipe::Mxfp8);
+        row["notes"] = {"scaling recipe of the main value not stated (the 25.11 table labels the same layout \"FP8-CS (FP8-MX)\", i.e. current scaling)"};
+        QCOMPARE(*validation_detail::precision_of(parse_one(row)).recipe, Fp8Recipe::Current);
+        // MoE and MLA from their keys; a hybrid without its pattern cannot be modeled.
+        nlohmann::json moe = modern_row("moe");
+        moe["mla_q_lora_rank"] = 1536;
+        moe["mla_kv_lora_rank"] = 512;
+        moe["mla_qk_head_dim"] = 128;
+        moe["mla_qk_rope_head_dim"] = 64;
+        moe["mla_v_head_dim"] = 128;
+        moe["moe_first_dense_layers"] = 3;
+        moe["moe_layer_freq"] = "first 3 layers dense, then MoE ([0]*3+[1]*N)";
+        ModelSpec mm;
+        QVERIFY(!validation_detail::model_of(parse_one(moe), mm, notes));
+        QCOMPARE(mm.attention, AttentionKind::Mla);
+        QCOMPARE(mm.mla.kv_lora_rank, 512);
+        QCOMPARE(mm.moe.experts, 8);
+        QCOMPARE(mm.moe.top_k, 2);
+        QCOMPARE(mm.moe.first_dense_layers, 3);
+        QCOMPARE(mm.moe.layer_freq, 1);
+        nlohmann::json hybrid = modern_row("h");
+        hybrid["arch_family"] = "nemotron_h_hybrid_mamba2_attn_moe";
+        ModelSpec mh;
+        const auto why = validation_detail::model_of(parse_one(hybrid), mh, notes);
+        QVERIFY(why && why->find("model dimensions not given") == 0);
+    }
+
+    void an_inexpressible_row_is_skipped_with_the_simulators_reason()
+    {
+        const RowMapping m = map_run(parse_one(modern_row("moe")));
+        if (m.run) {
+            QSKIP("mixture-of-experts is modeled now: nothing to refuse");
+        }
+        QCOMPARE(m.skipped_reason, *not_modeled_reason([] {
+            ModelSpec s;
+            s.moe.experts = 8;
+            return s;
+        }(), {}, {}));
+    }
+
+    void unstated_settings_become_a_range_scored_at_its_centre()
+    {
+        // A row without micro-batch or recompute: every plausible value is a candidate.
+        nlohmann::json row = base_row("range");
+        row["micro_batch_size"] = nullptr;
+        row["activation_recompute"] = nullptr;
+        const MappedRun run = map_one(row);
+        // 64 sequences over dp 4: micro-batch 1, 2, 4 and 8, times three recompute modes.
+        QCOMPARE(run.candidates.size(), std::size_t{12});
+        QCOMPARE(run.open_settings.size(), std::size_t{2});
+        const GpuProfile profile = test::shipped_profile("a100-sxm4-80gb");
+        std::string reason;
+        const auto range = predict_range(run, profile, reason);
+        QVERIFY2(range, reason.c_str());
+        QVERIFY(range->low <= range->central && range->central <= range->high);
+        QVERIFY(range->low < range->high);
+        // The centre is the median of the candidates that fit (an even count: the mean of the middle two).
+        std::vector<double> values;
+        for (const auto& c : run.candidates) {
+            bool fits = true;
+            const auto v = predict_candidate(run, c, profile, reason, &fits);
+            if (v && fits) {
+                values.push_back(*v);
+            }
+        }
+        std::sort(values.begin(), values.end());
+        const std::size_t n = values.size();
+        QCOMPARE(static_cast<std::size_t>(range->candidates), n);
+        const double median = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+        QCOMPARE(range->central, median);
+        // A row that states everything has one candidate, and the range collapses.
+        const MappedRun fixed = map_one(base_row("fixed"));
+        QCOMPARE(fixed.candidates.size(), std::size_t{1});
+        const auto point = predict_range(fixed, profile, reason);
+        QVERIFY(point && point->low == point->high);
+    }
+
+    void tokens_per_second_is_the_global_batch_over_time()
+    {
+        nlohmann::json row = base_row("tps");
+        row["iteration_time_s"] = nullptr;
+        row["tokens_per_sec_per_gpu"] = 3000.0;
+        const MappedRun run = map_one(row);
+        QCOMPARE(run.metric, ValidationMetric::TokensPerSecPerGpu);
+        const GpuProfile profile = test::shipped_profile("a100-sxm4-80gb");
+        std::string reason;
+        const double tps = *predict_run(run, profile, reason);
+        MappedRun as_time = run;
+        as_time.metric = ValidationMetric::IterationTime;
+        const double T = *predict_run(as_time, profile, reason);
+        QVERIFY(std::abs(tps - 64.0 * 2048 / (T * 16)) < 1e-9 * tps);
+    }
+
+    void skip_reasons_fold_row_specific_values()
+    {
+        QCOMPARE(skip_reason_class("no GPU profile for gpu_type \"TPU v4\""), std::string("no GPU profile for gpu_type \"...\""));
+        QCOMPARE(skip_reason_class("plan refused: plan.tp: tp = 3 does not divide 16 heads"), std::string("plan refused: plan.tp"));
+        QCOMPARE(skip_reason_class("dp not given and num_gpus is not a multiple of tp x pp x cp"),
+                 std::string("dp not given and num_gpus is not a multiple of tp x pp x cp"));
+    }
+
+    void megatron_lm_flops_reproduce_the_published_per_token_figures()
+    {
+        // Dense GPT: Korthikanti's model FLOPs with the causal half of the attention core (s/12h).
+        ModelSpec gpt = test::gpt(24, 2048, 16, 2048, 51200);
+        const double B = 8, L = 24, s = 2048, h = 2048, V = 51200;
+        const double expected = 72 * B * L * s * h * h * (1 + s / (12 * h) + V / (12 * h * L));
+        QVERIFY(std::abs(*megatron_lm_model_flops(gpt, B) / expected - 1) < 1e-12);
+        // DeepSeek-V3 without MTP: about 250 GFLOP per token (README modern caveat 1: "DeepSeek-V3 250 vs
+        // 260 GFLOP/token" between Megatron-LM and Megatron-Bridge).
+        ModelSpec ds;
+        ds.layers = 61;
+        ds.hidden = 7168;
+        ds.heads = 128;
+        ds.ffn_hidden = 18432;
+        ds.seq_len = 4096;
+        ds.vocab = 129280;
+        ds.activation = FfnActivation::SwiGlu;
+        ds.attention = AttentionKind::Mla;
+        ds.moe.experts = 256;
+        ds.moe.top_k = 8;
+        ds.moe.expert_ffn_hidden = 2048;
+        ds.moe.shared_experts = 1;
+        ds.moe.shared_expert_ffn_hidden = 2048;
+        ds.moe.first_dense_layers = 3;
+        const double per_token = *megatron_lm_model_flops(ds, 1) / 4096;
+        QVERIFY2(std::abs(per_token / 250e9 - 1) < 0.01, std::to_string(per_token).c_str());
+        // Hybrid stacks use another formula in Megatron-LM: not reproduced.
+        ds.layer_pattern = std::string(61, 'E');
+        QVERIFY(!megatron_lm_model_flops(ds, 1));
+    }
+
+    void uneven_layers_get_the_frameworks_layout()
+    {
+        validation_detail::Notes notes;
+        // Llama 3.1 405B, 126 layers over pp 16 x v 4 = 64 chunks: embedding and loss take a layer's place.
+        ModelSpec llama = test::gpt(126, 16384, 128);
+        Plan p;
+        p.pp = 16;
+        p.virtual_stages = 4;
+        p.schedule = Schedule::Interleaved;
+        QVERIFY(!validation_detail::pipeline_split(llama, p, notes));
+        QCOMPARE(p.pipeline_layout.substr(0, 6), std::string("Et|tt|"));
+        QCOMPARE(p.pipeline_layout.substr(p.pipeline_layout.size() - 6), std::string("|tt|tL"));
+        QCOMPARE(static_cast<int>(std::count(p.pipeline_layout.begin(), p.pipeline_layout.end(), 't')), 126);
+        QCOMPARE(static_cast<int>(std::count(p.pipeline_layout.begin(), p.pipeline_layout.end(), '|')), 63);
+        // DeepSeek-V3, 61 layers over 16 chunks: 4 per chunk front to back, the last holds one and the loss.
+        ModelSpec ds = test::gpt(61, 7168, 128);
+        Plan q;
+        q.pp = 4;
+        q.virtual_stages = 4;
+        QVERIFY(!validation_detail::pipeline_split(ds, q, notes));
+        QCOMPARE(q.pipeline_layout.substr(0, 6), std::string("Etttt|"));
+        QCOMPARE(q.pipeline_layout.substr(q.pipeline_layout.size() - 8), std::string("|tttt|tL"));
+        // An even split leaves the plan alone.
+        ModelSpec even = test::gpt(64, 4096, 32);
+        Plan e;
+        e.pp = 8;
+        QVERIFY(!validation_detail::pipeline_split(even, e, notes));
+        QVERIFY(e.pipeline_layout.empty());
+    }
+
+    void targets_match_subsets_by_prefix()
+    {
+        QCOMPARE(*target_for_subset("megatron_bridge_dense_gb200"), 8.0);
+        QCOMPARE(*target_for_subset("megatron_bridge_moe_h100"), 12.0);
+        QCOMPARE(*target_for_subset("torchtitan_asynctp_h100"), 10.0);
+        QCOMPARE(*target_for_subset("vtrain_single_node"), 5.0);
+        QVERIFY(!target_for_subset("korthikanti_per_layer"));
     }
 };
 

@@ -10,7 +10,9 @@
 // microseconds); points outside the cube are clamped. Parameters that no row is sensitive to are left
 // as they are. k-fold cross-validation refits on k-1 folds (rows split per subset, by a hash of the id)
 // from the starting parameters and predicts the held-out fold: the reported cross-validated error and
-// the uncertainty band come from those held-out predictions.
+// the uncertainty band come from those held-out predictions. A row whose settings are a range (see
+// validation.h, predict_range) is fitted at its centre: the middle candidate(s) chosen once with the
+// starting profile, so that a fit costs one or two simulations per row and evaluation.
 #include <functional>
 #include <map>
 #include <string>
@@ -64,6 +66,7 @@ enum class CalibrationLoss { SquaredLog, AbsoluteLog };
 
 struct CalibrationOptions {
     std::string gpu;                      // profile id whose rows are fitted
+    std::string precision;                // only rows of this precision ("bf16", "fp8", "nvfp4", ...); "" = all
     std::vector<std::string> subsets;     // only these subsets; empty = all
     std::vector<std::string> parameters;  // names to fit; empty = every sensitive parameter
     std::string min_trust;                // "high" = fit only high-trust rows; "medium" = high and medium; "" = all

@@ -18,20 +18,33 @@
 
 namespace vtrain {
 
-// One row of RUNS.json as published (null and absent fields are empty optionals).
+// One row of RUNS.json as published (null and absent fields are empty optionals). Both formats: the
+// 63 keys of public_runs.json, and the 23 extra keys of modern_runs.json (absent = null).
 struct RunRow {
     std::size_t index = 0; // position in the file
     std::string id;
     std::string subset;
     std::string primary_metric;
-    std::optional<std::string> source_id, trust, arch_family, model_name, gpu_type, system_name, inter_node_interconnect, pipeline_schedule,
-        precision, activation_recompute, software, tflops_kind, flops_definition;
+    std::optional<std::string> source_id, trust, arch_family, model_name, gpu_type, system_name, intra_node_interconnect,
+        inter_node_interconnect, pipeline_schedule, precision, activation_recompute, software, tflops_kind, flops_definition;
     std::optional<int> num_layers, hidden_size, num_attention_heads, num_query_groups, ffn_hidden_size, seq_length, vocab_size;
     std::optional<int> num_gpus, gpus_per_node, tp, pp, dp, cp, ep, virtual_pipeline_stages, micro_batch_size, global_batch_size,
         grad_accum_steps, zero_stage;
-    std::optional<bool> sequence_parallel, distributed_optimizer, fsdp, observed_oom;
+    std::optional<bool> sequence_parallel, distributed_optimizer, observed_oom;
+    // fsdp: false/0 plain data parallelism, true/1 fully sharded over the data-parallel group, an integer > 1
+    // the sharding-group size as the source prints it.
+    std::optional<int> fsdp;
     std::optional<double> gpu_memory_gb, iteration_time_s, tflops_per_gpu, mfu_pct, hfu_pct, peak_memory_gb_per_gpu, layer_forward_ms,
-        layer_backward_ms, layer_total_ms, peak_tflops_reference;
+        layer_backward_ms, layer_total_ms, peak_tflops_reference, tokens_per_sec_per_gpu, tokens_per_sec_total, samples_per_sec;
+    // The modern set's extra keys (README "The extra keys").
+    std::optional<int> num_experts, moe_top_k, moe_ffn_hidden_size, num_shared_experts, moe_shared_expert_ffn_hidden_size,
+        moe_first_dense_layers, expert_tensor_parallel, kv_channels, mla_q_lora_rank, mla_kv_lora_rank, mla_qk_head_dim,
+        mla_qk_rope_head_dim, mla_v_head_dim, attention_window, attention_window_every;
+    std::optional<std::string> moe_layer_freq; // an int, or text such as "every layer is MoE (1)"
+    std::optional<std::string> layer_pattern, normalization, ffn_activation, position_embedding;
+    std::optional<bool> qkv_bias, qk_layernorm, tied_embeddings;
+    nlohmann::json derived = nlohmann::json::object(); // our own arithmetic, as published in the file
+    std::vector<std::string> notes;                    // notes[0] carries the FP8 recipe as published
 };
 
 // Strict: every row must be an object with a string "id", "subset" and "primary_metric"; every known
@@ -41,7 +54,7 @@ Expected<std::vector<RunRow>> runs_from_json(const nlohmann::json& json);
 Expected<std::vector<RunRow>> load_runs(const std::filesystem::path& path);
 
 // --- FLOP conventions (per iteration) ------------------------------------------------------------
-enum class FlopConvention { Sc21Eq3, KorthikantiModel, KorthikantiHardware };
+enum class FlopConvention { Sc21Eq3, KorthikantiModel, KorthikantiHardware, MegatronLmModel };
 const char* to_string(FlopConvention c);
 
 // Narayanan et al. SC'21 Eq.(3): 96 B s l h^2 (1 + s/6h + V/16lh); GEMMs only, recompute forward included.
@@ -52,13 +65,30 @@ double korthikanti_model_flops(double batch, double layers, double seq, double h
 // adds a whole forward (which is SC'21 Eq.3); no recompute equals the model FLOPs.
 double korthikanti_hardware_flops(double batch, double layers, double seq, double hidden, double vocab, Recompute recompute);
 
+// Megatron-LM's --log-throughput model FLOPs (megatron/training/training.py, num_floating_point_operations,
+// the transformer branch): 3 x 2 x GEMM FLOPs of dense and MoE MLPs (routed top-k + shared experts), GQA or
+// MLA attention with the causal half of the core, MTP modules and the logits; recompute not counted.
+// nullopt for hybrid (Mamba) stacks, which Megatron counts with another formula.
+std::optional<double> megatron_lm_model_flops(const ModelSpec& m, double batch);
+
 // --- Mapping a row to a scenario ------------------------------------------------------------------
-enum class ValidationMetric { IterationTime, TflopsPerGpu, MfuPct, HfuPct, LayerTime, PeakMemory, OutOfMemory };
+enum class ValidationMetric { IterationTime, TokensPerSecPerGpu, TflopsPerGpu, MfuPct, HfuPct, LayerTime, PeakMemory, OutOfMemory };
 const char* to_string(ValidationMetric m); // "iteration_time_s", "tflops_per_gpu", ...
+
+// One value of the settings a row leaves open (see validation_ranges.cpp).
+struct RunCandidate {
+    Scenario scenario;
+    Plan plan;
+    std::string label;                 // "micro_batch 2, recompute selective"; empty when nothing is open
+};
 
 struct MappedRun {
     Scenario scenario;                 // model, cluster (with the source's network facts), training
-    Plan plan;
+    Plan plan;                         // the first candidate (the documented default where there is one)
+    // Every plausible value of the settings the row leaves open (the product of the open settings),
+    // scenario/plan above included; one entry when the row states everything that changes the answer.
+    std::vector<RunCandidate> candidates;
+    std::vector<std::string> open_settings; // "micro_batch_size not given: {1, 2, 4, 8}"
     std::string profile_id;            // e.g. "a100-sxm4-80gb"
     ValidationMetric metric = ValidationMetric::IterationTime;
     FlopConvention convention = FlopConvention::Sc21Eq3; // for TFLOP/s and MFU/HFU metrics
@@ -79,6 +109,20 @@ std::string profile_for_gpu_type(const std::string& gpu_type, std::optional<doub
 
 RowMapping map_run(const RunRow& row);
 
+// The prediction of a row over its candidates. Rule for the centre: the median of the candidates'
+// predictions (the mean of the two middle ones for an even count), over the candidates the memory model
+// says fit (all of them when none fits); low and high are the extremes of the same set. Candidates the
+// simulator cannot express yet (not_modeled_reason) are dropped, each with its reason in `dropped`.
+struct RangePrediction {
+    double central = 0;
+    double low = 0;
+    double high = 0;
+    int candidates = 0;                // predicted and kept
+    std::vector<std::string> dropped;  // "N of M candidates: reason", one line per reason
+    std::vector<std::size_t> central_indices; // the candidate(s) at the centre: one, or the two middle ones
+};
+std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProfile& profile, std::string& reason);
+
 // --- Predicting and scoring -------------------------------------------------------------------------
 struct RowResult {
     std::string id;
@@ -87,6 +131,8 @@ struct RowResult {
     std::optional<double> measured;
     std::optional<double> predicted;
     std::optional<double> error_pct;   // signed: (predicted - measured) / measured x 100
+    std::optional<double> predicted_low, predicted_high; // the range over the row's open settings
+    int candidates = 0;                // settings predicted (1 = nothing open)
     std::string skipped_reason;        // empty when used
     std::string profile_id;
     std::vector<std::string> notes;
@@ -110,14 +156,24 @@ struct ValidationOptions {
 struct ValidationReport {
     std::vector<RowResult> rows;       // one per row (and one more per memory or OOM observation)
     std::map<std::string, SubsetStats> subsets; // time metrics by subset; memory ones under "SUBSET:memory"
+    int rows_in_file = 0;              // rows selected (time-like results)
+    int rows_modeled = 0;              // of those, predicted and scored
+    std::map<std::string, int> skip_reasons; // reason (row-specific numbers removed) -> rows
 };
+
+// A skip reason with the row-specific parts (numbers, quoted values) folded, for counting.
+std::string skip_reason_class(const std::string& reason);
 
 // `profiles` maps profile id to profile; rows whose profile is missing are skipped with that reason.
 ValidationReport validate_runs(const std::vector<RunRow>& rows, const std::map<std::string, GpuProfile>& profiles,
                                const ValidationOptions& options = {});
 
-// Predicts one mapped run's metric with a profile; nullopt with `reason` set when the plan is refused.
+// Predicts one mapped run's metric with a profile (its scenario and plan, the first candidate); nullopt
+// with `reason` set when the plan is refused or not modeled.
 std::optional<double> predict_run(const MappedRun& run, const GpuProfile& profile, std::string& reason);
+// The same for one candidate (scenario + plan) of the run; `fits_memory` says whether it fits.
+std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate& candidate, const GpuProfile& profile, std::string& reason,
+                                        bool* fits_memory = nullptr);
 
 // Statistics of signed errors in percent.
 SubsetStats error_statistics(const std::vector<double>& errors_pct, int skipped = 0);
@@ -125,8 +181,10 @@ SubsetStats error_statistics(const std::vector<double>& errors_pct, int skipped 
 // {"rows": [...], "subsets": {...}} as `vtrain validate --json` prints it.
 nlohmann::json validation_to_json(const ValidationReport& report);
 
-// The MAPE targets (percent) of the subsets of the public validation set (../shared/validation); CI
-// fails when a subset rises above its target with the shipped profiles.
+// The MAPE targets (percent) of the subsets of the public validation sets (../shared/validation,
+// issue 13 for the modern set), keyed by subset name or by a name prefix ending in '*'.
 const std::map<std::string, double>& public_set_targets();
+// The target for a subset (prefix entries included), or nullopt.
+std::optional<double> target_for_subset(const std::string& subset);
 
 } // namespace vtrain

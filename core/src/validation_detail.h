@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Internals of the validation mapping, one concern per file so that a reader finds where a row's default
+// came from in one place:
+//   validation_rows.cpp        reading rows (both formats, strict)
+//   validation_vocabulary.cpp  gpu_type, precision + FP8 recipe, arch_family tokens and structured keys, fsdp
+//   validation_sources.cpp     facts of a source's system and software (fabric, framework defaults)
+//   validation_metrics.cpp     the measured quantity and its FLOP convention
+//   validation_ranges.cpp      settings a row leaves open -> the candidates predicted over
+//   validation_mapping.cpp     map_run: a row -> scenario + plan, composing the above
+//   validation.cpp             prediction over the candidates, scoring and the report
+// Nothing here looks at a row's id or subset.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vtrain/scenario.h"
+#include "vtrain/validation.h"
+
+namespace vtrain::validation_detail {
+
+std::string lower(std::string s);
+bool contains(const std::optional<std::string>& s, const char* what);
+int round_up(int v, int multiple);
+
+using Notes = std::vector<std::string>;
+
+// --- vocabularies (validation_vocabulary.cpp) ---------------------------------------------------------
+// The profile id of a row's gpu_type: a canonical id as is, free text by its model name.
+std::string gpu_profile_id(const RunRow& r, Notes& notes);
+
+// Precision and FP8 recipe: `precision` (canonical or free text), the recipe from notes[0]. nullopt =
+// not stated (the software's default applies).
+struct PrecisionChoice {
+    std::optional<Precision> precision;
+    std::optional<Fp8Recipe> recipe;   // stated recipe (fp8 only)
+    std::string recipe_text;           // how notes[0] names it
+    bool recipe_approximated = false;  // a recipe the simulator has no exact counterpart for
+    bool recipe_on_hopper = false;     // MXFP8 named for a pre-Blackwell GPU: blockwise there
+};
+PrecisionChoice precision_of(const RunRow& r);
+
+// The model of a row: dimensions, then arch_family tokens, overridden by the structured keys where set.
+// Returns a skip reason when the row's model cannot be expressed.
+std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes);
+
+// fsdp as bool or integer: 0 none, 1 the whole data-parallel group, k > 1 a sharding group of k.
+std::optional<int> fsdp_degree(const RunRow& r);
+
+// --- source and software facts (validation_sources.cpp) -----------------------------------------------
+enum class Framework { MegatronDeepSpeed, Megatron2021, Megatron2022, MegatronCore, Torchtitan, DeepSeekHaiLlm, Unknown };
+
+struct SoftwareSettings {
+    Framework framework = Framework::Unknown;
+    bool overlap_grad_reduce = true;
+    double grad_accumulation_bytes = 0; // see TrainingSpec::grad_accumulation_bytes
+    AttentionKernel attention = AttentionKernel::Flash;
+    Precision precision = Precision::Bf16;
+    Fp8Recipe fp8_recipe = Fp8Recipe::Delayed; // the framework's FP8 default when the row names none
+    bool has_sequence_parallel = true; // the framework has Megatron-style sequence parallelism
+    bool has_selective_recompute = true; // it can recompute the attention core alone (Megatron-LM >= 2022)
+    bool sequence_parallel_with_tp = false; // it is always on with tp > 1 (torchtitan's TP plan)
+    bool distributed_optimizer = false;     // optimizer states sharded over data parallelism by default
+    bool no_grad_accumulation = false;      // the global batch is local batch x dp (torchtitan 2024-25)
+    std::string description;
+};
+SoftwareSettings software_settings(const RunRow& r);
+
+struct NetworkFacts {
+    std::optional<int> nics_per_node;
+    std::optional<double> nic_gbit_per_s;
+    int nvlink_domain_gpus = 0;
+    std::string description;
+};
+NetworkFacts network_facts(const RunRow& r, int gpus_per_node);
+
+// --- metrics (validation_metrics.cpp) ------------------------------------------------------------------
+// Chooses the measured quantity: iteration time, else tokens/s per GPU (a derived. value where
+// primary_metric names one), else TFLOP/s, MFU or HFU under a convention the tool reproduces, else one
+// layer's time. Returns a skip reason when none can be scored.
+std::optional<std::string> choose_metric(const RunRow& r, MappedRun& run);
+std::optional<FlopConvention> detect_convention(const RunRow& r, bool hardware);
+double convention_flops(FlopConvention c, const ModelSpec& m, const TrainingSpec& t, Recompute recompute);
+
+// --- ranges (validation_ranges.cpp) ---------------------------------------------------------------------
+// What the mapping knows about each open setting before it expands the candidates.
+struct OpenSettings {
+    bool micro_batch = false;          // not stated and not derivable
+    bool recompute = false;
+    bool sequence_parallel = false;
+    bool etp = false;
+    bool virtual_stages = false;       // interleaved, v not stated
+    bool overlap_param_gather = false;
+    bool tp_overlap = false;
+    bool moe_overlap = false;
+};
+// Expands run.scenario/run.plan into run.candidates over the open settings (each value legal for the
+// row's shape), and writes one line per open setting into run.open_settings and the notes.
+void expand_candidates(MappedRun& run, const OpenSettings& open, const SoftwareSettings& sw);
+
+// An even split, or the layout Megatron-Core / torchtitan use when layers do not divide into pp x v
+// chunks (embedding and loss counted as one layer each). Returns a skip reason when neither fits.
+std::optional<std::string> pipeline_split(const ModelSpec& m, Plan& p, Notes& notes);
+
+} // namespace vtrain::validation_detail

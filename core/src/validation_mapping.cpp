@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: MIT
+// map_run: one row of RUNS.json -> a scenario and plan (and the candidates over what the row leaves
+// open). It composes the vocabularies (validation_vocabulary.cpp), the facts of the row's source
+// (validation_sources.cpp), the metric (validation_metrics.cpp) and the ranges (validation_ranges.cpp);
+// every default it takes is written into the row's notes. Nothing here looks at a row's id or subset.
+#include <algorithm>
+
+#include "validation_detail.h"
+#include "vtrain/json_fields.h"
+#include "vtrain/model_support.h"
+#include "vtrain/plan_check.h"
+
+namespace vtrain {
+
+using namespace validation_detail;
+
+namespace {
+
+// An integer the file's "derived" object holds, within [min, max]; nullopt otherwise.
+std::optional<int> derived_int(const RunRow& r, const char* key, long long min, long long max)
+{
+    const auto it = r.derived.find(key);
+    if (it == r.derived.end() || !it->is_number_integer()) {
+        return std::nullopt;
+    }
+    const long long v = it->get<long long>();
+    return v >= min && v <= max ? std::optional<int>(static_cast<int>(v)) : std::nullopt;
+}
+
+} // namespace
+
+RowMapping map_run(const RunRow& r)
+{
+    RowMapping out;
+    auto skip = [&out](std::string reason) {
+        out.skipped_reason = std::move(reason);
+        return out;
+    };
+    MappedRun run;
+    Notes& notes = run.notes;
+    auto note = [&notes](std::string text) { notes.push_back(std::move(text)); };
+
+    // Model.
+    ModelSpec& m = run.scenario.model;
+    if (auto why = model_of(r, m, notes)) {
+        return skip(*why);
+    }
+
+    // Parallelism.
+    if (!r.tp || !r.pp) {
+        return skip(std::string(!r.tp ? "tp" : "pp") + " not given");
+    }
+    Plan& p = run.plan;
+    p.tp = *r.tp;
+    p.pp = *r.pp;
+    p.cp = r.cp.value_or(1);
+    p.ep = r.ep.value_or(1);
+    if (r.dp) {
+        p.dp = *r.dp;
+    } else if (r.num_gpus && *r.num_gpus % (p.tp * p.pp * p.cp) == 0) {
+        p.dp = *r.num_gpus / (p.tp * p.pp * p.cp);
+        note("dp not given: num_gpus / (tp x pp x cp) = " + std::to_string(p.dp));
+    } else {
+        return skip("dp not given and num_gpus is not a multiple of tp x pp x cp");
+    }
+    run.scenario.cluster.num_gpus = r.num_gpus.value_or(p.num_gpus());
+    if (!r.num_gpus) {
+        note("num_gpus not given: tp x pp x cp x dp");
+    }
+
+    // Vocabulary: Megatron pads it to a multiple of 128 x tp (make-vocab-size-divisible-by).
+    const int vocab = r.vocab_size.value_or(50257);
+    if (!r.vocab_size) {
+        note("vocab_size not given: 50257 (GPT-2 BPE, vTrain's default)");
+    }
+    const int padded = round_up(vocab, 128 * p.tp);
+    if (padded != vocab) {
+        note("vocabulary padded to " + std::to_string(padded) + " (Megatron: a multiple of 128 x tp)");
+    }
+    m.vocab = padded;
+
+    // GPU and network.
+    if (!r.gpu_type) {
+        return skip("gpu_type not given");
+    }
+    run.profile_id = gpu_profile_id(r, notes);
+    if (run.profile_id.empty()) {
+        return skip("no GPU profile for gpu_type \"" + json_fields::bounded(*r.gpu_type) + "\"");
+    }
+    ClusterSpec& c = run.scenario.cluster;
+    c.gpu = run.profile_id;
+    c.gpus_per_node = r.gpus_per_node.value_or(0);
+    if (!r.gpus_per_node) {
+        note("gpus_per_node not given: the profile's node size");
+    }
+    const NetworkFacts net = network_facts(r, c.gpus_per_node);
+    c.links.nics_per_node = net.nics_per_node;
+    c.links.nic_gbit_per_s = net.nic_gbit_per_s;
+    c.nvlink_domain_gpus = net.nvlink_domain_gpus;
+    if (!net.description.empty()) {
+        note("network: " + net.description);
+    } else if (c.num_gpus > std::max(1, c.gpus_per_node)) {
+        note("network not documented: the profile's NICs");
+    }
+
+    // Software and precision.
+    const SoftwareSettings sw = software_settings(r);
+    note("software: " + sw.description);
+    TrainingSpec& t = run.scenario.training;
+    t.attention = sw.attention;
+    t.grad_accumulation_bytes = sw.grad_accumulation_bytes;
+    p.overlap_grad_reduce = sw.overlap_grad_reduce;
+    const PrecisionChoice pc = precision_of(r);
+    if (pc.precision) {
+        t.precision = *pc.precision;
+    } else {
+        t.precision = sw.precision;
+        note(std::string("precision not stated: ") + to_string(sw.precision) + " (the software's default)");
+    }
+    if (t.precision == Precision::Fp8) {
+        if (pc.recipe) {
+            t.fp8_recipe = *pc.recipe;
+            note(std::string("FP8 recipe ") + to_string(*pc.recipe) + " from notes[0]" +
+                 (pc.recipe_approximated ? " (torchao per-row scaling costed as the 1 x 128 blockwise recipe)" : "") +
+                 (pc.recipe_on_hopper ? " (MXFP8 needs Blackwell: the blockwise recipe the page names for Hopper)" : ""));
+        } else {
+            t.fp8_recipe = sw.fp8_recipe;
+            note(std::string("FP8 recipe not stated: ") + to_string(sw.fp8_recipe) + " (the software's default)");
+        }
+    }
+
+    // Batch.
+    OpenSettings open;
+    if (r.global_batch_size) {
+        t.global_batch = *r.global_batch_size;
+    } else if (const auto gbs = derived_int(r, "global_batch_size", 1, 1 << 30)) {
+        t.global_batch = *gbs;
+        note("global_batch_size: derived.global_batch_size = " + std::to_string(t.global_batch));
+    } else if (sw.no_grad_accumulation && r.micro_batch_size && !r.grad_accum_steps) {
+        t.global_batch = *r.micro_batch_size * p.dp;
+        note("global_batch_size not given: local batch x dp = " + std::to_string(t.global_batch) + " (no gradient accumulation: the software's default)");
+    } else {
+        return skip("global_batch_size not given");
+    }
+    if (r.micro_batch_size) {
+        p.micro_batch = *r.micro_batch_size;
+    } else if (r.grad_accum_steps && t.global_batch % (p.dp * *r.grad_accum_steps) == 0) {
+        p.micro_batch = t.global_batch / (p.dp * *r.grad_accum_steps);
+        note("micro_batch_size not given: global batch / (dp x grad_accum_steps) = " + std::to_string(p.micro_batch));
+    } else {
+        p.micro_batch = 1;
+        open.micro_batch = true;
+    }
+
+    // Recompute and sequence parallelism.
+    const std::string rc = lower(r.activation_recompute.value_or(""));
+    if (rc.rfind("full", 0) == 0) {
+        p.recompute = Recompute::Full;
+    } else if (rc.rfind("selective", 0) == 0) {
+        p.recompute = Recompute::Selective;
+        if (rc.find("microbatch-level") != std::string::npos) {
+            note("micro-batch-level recompute (Korthikanti App. C) is not modeled: simulated as selective recompute");
+        } else if (rc != "selective") {
+            note("recompute \"" + json_fields::bounded(*r.activation_recompute) + "\": simulated as selective (the attention core recomputed)");
+        }
+    } else if (rc.rfind("none", 0) == 0 || rc.rfind("no", 0) == 0) {
+        p.recompute = Recompute::None;
+    } else if (rc.empty()) {
+        p.recompute = Recompute::None;
+        open.recompute = true;
+    } else {
+        return skip("activation_recompute \"" + json_fields::bounded(*r.activation_recompute) + "\" is not recognised");
+    }
+    if (r.sequence_parallel) {
+        p.sequence_parallel = *r.sequence_parallel;
+    } else if (rc.find("sequence parallel") != std::string::npos || rc.find("+ sp") != std::string::npos) {
+        p.sequence_parallel = true;
+        note("sequence_parallel not given: on (named in activation_recompute)");
+    } else if (p.tp > 1 && sw.sequence_parallel_with_tp) {
+        p.sequence_parallel = true;
+        note("sequence_parallel not given: on (the software shards norms' activations with TP)");
+    } else if (p.tp > 1 && sw.has_sequence_parallel && sw.framework == Framework::MegatronCore) {
+        p.sequence_parallel = false;
+        open.sequence_parallel = true;
+    } else {
+        p.sequence_parallel = false;
+        if (p.tp > 1) {
+            note(std::string("sequence_parallel not given: off") + (sw.has_sequence_parallel ? "" : " (the software predates it)"));
+        }
+    }
+    if (p.sequence_parallel && p.tp < 2) {
+        p.sequence_parallel = false;
+        note("sequence parallelism needs tp >= 2: off");
+    }
+
+    // Data-parallel sharding: ZeRO stage, distributed optimizer, FSDP (bool or sharding-group size).
+    p.zero_stage = r.zero_stage.value_or(0);
+    if (r.distributed_optimizer.value_or(false) && p.zero_stage == 0) {
+        p.zero_stage = 1;
+    }
+    const int fsdp = fsdp_degree(r).value_or(0);
+    if (fsdp >= 1) {
+        p.zero_stage = 3;
+        if (fsdp > 1 && fsdp < p.dp) {
+            p.shard_group = fsdp;
+            note("fsdp " + std::to_string(fsdp) + ": parameters sharded in groups of " + std::to_string(fsdp) + " data-parallel ranks, replicated across");
+        } else {
+            note("fsdp: parameters, gradients and optimizer states sharded over the data-parallel group (ZeRO-3)");
+        }
+    } else if (!r.zero_stage && !r.distributed_optimizer && (sw.distributed_optimizer || contains(r.software, "3d parallelism"))) {
+        // DeepSpeed's "3D parallelism" is ZeRO-powered data parallelism with pipelining, which its pipeline
+        // engine supports up to stage 1 (MT-NLG, Smith et al. 2022, Sec. 2); Megatron-Core recipes use the
+        // distributed optimizer (the same sharding).
+        p.zero_stage = std::max(p.zero_stage, 1);
+        note("zero_stage not given: 1 (" + std::string(sw.distributed_optimizer ? "the software's distributed optimizer" : "DeepSpeed 3D parallelism: ZeRO stage 1 data parallelism") + ")");
+    }
+    if (sw.framework == Framework::MegatronCore && p.zero_stage >= 1 && p.dp > 1) {
+        open.overlap_param_gather = true;
+    }
+
+    // Expert parallelism.
+    if (m.moe.enabled()) {
+        if (r.expert_tensor_parallel) {
+            p.etp = *r.expert_tensor_parallel;
+        } else if (const auto etp = derived_int(r, "expert_tensor_parallel_from_recipe", 1, 100000)) {
+            p.etp = *etp;
+            note("expert_tensor_parallel not printed: " + std::to_string(p.etp) + " (derived.expert_tensor_parallel_from_recipe)");
+        } else if (p.tp > 1) {
+            p.etp = 0;
+            open.etp = true;
+        }
+        if (p.ep > 1 && sw.framework == Framework::MegatronCore) {
+            open.moe_overlap = true;
+        }
+    }
+    if (sw.framework == Framework::DeepSeekHaiLlm) {
+        p.moe_overlap = true; // DeepSeek-V3 report Sec. 3.2.1: all-to-all hidden behind computation
+    }
+    if (contains(r.software, "async tp") || contains(r.software, "asynctp")) {
+        p.tp_overlap = true;
+        note("software names async TP: tensor-parallel communication overlapped with the GEMMs");
+    } else if (sw.framework == Framework::MegatronCore && p.tp > 1) {
+        open.tp_overlap = true;
+    }
+
+    // Pipeline schedule.
+    const int micro_batches = t.global_batch % (p.dp * p.micro_batch) == 0 ? t.global_batch / (p.dp * p.micro_batch) : 0;
+    (void)micro_batches;
+    const bool says_interleaved = contains(r.pipeline_schedule, "interleav") || r.virtual_pipeline_stages.value_or(1) > 1;
+    if (contains(r.pipeline_schedule, "dualpipe")) {
+        return skip("the DualPipe schedule is not modeled");
+    }
+    if (p.pp == 1) {
+        p.schedule = Schedule::OneFOneB;
+        p.virtual_stages = 1;
+    } else if (contains(r.pipeline_schedule, "gpipe")) {
+        p.schedule = Schedule::GPipe;
+    } else if (says_interleaved) {
+        p.schedule = Schedule::Interleaved;
+        if (r.virtual_pipeline_stages) {
+            p.virtual_stages = *r.virtual_pipeline_stages;
+        } else {
+            // Open: the candidates are every v > 1 dividing the layers per stage (validation_ranges.cpp).
+            const int per_stage = m.layers % p.pp == 0 ? m.layers / p.pp : 0;
+            int smallest = 0;
+            for (int v = 2; v <= per_stage && smallest == 0; ++v) {
+                smallest = per_stage % v == 0 ? v : 0;
+            }
+            if (smallest > 0) {
+                p.virtual_stages = smallest;
+                open.virtual_stages = true;
+            } else {
+                p.virtual_stages = 1;
+                note("interleaving not possible for this shape: 1F1B");
+            }
+        }
+        if (p.virtual_stages < 2) {
+            p.schedule = Schedule::OneFOneB;
+            p.virtual_stages = 1;
+        }
+    } else {
+        p.schedule = Schedule::OneFOneB;
+        if (!r.pipeline_schedule) {
+            note("pipeline_schedule not given: 1F1B");
+        }
+    }
+    // A layout the row states ("custom layout Et|(tt|)*30L") wins; else an even split or the frameworks' rule.
+    if (r.pipeline_schedule) {
+        const std::string& s = *r.pipeline_schedule;
+        const auto at = lower(s).find("layout ");
+        if (at != std::string::npos) {
+            const auto begin = at + 7;
+            const auto end = s.find(' ', begin);
+            p.pipeline_layout = s.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+            note("pipeline layout " + p.pipeline_layout + " (as published)");
+        }
+    }
+    if (p.pipeline_layout.empty()) {
+        if (auto why = pipeline_split(m, p, notes)) {
+            return skip(*why);
+        }
+    }
+
+    // Metric.
+    if (auto why = choose_metric(r, run)) {
+        return skip(*why);
+    }
+
+    // The candidates over what the row leaves open, then what the simulator cannot express: a row is
+    // skipped when no candidate is expressible, with the first candidate's reason.
+    expand_candidates(run, open, sw);
+    if (auto why = not_modeled_reason(run.scenario.model, run.scenario.training, run.plan)) {
+        bool any = false;
+        for (const auto& cand : run.candidates) {
+            any = any || !not_modeled_reason(cand.scenario.model, cand.scenario.training, cand.plan);
+        }
+        if (!any) {
+            return skip(*why);
+        }
+    }
+    if (run.metric != ValidationMetric::LayerTime) {
+        std::optional<PlanRejection> first;
+        bool any = false;
+        for (const auto& cand : run.candidates) {
+            auto rejection = check_plan(cand.scenario.model, cand.scenario.training, cand.plan, c.num_gpus);
+            any = any || !rejection;
+            if (rejection && !first) {
+                first = rejection;
+            }
+        }
+        if (!any) {
+            return skip("plan refused: " + first->diagnostic.to_string());
+        }
+    }
+    out.run = std::move(run);
+    return out;
+}
+
+} // namespace vtrain

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+// Facts of a row's source that the row itself does not repeat: how its training software behaves and the
+// network of its system. Each is a documented property of a framework or a system (never of one row),
+// and map_run writes the one it used into the row's notes.
+#include <algorithm>
+#include <regex>
+
+#include "validation_detail.h"
+
+namespace vtrain::validation_detail {
+
+SoftwareSettings software_settings(const RunRow& r)
+{
+    SoftwareSettings s;
+    if (contains(r.software, "deepspeed")) {
+        // Megatron-DeepSpeed as vTrain ran it (and DeepSpeed's pipeline engine for MT-NLG): the gradient
+        // all-reduce runs after the backward pass (pipeline flush), not overlapped; attention is apex's
+        // fused scaled-masked softmax around baddbmm/bmm (no FlashAttention); fp16 mixed precision.
+        // The DeepSpeed engine keeps fp16 .grad and lets autograd add each micro-batch's gradients (6 bytes
+        // per parameter per micro-batch).
+        s.overlap_grad_reduce = false;
+        s.attention = AttentionKernel::Unfused;
+        s.precision = Precision::Fp16;
+        s.grad_accumulation_bytes = 6;
+        s.framework = Framework::MegatronDeepSpeed;
+        s.has_sequence_parallel = false; // sequence parallelism came with Megatron-LM 2022 (Korthikanti et al.)
+        s.has_selective_recompute = false; // DeepSpeed's activation checkpointing recomputes whole layers
+        s.description = "Megatron-DeepSpeed: gradient all-reduce after the backward (no overlap), unfused attention, fp16, "
+                        "autograd gradient accumulation";
+        return s;
+    }
+    if (contains(r.software, "megatron")) {
+        static const std::regex year("(20[0-9][0-9])");
+        std::smatch m;
+        const int y = std::regex_search(*r.software, m, year) ? std::stoi(m[1]) : 0;
+        if (y == 2021) {
+            // Megatron-LM 2021 (SC'21): as below, and each micro-batch's fp16 weight gradients are added into
+            // fp32 main_grad buffers by a separate kernel (10 bytes per parameter); the fused weight-gradient
+            // accumulation came in 2022.
+            s.overlap_grad_reduce = false;
+            s.attention = AttentionKernel::Unfused;
+            s.precision = Precision::Fp16;
+            s.grad_accumulation_bytes = 10;
+            s.framework = Framework::Megatron2021;
+            s.has_sequence_parallel = false;
+            s.has_selective_recompute = false; // --checkpoint-activations: whole layers (selective came in 2022)
+            s.description = "Megatron-LM 2021: gradient all-reduce after the backward (no overlap), unfused attention, fp16, "
+                            "main_grad accumulation kernel";
+            return s;
+        }
+        if (y != 0 && y <= 2022) {
+            // Megatron-LM 2021-22 (Narayanan et al. SC'21, Korthikanti et al. 2022): the data-parallel
+            // all-reduce runs after the backward pass (Korthikanti Sec. 6.3: not overlapped), attention is the
+            // fused softmax around batched GEMMs, fp16 mixed precision.
+            s.overlap_grad_reduce = false;
+            s.attention = AttentionKernel::Unfused;
+            s.precision = Precision::Fp16;
+            s.framework = Framework::Megatron2022;
+            s.description = "Megatron-LM 2022: gradient all-reduce after the backward (no overlap), unfused attention, fp16, "
+                            "fused gradient accumulation";
+            return s;
+        }
+    }
+    if (contains(r.software, "torchtitan")) {
+        // torchtitan (PyTorch, 2024-25): FSDP2 prefetches and reduce-scatters during the passes; attention
+        // through SDPA's flash kernel; bf16 mixed precision; its tensor-parallel plan shards the norms'
+        // activations (SequenceParallel), so sequence parallelism is on whenever tp > 1; no gradient
+        // accumulation unless configured (global batch = local batch x data-parallel degree); float8 through
+        // torchao with tensorwise (dynamic per-tensor = current) scaling by default.
+        s.framework = Framework::Torchtitan;
+        s.overlap_grad_reduce = true;
+        s.attention = AttentionKernel::Flash;
+        s.precision = Precision::Bf16;
+        s.fp8_recipe = Fp8Recipe::Current;
+        s.sequence_parallel_with_tp = true;
+        s.no_grad_accumulation = true;
+        s.description = "torchtitan: FSDP2 overlapped with the passes, flash attention (SDPA), bf16, sequence parallelism with TP, "
+                        "no gradient accumulation, torchao float8 tensorwise scaling";
+        if (contains(r.software, "torch.compile")) {
+            s.description += "; torch.compile's kernel fusion is not modeled (operators costed as eager)";
+        }
+        return s;
+    }
+    if (contains(r.software, "hai-llm")) {
+        // DeepSeek's in-house framework (DeepSeek-V3 report Sec. 3.1-3.3): DualPipe, overlapped all-to-all,
+        // fine-grained FP8 (blockwise), ZeRO-1.
+        s.framework = Framework::DeepSeekHaiLlm;
+        s.fp8_recipe = Fp8Recipe::Blockwise;
+        s.distributed_optimizer = true;
+        s.description = "HAI-LLM (DeepSeek-V3 report Sec. 3): DualPipe, overlapped expert all-to-all, blockwise FP8, ZeRO-1";
+        return s;
+    }
+    if (contains(r.software, "megatron-bridge") || contains(r.software, "megatron-core") || contains(r.software, "mcore") ||
+        contains(r.software, "nemo")) {
+        // Megatron-Core as Megatron-Bridge's performance recipes run it (scripts/performance): distributed
+        // optimizer, gradient reduce-scatter overlapped with the backward, fused gradient accumulation,
+        // Transformer Engine fused (flash) attention, bf16. FP8 without a stated recipe: current scaling on
+        // Hopper and MXFP8 on Blackwell (the pages' later tables label the same rows "FP8-CS (FP8-MX)").
+        s.framework = Framework::MegatronCore;
+        s.overlap_grad_reduce = true;
+        s.attention = AttentionKernel::Flash;
+        s.precision = Precision::Bf16;
+        s.fp8_recipe = contains(r.gpu_type, "b200") || contains(r.gpu_type, "b300") ? Fp8Recipe::Mxfp8 : Fp8Recipe::Current;
+        s.distributed_optimizer = true;
+        s.description = "Megatron-Core (Megatron-Bridge performance recipes): distributed optimizer, overlapped gradient reduce-scatter, "
+                        "fused gradient accumulation, TE fused attention, bf16";
+        return s;
+    }
+    s.description = "software not recognised: overlapped gradient reduction, flash attention, bf16 (today's Megatron-LM defaults)";
+    return s;
+}
+
+
+NetworkFacts network_facts(const RunRow& r, int gpus_per_node)
+{
+    NetworkFacts f;
+    if (r.source_id && r.source_id->rfind("vtrain", 0) == 0) {
+        // vTrain's validation cluster: 4 x 200 Gb/s InfiniBand per 8-GPU A100 node, 800 Gbps in all
+        // (vTrain's default inter_node_bandwidth).
+        f.nics_per_node = 4;
+        f.nic_gbit_per_s = 200;
+        f.description = "vTrain cluster: 4 x 200 Gb/s InfiniBand per node";
+        return f;
+    }
+    if (contains(r.system_name, "selene")) {
+        // NVIDIA Selene (DGX A100 SuperPOD): 8 x 200 Gb/s HDR InfiniBand HCAs per node for compute traffic.
+        f.nics_per_node = 8;
+        f.nic_gbit_per_s = 200;
+        f.description = "Selene: 8 x 200 Gb/s HDR InfiniBand per node";
+        return f;
+    }
+    if (contains(r.gpu_type, "nvl72") || contains(r.system_name, "gb200") || contains(r.system_name, "nvl72")) {
+        // GB200 NVL72 (README vocabulary; NVIDIA DGX GB200 datasheet): 72 GPUs in one NVLink domain, 4 per
+        // compute tray, one 400 Gb/s ConnectX-7 per GPU for the scale-out fabric.
+        f.nvlink_domain_gpus = 72;
+        f.nics_per_node = std::max(1, gpus_per_node);
+        f.nic_gbit_per_s = 400;
+        f.description = "GB200 NVL72: 72-GPU NVLink domain, 1 x 400 Gb/s per GPU scale-out";
+        return f;
+    }
+    if (contains(r.system_name, "dgx-h100") || contains(r.system_name, "dgx-b200") || contains(r.system_name, "dgx h100") ||
+        contains(r.system_name, "dgx b200")) {
+        // DGX H100 / DGX B200 user guides: 8 single-port 400 Gb/s ConnectX-7 for the compute fabric.
+        f.nics_per_node = 8;
+        f.nic_gbit_per_s = 400;
+        f.description = "DGX H100/B200: 8 x 400 Gb/s ConnectX-7 per node";
+        return f;
+    }
+    // (std::regex recurses per character: only text of a sane length is parsed.)
+    if (r.inter_node_interconnect && r.inter_node_interconnect->size() <= 4096) {
+        // "400 Gb/s per GPU" or "IB (50 GB/s) per GPU": one NIC per GPU at that rate.
+        static const std::regex per_gpu(R"((\d{1,6})\s*(Gb/s|Gbit/s|Gbps|GB/s)\)?\"?\s*per GPU)", std::regex::icase);
+        std::smatch g;
+        if (std::regex_search(*r.inter_node_interconnect, g, per_gpu) && gpus_per_node > 0) {
+            const double rate = std::stod(g[1]) * (g[2].str() == "GB/s" ? 8.0 : 1.0);
+            f.nics_per_node = gpus_per_node;
+            f.nic_gbit_per_s = rate;
+            f.description = "inter_node_interconnect: " + std::to_string(gpus_per_node) + " x " + std::to_string(static_cast<int>(rate)) +
+                            " Gb/s per node (one per GPU)";
+            return f;
+        }
+        // "8x ... 200 Gbps ...": NIC count and line rate as the row states them.
+        static const std::regex pattern(R"((\d{1,6})\s*x\D*?(\d{1,6})\s*G(b|bps|bit))", std::regex::icase);
+        std::smatch m;
+        if (std::regex_search(*r.inter_node_interconnect, m, pattern)) {
+            f.nics_per_node = std::stoi(m[1]);
+            f.nic_gbit_per_s = std::stod(m[2]);
+            f.description = "inter_node_interconnect: " + m[1].str() + " x " + m[2].str() + " Gb/s per node";
+        }
+    }
+    return f;
+}
+
+
+} // namespace vtrain::validation_detail
