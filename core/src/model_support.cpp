@@ -35,20 +35,11 @@ std::optional<std::string> not_modeled_reason(const ModelSpec& m, const Training
     if (p.ep > 1 || p.etp > 0) {
         return "expert parallelism is not modeled";
     }
-    if (p.zero_stage >= 3) {
-        return "fully sharded data parallelism (ZeRO-3 / FSDP) is not modeled";
-    }
     if (p.tp_overlap) {
         return "tensor-parallel communication overlap is not modeled";
     }
     if (p.moe_overlap) {
         return "expert communication overlap is not modeled";
-    }
-    if (p.overlap_param_gather) {
-        return "overlapped parameter all-gather is not modeled";
-    }
-    if (p.first_stage_layers > 0 || p.last_stage_layers > 0 || !p.pipeline_layout.empty()) {
-        return "uneven pipeline layouts are not modeled";
     }
     return std::nullopt;
 }
