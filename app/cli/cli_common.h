@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Shared plumbing of the `vtrain` subcommands: argument reading, loading scenarios and profiles, and
-// reporting bad input as one clear line with exit status 2.
+// reporting bad input as one clear line with exit status 2, and writing outputs so that a failure (a
+// full disk, a missing folder) is reported with the OS's reason and exit status 1.
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "vtrain/diagnostic.h"
 #include "vtrain/gpu_profile.h"
@@ -15,8 +18,12 @@
 namespace vtrain::cli {
 
 constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;
+constexpr int kExitFailure = 1; // an output could not be written (or an internal error)
 constexpr int kExitBadInput = 2;
+
+// The most worker threads any subcommand accepts (--threads): far above any machine's cores, far below
+// what would exhaust the process's thread or stack limits.
+constexpr long long kMaxThreads = 1024;
 
 struct Args {
     std::vector<std::string> positional;
@@ -26,10 +33,21 @@ struct Args {
     std::optional<std::string> value(const std::string& name) const;
 };
 
-// Splits argv; `with_value` lists the options that take a value. Unknown options are errors.
+// Splits argv; `with_value` lists the options that take a value. Unknown options are errors, and so is
+// an option given twice ("-o" and "--output" are one option) unless it is listed in `repeatable`.
 std::optional<Args> parse_args(const std::vector<std::string>& argv, const std::vector<std::string>& with_value,
-                               const std::vector<std::string>& flags, std::string& error);
+                               const std::vector<std::string>& flags, std::string& error,
+                               const std::vector<std::string>& repeatable = {});
 
+// Range-checked numeric options. Absent: `out` is left as it is and "" comes back; present and valid:
+// `out` is set; otherwise the message ("--price: \"1e308\" is not a number from 0.01 to 10000").
+std::string whole_option(const Args& args, const std::string& name, long long min, long long max, long long& out);
+std::string whole_option(const Args& args, const std::string& name, int min, int max, int& out);
+std::string number_option(const Args& args, const std::string& name, double min, double max, double& out);
+
+// Bad input is printed as one line: the first problem and "(and N more; --all-errors to list them)".
+// `vtrain --all-errors COMMAND ...` (or the flag anywhere after COMMAND) lists every problem instead.
+void set_list_all_errors(bool all);
 int report_bad_input(const Diagnostics& diagnostics);
 int report_bad_input(const std::string& message);
 // The same, with each diagnostic's field prefixed by the file it came from.
@@ -49,7 +67,17 @@ struct LoadedScenario {
 std::optional<LoadedScenario> load_scenario_and_profile(const std::string& path, const std::optional<std::string>& profile_file,
                                                         int& exit_code);
 
+// Writes PATH.part and renames it to PATH, so a failed write never leaves a half file under the final
+// name. Missing parent folders are not created. On failure `error` holds the path and the OS's reason.
 bool write_text_file(const std::filesystem::path& path, const std::string& text, std::string& error);
+// Prints an output failure (from write_text_file or standard output) and returns kExitFailure.
+int report_write_failure(const std::string& error);
+// The text of a JSON output. A document holding inf or NaN is a bug, never written: it throws, and the
+// command ends with "internal error: <field> is not a finite number" (exit status 1).
+std::string output_json(const nlohmann::json& document, int indent = 2);
+// Flushes standard output; false (with the OS's reason in `error`) when it could not be written, e.g.
+// a full disk or `> /dev/full`.
+bool flush_standard_output(std::string& error);
 
 void set_executable_path(const char* argv0);
 

@@ -7,6 +7,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "vtrain/calibration.h"
+#include "vtrain/json_fields.h"
 #include "vtrain/profile_json.h"
 
 namespace vtrain::cli {
@@ -77,7 +78,7 @@ int run_calibrate(const std::vector<std::string>& argv)
 {
     std::string error;
     const auto args = parse_args(argv, {"--gpu", "-o", "--output", "--subset", "--folds", "--params", "--max-evals", "--spec", "--profile-dir", "--min-trust", "--objective"},
-                                 {}, error);
+                                 {}, error, {"--subset"});
     if (!args) {
         return report_bad_input(error);
     }
@@ -98,18 +99,10 @@ int run_calibrate(const std::vector<std::string>& argv)
             options.subsets.push_back(value);
         }
     }
-    try {
-        if (const auto f = args->value("--folds")) {
-            options.folds = std::stoi(*f);
+    for (const auto& bad : {whole_option(*args, "--folds", 0, 100, options.folds), whole_option(*args, "--max-evals", 1, 10'000'000, options.max_evaluations)}) {
+        if (!bad.empty()) {
+            return report_bad_input(bad);
         }
-        if (const auto m = args->value("--max-evals")) {
-            options.max_evaluations = std::stoi(*m);
-        }
-    } catch (const std::exception&) {
-        return report_bad_input("--folds and --max-evals take whole numbers");
-    }
-    if (options.folds < 0 || options.folds > 100 || options.max_evaluations < 1) {
-        return report_bad_input("--folds must be 0 or 2..100 and --max-evals at least 1");
     }
     options.min_trust = args->value("--min-trust").value_or("");
     const std::string objective = args->value("--objective").value_or("msle");
@@ -151,7 +144,11 @@ int run_calibrate(const std::vector<std::string>& argv)
 
     GpuProfile profile;
     if (const auto spec_path = args->value("--spec")) {
-        // Update the spec so that make-profile rebuilds exactly this profile.
+        // Update the spec so that make-profile rebuilds exactly this profile. The shared reader checks it
+        // first (depth bound, line and column); the ordered reread keeps its key order.
+        if (const auto checked = json_fields::read_json_file(*spec_path); !checked.ok()) {
+            return report_bad_input(checked.errors());
+        }
         std::ifstream in(*spec_path);
         nlohmann::ordered_json spec = nlohmann::ordered_json::parse(in, nullptr, false);
         if (spec.is_discarded() || !spec.is_object()) {
@@ -182,7 +179,7 @@ int run_calibrate(const std::vector<std::string>& argv)
         profile = build_profile(hardware_spec_of(*start), result->fitted);
         profile.calibration = block;
     }
-    if (!write_text_file(*output, profile_to_json(profile).dump() + "\n", error)) {
+    if (!write_text_file(*output, output_json(profile_to_json(profile), -1) + "\n", error)) {
         std::cerr << "vtrain: " << error << '\n';
         return kExitFailure;
     }

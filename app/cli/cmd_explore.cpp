@@ -4,8 +4,10 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -265,12 +267,8 @@ int prepare_explore(const std::vector<std::string>& argv, const std::vector<std:
     ExploreOptions& options = request.options;
     options.top_k = 10;
     options.allow_tp_across_nodes = args->flag("--allow-tp-across-nodes");
-    if (const auto t = args->value("--threads")) {
-        const auto n = whole_number(*t, 1);
-        if (!n) {
-            return report_bad_input("--threads: \"" + *t + "\" is not a whole number of threads >= 1");
-        }
-        options.threads = *n;
+    if (const auto bad = whole_option(*args, "--threads", 1, static_cast<int>(kMaxThreads), options.threads); !bad.empty()) {
+        return report_bad_input(bad);
     }
     if (const auto k = args->value("--top")) {
         const auto n = whole_number(*k, 0);
@@ -334,7 +332,7 @@ int report_explore(const ExploreRequest& request, const ExploreResult& result, c
             j[key] = value;
         }
         std::string error;
-        if (!write_text_file(*file, j.dump(2) + "\n", error)) {
+        if (!write_text_file(*file, output_json(j, 2) + "\n", error)) {
             std::cerr << "vtrain: " << error << '\n';
             return kExitFailure;
         }
@@ -359,7 +357,7 @@ int run_explore(const std::vector<std::string>& argv)
     if (const auto file = request.args.value("--csv")) {
         csv.emplace(*file);
         if (!csv->ok()) {
-            return report_bad_input("--csv: cannot write " + *file + ".part");
+            return report_write_failure("--csv: cannot write " + *file + ".part: " + std::strerror(errno));
         }
     }
     RowSink sink;

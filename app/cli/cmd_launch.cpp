@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "vtrain/json_fields.h"
 #include "vtrain/launch_config.h"
+#include "vtrain/launch_plan_json.h"
 #include "vtrain/scenario_json.h"
 
 namespace vtrain::cli {
@@ -36,8 +37,7 @@ example:
 
 namespace {
 
-// Reads --plan FILE into the scenario: a plan block, or an explored row carrying "plan", "gpu" and
-// "num_gpus". The plan is parsed by the scenario reader, so its errors name fields like "plan.tp".
+// Reads --plan FILE into the scenario (see launch_plan_json.h); errors name the file and the field.
 bool apply_plan_file(Scenario& scenario, const std::string& path, int& exit_code)
 {
     const auto read = json_fields::read_json_file(path);
@@ -45,25 +45,7 @@ bool apply_plan_file(Scenario& scenario, const std::string& path, int& exit_code
         exit_code = report_bad_input(read.errors());
         return false;
     }
-    const nlohmann::json& given = *read;
-    if (!given.is_object()) {
-        exit_code = report_bad_input(Diagnostics{{path, "must be a JSON object: a plan block or a row with a \"plan\""}});
-        return false;
-    }
-    nlohmann::json merged = scenario_to_json(scenario);
-    merged.erase("search"); // the sweep ranges play no part in one plan's flags
-    if (given.contains("plan")) {
-        merged["plan"] = given["plan"];
-        if (given.contains("gpu")) {
-            merged["cluster"]["gpu"] = given["gpu"];
-        }
-        if (given.contains("num_gpus")) {
-            merged["cluster"]["num_gpus"] = given["num_gpus"];
-        }
-    } else {
-        merged["plan"] = given;
-    }
-    auto parsed = scenario_from_json(merged);
+    auto parsed = scenario_with_plan_file(scenario, *read);
     if (!parsed.ok()) {
         exit_code = report_bad_file(path, parsed.errors());
         return false;
@@ -143,7 +125,7 @@ int run_launch(const std::vector<std::string>& argv)
         if (!launch.ok()) {
             return report_bad_input(launch.errors());
         }
-        text = launch->config.dump(2) + '\n';
+        text = output_json(launch->config, 2) + '\n';
         deepspeed_command = launch->command_text();
         warnings = launch->warnings;
     }
@@ -151,7 +133,7 @@ int run_launch(const std::vector<std::string>& argv)
     const auto output = output_option(*args);
     if (output && *output != "-") {
         if (!write_text_file(*output, text, error)) {
-            return report_bad_input(error);
+            return report_write_failure(error);
         }
         std::cerr << "wrote " << (framework == "megatron" ? "Megatron-LM launch flags" : "DeepSpeed config") << " to " << *output << '\n';
     } else {

@@ -1,57 +1,62 @@
 // SPDX-License-Identifier: MIT
-#include <fstream>
 #include <iostream>
 
 #include "cli_common.h"
 #include "commands.h"
+#include "vtrain/json_fields.h"
 #include "vtrain/modeled_profile.h"
 #include "vtrain/profile_json.h"
 
 namespace vtrain::cli {
 
-const char* const kMakeProfileHelp = R"(usage: vtrain make-profile SPEC.json -o PROFILE.json
+const char* const kMakeProfileHelp = R"(usage: vtrain make-profile --from-datasheet DATASHEET.json -o PROFILE.json
+       vtrain make-profile SPEC.json -o PROFILE.json
 
-Builds a modeled GPU profile ("source": "modeled") from a hardware spec: datasheet figures (peak
-TFLOP/s, memory bandwidth and size, SM count, links, price) with their sources, and the model's free
-parameters ("model_parameters": GEMM and attention efficiencies, memory efficiency, fixed costs). The
-shipped profiles are built this way from profiles/specs/.
+Builds a modeled GPU profile ("source": "modeled") from published figures.
+
+A datasheet ("datasheet_version": 1) holds the figures as vendors print them: dense TFLOP/s per
+precision (bf16, fp16, fp8, fp4), HBM size and bandwidth, compute units, the NVLink/xGMI domain and its
+bidirectional bandwidth, GPUs and NICs per host, a price per GPU-hour, and a citation for each group;
+achievable link figures are derived from them (docs/profile-format.md, "Datasheets"). A spec holds the
+derived figures directly (profiles/specs/, as `vtrain calibrate --spec` leaves them). Both may carry
+"model_parameters" (GEMM, attention and memory efficiencies), a "calibration" block and a
+"default_band". Every number is range-checked and the profile written is checked by the loader.
+The shipped modeled profiles are built this way from profiles/datasheets/ and profiles/specs/
+(profiles/regenerate.sh).
 
 example:
+  vtrain make-profile --from-datasheet profiles/datasheets/b300.json -o b300.json
   vtrain make-profile profiles/specs/a100-sxm4-80gb.json -o profiles/a100-sxm4-80gb.json
 )";
 
 int run_make_profile(const std::vector<std::string>& argv)
 {
     std::string error;
-    const auto args = parse_args(argv, {"-o", "--output"}, {}, error);
+    const auto args = parse_args(argv, {"-o", "--output", "--from-datasheet"}, {}, error);
     if (!args) {
         return report_bad_input(error);
     }
     const auto output = output_option(*args);
-    if (args->positional.size() != 1 || !output) {
-        return report_bad_input("make-profile takes one spec file and -o OUTPUT (see vtrain make-profile --help)");
+    const auto datasheet = args->value("--from-datasheet");
+    const std::size_t inputs = args->positional.size() + (datasheet ? 1 : 0);
+    if (inputs != 1 || !output) {
+        return report_bad_input("make-profile takes one datasheet (--from-datasheet FILE) or spec file, and -o OUTPUT "
+                                "(see vtrain make-profile --help)");
     }
-    std::ifstream in(args->positional[0]);
-    if (!in) {
-        return report_bad_input(args->positional[0] + ": cannot be opened");
+    const std::string path = datasheet ? *datasheet : args->positional[0];
+    const auto spec = json_fields::read_json_file(path);
+    if (!spec.ok()) {
+        return report_bad_input(spec.errors());
     }
-    const nlohmann::json spec = nlohmann::json::parse(in, nullptr, false);
-    if (spec.is_discarded() || !spec.is_object()) {
-        return report_bad_input(args->positional[0] + ": is not a JSON object");
+    if (datasheet && !is_datasheet(*spec)) {
+        return report_bad_file(path, {{"datasheet_version", "is missing: --from-datasheet reads a datasheet (\"datasheet_version\": 1); "
+                                                            "give a spec without --from-datasheet"}});
     }
-    const auto hardware = hardware_spec_from_json(spec);
-    if (!hardware.ok()) {
-        return report_bad_input(hardware.errors());
+    const auto profile = build_profile_from_spec(*spec);
+    if (!profile.ok()) {
+        return report_bad_file(path, profile.errors());
     }
-    const auto parameters = model_parameters_from_json(spec.value("model_parameters", nlohmann::json::object()));
-    if (!parameters.ok()) {
-        return report_bad_input(parameters.errors());
-    }
-    GpuProfile profile = make_modeled_profile(*hardware, *parameters);
-    if (spec.contains("calibration")) {
-        profile.calibration = spec["calibration"];
-    }
-    if (!write_text_file(*output, profile_to_json(profile).dump() + "\n", error)) {
+    if (!write_text_file(*output, output_json(profile_to_json(*profile), -1) + "\n", error)) {
         std::cerr << "vtrain: " << error << '\n';
         return kExitFailure;
     }

@@ -47,6 +47,8 @@ options:
   --gpus-per-node N      node size (default: the profile's)
   --threads N            explorer threads (default: all cores)
   --json                 print the result as JSON instead of the table
+Ranges (outside them the option is refused): --days 0.001..36500, --dollars 1..1e12, --price
+0.001..10000, --tokens-per-param 0.01..1e6, --naive-util 0.001..1, --threads 1..1024.
 
 Progress goes to stderr when it is a terminal; Ctrl-C stops and prints the models done so far, marked
 CANCELLED (exit status 130). exit status: 0 on success, 2 on bad input (the message names the option).
@@ -56,34 +58,6 @@ example:
 )";
 
 namespace {
-
-std::optional<double> positive_number(const std::string& text)
-{
-    try {
-        std::size_t used = 0;
-        const double v = std::stod(text, &used);
-        if (used != text.size() || !(v > 0) || !std::isfinite(v)) {
-            return std::nullopt;
-        }
-        return v;
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-}
-
-std::optional<int> whole_number(const std::string& text, int min, int max)
-{
-    try {
-        std::size_t used = 0;
-        const long long v = std::stoll(text, &used);
-        if (used != text.size() || v < min || v > max) {
-            return std::nullopt;
-        }
-        return static_cast<int>(v);
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-}
 
 std::string fixed(double v, int decimals)
 {
@@ -107,29 +81,10 @@ std::string count(double v) // 76.1B, 1.52T
     return v >= 1e12 ? fixed(v / 1e12, 2) + "T" : fixed(v / 1e9, 1) + "B";
 }
 
-// Reads the options into a request; returns an error message naming the option, or "".
+// Reads the options into a request; returns an error message naming the option, or "". Every number
+// has a range, so no figure printed can overflow to inf or run to hundreds of digits.
 std::string read_request(const Args& args, OptimalModelRequest& r)
 {
-    const auto number = [&](const char* name, double& out) -> std::string {
-        if (const auto v = args.value(name)) {
-            const auto n = positive_number(*v);
-            if (!n) {
-                return std::string(name) + ": \"" + *v + "\" is not a positive number";
-            }
-            out = *n;
-        }
-        return {};
-    };
-    const auto whole = [&](const char* name, int& out, int min, int max) -> std::string {
-        if (const auto v = args.value(name)) {
-            const auto n = whole_number(*v, min, max);
-            if (!n) {
-                return std::string(name) + ": \"" + *v + "\" is not a whole number from " + std::to_string(min) + " to " + std::to_string(max);
-            }
-            out = *n;
-        }
-        return {};
-    };
     r.gpu = args.value("--gpu").value_or("");
     if (r.gpu.empty()) {
         return "--gpu: a GPU profile id is required (see vtrain profiles)";
@@ -140,11 +95,15 @@ std::string read_request(const Args& args, OptimalModelRequest& r)
     double days = 0;
     double dollars = 0;
     double price = 0;
-    for (const auto& e : {whole("--gpus", r.num_gpus, 1, 1'000'000), whole("--global-batch", r.target_global_batch, 1, 1'000'000),
-                          whole("--seq-len", r.seq_len, 1, 1 << 20), whole("--vocab", r.vocab, 1, 1 << 24),
-                          whole("--gpus-per-node", r.gpus_per_node, 1, 1024), whole("--threads", r.threads, 1, 4096),
-                          number("--days", days), number("--dollars", dollars), number("--price", price),
-                          number("--tokens-per-param", r.tokens_per_param), number("--naive-util", r.naive_utilization)}) {
+    for (const auto& e : {whole_option(args, "--gpus", 1, 1'000'000, r.num_gpus), whole_option(args, "--global-batch", 1, 1'000'000, r.target_global_batch),
+                          whole_option(args, "--seq-len", 1, 1 << 20, r.seq_len), whole_option(args, "--vocab", 1, 1 << 24, r.vocab),
+                          whole_option(args, "--gpus-per-node", 1, 1024, r.gpus_per_node),
+                          whole_option(args, "--threads", 1, static_cast<int>(kMaxThreads), r.threads),
+                          number_option(args, "--days", 0.001, 36'500, days),        // up to 100 years
+                          number_option(args, "--dollars", 1, 1e12, dollars),
+                          number_option(args, "--price", 0.001, 10'000, price),       // USD per GPU-hour
+                          number_option(args, "--tokens-per-param", 0.01, 1e6, r.tokens_per_param),
+                          number_option(args, "--naive-util", 0.001, 1, r.naive_utilization)}) {
         if (!e.empty()) {
             return e;
         }
@@ -160,9 +119,6 @@ std::string read_request(const Args& args, OptimalModelRequest& r)
     }
     if (!r.budget_days && !r.budget_usd) {
         return "--days: a budget is required (--days, --dollars or both)";
-    }
-    if (r.naive_utilization > 1) {
-        return "--naive-util: must be a fraction of peak in (0, 1], not " + *args.value("--naive-util");
     }
     if (const auto f = args.value("--family")) {
         const auto family = shape_family_from_string(*f);
@@ -290,7 +246,7 @@ int run_optimal_model(const std::vector<std::string>& argv)
         return report_bad_input(named);
     }
     if (args->flag("--json")) {
-        std::cout << optimal_model_to_json(*result).dump(2) << "\n";
+        std::cout << output_json(optimal_model_to_json(*result), 2) << "\n";
     } else {
         std::cout << "Compute-optimal model on " << request.num_gpus << " x " << request.gpu << " (" << to_string(request.family)
                   << " family, fastest plan per model):\n";

@@ -45,8 +45,10 @@ options:
   --policy NAME            all (default), vtrain, fixed or elasticflow
   --restart-overhead-s S   pause when a job's allocation changes (default 60)
   --write-jobs FILE        also write the job list used (generated or read) as JSON
-  --threads N              explorer threads (default: all cores)
+  --threads N              explorer threads (default: all cores; at most 1024)
   --json                   print the whole study as JSON (curves, metrics, per-job Gantt segments)
+Ranges (outside them the option is refused): --gpus 1..1000000, --jobs 1..100000, --window-hours
+0..87600, --restart-overhead-s 0..86400.
 
 Progress goes to stderr when it is a terminal; Ctrl-C stops, prints what is done, marked CANCELLED
 (exit status 130). exit status: 0 on success, 2 on bad input (the message names the option or the
@@ -57,34 +59,6 @@ example:
 )";
 
 namespace {
-
-std::optional<long long> whole_number(const std::string& text, long long min, long long max)
-{
-    try {
-        std::size_t used = 0;
-        const long long v = std::stoll(text, &used);
-        if (used != text.size() || v < min || v > max) {
-            return std::nullopt;
-        }
-        return v;
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-}
-
-std::optional<double> number_at_least(const std::string& text, double min)
-{
-    try {
-        std::size_t used = 0;
-        const double v = std::stod(text, &used);
-        if (used != text.size() || !(v >= min) || !std::isfinite(v)) {
-            return std::nullopt;
-        }
-        return v;
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-}
 
 std::string fixed(double v, int decimals)
 {
@@ -114,40 +88,17 @@ std::string read_options(const Args& args, Options& o)
     if (!gpus) {
         return "--gpus: the cluster's number of GPUs is required";
     }
-    const auto whole = [&](const char* name, long long min, long long max, long long fallback, std::string& error) -> long long {
-        const auto v = args.value(name);
-        if (!v) {
-            return fallback;
+    long long seed = static_cast<long long>(o.workload.seed);
+    for (const auto& e : {whole_option(args, "--gpus", 1, 1'000'000, r.num_gpus), whole_option(args, "--jobs", 1, 100'000, o.workload.jobs),
+                          whole_option(args, "--seed", 0LL, 9'000'000'000'000'000'000LL, seed),
+                          whole_option(args, "--threads", 1, static_cast<int>(kMaxThreads), r.threads),
+                          number_option(args, "--window-hours", 0, 87'600, o.workload.window_hours),       // up to 10 years
+                          number_option(args, "--restart-overhead-s", 0, 86'400, r.restart_overhead_s)}) { // up to a day
+        if (!e.empty()) {
+            return e;
         }
-        const auto n = whole_number(*v, min, max);
-        if (!n) {
-            error = std::string(name) + ": \"" + *v + "\" is not a whole number from " + std::to_string(min) + " to " + std::to_string(max);
-            return fallback;
-        }
-        return *n;
-    };
-    std::string error;
-    r.num_gpus = static_cast<int>(whole("--gpus", 1, 1'000'000, 0, error));
-    o.workload.jobs = static_cast<int>(whole("--jobs", 1, 100'000, 64, error));
-    o.workload.seed = static_cast<std::uint64_t>(whole("--seed", 0, 9'000'000'000'000'000'000LL, 1, error));
-    r.threads = static_cast<int>(whole("--threads", 1, 4096, 0, error));
-    if (!error.empty()) {
-        return error;
     }
-    if (const auto v = args.value("--window-hours")) {
-        const auto h = number_at_least(*v, 0);
-        if (!h) {
-            return "--window-hours: \"" + *v + "\" is not a number of hours >= 0";
-        }
-        o.workload.window_hours = *h;
-    }
-    if (const auto v = args.value("--restart-overhead-s")) {
-        const auto s = number_at_least(*v, 0);
-        if (!s) {
-            return "--restart-overhead-s: \"" + *v + "\" is not a number of seconds >= 0";
-        }
-        r.restart_overhead_s = *s;
-    }
+    o.workload.seed = static_cast<std::uint64_t>(seed);
     if (const auto p = args.value("--policy"); p && *p != "all") {
         const auto policy = schedule_policy_from_string(*p);
         if (!policy) {
@@ -256,8 +207,8 @@ int run_schedule(const std::vector<std::string>& argv)
                                                          o.generator_plans);
             o.generator_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         }
-        if (o.write_jobs && !write_text_file(*o.write_jobs, jobs_to_json(o.request.jobs).dump(2) + "\n", error)) {
-            return report_bad_input("--write-jobs: " + error);
+        if (o.write_jobs && !write_text_file(*o.write_jobs, output_json(jobs_to_json(o.request.jobs), 2) + "\n", error)) {
+            return report_write_failure("--write-jobs: " + error);
         }
         if (!control.cancelled()) {
             study = run_schedule_study(o.request, profile.value(), control, &cache);
@@ -271,7 +222,9 @@ int run_schedule(const std::vector<std::string>& argv)
         Diagnostics named;
         for (const auto& d : study.errors()) {
             const bool job_field = d.field.rfind("jobs", 0) == 0;
-            named.push_back({job_field && o.jobs_file ? *o.jobs_file + ": " + d.field : (job_field ? d.field : "--" + d.field), d.message});
+            // A generated job is wrong because of the options that generated it: say so.
+            const std::string generated = "generated jobs (--jobs, --seed, --window-hours): ";
+            named.push_back({job_field && o.jobs_file ? *o.jobs_file + ": " + d.field : (job_field ? generated + d.field : "--" + d.field), d.message});
         }
         return report_bad_input(named);
     }
@@ -279,7 +232,7 @@ int run_schedule(const std::vector<std::string>& argv)
         o.load = study_offered_load(*study, o.workload.window_hours);
     }
     if (args->flag("--json")) {
-        std::cout << schedule_study_to_json(*study).dump(2) << "\n";
+        std::cout << output_json(schedule_study_to_json(*study), 2) << "\n";
     } else {
         print_results(std::cout, *study, o);
     }

@@ -50,7 +50,7 @@ int run_simulate(const std::vector<std::string>& argv)
         return report_bad_input(result.errors());
     }
     if (args->flag("--json")) {
-        std::cout << result_to_json(*result).dump(2) << '\n';
+        std::cout << output_json(result_to_json(*result), 2) << '\n';
     } else {
         print_report(std::cout, scenario, loaded->profile, *result);
     }

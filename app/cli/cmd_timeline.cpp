@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: MIT
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 
 #include "cli_common.h"
@@ -8,7 +13,11 @@
 
 namespace vtrain::cli {
 
-const char* const kTimelineHelp = R"(usage: vtrain timeline SCENARIO.json -o TRACE.json [--profile PROFILE.json]
+// Traces estimated above this are refused unless --force: Perfetto and chrome://tracing load a trace
+// into the browser's memory and fail on files of a few GB.
+constexpr std::uint64_t kMaxTraceBytes = 1'000'000'000;
+
+const char* const kTimelineHelp = R"(usage: vtrain timeline SCENARIO.json -o TRACE.json [--profile PROFILE.json] [--force]
 
 Simulates the scenario's plan and writes every task of every pipeline stage (forward, backward and
 recompute per micro-batch, tensor-parallel collectives, pipeline sends, data-parallel buckets, optimizer
@@ -17,6 +26,10 @@ step) in Chrome's trace event format. Open it in https://ui.perfetto.dev or chro
 options:
   -o, --output FILE    where to write the trace (required; "-" for standard output)
   --profile FILE       use this GPU profile instead of the one named by cluster.gpu
+  --force              write a trace estimated above 1 GB too (refused otherwise: viewers cannot open it)
+
+The trace is streamed to the file (memory does not grow with its length). exit status: 0 on success,
+2 on bad input or a trace over the size bound, 1 when the output cannot be written.
 
 example:
   vtrain timeline examples/mt-nlg-530b.json -o mt-nlg.trace.json
@@ -25,7 +38,7 @@ example:
 int run_timeline(const std::vector<std::string>& argv)
 {
     std::string error;
-    const auto args = parse_args(argv, {"-o", "--output", "--profile"}, {}, error);
+    const auto args = parse_args(argv, {"-o", "--output", "--profile"}, {"--force"}, error);
     if (!args) {
         return report_bad_input(error);
     }
@@ -45,14 +58,37 @@ int run_timeline(const std::vector<std::string>& argv)
     if (!result.ok()) {
         return report_bad_input(result.errors());
     }
-    const std::string text = timeline_to_chrome_trace(*result).dump();
-    if (*output == "-") {
-        std::cout << text << '\n';
-        return kExitOk;
+    const std::uint64_t estimated = chrome_trace_estimated_bytes(*result);
+    if (estimated > kMaxTraceBytes && !args->flag("--force")) {
+        return report_bad_input("the trace would hold " + std::to_string(chrome_trace_event_count(*result)) + " events, about " +
+                                std::to_string(estimated / 1'000'000) + " MB (more than the " + std::to_string(kMaxTraceBytes / 1'000'000) +
+                                " MB bound; --force writes it anyway)");
     }
-    if (!write_text_file(*output, text, error)) {
-        std::cerr << "vtrain: " << error << '\n';
-        return kExitFailure;
+    if (*output == "-") {
+        write_chrome_trace(std::cout, *result);
+        std::cout << '\n';
+        return kExitOk; // main() checks that standard output was written
+    }
+    const std::string part = *output + ".part";
+    {
+        std::ofstream out(part, std::ios::binary | std::ios::trunc);
+        if (!out) {
+            return report_write_failure("cannot write " + *output + ": " + std::strerror(errno));
+        }
+        errno = 0;
+        write_chrome_trace(out, *result);
+        out << '\n';
+        out.close(); // a full disk shows at the final flush
+        if (!out) {
+            const int reason = errno;
+            std::remove(part.c_str());
+            return report_write_failure("cannot write " + *output + ": " + (reason != 0 ? std::strerror(reason) : "write failed"));
+        }
+    }
+    if (std::rename(part.c_str(), output->c_str()) != 0) {
+        const int reason = errno;
+        std::remove(part.c_str());
+        return report_write_failure("cannot write " + *output + ": " + std::strerror(reason));
     }
     std::cerr << "wrote " << result->timeline.size() << " tasks over " << result->stages.size() << " stages to " << *output << '\n';
     return kExitOk;

@@ -248,8 +248,12 @@ int run_validate(const std::vector<std::string>& argv)
         }
     }
     if (const auto dir = args->value("--scenarios")) {
+        // The folder named is created; missing parents are not (the rule of every output).
         std::error_code ec;
-        std::filesystem::create_directories(*dir, ec);
+        std::filesystem::create_directory(*dir, ec);
+        if (ec) {
+            return report_write_failure("--scenarios: cannot create " + *dir + ": " + ec.message());
+        }
         for (const RunRow& r : *rows) {
             if (!options.subset.empty() && r.subset != options.subset) {
                 continue;
@@ -266,14 +270,14 @@ int run_validate(const std::vector<std::string>& argv)
                 description += " " + n + ".";
             }
             j["description"] = description;
-            if (!write_text_file(std::filesystem::path(*dir) / (r.id + ".json"), j.dump(2) + "\n", error)) {
+            if (!write_text_file(std::filesystem::path(*dir) / (r.id + ".json"), output_json(j, 2) + "\n", error)) {
                 std::cerr << "vtrain: " << error << '\n';
                 return kExitFailure;
             }
         }
     }
     if (args->flag("--json")) {
-        std::cout << validation_to_json(report).dump(1) << '\n';
+        std::cout << output_json(validation_to_json(report), 1) << '\n';
         return kExitOk;
     }
     print_table(std::cout, report);

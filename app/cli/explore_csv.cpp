@@ -2,6 +2,9 @@
 #include "explore_csv.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
 
 #include "vtrain/explorer_io.h"
 
@@ -43,16 +46,34 @@ void append_marked_lines(std::string_view lines, const FrontIndex& front, std::s
     }
 }
 
+void CsvWriter::write(const PlanRow& row)
+{
+    for (const double v : {row.iteration_time_s, row.iteration_time_low_s, row.iteration_time_high_s, row.tokens_per_s, row.mfu, row.bubble_fraction,
+                           row.peak_memory_gib, row.training_days, row.cost_usd}) {
+        if (!std::isfinite(v)) {
+            m_non_finite_row = m_non_finite_row.value_or(row.index);
+            return;
+        }
+    }
+    m_out << csv_spool_line(row);
+}
+
 CsvWriter::CsvWriter(std::filesystem::path path) : m_path(std::move(path)), m_part(m_path.string() + ".part"), m_out(m_part, std::ios::binary) {}
 
 bool CsvWriter::finish(const std::vector<PlanRow>& front, std::string& error)
 {
     m_out.close();
+    if (m_non_finite_row) {
+        std::filesystem::remove(m_part);
+        error = "internal error: plan " + std::to_string(*m_non_finite_row) + " has a figure that is not a finite number; " + m_path.string() +
+                " was not written";
+        return false;
+    }
     const FrontIndex on_front(front);
     std::ifstream in(m_part, std::ios::binary);
     std::ofstream out(m_path, std::ios::binary | std::ios::trunc);
     if (!in || !out) {
-        error = "cannot write " + m_path.string();
+        error = "cannot write " + m_path.string() + ": " + std::strerror(errno);
         return false;
     }
     out << plan_row_csv_header() << '\n';
@@ -66,8 +87,10 @@ bool CsvWriter::finish(const std::vector<PlanRow>& front, std::string& error)
     }
     in.close();
     std::filesystem::remove(m_part);
+    errno = 0;
+    out.close(); // a full disk shows at the final flush
     if (!out) {
-        error = "writing " + m_path.string() + " failed";
+        error = "cannot write " + m_path.string() + ": " + (errno != 0 ? std::strerror(errno) : "write failed");
         return false;
     }
     return true;

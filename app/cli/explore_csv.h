@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,13 +39,15 @@ class CsvWriter {
 public:
     explicit CsvWriter(std::filesystem::path path);
     bool ok() const { return static_cast<bool>(m_out); }
-    void write(const PlanRow& row) { m_out << csv_spool_line(row); }
+    // A row holding inf or NaN is not written; finish() then fails naming the first such row.
+    void write(const PlanRow& row);
     bool finish(const std::vector<PlanRow>& front, std::string& error);
 
 private:
     std::filesystem::path m_path;
     std::filesystem::path m_part;
     std::ofstream m_out;
+    std::optional<std::uint64_t> m_non_finite_row;
 };
 
 } // namespace vtrain::cli

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // vtrain: simulate LLM training plans from the command line.
+#include <algorithm>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -41,7 +43,11 @@ void print_usage(std::ostream& out)
     for (const auto& c : commands()) {
         out << "  " << c.name << std::string(14 - std::string(c.name).size(), ' ') << c.summary << '\n';
     }
-    out << "\nexample:\n  vtrain simulate examples/mt-nlg-530b.json\n";
+    out << "\nconventions (every command):\n"
+        << "  each option at most once; bad input prints its first problem on one line (exit status 2),\n"
+        << "  --all-errors lists every problem; an output that cannot be written gives the OS's reason\n"
+        << "  (exit status 1); outputs are written as FILE.part, then renamed; missing folders are not created.\n"
+        << "\nexample:\n  vtrain simulate examples/mt-nlg-530b.json\n";
 }
 
 } // namespace
@@ -50,6 +56,10 @@ int main(int argc, char** argv)
 {
     vtrain::cli::set_executable_path(argv[0]);
     std::vector<std::string> args(argv + 1, argv + argc);
+    // --all-errors is common to every subcommand: list every problem of bad input, not only the first.
+    const auto all_errors = std::remove(args.begin(), args.end(), std::string("--all-errors"));
+    vtrain::cli::set_list_all_errors(all_errors != args.end());
+    args.erase(all_errors, args.end());
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
         print_usage(std::cout);
         return args.empty() ? vtrain::cli::kExitBadInput : vtrain::cli::kExitOk;
@@ -73,12 +83,22 @@ int main(int argc, char** argv)
                     return vtrain::cli::kExitOk;
                 }
             }
+            int status = vtrain::cli::kExitFailure;
             try {
-                return c.run(rest);
+                status = c.run(rest);
+            } catch (const std::bad_alloc&) {
+                std::cerr << "vtrain: out of memory\n";
+                return vtrain::cli::kExitFailure;
             } catch (const std::exception& e) {
                 std::cerr << "vtrain: internal error: " << e.what() << '\n';
                 return vtrain::cli::kExitFailure;
             }
+            // Whatever went to standard output must have arrived: a full disk is a failure, not exit 0.
+            std::string error;
+            if (!vtrain::cli::flush_standard_output(error)) {
+                return vtrain::cli::report_write_failure(error);
+            }
+            return status;
         }
     }
     std::cerr << "vtrain: unknown command \"" << args[0] << "\"\n\n";

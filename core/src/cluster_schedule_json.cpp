@@ -51,7 +51,7 @@ ClusterJob read_job(Reader r, std::size_t index, Diagnostics& diags)
     } else if (j["model"].is_string()) {
         preset = find_catalog_model(j["model"].get<std::string>());
         if (preset == nullptr) {
-            r.error("model", "\"" + j["model"].get<std::string>() + "\" is not a catalog model (" + catalog_ids() + ")");
+            r.error("model", "\"" + json_fields::bounded(j["model"].get<std::string>()) + "\" is not a catalog model (" + catalog_ids() + ")");
         } else {
             job.model = preset->model;
         }
@@ -60,7 +60,7 @@ ClusterJob read_job(Reader r, std::size_t index, Diagnostics& diags)
             job.model = *m;
         }
     } else {
-        r.error("model", "must be a catalog id or a model object, not " + j["model"].dump());
+        r.error("model", "must be a catalog id or a model object, not " + json_fields::excerpt(j["model"]));
     }
     const auto batch = r.optional_int("global_batch", 1, 1'000'000'000);
     if (batch) {
@@ -126,7 +126,7 @@ Expected<std::vector<ClusterJob>> jobs_from_json(const nlohmann::json& json)
     for (std::size_t i = 0; i < list.size(); ++i) {
         const std::string path = "jobs[" + std::to_string(i) + "]";
         if (!list[i].is_object()) {
-            diags.push_back({path, "must be a job object, not " + list[i].dump()});
+            diags.push_back({path, "must be a job object, not " + json_fields::excerpt(list[i])});
             continue;
         }
         jobs.push_back(read_job(Reader(list[i], path, diags), i, diags));

@@ -36,7 +36,7 @@ PlanEvaluator::PlanEvaluator(const Scenario& scenario, const std::map<std::strin
         Gpu g;
         g.profile = &profiles.at(id); // make_plan_space checked that every GPU has a profile
         g.cluster = resolve_cluster(cluster_for_gpu(scenario, id, 0), *g.profile);
-        g.gpus_per_node = g.cluster.links.gpus_per_node;
+        g.gpus_per_node = nvlink_domain_size(g.cluster.links); // TP may span hosts inside one NVLink domain (NVL72)
         g.usable_gib = g.profile->memory_gib - g.profile->memory_reserve_gib;
         const double precision_peak = g.profile->peak_flops(to_string(scenario.training.precision));
         g.peak_flops = precision_peak > 0 ? precision_peak : g.profile->peak_flops("bf16");
@@ -107,8 +107,8 @@ std::optional<PlanRejection> PlanEvaluator::check_group(const PlanGroup& group) 
     const int node = m_gpus[group.gpu].gpus_per_node;
     if (!m_options.allow_tp_across_nodes && group.tp > node) {
         return PlanRejection{RejectReason::TpSpansNodes,
-                             {"plan.tp", "tp = " + std::to_string(group.tp) + " is wider than a node of " + std::to_string(node) +
-                                             " GPUs (tensor parallelism stays inside a node unless allowed)"}};
+                             {"plan.tp", "tp = " + std::to_string(group.tp) + " is wider than an NVLink domain of " + std::to_string(node) +
+                                             " GPUs (tensor parallelism stays inside a domain unless allowed)"}};
     }
     return std::nullopt;
 }

@@ -37,14 +37,14 @@ struct DataParallelGroups {
     GroupPlacement expert;   // expert data-parallel (shards of zero >= 1 use it too)
 };
 
-DataParallelGroups dp_groups(const Plan& p, const ShardDegrees& shard, int gpn)
+DataParallelGroups dp_groups(const Plan& p, const ShardDegrees& shard, const LinkSpec& links)
 {
     DataParallelGroups g;
-    g.dense = place_group(p.dp * p.cp, p.tp, gpn);
-    g.shard = place_group(shard.dense, p.tp, gpn);
-    g.replica = place_group(shard.replicas, p.tp * shard.dense, gpn);
+    g.dense = place_group(p.dp * p.cp, p.tp, links);
+    g.shard = place_group(shard.dense, p.tp, links);
+    g.replica = place_group(shard.replicas, p.tp * shard.dense, links);
     const int ep_etp = p.ep * p.effective_etp();
-    g.expert = place_group(p.zero_stage >= 1 ? shard.expert : expert_data_parallel(p), ep_etp, gpn);
+    g.expert = place_group(p.zero_stage >= 1 ? shard.expert : expert_data_parallel(p), ep_etp, links);
     return g;
 }
 
@@ -57,8 +57,8 @@ public:
     {
         m_comm.links = cluster.links;
         m_comm.measured_all_reduce = &cluster.profile->all_reduce;
-        m_gpn = cluster.links.gpus_per_node;
-        m_groups = dp_groups(p, m_shard, m_gpn);
+        m_gpn = nvlink_domain_size(cluster.links); // sends inside one NVLink domain use NVLink
+        m_groups = dp_groups(p, m_shard, cluster.links);
     }
 
     void build()

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace vtrain::json_fields {
@@ -27,6 +29,224 @@ std::string format_number(double v)
     return out.str();
 }
 
+// Writes a bounded rendering of `value` into `out`, stopping once `budget` characters are used.
+void write_excerpt(const nlohmann::json& value, std::string& out, std::size_t budget, int depth)
+{
+    if (out.size() >= budget) {
+        return;
+    }
+    if (value.is_string()) {
+        const std::string& s = value.get_ref<const std::string&>();
+        const std::size_t room = budget - out.size();
+        nlohmann::json cut = s.size() > room ? s.substr(0, room) : s;
+        // A cut inside a UTF-8 sequence must not make dump() throw: replace invalid bytes.
+        out += cut.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+        if (s.size() > room) {
+            out += "...";
+        }
+        return;
+    }
+    if (!value.is_structured()) {
+        out += value.dump();
+        return;
+    }
+    const bool is_array = value.is_array();
+    out += is_array ? '[' : '{';
+    if (depth >= 4 && !value.empty()) {
+        out += "...";
+    } else {
+        std::size_t written = 0;
+        for (auto it = value.begin(); it != value.end(); ++it) {
+            if (out.size() >= budget) {
+                out += "... (" + std::to_string(value.size()) + (is_array ? " items)" : " fields)");
+                break;
+            }
+            if (written++ > 0) {
+                out += ", ";
+            }
+            if (!is_array) {
+                write_excerpt(nlohmann::json(it.key()), out, budget, depth + 1);
+                out += ": ";
+            }
+            write_excerpt(*it, out, budget, depth + 1);
+        }
+    }
+    out += is_array ? ']' : '}';
+}
+
+std::string line_and_column(const std::string& text, std::size_t offset)
+{
+    std::size_t line = 1;
+    std::size_t column = 1;
+    for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+        if (text[i] == '\n') {
+            ++line;
+            column = 1;
+        } else {
+            ++column;
+        }
+    }
+    return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+// The offset of the bracket that opens nesting level `level` (1 = the outermost); the text before it
+// was accepted by the parser, so strings are well formed.
+std::size_t offset_of_depth(const std::string& text, std::size_t level)
+{
+    std::size_t depth = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\') {
+                ++i;
+            } else if (c == '"') {
+                in_string = false;
+            }
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth == level) {
+                return i;
+            }
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return text.size();
+}
+
+// Builds the document from SAX events so the depth can be bounded before it is reached, and so a
+// refused number (1e309) comes with its position and the field it was for.
+class DomBuilder final : public nlohmann::json_sax<nlohmann::json> {
+public:
+    DomBuilder(nlohmann::json& root, const std::string& text) : m_root(root), m_text(text) {}
+
+    bool null() override { return add(nullptr); }
+    bool boolean(bool v) override { return add(v); }
+    bool number_integer(number_integer_t v) override { return add(v); }
+    bool number_unsigned(number_unsigned_t v) override { return add(v); }
+    bool number_float(number_float_t v, const string_t&) override { return add(v); }
+    bool string(string_t& v) override { return add(std::move(v)); }
+    bool binary(binary_t&) override { return fail(0, "binary values are not JSON"); }
+    bool start_object(std::size_t) override { return open(nlohmann::json::object()); }
+    bool key(string_t& k) override
+    {
+        m_keys.back() = std::move(k);
+        return true;
+    }
+    bool end_object() override { return close(); }
+    bool start_array(std::size_t) override { return open(nlohmann::json::array()); }
+    bool end_array() override { return close(); }
+    bool parse_error(std::size_t position, const std::string& last_token, const nlohmann::detail::exception& e) override
+    {
+        // position counts the characters read, the offending one included.
+        m_error_field = current_field();
+        std::string reason;
+        std::size_t offset = position > 0 ? position - 1 : 0; // the character that did not fit
+        if (e.id == 406) {
+            // The number's token was read whole: point at its start.
+            offset = position >= last_token.size() ? position - last_token.size() : 0;
+            // (appended, not "literal" + string: avoids a GCC 12 -Wrestrict false positive)
+            reason = "the number ";
+            reason += excerpt(nlohmann::json(last_token), 40);
+            reason += " is too large for a double";
+        } else if (offset < m_text.size() && position <= m_text.size()) {
+            reason = "unexpected ";
+            reason += excerpt(nlohmann::json(std::string(1, m_text[offset])), 10);
+        } else {
+            reason = "unexpected end of input";
+        }
+        return fail(offset, reason);
+    }
+
+    bool failed() const { return m_failed; }
+    bool too_deep() const { return m_too_deep; }
+    std::size_t error_offset() const { return m_error_offset; }
+    const std::string& reason() const { return m_reason; }
+    const std::string& error_field() const { return m_error_field; }
+
+private:
+    bool fail(std::size_t offset, std::string reason)
+    {
+        m_failed = true;
+        m_error_offset = offset;
+        m_reason = std::move(reason);
+        return false;
+    }
+
+    nlohmann::json* place(nlohmann::json&& value)
+    {
+        if (m_stack.empty()) {
+            m_root = std::move(value);
+            return &m_root;
+        }
+        nlohmann::json& top = *m_stack.back();
+        if (top.is_array()) {
+            top.push_back(std::move(value));
+            return &top.back();
+        }
+        nlohmann::json& slot = top[m_keys.back()];
+        slot = std::move(value);
+        return &slot;
+    }
+
+    bool add(nlohmann::json&& value)
+    {
+        place(std::move(value));
+        return true;
+    }
+
+    bool open(nlohmann::json&& container)
+    {
+        if (m_stack.size() >= kMaxJsonDepth) {
+            m_too_deep = true;
+            return false;
+        }
+        m_stack.push_back(place(std::move(container)));
+        m_keys.emplace_back();
+        return true;
+    }
+
+    bool close()
+    {
+        m_stack.pop_back();
+        m_keys.pop_back();
+        return true;
+    }
+
+    // "model.layers" or "search.tp[3]": where the parser was when it refused the input.
+    std::string current_field() const
+    {
+        std::string field;
+        for (std::size_t i = 0; i < m_stack.size(); ++i) {
+            if (m_stack[i]->is_array()) {
+                // An open child is already the array's last item; the top array's next item is new.
+                const std::size_t size = m_stack[i]->size();
+                field += '[';
+                field += std::to_string(i + 1 < m_stack.size() && size > 0 ? size - 1 : size);
+                field += ']';
+            } else if (!m_keys[i].empty()) {
+                if (!field.empty()) {
+                    field += '.';
+                }
+                field += m_keys[i];
+            }
+        }
+        return field.size() > 80 ? field.substr(0, 80) + "..." : field;
+    }
+
+    nlohmann::json& m_root;
+    const std::string& m_text;
+    std::vector<nlohmann::json*> m_stack;
+    std::vector<std::string> m_keys; // the current key of each open object (unused for arrays)
+    bool m_failed = false;
+    bool m_too_deep = false;
+    std::size_t m_error_offset = 0;
+    std::string m_reason;
+    std::string m_error_field;
+};
+
 } // namespace
 
 Reader::Reader(const nlohmann::json& object, std::string path, Diagnostics& diagnostics)
@@ -41,7 +261,9 @@ bool Reader::has(const char* key) const
 
 std::string Reader::field(const char* key) const
 {
-    return m_path.empty() ? std::string(key) : m_path + "." + key;
+    // A key can be any string of the input (an unknown field): quote at most a short excerpt of it.
+    const std::string name = bounded(key);
+    return m_path.empty() ? name : m_path + "." + name;
 }
 
 const nlohmann::json* Reader::lookup(const char* key) const
@@ -81,22 +303,24 @@ std::optional<int> Reader::optional_int(const char* key, long long min, long lon
     if (value == nullptr) {
         return std::nullopt;
     }
+    // An int field never holds more than an int: the bounds are clamped before any narrowing.
+    min = std::clamp<long long>(min, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+    max = std::clamp<long long>(max, min, std::numeric_limits<int>::max());
     if (value->is_number_float()) {
         const double d = value->get<double>();
         if (!std::isfinite(d) || d != std::floor(d)) {
-            error(key, "must be a whole number, not " + value->dump());
+            error(key, "must be a whole number, not " + excerpt(*value));
             return std::nullopt;
         }
     } else if (!value->is_number_integer()) {
-        error(key, "must be a whole number, not " + type_name(*value) + " " + value->dump());
+        error(key, "must be a whole number, not " + type_name(*value) + " " + excerpt(*value));
         return std::nullopt;
     }
-    const double v = value->get<double>();
-    if (v < static_cast<double>(min) || v > static_cast<double>(max)) {
-        error(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", not " + value->dump());
-        return std::nullopt;
+    const auto v = whole_number_in_range(*value, static_cast<int>(min), static_cast<int>(max));
+    if (!v) {
+        error(key, "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", not " + excerpt(*value));
     }
-    return static_cast<int>(v);
+    return v;
 }
 
 int Reader::required_int(const char* key, long long min, long long max)
@@ -115,12 +339,12 @@ std::optional<double> Reader::optional_number(const char* key, double min, doubl
         return std::nullopt;
     }
     if (!value->is_number()) {
-        error(key, "must be a number, not " + type_name(*value) + " " + value->dump());
+        error(key, "must be a number, not " + type_name(*value) + " " + excerpt(*value));
         return std::nullopt;
     }
     const double v = value->get<double>();
     if (!std::isfinite(v) || v < min || v > max) {
-        error(key, "must be between " + format_number(min) + " and " + format_number(max) + ", not " + value->dump());
+        error(key, "must be between " + format_number(min) + " and " + format_number(max) + ", not " + excerpt(*value));
         return std::nullopt;
     }
     return v;
@@ -142,7 +366,7 @@ std::optional<std::string> Reader::optional_string(const char* key)
         return std::nullopt;
     }
     if (!value->is_string()) {
-        error(key, "must be a string, not " + type_name(*value) + " " + value->dump());
+        error(key, "must be a string, not " + type_name(*value) + " " + excerpt(*value));
         return std::nullopt;
     }
     return value->get<std::string>();
@@ -168,7 +392,7 @@ std::optional<bool> Reader::optional_bool(const char* key)
         return std::nullopt;
     }
     if (!value->is_boolean()) {
-        error(key, "must be true or false, not " + value->dump());
+        error(key, "must be true or false, not " + excerpt(*value));
         return std::nullopt;
     }
     return value->get<bool>();
@@ -185,7 +409,7 @@ std::vector<double> Reader::grid(const char* key)
     out.reserve(value->size());
     for (const auto& item : *value) {
         if (!item.is_number() || !std::isfinite(item.get<double>()) || item.get<double>() <= 0) {
-            error(key, "holds " + item.dump() + "; grid points must be positive numbers");
+            error(key, "holds " + excerpt(item) + "; grid points must be positive numbers");
             return {};
         }
         const double v = item.get<double>();
@@ -214,7 +438,7 @@ std::vector<double> Reader::positive_values(const char* key, std::size_t expecte
     for (std::size_t i = 0; i < value->size(); ++i) {
         const auto& item = (*value)[i];
         if (!item.is_number() || !std::isfinite(item.get<double>()) || item.get<double>() <= 0) {
-            error(key, "value " + std::to_string(i) + " is " + item.dump() + "; latencies must be positive and finite");
+            error(key, "value " + std::to_string(i) + " is " + excerpt(item) + "; latencies must be positive and finite");
             return {};
         }
         out.push_back(item.get<double>());
@@ -236,24 +460,96 @@ void Reader::reject_unknown(const std::vector<std::string>& known)
 
 Expected<nlohmann::json> parse_json_text(const std::string& text)
 {
+    nlohmann::json root;
+    DomBuilder builder(root, text);
+    bool complete = false;
     try {
-        return nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        // e.byte is 1-based; report a line and column the user can find.
-        std::size_t line = 1;
-        std::size_t column = 1;
-        for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-            if (text[i] == '\n') {
-                ++line;
-                column = 1;
-            } else {
-                ++column;
+        complete = nlohmann::json::sax_parse(text, &builder);
+    } catch (const nlohmann::json::exception&) {
+        // The SAX parser reports through parse_error(); nothing else should throw, but a library
+        // message must never reach the user.
+        return Diagnostic{"", "not valid JSON"};
+    }
+    if (builder.too_deep()) {
+        const std::size_t offset = offset_of_depth(text, kMaxJsonDepth + 1);
+        return Diagnostic{"", "too deeply nested at " + line_and_column(text, offset) + ": JSON input may nest at most " +
+                                  std::to_string(kMaxJsonDepth) + " arrays and objects"};
+    }
+    if (builder.failed() || !complete) {
+        std::string message = "not valid JSON at " + line_and_column(text, builder.error_offset());
+        if (!builder.reason().empty()) {
+            message += ": " + builder.reason();
+        }
+        if (!builder.error_field().empty()) {
+            message += " (in " + builder.error_field() + ")";
+        }
+        return Diagnostic{"", message};
+    }
+    return root;
+}
+
+std::string excerpt(const nlohmann::json& value, std::size_t max_chars)
+{
+    std::string out;
+    write_excerpt(value, out, max_chars, 0);
+    // The budget is checked between items; room for the closing "... (N items)]" is allowed past it.
+    if (out.size() > max_chars + 40) {
+        out.resize(max_chars);
+        out += "...";
+    }
+    return out;
+}
+
+std::string bounded(const std::string& text, std::size_t max_chars)
+{
+    return text.size() > max_chars ? text.substr(0, max_chars) + "..." : text;
+}
+
+std::optional<std::string> first_non_finite(const nlohmann::json& value)
+{
+    if (value.is_number_float()) {
+        return std::isfinite(value.get<double>()) ? std::nullopt : std::optional<std::string>("");
+    }
+    if (value.is_array()) {
+        for (std::size_t i = 0; i < value.size(); ++i) {
+            if (auto inner = first_non_finite(value[i])) {
+                return "[" + std::to_string(i) + "]" + *inner;
             }
         }
-        return Diagnostic{"", "not valid JSON at line " + std::to_string(line) + ", column " + std::to_string(column)};
-    } catch (const nlohmann::json::exception& e) {
-        return Diagnostic{"", std::string("not valid JSON: ") + e.what()};
+    } else if (value.is_object()) {
+        for (auto it = value.begin(); it != value.end(); ++it) {
+            if (auto inner = first_non_finite(*it)) {
+                return "." + it.key() + *inner;
+            }
+        }
     }
+    return std::nullopt;
+}
+
+std::optional<int> whole_number_in_range(const nlohmann::json& value, int min, int max)
+{
+    long long v = 0;
+    if (value.is_number_unsigned()) {
+        const auto u = value.get<std::uint64_t>();
+        if (u > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+            return std::nullopt;
+        }
+        v = static_cast<long long>(u);
+    } else if (value.is_number_integer()) {
+        v = value.get<std::int64_t>();
+    } else if (value.is_number_float()) {
+        const double d = value.get<double>();
+        if (!std::isfinite(d) || d != std::floor(d) || d < static_cast<double>(min) || d > static_cast<double>(max)) {
+            return std::nullopt;
+        }
+        v = static_cast<long long>(d);
+    } else {
+        return std::nullopt;
+    }
+    if (v < min || v > max) {
+        return std::nullopt;
+    }
+    return static_cast<int>(v);
 }
 
 Expected<nlohmann::json> read_json_file(const std::filesystem::path& path)

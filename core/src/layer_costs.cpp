@@ -1,19 +1,64 @@
 // SPDX-License-Identifier: MIT
 #include "vtrain/layer_costs.h"
 
+#include <algorithm>
+#include <cmath>
+
+#include "vtrain/layer_comm.h"
 #include "vtrain/model_math.h"
 #include "vtrain/operator_timer.h"
 
 namespace vtrain {
 namespace {
 
+enum class Stream { Compute, Tp, Ep, Cp };
+
 // Collects operators into a block, keeping a list for reports when asked.
 class BlockBuilder {
 public:
     BlockBuilder(BlockCost& block, std::vector<OperatorTime>* list) : m_block(block), m_list(list) {}
 
-    void compute(Phase phase, const char* name, double seconds) { add(phase, name, seconds, false); }
-    void communicate(Phase phase, const char* name, double seconds) { add(phase, name, seconds, true); }
+    void compute(Phase phase, const char* name, double seconds) { add(phase, name, seconds, Stream::Compute); }
+    void communicate(Phase phase, const char* name, double seconds) { add(phase, name, seconds, Stream::Tp); }
+    void expert_comm(Phase phase, const char* name, double seconds) { add(phase, name, seconds, Stream::Ep); }
+    void context_comm(Phase phase, const char* name, double seconds) { add(phase, name, seconds, Stream::Cp); }
+    void gemm(Phase phase, const char* name, double seconds)
+    {
+        m_gemm_s[index(phase)] += seconds;
+        compute(phase, name, seconds);
+    }
+    // Bytes streamed by FP8/FP4 quantize kernels in a phase, charged as one operator by finish_casts().
+    void cast_traffic(Phase phase, double bytes) { m_cast_bytes[index(phase)] += bytes; }
+
+    void finish_casts(const OperatorTimer& t)
+    {
+        const Phase phases[] = {Phase::Forward, Phase::Backward, Phase::Recompute};
+        for (int i = 0; i < 3; ++i) {
+            // A streaming add moves 3 bytes per input byte, so the input size is the traffic / 3.
+            const double s = m_cast_bytes[i] > 0 ? t.memory_bound_seconds("residual_add", m_cast_bytes[i] / 3, false) : 0.0;
+            compute(phases[i], "low-precision quantize (casts, amax)", s);
+        }
+    }
+
+    // Overlap: a fraction of the tensor-parallel traffic runs under the GEMMs it feeds (never more than
+    // their time); with moe_overlap the dispatch/combine runs under the layer's compute (max, not sum).
+    void apply_overlap(bool tp_overlap, double tp_fraction, bool moe_overlap)
+    {
+        const Phase phases[] = {Phase::Forward, Phase::Backward, Phase::Recompute};
+        for (int i = 0; i < 3; ++i) {
+            PhaseTime& t = phase_time(phases[i]);
+            if (tp_overlap) {
+                const double hidden = std::min(tp_fraction * t.tp_comm_s, m_gemm_s[i]);
+                t.tp_comm_s -= hidden;
+                note(phases[i], "tp communication hidden behind GEMMs", -hidden);
+            }
+            if (moe_overlap) {
+                const double hidden = std::min(t.ep_comm_s, t.compute_s);
+                t.ep_comm_s -= hidden;
+                note(phases[i], "expert dispatch/combine hidden behind compute", -hidden);
+            }
+        }
+    }
 
     // Host-bound phases (added for validation against vTrain's single-node runs, where layers of small
     // models take ~3 ms whatever their FLOPs): the CPU issues each operator in `host_s` (Python, PyTorch
@@ -36,36 +81,128 @@ public:
     }
 
 private:
+    static int index(Phase phase) { return phase == Phase::Forward ? 0 : phase == Phase::Backward ? 1 : 2; }
+
     PhaseTime& phase_time(Phase phase)
     {
         return phase == Phase::Forward ? m_block.forward : phase == Phase::Backward ? m_block.backward : m_block.recompute;
     }
 
-    void add(Phase phase, const char* name, double seconds, bool comm)
+    void note(Phase phase, const char* name, double seconds)
+    {
+        if (m_list != nullptr && seconds != 0) {
+            m_list->push_back({name, phase, seconds, true});
+        }
+    }
+
+    void add(Phase phase, const char* name, double seconds, Stream stream)
     {
         PhaseTime& t = phase_time(phase);
-        (comm ? t.tp_comm_s : t.compute_s) += seconds;
+        switch (stream) {
+        case Stream::Compute: t.compute_s += seconds; break;
+        case Stream::Tp: t.tp_comm_s += seconds; break;
+        case Stream::Ep: t.ep_comm_s += seconds; break;
+        case Stream::Cp: t.cp_comm_s += seconds; break;
+        }
         if (seconds > 0) {
-            ++m_ops[phase == Phase::Forward ? 0 : phase == Phase::Backward ? 1 : 2];
+            ++m_ops[index(phase)];
         }
         if (m_list != nullptr && seconds > 0) {
-            m_list->push_back({name, phase, seconds, comm});
+            m_list->push_back({name, phase, seconds, stream != Stream::Compute});
         }
     }
 
     BlockCost& m_block;
     std::vector<OperatorTime>* m_list;
     int m_ops[3] = {0, 0, 0}; // operators issued per phase (forward, backward, recompute)
+    double m_gemm_s[3] = {0, 0, 0};
+    double m_cast_bytes[3] = {0, 0, 0};
 };
 
-// A GEMM C[M,N] = A[M,K] B[K,N] forward, and its two backward GEMMs (input and weight gradients).
-void add_gemm(BlockBuilder& b, const OperatorTimer& t, const char* name, double m, double n, double k, bool recomputed)
+// Bytes a quantize kernel streams per element it casts (read BF16, write the low-precision copy and
+// scales): delayed scaling reads once (amax from history); current scaling reads twice (amax, then
+// cast); blockwise finds each block's amax in the same pass; MXFP8 writes row- and column-wise copies;
+// NVFP4 reads twice and writes 4-bit values with their scales (Transformer Engine recipe docs,
+// shared/research/modern-training.md Sec. 5).
+double cast_bytes_per_element(Precision precision, Fp8Recipe recipe)
 {
+    if (precision == Precision::Nvfp4) {
+        return 2 + 2 + 2 * 0.5625; // two reads; row- and column-wise 4-bit copies + one E4M3 scale per 16
+    }
+    switch (recipe) {
+    case Fp8Recipe::Delayed: return 2 + 1;
+    case Fp8Recipe::Current: return 2 + 2 + 1;
+    case Fp8Recipe::Blockwise: return 2 + 1 + 4.0 / 128;
+    case Fp8Recipe::Mxfp8: return 2 + 2 * (1 + 1.0 / 32);
+    }
+    return 3;
+}
+
+// Rows a low-precision grouped GEMM pads each expert to (TE: 16 for per-tensor/blockwise FP8, 32 MXFP8/FP4).
+double fp8_row_alignment(Precision precision, Fp8Recipe recipe)
+{
+    if (precision == Precision::Nvfp4 || recipe == Fp8Recipe::Mxfp8) {
+        return 32;
+    }
+    return 16;
+}
+
+// What every cost function needs about the micro-batch on this GPU.
+struct Ctx {
+    const ModelSpec& m;
+    const LayerCostInput& in;
+    const OperatorTimer& timer;   // linear layers (low precision when the recipe says so)
+    const OperatorTimer& hp;      // what stays in high precision (router, output layer)
+    const CommModel& comm;
+    double t = 1;                 // tensor-parallel size
+    double tokens = 0;            // b x s / cp: the sequence share of one context-parallel rank
+    double h = 0;
+    double e = 2;                 // activation bytes per element
+    double hidden_bytes = 0;      // one [tokens, h] activation, sharded by sequence parallelism
+    double activation_bytes = 0;  // one [tokens, h] activation
+    bool full = false;
+    bool selective = false;
+    bool lowp = false;            // FP8 or NVFP4 GEMMs
+    double cast_bpe = 0;
+};
+
+void add_gemm(BlockBuilder& b, const Ctx& c, const char* name, double m, double n, double k, bool recomputed, bool lowp = true)
+{
+    const OperatorTimer& t = lowp ? c.timer : c.hp;
     const double fwd = t.gemm_seconds(m, n, k);
-    b.compute(Phase::Forward, name, fwd);
-    b.compute(Phase::Backward, name, t.gemm_seconds(m, k, n) + t.gemm_seconds(k, n, m));
+    b.gemm(Phase::Forward, name, fwd);
+    b.gemm(Phase::Backward, name, t.gemm_seconds(m, k, n) + t.gemm_seconds(k, n, m));
     if (recomputed) {
-        b.compute(Phase::Recompute, name, fwd);
+        b.gemm(Phase::Recompute, name, fwd);
+    }
+    if (lowp && c.lowp) {
+        b.cast_traffic(Phase::Forward, m * k * c.cast_bpe);  // the input (weights are cast once and cached)
+        b.cast_traffic(Phase::Backward, m * n * c.cast_bpe); // the output gradient
+        if (recomputed) {
+            b.cast_traffic(Phase::Recompute, m * k * c.cast_bpe);
+        }
+    }
+}
+
+// `groups` GEMMs of the same shape with different weights (the local experts) in one grouped kernel. A
+// grouped GEMM fills the GPU with the tiles of all groups, but each group's tiles are as short as its own
+// rows: it behaves like one GEMM of m rows and groups x n columns (same tiles, same short-M inefficiency,
+// same weight bytes read). The profile's GEMM table at that shape gives the time, so small experts come
+// out slow exactly where the measured table is slow at small M.
+void add_grouped_gemm(BlockBuilder& b, const Ctx& c, const char* name, double groups, double m, double n, double k, bool recomputed)
+{
+    const double fwd = c.timer.gemm_seconds(m, groups * n, k);
+    b.gemm(Phase::Forward, name, fwd);
+    b.gemm(Phase::Backward, name, c.timer.gemm_seconds(m, groups * k, n) + c.timer.gemm_seconds(k, groups * n, m));
+    if (recomputed) {
+        b.gemm(Phase::Recompute, name, fwd);
+    }
+    if (c.lowp) {
+        b.cast_traffic(Phase::Forward, groups * m * k * c.cast_bpe);
+        b.cast_traffic(Phase::Backward, groups * m * n * c.cast_bpe);
+        if (recomputed) {
+            b.cast_traffic(Phase::Recompute, groups * m * k * c.cast_bpe);
+        }
     }
 }
 
@@ -79,122 +216,415 @@ void add_memory_bound(BlockBuilder& b, const OperatorTimer& t, const char* name,
     }
 }
 
+void tp_collectives(BlockBuilder& b, const Ctx& c, bool entering)
+{
+    const LayerCostInput& in = c.in;
+    // Entering a parallel region: all-gather (SP) or identity; leaving it: reduce-scatter (SP) or
+    // all-reduce. The backward pass mirrors the forward's collectives.
+    const Collective fwd_kind = in.sequence_parallel ? (entering ? Collective::AllGather : Collective::ReduceScatter) : Collective::AllReduce;
+    const Collective bwd_kind = in.sequence_parallel ? (entering ? Collective::ReduceScatter : Collective::AllGather) : Collective::AllReduce;
+    const double fwd = (in.sequence_parallel || !entering) ? c.comm.collective_seconds(fwd_kind, c.activation_bytes, in.tp_group) : 0;
+    const double bwd = (in.sequence_parallel || entering) ? c.comm.collective_seconds(bwd_kind, c.activation_bytes, in.tp_group) : 0;
+    const char* name = in.sequence_parallel ? (entering ? "tp all-gather" : "tp reduce-scatter") : "tp all-reduce";
+    b.communicate(Phase::Forward, name, fwd);
+    b.communicate(Phase::Backward, name, bwd);
+    if (c.full) {
+        b.communicate(Phase::Recompute, name, fwd);
+    }
+    if (in.sequence_parallel && entering) {
+        // Sequence parallelism keeps only its shard of the column-parallel GEMM's input, so the backward
+        // pass all-gathers it again for the weight gradient (Korthikanti et al. 2022, Sec. 4.2.2). Added
+        // for validation: without it SP's backward came out faster than the measured one (Table 4).
+        b.communicate(Phase::Backward, "sp all-gather (weight-gradient input)",
+                      c.comm.collective_seconds(Collective::AllGather, c.activation_bytes, in.tp_group));
+    }
+}
+
+// The attention core of one rank: flash attention over its s/cp queries (causal load balancing gives every
+// rank 1/cp of the work) against min(window, s) keys, plus the context-parallel exchange. `kv_width` is
+// the K+V width per token on this tensor-parallel rank that a ring passes around.
+void attention_core(BlockBuilder& b, const Ctx& c, double heads_local, double head_dim, double qkv_width, double out_width,
+                    double kv_width, bool windowed)
+{
+    const ModelSpec& m = c.m;
+    const LayerCostInput& in = c.in;
+    const double cp = std::max(1, in.cp);
+    const double share = attention_keys_per_query(m, windowed) / m.seq_len / cp;
+    const double bh = in.micro_batch * heads_local;
+    double fwd = 0, bwd = 0;
+    if (in.training->attention == AttentionKernel::Flash) {
+        fwd = c.hp.flash_forward_seconds(bh, m.seq_len, head_dim) * share;
+        bwd = c.hp.flash_backward_seconds(bh, m.seq_len, head_dim) * share;
+        b.compute(Phase::Forward, "attention core (flash)", fwd);
+        b.compute(Phase::Backward, "attention core (flash)", bwd);
+        if (c.full) {
+            b.compute(Phase::Recompute, "attention core (flash)", fwd);
+        }
+        // Selective recompute is what flash attention does inside its backward: nothing extra.
+    } else {
+        const double batch = bh;
+        const double s = m.seq_len / cp; // this rank's queries against all keys
+        const double keys = m.seq_len;
+        const bool again = c.full || c.selective;
+        const double score_bytes = batch * s * keys * c.e;
+        const double qk = c.hp.batched_gemm_seconds(batch, s, keys, head_dim);
+        const double av = c.hp.batched_gemm_seconds(batch, s, head_dim, keys);
+        fwd = qk + av;
+        b.compute(Phase::Forward, "attention scores (QK^T)", qk);
+        b.compute(Phase::Backward, "attention scores (QK^T)",
+                  c.hp.batched_gemm_seconds(batch, s, head_dim, keys) + c.hp.batched_gemm_seconds(batch, head_dim, keys, s));
+        add_memory_bound(b, c.hp, "softmax", "softmax", score_bytes, again);
+        add_memory_bound(b, c.hp, "attention dropout", "dropout", score_bytes, again);
+        b.compute(Phase::Forward, "attention values (AV)", av);
+        b.compute(Phase::Backward, "attention values (AV)",
+                  c.hp.batched_gemm_seconds(batch, s, keys, head_dim) + c.hp.batched_gemm_seconds(batch, s, head_dim, keys));
+        bwd = 2 * fwd;
+        if (again) {
+            b.compute(Phase::Recompute, "attention scores (QK^T)", qk);
+            b.compute(Phase::Recompute, "attention values (AV)", av);
+        }
+    }
+    if (in.cp <= 1) {
+        return;
+    }
+    if (in.cp_kind == ContextParallelKind::Ring) {
+        const CpRingTraffic ring = cp_ring_traffic(c.tokens, kv_width, c.e, in.cp);
+        const double f = cp_ring_exposed_seconds(c.comm, ring.forward_step_bytes, ring.steps, fwd, in.cp, in.cp_group);
+        const double g = cp_ring_exposed_seconds(c.comm, ring.backward_step_bytes, ring.steps, bwd, in.cp, in.cp_group);
+        b.context_comm(Phase::Forward, "cp ring KV exchange (exposed)", f);
+        b.context_comm(Phase::Backward, "cp ring KV + dKV exchange (exposed)", g);
+        if (c.full) {
+            b.context_comm(Phase::Recompute, "cp ring KV exchange (exposed)", f);
+        }
+    } else {
+        // Ulysses: Q, K, V scattered by heads and gathered by sequence, the output back (forward); dO and
+        // dQ, dK, dV in backward. Nothing overlaps them.
+        const double bytes = c.tokens * (qkv_width + out_width) * c.e;
+        const double s = all_to_all_seconds(c.comm, bytes, in.cp_group);
+        b.context_comm(Phase::Forward, "cp all-to-all (heads)", s);
+        b.context_comm(Phase::Backward, "cp all-to-all (heads)", s);
+        if (c.full) {
+            b.context_comm(Phase::Recompute, "cp all-to-all (heads)", s);
+        }
+    }
+}
+
+void residual(BlockBuilder& b, const Ctx& c, const char* dropout, const char* add)
+{
+    add_memory_bound(b, c.hp, dropout, "dropout", c.hidden_bytes, c.full);
+    add_memory_bound(b, c.hp, add, "residual_add", c.hidden_bytes, c.full);
+}
+
+void attention_mixer(BlockBuilder& b, const Ctx& c, bool windowed)
+{
+    const ModelSpec& m = c.m;
+    const double head_dim = m.head_dim();
+    const double q = static_cast<double>(m.heads) * head_dim;
+    const double kv = static_cast<double>(m.effective_kv_heads()) * head_dim;
+    add_memory_bound(b, c.hp, "layernorm 1", "layernorm", c.hidden_bytes, c.full);
+    tp_collectives(b, c, true);
+    add_gemm(b, c, "qkv projection", c.tokens, (q + 2 * kv) / c.t, c.h, c.full);
+    if (m.qk_norm) {
+        add_memory_bound(b, c.hp, "q/k norm", "layernorm", c.tokens * (q + kv) / c.t * c.e, c.full);
+    }
+    attention_core(b, c, m.heads / c.t, head_dim, (q + 2 * kv) / c.t, q / c.t, 2 * kv / c.t, windowed);
+    add_gemm(b, c, "output projection", c.tokens, c.h, q / c.t, c.full);
+    tp_collectives(b, c, false);
+    residual(b, c, "dropout 1", "residual 1");
+}
+
+// Multi-head latent attention (DeepSeek-V3 Sec. 2.1.1). The down projections are replicated over the
+// tensor-parallel group (Megatron-Core builds them "duplicated"); up projections and heads are split.
+void mla_mixer(BlockBuilder& b, const Ctx& c)
+{
+    const ModelSpec& m = c.m;
+    const MlaSpec& a = m.mla;
+    const double heads_local = m.heads / c.t;
+    const double qk = a.qk_head_dim + a.qk_rope_head_dim;
+    add_memory_bound(b, c.hp, "layernorm 1", "layernorm", c.hidden_bytes, c.full);
+    tp_collectives(b, c, true);
+    if (a.q_lora_rank > 0) {
+        add_gemm(b, c, "mla q down-projection", c.tokens, a.q_lora_rank, c.h, c.full);
+        add_memory_bound(b, c.hp, "mla q norm", "layernorm", c.tokens * a.q_lora_rank * c.e, c.full);
+        add_gemm(b, c, "mla q up-projection", c.tokens, heads_local * qk, a.q_lora_rank, c.full);
+    } else {
+        add_gemm(b, c, "mla q projection", c.tokens, heads_local * qk, c.h, c.full);
+    }
+    add_gemm(b, c, "mla kv down-projection", c.tokens, a.kv_lora_rank + a.qk_rope_head_dim, c.h, c.full);
+    add_memory_bound(b, c.hp, "mla kv norm", "layernorm", c.tokens * a.kv_lora_rank * c.e, c.full);
+    add_gemm(b, c, "mla kv up-projection", c.tokens, heads_local * (a.qk_head_dim + a.v_head_dim), a.kv_lora_rank, c.full);
+    // Flash attention's cost scales with d_qk + d_v: the mean head size stands for both. Context parallelism
+    // exchanges the materialised per-head K and V (the latent form is not what the kernels pass).
+    const double kv_width = heads_local * (qk + a.v_head_dim);
+    attention_core(b, c, heads_local, (qk + a.v_head_dim) / 2, heads_local * (2 * qk + a.v_head_dim), heads_local * a.v_head_dim,
+                   kv_width, false);
+    add_gemm(b, c, "output projection", c.tokens, c.h, heads_local * a.v_head_dim, c.full);
+    tp_collectives(b, c, false);
+    residual(b, c, "dropout 1", "residual 1");
+}
+
+// Mamba-2 mixer (Dao & Gu 2024, arXiv 2405.21060): in_proj to z, x, B, C, dt; depthwise conv; the chunked
+// state-space-dual scan as batched GEMMs per chunk; gated RMSNorm; out_proj. Heads split over tp.
+void mamba_mixer(BlockBuilder& b, const Ctx& c)
+{
+    const ModelSpec& m = c.m;
+    const MambaSpec& s = m.mamba;
+    const double heads = mamba_heads(m) / c.t;
+    const double groups = std::max(1.0, s.groups / c.t);
+    const double inner = heads * s.head_dim;
+    const double bc = 2 * groups * s.state_dim;
+    add_memory_bound(b, c.hp, "layernorm 1", "layernorm", c.hidden_bytes, c.full);
+    tp_collectives(b, c, true);
+    add_gemm(b, c, "mamba in-projection", c.tokens, 2 * inner + bc + heads, c.h, c.full);
+    add_memory_bound(b, c.hp, "mamba conv1d", "gelu", c.tokens * (inner + bc) * c.e, c.full);
+    const double q = std::min(128.0, static_cast<double>(m.seq_len)); // Megatron-Core's chunk_size
+    const double chunks = c.tokens / q;
+    const double n = s.state_dim, p = s.head_dim;
+    const double fwd = c.hp.batched_gemm_seconds(chunks * groups, q, q, n)     // C B^T inside a chunk
+                       + c.hp.batched_gemm_seconds(chunks * heads, q, p, q)   // (masked scores) x X
+                       + c.hp.batched_gemm_seconds(chunks * heads, n, p, q)   // chunk states B^T X
+                       + c.hp.batched_gemm_seconds(chunks * heads, q, p, n);  // state to output C h
+    b.compute(Phase::Forward, "mamba ssd scan", fwd);
+    b.compute(Phase::Backward, "mamba ssd scan", 2 * fwd); // each GEMM's two gradients
+    if (c.full) {
+        b.compute(Phase::Recompute, "mamba ssd scan", fwd);
+    }
+    add_memory_bound(b, c.hp, "mamba gated norm", "layernorm", c.tokens * inner * c.e, c.full);
+    add_gemm(b, c, "mamba out-projection", c.tokens, c.h, inner, c.full);
+    tp_collectives(b, c, false);
+    residual(b, c, "dropout 1", "residual 1");
+}
+
+const char* activation_kind(FfnActivation a)
+{
+    // relu and squared relu stream their input once like GELU; SwiGLU reads two halves.
+    return a == FfnActivation::SwiGlu ? "swiglu" : "gelu";
+}
+
+const char* activation_name(FfnActivation a)
+{
+    switch (a) {
+    case FfnActivation::SwiGlu: return "swiglu";
+    case FfnActivation::Gelu: return "gelu";
+    case FfnActivation::Relu: return "relu";
+    case FfnActivation::SquaredRelu: return "squared relu";
+    }
+    return "gelu";
+}
+
+// A dense FFN of `width` over `rows` tokens, split over tensor-parallel ranks (the model's FFN or the
+// shared experts).
+void ffn_gemms(BlockBuilder& b, const Ctx& c, double rows, double width_local, const char* up, const char* down)
+{
+    const bool swiglu = c.m.activation == FfnActivation::SwiGlu;
+    add_gemm(b, c, up, rows, (swiglu ? 2 : 1) * width_local, c.h, c.full);
+    add_memory_bound(b, c.hp, activation_name(c.m.activation), activation_kind(c.m.activation),
+                     rows * width_local * c.e * (swiglu ? 2 : 1), c.full);
+    add_gemm(b, c, down, rows, c.h, width_local, c.full);
+}
+
+void dense_ffn(BlockBuilder& b, const Ctx& c)
+{
+    const bool swiglu = c.m.activation == FfnActivation::SwiGlu;
+    add_memory_bound(b, c.hp, "layernorm 2", "layernorm", c.hidden_bytes, c.full);
+    tp_collectives(b, c, true);
+    ffn_gemms(b, c, c.tokens, c.m.effective_ffn_hidden() / c.t, swiglu ? "ffn gate+up" : "ffn up", "ffn down");
+    tp_collectives(b, c, false);
+    residual(b, c, "dropout 2", "residual 2");
+}
+
+// A mixture-of-experts FFN on one rank (Megatron-Core's alltoall dispatcher, token_dispatcher.py): router,
+// permutation, dispatch over the EP group (+ all-gather over ETP), grouped expert GEMMs, the reverse, and
+// the shared experts. Tokens enter sharded by sequence parallelism (Megatron requires SP with TP and MoE).
+void moe_ffn(BlockBuilder& b, const Ctx& c)
+{
+    const ModelSpec& m = c.m;
+    const MoeSpec& moe = m.moe;
+    const LayerCostInput& in = c.in;
+    const int ep = std::max(1, in.ep);
+    const int etp = in.etp > 0 ? in.etp : in.tp;
+    const double tokens = c.tokens / c.t; // this rank's tokens
+    const double k = moe.top_k;
+    // Busiest rank: routing skew (max / mean tokens per expert), capped by the capacity when tokens drop.
+    const double skew = moe.dropless ? moe.load_imbalance : std::min(moe.load_imbalance, moe.capacity_factor);
+    const double local_experts = std::ceil(static_cast<double>(moe.experts) / ep);
+    // Assignments reaching this rank's experts from the whole EP x ETP group: etp x tokens x k on average.
+    const double rows = etp * tokens * k;
+    double rows_per_expert = rows / local_experts * skew;
+    if (c.lowp) {
+        const double align = fp8_row_alignment(c.in.training->precision, c.in.training->fp8_recipe);
+        rows_per_expert = std::ceil(rows_per_expert / align) * align;
+    }
+    const double width = routed_expert_ffn_hidden(m) / etp;
+    const bool swiglu = m.activation == FfnActivation::SwiGlu;
+
+    add_memory_bound(b, c.hp, "layernorm 2", "layernorm", tokens * c.h * c.e, c.full);
+    // Router: a BF16/FP32 GEMM to expert scores, then softmax/sigmoid + top-k over FP32 logits.
+    add_gemm(b, c, "moe router", tokens, moe.experts, c.h, c.full, false);
+    add_memory_bound(b, c.hp, "moe top-k", "softmax", tokens * moe.experts * 4, c.full);
+    // Permutation copies each token once per selected expert into destination order: a row gather.
+    const double permuted_bytes = tokens * k * c.h * c.e;
+    add_memory_bound(b, c.hp, "moe permute", "embedding", permuted_bytes, c.full);
+
+    // Dispatch: DeepSeek-V3's blockwise FP8 recipe sends FP8 rows with 1x128 scales (Sec. 3.3.3); the
+    // combine and every backward transfer stay BF16. The busiest receiver gets `skew` x the mean.
+    const bool fp8_dispatch = c.lowp && c.in.training->precision == Precision::Fp8 && c.in.training->fp8_recipe == Fp8Recipe::Blockwise;
+    const double dispatch_bpe = fp8_dispatch ? 1 + 4.0 / 128 : c.e;
+    const double dispatch = all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, c.h, dispatch_bpe) * skew, in.ep_group);
+    const double combine = all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, c.h, c.e) * skew, in.ep_group);
+    const double etp_bytes = rows * skew * c.h * c.e; // the gathered rows of the ETP group
+    const double etp_gather = etp > 1 ? c.comm.collective_seconds(Collective::AllGather, etp_bytes, in.etp_group) : 0;
+    const double etp_scatter = etp > 1 ? c.comm.collective_seconds(Collective::ReduceScatter, etp_bytes, in.etp_group) : 0;
+    b.expert_comm(Phase::Forward, "ep dispatch (all-to-all)", dispatch);
+    b.expert_comm(Phase::Forward, "etp all-gather", etp_gather);
+    b.expert_comm(Phase::Backward, "ep dispatch backward (all-to-all)", combine);
+    b.expert_comm(Phase::Backward, "etp reduce-scatter backward", etp_scatter);
+    if (c.full) {
+        b.expert_comm(Phase::Recompute, "ep dispatch (all-to-all)", dispatch);
+        b.expert_comm(Phase::Recompute, "etp all-gather", etp_gather);
+    }
+
+    add_grouped_gemm(b, c, swiglu ? "experts gate+up (grouped)" : "experts up (grouped)", local_experts, rows_per_expert,
+                     (swiglu ? 2 : 1) * width, c.h, c.full);
+    add_memory_bound(b, c.hp, activation_name(m.activation), activation_kind(m.activation),
+                     local_experts * rows_per_expert * width * c.e * (swiglu ? 2 : 1), c.full);
+    add_grouped_gemm(b, c, "experts down (grouped)", local_experts, rows_per_expert, c.h, width, c.full);
+
+    b.expert_comm(Phase::Forward, "etp reduce-scatter", etp_scatter);
+    b.expert_comm(Phase::Forward, "ep combine (all-to-all)", combine);
+    b.expert_comm(Phase::Backward, "etp all-gather backward", etp_gather);
+    b.expert_comm(Phase::Backward, "ep combine backward (all-to-all)", combine);
+    if (c.full) {
+        b.expert_comm(Phase::Recompute, "etp reduce-scatter", etp_scatter);
+        b.expert_comm(Phase::Recompute, "ep combine (all-to-all)", combine);
+    }
+    // Unpermutation gathers the k copies back and sums them weighted by the router's probabilities.
+    add_memory_bound(b, c.hp, "moe unpermute", "embedding", permuted_bytes, c.full);
+
+    const double shared = shared_expert_ffn_hidden_total(m);
+    if (shared > 0) {
+        tp_collectives(b, c, true);
+        ffn_gemms(b, c, c.tokens, shared / c.t, swiglu ? "shared experts gate+up" : "shared experts up", "shared experts down");
+        tp_collectives(b, c, false);
+    }
+    residual(b, c, "dropout 2", "residual 2");
+}
+
+void build_layer(BlockCost& block, std::vector<OperatorTime>* ops, const Ctx& c, const LayerKind& kind, const LayerParamSplit& params)
+{
+    BlockBuilder b(block, ops);
+    if (kind.mixer == MixerKind::Attention) {
+        if (c.m.attention == AttentionKind::Mla) {
+            mla_mixer(b, c);
+        } else {
+            attention_mixer(b, c, kind.windowed);
+        }
+    } else if (kind.mixer == MixerKind::Mamba) {
+        mamba_mixer(b, c);
+    }
+    if (kind.ffn == FfnKind::Dense) {
+        dense_ffn(b, c);
+    } else if (kind.ffn == FfnKind::Moe) {
+        moe_ffn(b, c);
+    }
+    b.finish_casts(c.timer);
+    // Accumulating this micro-batch's weight gradients into the gradient buffer, when the framework does it
+    // as a separate pass (see TrainingSpec::grad_accumulation_bytes; validation: Megatron-LM 2021 and
+    // DeepSpeed runs are slower than Megatron-LM 2022 by about this traffic). An add streams 3 bytes per
+    // input byte, so the input size is the traffic / 3.
+    const double local_params = params.dense / c.t + params.expert / (std::max(1, c.in.ep) * (c.in.etp > 0 ? c.in.etp : c.in.tp));
+    const double traffic = local_params * c.in.training->grad_accumulation_bytes;
+    b.compute(Phase::Backward, "weight-gradient accumulation",
+              traffic > 0 ? c.hp.memory_bound_seconds("residual_add", traffic / 3, false) : 0.0);
+    b.apply_overlap(c.in.tp_overlap, c.in.tp_overlap_hidden_fraction, c.in.moe_overlap);
+    b.apply_host_floor(c.in.profile->host_overhead_us * 1e-6);
+}
+
 } // namespace
 
 LayerCosts compute_layer_costs(const LayerCostInput& in)
 {
     const ModelSpec& m = *in.model;
-    const OperatorTimer timer(*in.profile, in.training->precision);
-    const CommModel& comm = *in.comm;
+    const Precision precision = in.training->precision;
+    const bool lowp = precision == Precision::Fp8 || precision == Precision::Nvfp4;
+    const OperatorTimer timer(*in.profile, precision);
+    const OperatorTimer hp(*in.profile, lowp ? Precision::Bf16 : precision);
     LayerCosts out;
 
-    const double t = in.tp;
-    const double tokens = static_cast<double>(in.micro_batch) * m.seq_len;
-    const double h = m.hidden;
-    const double e = timer.bytes_per_element();
-    const double head_dim = m.head_dim();
-    const double heads_local = m.heads / t;
-    const double kv_width = static_cast<double>(m.effective_kv_heads()) * head_dim;
-    const double ffn_local = m.effective_ffn_hidden() / t;
-    const bool swiglu = m.activation == FfnActivation::SwiGlu;
-    const bool full = in.recompute == Recompute::Full;
-    const bool selective = in.recompute == Recompute::Selective;
+    Ctx c{m, in, timer, hp, *in.comm};
+    c.t = in.tp;
+    c.tokens = static_cast<double>(in.micro_batch) * m.seq_len / std::max(1, in.cp);
+    c.h = m.hidden;
+    c.e = hp.bytes_per_element();
     // Sequence parallelism shards the norms, dropouts and residuals over the tensor-parallel group.
-    const double hidden_bytes = tokens * h * e / (in.sequence_parallel ? t : 1.0);
-    const double activation_bytes = tokens * h * e; // a full [b, s, h] activation
+    c.hidden_bytes = c.tokens * c.h * c.e / (in.sequence_parallel ? c.t : 1.0);
+    c.activation_bytes = c.tokens * c.h * c.e; // a full [b, s/cp, h] activation
+    c.full = in.recompute == Recompute::Full;
+    c.selective = in.recompute == Recompute::Selective;
+    c.lowp = lowp;
+    c.cast_bpe = lowp ? cast_bytes_per_element(precision, in.training->fp8_recipe) : 0;
     const double host_s = in.profile->host_overhead_us * 1e-6;
-    auto accumulate_seconds = [&](double params) {
-        const double traffic = params * in.training->grad_accumulation_bytes;
-        return traffic > 0 ? timer.memory_bound_seconds("residual_add", traffic / 3, false) : 0.0;
-    };
 
-    auto tp_collectives = [&](BlockBuilder& b, bool entering) {
-        // Entering a parallel region: all-gather (SP) or identity; leaving it: reduce-scatter (SP) or
-        // all-reduce. The backward pass mirrors the forward's collectives.
-        Collective fwd_kind = in.sequence_parallel ? (entering ? Collective::AllGather : Collective::ReduceScatter) : Collective::AllReduce;
-        Collective bwd_kind = in.sequence_parallel ? (entering ? Collective::ReduceScatter : Collective::AllGather) : Collective::AllReduce;
-        const double fwd = (in.sequence_parallel || !entering) ? comm.collective_seconds(fwd_kind, activation_bytes, in.tp_group) : 0;
-        const double bwd = (in.sequence_parallel || entering) ? comm.collective_seconds(bwd_kind, activation_bytes, in.tp_group) : 0;
-        const char* name = in.sequence_parallel ? (entering ? "tp all-gather" : "tp reduce-scatter") : "tp all-reduce";
-        b.communicate(Phase::Forward, name, fwd);
-        b.communicate(Phase::Backward, name, bwd);
-        if (full) {
-            b.communicate(Phase::Recompute, name, fwd);
-        }
-        if (in.sequence_parallel && entering) {
-            // Sequence parallelism keeps only its shard of the column-parallel GEMM's input, so the backward
-            // pass all-gathers it again for the weight gradient (Korthikanti et al. 2022, Sec. 4.2.2). Added
-            // for validation: without it SP's backward came out faster than the measured one (Table 4).
-            b.communicate(Phase::Backward, "sp all-gather (weight-gradient input)",
-                          comm.collective_seconds(Collective::AllGather, activation_bytes, in.tp_group));
-        }
-    };
-
-    // --- transformer layer ---------------------------------------------------------------------
+    // --- transformer layers: each distinct kind is costed once and shared ------------------------
     {
-        BlockBuilder b(out.layer, &out.layer_operators);
-        add_memory_bound(b, timer, "layernorm 1", "layernorm", hidden_bytes, full);
-        tp_collectives(b, true);
-        add_gemm(b, timer, "qkv projection", tokens, (h + 2 * kv_width) / t, h, full);
-        if (in.training->attention == AttentionKernel::Flash) {
-            const double bh = in.micro_batch * heads_local;
-            const double fwd = timer.flash_forward_seconds(bh, m.seq_len, head_dim);
-            b.compute(Phase::Forward, "attention core (flash)", fwd);
-            b.compute(Phase::Backward, "attention core (flash)", timer.flash_backward_seconds(bh, m.seq_len, head_dim));
-            if (full) {
-                b.compute(Phase::Recompute, "attention core (flash)", fwd);
+        std::vector<LayerKind> kinds;       // distinct kinds in order of appearance
+        std::vector<int> first_index;       // a layer of each kind (for its parameter split)
+        std::vector<int> count;
+        std::vector<int> kind_of(static_cast<std::size_t>(std::max(0, m.layers)), 0);
+        for (int i = 0; i < m.layers; ++i) {
+            const LayerKind k = layer_kind(m, i);
+            const int id = static_cast<int>(std::find(kinds.begin(), kinds.end(), k) - kinds.begin());
+            if (id == static_cast<int>(kinds.size())) {
+                kinds.push_back(k);
+                first_index.push_back(i);
+                count.push_back(0);
             }
-            // Selective recompute is what flash attention does inside its backward: nothing extra.
-        } else {
-            const double batch = in.micro_batch * heads_local;
-            const double s = m.seq_len;
-            const bool again = full || selective;
-            const double score_bytes = batch * s * s * e;
-            const double qk = timer.batched_gemm_seconds(batch, s, s, head_dim);
-            const double av = timer.batched_gemm_seconds(batch, s, head_dim, s);
-            b.compute(Phase::Forward, "attention scores (QK^T)", qk);
-            b.compute(Phase::Backward, "attention scores (QK^T)",
-                      timer.batched_gemm_seconds(batch, s, head_dim, s) + timer.batched_gemm_seconds(batch, head_dim, s, s));
-            add_memory_bound(b, timer, "softmax", "softmax", score_bytes, again);
-            add_memory_bound(b, timer, "attention dropout", "dropout", score_bytes, again);
-            b.compute(Phase::Forward, "attention values (AV)", av);
-            b.compute(Phase::Backward, "attention values (AV)",
-                      timer.batched_gemm_seconds(batch, s, s, head_dim) + timer.batched_gemm_seconds(batch, s, head_dim, s));
-            if (again) {
-                b.compute(Phase::Recompute, "attention scores (QK^T)", qk);
-                b.compute(Phase::Recompute, "attention values (AV)", av);
+            kind_of[static_cast<std::size_t>(i)] = id;
+            ++count[static_cast<std::size_t>(id)];
+        }
+        if (kinds.empty()) {
+            kinds.push_back(layer_kind(m, 0));
+            first_index.push_back(0);
+            count.push_back(1);
+        }
+        const auto common = static_cast<std::size_t>(std::max_element(count.begin(), count.end()) - count.begin());
+        std::vector<BlockCost> costs(kinds.size());
+        for (std::size_t k = 0; k < kinds.size(); ++k) {
+            build_layer(costs[k], k == common ? &out.layer_operators : nullptr, c, kinds[k], layer_param_split(m, first_index[k]));
+        }
+        out.layer = costs[static_cast<std::size_t>(kind_of.empty() ? 0 : kind_of[0])];
+        if (kinds.size() > 1) {
+            out.layers.reserve(kind_of.size());
+            for (int id : kind_of) {
+                out.layers.push_back(costs[static_cast<std::size_t>(id)]);
             }
         }
-        add_gemm(b, timer, "output projection", tokens, h, h / t, full);
-        tp_collectives(b, false);
-        add_memory_bound(b, timer, "dropout 1", "dropout", hidden_bytes, full);
-        add_memory_bound(b, timer, "residual 1", "residual_add", hidden_bytes, full);
-        add_memory_bound(b, timer, "layernorm 2", "layernorm", hidden_bytes, full);
-        tp_collectives(b, true);
-        add_gemm(b, timer, swiglu ? "ffn gate+up" : "ffn up", tokens, (swiglu ? 2 : 1) * ffn_local, h, full);
-        add_memory_bound(b, timer, swiglu ? "swiglu" : "gelu", swiglu ? "swiglu" : "gelu",
-                         tokens * ffn_local * e * (swiglu ? 2 : 1), full);
-        add_gemm(b, timer, "ffn down", tokens, h, ffn_local, full);
-        tp_collectives(b, false);
-        add_memory_bound(b, timer, "dropout 2", "dropout", hidden_bytes, full);
-        add_memory_bound(b, timer, "residual 2", "residual_add", hidden_bytes, full);
-        // Accumulating this micro-batch's weight gradients into the gradient buffer, when the framework does
-        // it as a separate pass (see TrainingSpec::grad_accumulation_bytes; validation: Megatron-LM 2021 and
-        // DeepSpeed runs are slower than Megatron-LM 2022 by about this traffic). An add streams 3 bytes per
-        // input byte, so the input size is the traffic / 3.
-        b.compute(Phase::Backward, "weight-gradient accumulation",
-                  accumulate_seconds(layer_params(m) / t));
-        b.apply_host_floor(host_s);
+    }
+
+    // --- multi-token prediction: norms, the 2h -> h projection, its block and its own output head ----
+    if (m.mtp_layers > 0) {
+        build_layer(out.mtp, nullptr, c, mtp_block_kind(m), mtp_param_split(m));
+        BlockCost extra;
+        BlockBuilder b(extra, nullptr);
+        add_memory_bound(b, hp, "mtp norms", "layernorm", 2 * c.hidden_bytes, false);
+        add_gemm(b, c, "mtp projection", c.tokens, c.h / c.t, 2 * c.h, false);
+        add_memory_bound(b, hp, "mtp final norm", "layernorm", c.hidden_bytes, false);
+        add_gemm(b, c, "mtp output projection (logits)", c.tokens, m.vocab / c.t, c.h, false, false);
+        add_memory_bound(b, hp, "mtp cross-entropy", "cross_entropy", c.tokens * (m.vocab / c.t) * 4, false);
+        b.finish_casts(timer);
+        out.mtp.forward += extra.forward;
+        out.mtp.backward += extra.backward;
     }
 
     // --- first stage: embedding (vocabulary-parallel: an all-reduce joins the partial lookups) -----
     {
         BlockBuilder b(out.embedding, nullptr);
-        add_memory_bound(b, timer, "embedding", "embedding", activation_bytes, false);
+        add_memory_bound(b, hp, "embedding", "embedding", c.activation_bytes, false);
         const Collective kind = in.sequence_parallel ? Collective::ReduceScatter : Collective::AllReduce;
-        b.communicate(Phase::Forward, "embedding all-reduce", comm.collective_seconds(kind, activation_bytes, in.tp_group));
-        add_memory_bound(b, timer, "embedding dropout", "dropout", hidden_bytes, false);
-        b.compute(Phase::Backward, "weight-gradient accumulation", accumulate_seconds(embedding_params(m) / t));
+        b.communicate(Phase::Forward, "embedding all-reduce", c.comm.collective_seconds(kind, c.activation_bytes, in.tp_group));
+        add_memory_bound(b, hp, "embedding dropout", "dropout", c.hidden_bytes, false);
+        const double traffic = embedding_params(m) / c.t * in.training->grad_accumulation_bytes;
+        b.compute(Phase::Backward, "weight-gradient accumulation", traffic > 0 ? hp.memory_bound_seconds("residual_add", traffic / 3, false) : 0.0);
         b.apply_host_floor(host_s);
         // Fetching the micro-batch, broadcasting it to the tensor-parallel group, mask and positions.
         b.compute(Phase::Forward, "micro-batch overhead (data)", in.profile->microbatch_overhead_us * 1e-6);
@@ -203,20 +633,22 @@ LayerCosts compute_layer_costs(const LayerCostInput& in)
     // --- last stage: final norm, output projection, vocabulary-parallel cross-entropy --------------
     {
         BlockBuilder b(out.head, nullptr);
-        add_memory_bound(b, timer, "final layernorm", "layernorm", hidden_bytes, false);
+        add_memory_bound(b, hp, "final layernorm", "layernorm", c.hidden_bytes, false);
         if (in.sequence_parallel) {
-            b.communicate(Phase::Forward, "sp all-gather", comm.collective_seconds(Collective::AllGather, activation_bytes, in.tp_group));
+            b.communicate(Phase::Forward, "sp all-gather", c.comm.collective_seconds(Collective::AllGather, c.activation_bytes, in.tp_group));
             b.communicate(Phase::Backward, "sp reduce-scatter",
-                          comm.collective_seconds(Collective::ReduceScatter, activation_bytes, in.tp_group));
+                          c.comm.collective_seconds(Collective::ReduceScatter, c.activation_bytes, in.tp_group));
         }
-        add_gemm(b, timer, "output projection (logits)", tokens, m.vocab / t, h, false);
-        b.compute(Phase::Backward, "weight-gradient accumulation", accumulate_seconds(static_cast<double>(m.vocab) * h / t));
+        // The output layer stays in high precision under FP8/FP4 recipes.
+        add_gemm(b, c, "output projection (logits)", c.tokens, m.vocab / c.t, c.h, false, false);
+        const double traffic = static_cast<double>(m.vocab) * c.h / c.t * in.training->grad_accumulation_bytes;
+        b.compute(Phase::Backward, "weight-gradient accumulation", traffic > 0 ? hp.memory_bound_seconds("residual_add", traffic / 3, false) : 0.0);
         // Logits are upcast to fp32 for the loss: the cross-entropy reads [tokens, vocab/t] floats.
-        add_memory_bound(b, timer, "cross-entropy", "cross_entropy", tokens * (m.vocab / t) * 4, false);
+        add_memory_bound(b, hp, "cross-entropy", "cross_entropy", c.tokens * (m.vocab / c.t) * 4, false);
         // Max, sum and target logit are all-reduced across the vocabulary shards (3 floats a token).
-        b.communicate(Phase::Forward, "loss all-reduce", comm.collective_seconds(Collective::AllReduce, tokens * 12, in.tp_group));
+        b.communicate(Phase::Forward, "loss all-reduce", c.comm.collective_seconds(Collective::AllReduce, c.tokens * 12, in.tp_group));
         b.communicate(Phase::Backward, "input-grad all-reduce",
-                      in.sequence_parallel ? 0 : comm.collective_seconds(Collective::AllReduce, activation_bytes, in.tp_group));
+                      in.sequence_parallel ? 0 : c.comm.collective_seconds(Collective::AllReduce, c.activation_bytes, in.tp_group));
         b.apply_host_floor(host_s);
         // Loss bookkeeping: masking, averaging across the data-parallel group, the schedule's per-step work.
         b.compute(Phase::Forward, "micro-batch overhead (loss)", in.profile->microbatch_overhead_us * 1e-6);

@@ -233,3 +233,125 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
 }
 
 } // namespace vtrain
+
+// --- per-layer activations for today's layer kinds (layer_activation_bytes_at) --------------------------
+namespace vtrain {
+namespace {
+
+struct ActivationCtx {
+    double tokens = 0; // b x s / cp
+    double h = 0;
+    double tp = 1;
+    double rep = 1;    // divisor of width-h tensors: tp with sequence parallelism, else 1
+    double e = 2;      // stored activation bytes
+    double gemm_in = 2; // stored GEMM inputs (1 byte under FP8/FP4)
+};
+
+// Bytes per token of one layer kind with nothing recomputed.
+double kind_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, const LayerKind& k, const ActivationCtx& c)
+{
+    const double h = c.h;
+    double bytes = 0;
+    if (k.mixer == MixerKind::Attention) {
+        bytes += c.e * h / c.rep + c.gemm_in * h / c.rep + h / c.rep; // norm input, QKV input, dropout mask
+        if (m.attention == AttentionKind::Mla) {
+            const MlaSpec& a = m.mla;
+            const double heads = m.heads / c.tp;
+            const double qk = a.qk_head_dim + a.qk_rope_head_dim;
+            // Compressed latents (and their normed copies feeding the up projections), then per-head Q, K, V
+            // and the attention output (flash keeps O and the log-sum-exp only).
+            bytes += (c.e + c.gemm_in) * (a.q_lora_rank + a.kv_lora_rank) + c.e * a.qk_rope_head_dim;
+            bytes += c.e * heads * (2 * qk + a.v_head_dim) + c.gemm_in * heads * a.v_head_dim;
+        } else {
+            const double q = static_cast<double>(m.heads) * m.head_dim();
+            const double kv = static_cast<double>(m.effective_kv_heads()) * m.head_dim();
+            bytes += c.e * (q + 2 * kv) / c.tp + c.gemm_in * q / c.tp;
+            if (m.qk_norm) {
+                bytes += c.e * (q + kv) / c.tp; // inputs of the q/k norms
+            }
+        }
+        if (t.attention == AttentionKernel::Unfused) {
+            // Scores, softmax output (2 bytes each) and dropout mask (1) over the keys, per head.
+            bytes += 5.0 * m.heads / c.tp * m.seq_len;
+        }
+    } else if (k.mixer == MixerKind::Mamba) {
+        const MambaSpec& s = m.mamba;
+        const double heads = mamba_heads(m) / c.tp;
+        const double inner = heads * s.head_dim;
+        const double bc = 2.0 * s.groups / std::min(c.tp, static_cast<double>(s.groups)) * s.state_dim;
+        bytes += c.e * h / c.rep + c.gemm_in * h / c.rep + h / c.rep;
+        bytes += c.e * (2 * inner + bc + heads) // in_proj output
+                 + c.e * (inner + bc)          // conv output
+                 + 4.0 * heads * s.head_dim * s.state_dim / std::min(128.0, static_cast<double>(m.seq_len)) // fp32 chunk states
+                 + c.e * 2 * inner + c.gemm_in * inner; // scan output, gated-norm input, out_proj input
+    }
+    const double gate = m.activation == FfnActivation::SwiGlu ? 2.0 : 1.0;
+    if (k.ffn == FfnKind::Dense) {
+        const double f = m.effective_ffn_hidden() / c.tp;
+        bytes += c.e * h / c.rep + c.gemm_in * h / c.rep + h / c.rep; // norm input, fc1 input, dropout mask
+        bytes += c.e * gate * f + c.gemm_in * f;                       // fc1 output, activation output
+    } else if (k.ffn == FfnKind::Moe) {
+        const MoeSpec& e = m.moe;
+        const double etp = plan.effective_etp();
+        const double skew = e.dropless ? e.load_imbalance : std::min(e.load_imbalance, e.capacity_factor);
+        // Rows this rank's experts process per token of the rank (Megatron's folding: etp x top_k, busiest rank).
+        const double rows = etp * e.top_k * skew / c.tp;
+        const double width = routed_expert_ffn_hidden(m) / etp;
+        bytes += c.e * h / c.tp + h / c.rep + 4.0 * e.experts / c.tp; // norm input, dropout mask, FP32 router scores
+        // Dispatched rows (fc1 input), fc1 output, activation output, fc2 output for the weighted combine.
+        bytes += rows * (c.gemm_in * h + c.e * gate * width + c.gemm_in * width + c.e * h);
+        const double shared = shared_expert_ffn_hidden_total(m) / c.tp;
+        if (shared > 0) {
+            bytes += c.gemm_in * h / c.rep + c.e * gate * shared + c.gemm_in * shared;
+        }
+    }
+    return bytes;
+}
+
+ActivationCtx activation_ctx(const ModelSpec& m, const TrainingSpec& t, const Plan& plan)
+{
+    ActivationCtx c;
+    c.tokens = static_cast<double>(plan.micro_batch) * m.seq_len / std::max(1, plan.cp);
+    c.h = m.hidden;
+    c.tp = plan.tp;
+    c.rep = plan.sequence_parallel ? plan.tp : 1;
+    c.e = t.precision == Precision::Fp32 ? 4 : 2;
+    c.gemm_in = (t.precision == Precision::Fp8 || t.precision == Precision::Nvfp4) ? 1 : c.e;
+    return c;
+}
+
+double kind_bytes(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, const LayerKind& k, Recompute recompute)
+{
+    const ActivationCtx c = activation_ctx(m, t, plan);
+    if (recompute == Recompute::Full) {
+        return c.tokens * c.e * c.h / c.rep; // only the layer input survives
+    }
+    // Selective recompute drops the attention scores, which flash attention never stores.
+    TrainingSpec flash = t;
+    if (recompute == Recompute::Selective) {
+        flash.attention = AttentionKernel::Flash;
+    }
+    return c.tokens * kind_bytes_per_token(m, flash, plan, k, c);
+}
+
+} // namespace
+
+double layer_activation_bytes_at(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, int i, Recompute recompute)
+{
+    return kind_bytes(m, t, plan, layer_kind(m, i), recompute);
+}
+
+double layer_activation_bytes_at(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, int i)
+{
+    return layer_activation_bytes_at(m, t, plan, i, plan.recompute);
+}
+
+double mtp_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const Plan& plan)
+{
+    const ActivationCtx c = activation_ctx(m, t, plan);
+    // Two norm inputs and the concatenated 2h projection input, then the block.
+    const double own = c.tokens * (2 * c.e * c.h / c.rep + c.gemm_in * 2 * c.h);
+    return own + kind_bytes(m, t, plan, mtp_block_kind(m), plan.recompute);
+}
+
+} // namespace vtrain

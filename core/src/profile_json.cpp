@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vtrain/profile_json.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 
@@ -53,6 +54,7 @@ LinkSpec read_links(Reader r)
 {
     LinkSpec l;
     l.gpus_per_node = r.required_int("gpus_per_node", 1, 1024);
+    l.nvlink_domain_gpus = r.optional_int("nvlink_domain_gpus", 0, 1'000'000).value_or(0);
     l.nvlink_bus_gbytes_per_s = r.required_number("nvlink_bus_gbytes_per_s", 1, 1e5);
     l.nvlink_base_latency_us = r.required_number("nvlink_base_latency_us", 0, 1e4);
     l.nvlink_step_latency_us = r.required_number("nvlink_step_latency_us", 0, 1e4);
@@ -69,12 +71,47 @@ nlohmann::json gemm_to_json(const GemmTable& t)
     return {{"m", t.m}, {"n", t.n}, {"k", t.k}, {"seconds", t.seconds}};
 }
 
+// A band block ("calibration.band" or "default_band"): multipliers around a predicted time.
+void check_band(Reader r)
+{
+    const double low = r.required_number("low", 1e-3, 1e3);
+    const double high = r.required_number("high", 1e-3, 1e3);
+    r.optional_number("coverage", 1e-3, 0.999);
+    if (low > 0 && high > 0 && low > high) {
+        r.error("low", "must not exceed high");
+    }
+    r.optional_string("source");
+}
+
 } // namespace
+
+int nvlink_domain_size(const LinkSpec& links)
+{
+    return links.nvlink_domain_gpus > 0 ? links.nvlink_domain_gpus : std::max(1, links.gpus_per_node);
+}
 
 double GpuProfile::peak_flops(const std::string& dtype) const
 {
-    const auto it = peak_tflops.find(dtype);
+    auto it = peak_tflops.find(dtype);
+    if (it == peak_tflops.end()) {
+        // Block-scaled formats run on the plain format's tensor cores at its rate (NVIDIA Blackwell
+        // datasheet: NVFP4/MXFP4 at the FP4 rate, MXFP8 at the FP8 rate).
+        if (dtype == "nvfp4" || dtype == "mxfp4") {
+            it = peak_tflops.find("fp4");
+        } else if (dtype == "mxfp8") {
+            it = peak_tflops.find("fp8");
+        }
+    }
     return it == peak_tflops.end() ? 0.0 : it->second * 1e12;
+}
+
+std::string profile_provenance(const GpuProfile& p)
+{
+    if (p.source == "measured") {
+        return "measured";
+    }
+    const bool has_band = p.calibration.is_object() && p.calibration.contains("band") && p.calibration["band"].is_object();
+    return has_band ? "calibrated" : "modeled";
 }
 
 Expected<GpuProfile> profile_from_json(const nlohmann::json& json)
@@ -88,6 +125,7 @@ Expected<GpuProfile> profile_from_json(const nlohmann::json& json)
     r.required_int("schema_version", 1, 1);
     p.id = r.required_string("id");
     p.name = r.required_string("name");
+    p.vendor = r.optional_string("vendor").value_or("");
     p.source = r.required_string("source");
     if (!p.source.empty() && p.source != "measured" && p.source != "modeled") {
         r.error("source", "must be \"measured\" or \"modeled\", not \"" + p.source + "\"");
@@ -158,8 +196,19 @@ Expected<GpuProfile> profile_from_json(const nlohmann::json& json)
             }
         }
     }
-    if (json.contains("calibration")) {
-        p.calibration = json["calibration"];
+    if (json.contains("calibration") && !json["calibration"].is_null()) {
+        if (!json["calibration"].is_object()) {
+            r.error("calibration", "must be an object");
+        } else {
+            if (json["calibration"].contains("band")) {
+                check_band(r.child("calibration").child("band"));
+            }
+            p.calibration = json["calibration"];
+        }
+    }
+    if (json.contains("default_band") && !json["default_band"].is_null()) {
+        check_band(r.child("default_band"));
+        p.default_band = json["default_band"];
     }
     if (!diags.empty()) {
         return diags;
@@ -190,6 +239,9 @@ nlohmann::json profile_to_json(const GpuProfile& p)
     j["schema_version"] = 1;
     j["id"] = p.id;
     j["name"] = p.name;
+    if (!p.vendor.empty()) {
+        j["vendor"] = p.vendor;
+    }
     j["source"] = p.source;
     j["source_details"] = p.source_details;
     j["memory_gib"] = p.memory_gib;
@@ -204,6 +256,7 @@ nlohmann::json profile_to_json(const GpuProfile& p)
     j["price_source"] = p.price_source;
     const LinkSpec& l = p.links;
     j["links"] = {{"gpus_per_node", l.gpus_per_node},
+                  {"nvlink_domain_gpus", l.nvlink_domain_gpus},
                   {"nvlink_bus_gbytes_per_s", l.nvlink_bus_gbytes_per_s},
                   {"nvlink_base_latency_us", l.nvlink_base_latency_us},
                   {"nvlink_step_latency_us", l.nvlink_step_latency_us},
@@ -232,6 +285,9 @@ nlohmann::json profile_to_json(const GpuProfile& p)
     }
     if (!p.calibration.is_null()) {
         j["calibration"] = p.calibration;
+    }
+    if (!p.default_band.is_null()) {
+        j["default_band"] = p.default_band;
     }
     return j;
 }

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "vtrain/result_json.h"
 
+#include <algorithm>
+#include <ostream>
+
 #include <string>
 
 #include "vtrain/scenario_json.h"
@@ -78,20 +81,24 @@ nlohmann::json result_to_json(const SimulationResult& r)
     return j;
 }
 
-nlohmann::json timeline_to_chrome_trace(const SimulationResult& r)
+namespace {
+
+// Calls `emit` with every trace event in order; the one generator behind the in-memory document and the
+// streamed file, so both hold the same events.
+template <typename Emit>
+void for_each_trace_event(const SimulationResult& r, Emit&& emit)
 {
-    nlohmann::json events = nlohmann::json::array();
     const char* lanes[] = {"compute", "tensor parallel", "pipeline", "data parallel"};
     for (std::size_t s = 0; s < r.stages.size(); ++s) {
-        events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", s}, {"args", {{"name", "stage " + std::to_string(s)}}}});
-        events.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", s}, {"args", {{"sort_index", s}}}});
+        emit(nlohmann::json{{"name", "process_name"}, {"ph", "M"}, {"pid", s}, {"args", {{"name", "stage " + std::to_string(s)}}}});
+        emit(nlohmann::json{{"name", "process_sort_index"}, {"ph", "M"}, {"pid", s}, {"args", {{"sort_index", s}}}});
         for (int lane = 0; lane < 4; ++lane) {
-            events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", s}, {"tid", lane}, {"args", {{"name", lanes[lane]}}}});
+            emit(nlohmann::json{{"name", "thread_name"}, {"ph", "M"}, {"pid", s}, {"tid", lane}, {"args", {{"name", lanes[lane]}}}});
         }
     }
     auto complete = [&](const std::string& name, const char* category, int pid, int tid, double start_s, double dur_s, nlohmann::json args) {
-        events.push_back({{"name", name}, {"cat", category}, {"ph", "X"}, {"pid", pid}, {"tid", tid}, {"ts", start_s * 1e6}, {"dur", dur_s * 1e6},
-                          {"args", std::move(args)}});
+        emit(nlohmann::json{{"name", name}, {"cat", category}, {"ph", "X"}, {"pid", pid}, {"tid", tid}, {"ts", start_s * 1e6}, {"dur", dur_s * 1e6},
+                            {"args", std::move(args)}});
     };
     for (const TimelineTask& t : r.timeline) {
         std::string name = to_string(t.kind);
@@ -119,8 +126,53 @@ nlohmann::json timeline_to_chrome_trace(const SimulationResult& r)
             }
         }
     }
-    return {{"traceEvents", events}, {"displayTimeUnit", "ms"},
-            {"otherData", {{"iteration_time_s", r.iteration_time_s}, {"plan", plan_to_json(r.plan)}, {"gpu", r.gpu}}}};
+}
+
+nlohmann::json trace_other_data(const SimulationResult& r)
+{
+    return {{"iteration_time_s", r.iteration_time_s}, {"plan", plan_to_json(r.plan)}, {"gpu", r.gpu}};
+}
+
+} // namespace
+
+nlohmann::json timeline_to_chrome_trace(const SimulationResult& r)
+{
+    nlohmann::json events = nlohmann::json::array();
+    for_each_trace_event(r, [&](nlohmann::json&& event) { events.push_back(std::move(event)); });
+    return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}, {"otherData", trace_other_data(r)}};
+}
+
+std::uint64_t chrome_trace_event_count(const SimulationResult& r)
+{
+    std::uint64_t count = 6 * static_cast<std::uint64_t>(r.stages.size());
+    for (const TimelineTask& t : r.timeline) {
+        count += 1;
+        if (t.tp_comm_s > 0 && t.end_s - t.start_s > 0) {
+            count += static_cast<std::uint64_t>(std::max(1, t.layers));
+        }
+    }
+    return count;
+}
+
+std::uint64_t chrome_trace_estimated_bytes(const SimulationResult& r)
+{
+    return chrome_trace_event_count(r) * kChromeTraceBytesPerEvent;
+}
+
+void write_chrome_trace(std::ostream& out, const SimulationResult& r)
+{
+    // Same document as timeline_to_chrome_trace(r).dump(), written event by event: memory stays at one
+    // event however long the trace. (Keys in nlohmann's sorted order, as dump() writes them.)
+    out << "{\"displayTimeUnit\":\"ms\",\"otherData\":" << trace_other_data(r).dump() << ",\"traceEvents\":[";
+    bool first = true;
+    for_each_trace_event(r, [&](nlohmann::json&& event) {
+        if (!first) {
+            out << ',';
+        }
+        first = false;
+        out << event.dump();
+    });
+    out << "]}";
 }
 
 } // namespace vtrain

@@ -20,12 +20,82 @@ std::string lower(std::string s)
     return s;
 }
 
+MlaSpec read_mla(Reader r)
+{
+    r.reject_unknown({"q_lora_rank", "kv_lora_rank", "qk_head_dim", "qk_rope_head_dim", "v_head_dim", "description"});
+    MlaSpec s; // defaults: DeepSeek-V3 (arXiv 2412.19437 Sec. 4.2)
+    s.q_lora_rank = r.optional_int("q_lora_rank", 0, 1 << 20).value_or(s.q_lora_rank);
+    s.kv_lora_rank = r.optional_int("kv_lora_rank", 1, 1 << 20).value_or(s.kv_lora_rank);
+    s.qk_head_dim = r.optional_int("qk_head_dim", 1, 1 << 16).value_or(s.qk_head_dim);
+    s.qk_rope_head_dim = r.optional_int("qk_rope_head_dim", 0, 1 << 16).value_or(s.qk_rope_head_dim);
+    s.v_head_dim = r.optional_int("v_head_dim", 1, 1 << 16).value_or(s.v_head_dim);
+    return s;
+}
+
+MoeSpec read_moe(Reader r, int layers, int ffn_hidden)
+{
+    r.reject_unknown({"experts", "top_k", "expert_ffn_hidden", "shared_experts", "shared_expert_ffn_hidden", "first_dense_layers",
+                      "layer_freq", "dropless", "capacity_factor", "load_imbalance", "description"});
+    MoeSpec s;
+    s.experts = r.required_int("experts", 2, 1 << 20);
+    s.top_k = r.optional_int("top_k", 1, 1 << 20).value_or(1);
+    s.expert_ffn_hidden = r.optional_int("expert_ffn_hidden", 1, 1 << 24).value_or(ffn_hidden);
+    s.shared_experts = r.optional_int("shared_experts", 0, 1 << 10).value_or(0);
+    s.shared_expert_ffn_hidden = r.optional_int("shared_expert_ffn_hidden", 1, 1 << 24).value_or(0);
+    s.first_dense_layers = r.optional_int("first_dense_layers", 0, 100000).value_or(0);
+    s.layer_freq = r.optional_int("layer_freq", 1, 100000).value_or(1);
+    const auto dropless = r.optional_bool("dropless");
+    const auto capacity = r.optional_number("capacity_factor", 0.01, 1e4);
+    s.dropless = dropless.value_or(!capacity.has_value());
+    if (capacity) {
+        if (s.dropless) {
+            r.error("capacity_factor", "cannot be combined with \"dropless\": true (dropless routing has no capacity)");
+        }
+        s.capacity_factor = *capacity;
+    } else if (!s.dropless) {
+        r.error("dropless", "is false, so \"capacity_factor\" is required (tokens per expert <= factor x tokens x top_k / experts)");
+    }
+    s.load_imbalance = r.optional_number("load_imbalance", 1.0, 1e6).value_or(1.0);
+    if (s.top_k > s.experts) {
+        r.error("top_k", "must not exceed experts (" + std::to_string(s.experts) + "), not " + std::to_string(s.top_k));
+    }
+    // The busiest expert cannot receive more than every token once: max / mean <= experts / top_k.
+    if (s.top_k <= s.experts && s.load_imbalance > static_cast<double>(s.experts) / s.top_k + 1e-9) {
+        r.error("load_imbalance", "must not exceed experts / top_k (" + std::to_string(s.experts / s.top_k) +
+                                      "): the busiest expert gets at most every token");
+    }
+    if (s.shared_expert_ffn_hidden > 0 && s.shared_experts == 0) {
+        s.shared_experts = 1;
+    }
+    if (layers > 0 && s.first_dense_layers >= layers) {
+        r.error("first_dense_layers", "must be below layers (" + std::to_string(layers) + ")");
+    }
+    return s;
+}
+
+MambaSpec read_mamba(Reader r)
+{
+    r.reject_unknown({"state_dim", "head_dim", "heads", "groups", "conv_kernel", "description"});
+    MambaSpec s; // defaults: Nemotron-H (Megatron's --mamba-state-dim 128, --mamba-head-dim 64, 8 groups)
+    s.state_dim = r.optional_int("state_dim", 1, 1 << 16).value_or(s.state_dim);
+    s.head_dim = r.optional_int("head_dim", 1, 1 << 16).value_or(s.head_dim);
+    s.heads = r.optional_int("heads", 1, 1 << 20).value_or(0);
+    s.groups = r.optional_int("groups", 1, 1 << 16).value_or(s.groups);
+    s.conv_kernel = r.optional_int("conv_kernel", 1, 64).value_or(s.conv_kernel);
+    return s;
+}
+
 ModelSpec read_model(Reader r)
 {
     r.reject_unknown({"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "seq_len", "vocab", "activation",
-                      "tied_embeddings", "description"});
+                      "normalization", "tied_embeddings", "attention", "mla", "head_dim", "sliding_window",
+                      "full_attention_every", "qk_norm", "qkv_bias", "mtp_layers", "moe", "layer_pattern", "mamba", "description"});
     ModelSpec m;
     m.name = r.optional_string("name").value_or("model");
+    if (m.name.size() > kMaxModelNameChars) {
+        r.error("name", "is " + std::to_string(m.name.size()) + " characters long; at most " + std::to_string(kMaxModelNameChars) + " are allowed");
+        m.name.resize(kMaxModelNameChars);
+    }
     m.layers = r.required_int("layers", 1, 100000);
     m.hidden = r.required_int("hidden", 1, 1 << 20);
     m.heads = r.required_int("heads", 1, 1 << 16);
@@ -40,27 +110,126 @@ ModelSpec read_model(Reader r)
             m.activation = FfnActivation::Gelu;
         } else if (a == "swiglu") {
             m.activation = FfnActivation::SwiGlu;
+        } else if (a == "squared_relu") {
+            m.activation = FfnActivation::SquaredRelu;
+        } else if (a == "relu") {
+            m.activation = FfnActivation::Relu;
         } else {
-            r.error("activation", "must be \"gelu\" or \"swiglu\", not \"" + *act + "\"");
+            r.error("activation", "must be \"gelu\", \"swiglu\", \"squared_relu\" or \"relu\", not \"" + *act + "\"");
         }
     }
-    if (m.heads > 0 && m.hidden > 0 && m.hidden % m.heads != 0) {
-        r.error("heads", "must divide hidden (" + std::to_string(m.hidden) + " is not a multiple of " + std::to_string(m.heads) + ")");
+    // GPT-style (GELU) models use LayerNorm, today's models RMSNorm: the default follows the activation.
+    m.normalization = m.activation == FfnActivation::Gelu ? Normalization::LayerNorm : Normalization::RmsNorm;
+    if (const auto norm = r.optional_string("normalization")) {
+        const std::string n = lower(*norm);
+        if (n == "layernorm") {
+            m.normalization = Normalization::LayerNorm;
+        } else if (n == "rmsnorm") {
+            m.normalization = Normalization::RmsNorm;
+        } else {
+            r.error("normalization", "must be \"layernorm\" or \"rmsnorm\", not \"" + *norm + "\"");
+        }
+    }
+    m.head_dim_override = r.optional_int("head_dim", 1, 1 << 16).value_or(0);
+    m.attention = m.kv_heads > 0 && m.kv_heads < m.heads ? AttentionKind::Gqa : AttentionKind::Mha;
+    if (const auto att = r.optional_string("attention")) {
+        const std::string a = lower(*att);
+        if (a == "mha") {
+            m.attention = AttentionKind::Mha;
+            if (m.kv_heads > 0 && m.kv_heads != m.heads) {
+                r.error("kv_heads", "must equal heads with \"attention\": \"mha\" (use \"gqa\" for fewer key/value heads)");
+            }
+        } else if (a == "gqa") {
+            m.attention = AttentionKind::Gqa;
+        } else if (a == "mla") {
+            m.attention = AttentionKind::Mla;
+        } else {
+            r.error("attention", "must be \"mha\", \"gqa\" or \"mla\", not \"" + *att + "\"");
+        }
+    } else if (r.has("mla")) {
+        m.attention = AttentionKind::Mla;
+    }
+    if (r.has("mla")) {
+        if (m.attention != AttentionKind::Mla) {
+            r.error("mla", "applies only with \"attention\": \"mla\"");
+        }
+        m.mla = read_mla(r.child("mla"));
+    }
+    if (m.attention == AttentionKind::Mla && m.kv_heads > 0) {
+        r.error("kv_heads", "does not apply to \"mla\" (its keys and values come from the compressed latent)");
+    }
+    // Heads must split hidden evenly only where the head size is derived from it.
+    if (m.attention != AttentionKind::Mla && m.head_dim_override == 0 && m.heads > 0 && m.hidden > 0 && m.hidden % m.heads != 0) {
+        r.error("heads", "must divide hidden (" + std::to_string(m.hidden) + " is not a multiple of " + std::to_string(m.heads) +
+                             "); give \"head_dim\" when heads x head_dim differs from hidden");
     }
     if (m.kv_heads > 0 && m.heads > 0 && m.heads % m.kv_heads != 0) {
         r.error("kv_heads", "must divide heads (" + std::to_string(m.heads) + " is not a multiple of " + std::to_string(m.kv_heads) + ")");
+    }
+    m.sliding_window = r.optional_int("sliding_window", 1, 1 << 24).value_or(0);
+    m.full_attention_every = r.optional_int("full_attention_every", 1, 100000).value_or(0);
+    if (m.full_attention_every > 0 && m.sliding_window == 0) {
+        r.error("full_attention_every", "needs \"sliding_window\" (without a window every layer attends to all tokens)");
+    }
+    if (m.sliding_window > 0 && m.attention == AttentionKind::Mla) {
+        r.error("sliding_window", "is not supported with \"mla\" attention");
+    }
+    m.qk_norm = r.optional_bool("qk_norm").value_or(false);
+    m.qkv_bias = r.optional_bool("qkv_bias").value_or(false);
+    m.mtp_layers = r.optional_int("mtp_layers", 0, 64).value_or(0);
+    if (r.has("moe")) {
+        m.moe = read_moe(r.child("moe"), m.layers, m.effective_ffn_hidden());
+    }
+    m.layer_pattern = r.optional_string("layer_pattern").value_or("");
+    if (!m.layer_pattern.empty()) {
+        if (static_cast<int>(m.layer_pattern.size()) != m.layers) {
+            r.error("layer_pattern", "has " + std::to_string(m.layer_pattern.size()) + " letters but the model has " +
+                                         std::to_string(m.layers) + " layers (one letter per layer)");
+        }
+        const std::size_t bad = m.layer_pattern.find_first_not_of("M*-E");
+        if (bad != std::string::npos) {
+            r.error("layer_pattern", std::string("has the unknown letter '") + m.layer_pattern[bad] + "' at position " +
+                                         std::to_string(bad) + " (M Mamba-2, * attention, - dense FFN, E MoE FFN)");
+        }
+        if (m.layer_pattern.find('E') != std::string::npos && !m.moe.enabled()) {
+            r.error("layer_pattern", "has MoE layers ('E') but the model has no \"moe\" block");
+        }
+        if (m.moe.enabled() && m.layer_pattern.find('E') == std::string::npos) {
+            r.error("moe", "is given but \"layer_pattern\" has no MoE layer ('E')");
+        }
+        if (m.moe.first_dense_layers > 0 || m.moe.layer_freq > 1) {
+            r.error("moe", "\"first_dense_layers\" and \"layer_freq\" do not apply with a \"layer_pattern\" (the pattern says which layers are MoE)");
+        }
+        if (m.layer_pattern.find('*') == std::string::npos && m.sliding_window > 0) {
+            r.error("sliding_window", "applies to attention layers, and \"layer_pattern\" has none");
+        }
+    }
+    if (r.has("mamba")) {
+        if (m.layer_pattern.find('M') == std::string::npos) {
+            r.error("mamba", "applies only with a \"layer_pattern\" that has Mamba-2 layers ('M')");
+        }
+        m.mamba = read_mamba(r.child("mamba"));
+    }
+    if (m.layer_pattern.find('M') != std::string::npos) {
+        const int heads = m.mamba.heads > 0 ? m.mamba.heads : 2 * m.hidden / m.mamba.head_dim;
+        if (heads <= 0) {
+            r.error("mamba", "gives no heads (2 x hidden / head_dim is below 1); set \"heads\"");
+        } else if (heads % m.mamba.groups != 0) {
+            r.error("mamba", "heads (" + std::to_string(heads) + ") must be a multiple of groups (" + std::to_string(m.mamba.groups) + ")");
+        }
     }
     return m;
 }
 
 ClusterSpec read_cluster(Reader r)
 {
-    r.reject_unknown({"gpu", "num_gpus", "gpus_per_node", "price_per_gpu_hour", "nvlink_bus_gbytes_per_s", "nic_gbit_per_s",
+    r.reject_unknown({"gpu", "num_gpus", "gpus_per_node", "nvlink_domain_gpus", "price_per_gpu_hour", "nvlink_bus_gbytes_per_s", "nic_gbit_per_s",
                       "nics_per_node", "inter_node_latency_us", "description"});
     ClusterSpec c;
     c.gpu = r.required_string("gpu");
     c.num_gpus = r.required_int("num_gpus", 1, 10'000'000);
     c.gpus_per_node = r.optional_int("gpus_per_node", 1, 1024).value_or(0);
+    c.nvlink_domain_gpus = r.optional_int("nvlink_domain_gpus", 1, 1'000'000).value_or(0);
     c.price_per_gpu_hour = r.optional_number("price_per_gpu_hour", 0, 1000);
     c.links.nvlink_bus_gbytes_per_s = r.optional_number("nvlink_bus_gbytes_per_s", 1, 1e5);
     c.links.nic_gbit_per_s = r.optional_number("nic_gbit_per_s", 1, 1e5);
@@ -71,20 +240,23 @@ ClusterSpec read_cluster(Reader r)
 
 TrainingSpec read_training(Reader r)
 {
-    r.reject_unknown({"global_batch", "tokens", "precision", "attention", "grad_accumulation_bytes", "description"});
+    r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "description"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
     if (const auto p = r.optional_string("precision")) {
-        const std::string s = lower(*p);
-        if (s == "bf16") {
-            t.precision = Precision::Bf16;
-        } else if (s == "fp16") {
-            t.precision = Precision::Fp16;
-        } else if (s == "fp32") {
-            t.precision = Precision::Fp32;
+        if (const auto v = precision_from_string(*p)) {
+            t.precision = *v;
         } else {
-            r.error("precision", "must be \"bf16\", \"fp16\" or \"fp32\", not \"" + *p + "\"");
+            r.error("precision", "must be \"bf16\", \"fp16\", \"fp32\", \"fp8\" or \"nvfp4\", not \"" + *p + "\"");
+        }
+    }
+    // The recipe is read whatever the precision: a search over precisions uses it for its fp8 plans.
+    if (const auto recipe = r.optional_string("fp8_recipe")) {
+        if (const auto v = fp8_recipe_from_string(*recipe)) {
+            t.fp8_recipe = *v;
+        } else {
+            r.error("fp8_recipe", "must be \"delayed\", \"current\", \"blockwise\" or \"mxfp8\", not \"" + *recipe + "\"");
         }
     }
     if (const auto a = r.optional_string("attention")) {
@@ -197,18 +369,15 @@ std::vector<T> read_list(Reader& r, const char* key, ReadOne read_one)
         if (auto v = read_one(list[i])) {
             out.push_back(*v);
         } else {
-            r.error(key, "item " + std::to_string(i) + " (" + list[i].dump() + ") is not valid");
+            r.error(key, "item " + std::to_string(i) + " (" + json_fields::excerpt(list[i]) + ") is not valid");
         }
     }
     return out;
 }
 
-std::optional<int> positive_int(const nlohmann::json& j, long long max)
+std::optional<int> positive_int(const nlohmann::json& j, int max)
 {
-    if (!j.is_number_integer() || j.get<long long>() < 1 || j.get<long long>() > max) {
-        return std::nullopt;
-    }
-    return j.get<int>();
+    return json_fields::whole_number_in_range(j, 1, max);
 }
 
 SearchSpace read_search(Reader r)
@@ -221,12 +390,7 @@ SearchSpace read_search(Reader r)
     s.micro_batch = read_list<int>(r, "micro_batch", [](const nlohmann::json& j) { return positive_int(j, 1 << 20); });
     s.virtual_stages = read_list<int>(r, "virtual_stages", [](const nlohmann::json& j) { return positive_int(j, 1024); });
     s.num_gpus = read_list<int>(r, "num_gpus", [](const nlohmann::json& j) { return positive_int(j, 10'000'000); });
-    s.zero_stage = read_list<int>(r, "zero_stage", [](const nlohmann::json& j) -> std::optional<int> {
-        if (!j.is_number_integer() || j.get<int>() < 0 || j.get<int>() > 2) {
-            return std::nullopt;
-        }
-        return j.get<int>();
-    });
+    s.zero_stage = read_list<int>(r, "zero_stage", [](const nlohmann::json& j) { return json_fields::whole_number_in_range(j, 0, 2); });
     s.schedule = read_list<Schedule>(r, "schedule", [](const nlohmann::json& j) -> std::optional<Schedule> {
         return j.is_string() ? schedule_from_string(j.get<std::string>()) : std::nullopt;
     });
@@ -339,6 +503,45 @@ std::optional<Recompute> recompute_from_string(const std::string& s)
     return std::nullopt;
 }
 
+std::optional<Precision> precision_from_string(const std::string& s)
+{
+    const std::string v = lower(s);
+    if (v == "bf16") {
+        return Precision::Bf16;
+    }
+    if (v == "fp16") {
+        return Precision::Fp16;
+    }
+    if (v == "fp32") {
+        return Precision::Fp32;
+    }
+    if (v == "fp8") {
+        return Precision::Fp8;
+    }
+    if (v == "nvfp4" || v == "fp4") {
+        return Precision::Nvfp4;
+    }
+    return std::nullopt;
+}
+
+std::optional<Fp8Recipe> fp8_recipe_from_string(const std::string& s)
+{
+    const std::string v = lower(s);
+    if (v == "delayed") {
+        return Fp8Recipe::Delayed;
+    }
+    if (v == "current" || v == "tensorwise") {
+        return Fp8Recipe::Current;
+    }
+    if (v == "blockwise") {
+        return Fp8Recipe::Blockwise;
+    }
+    if (v == "mxfp8") {
+        return Fp8Recipe::Mxfp8;
+    }
+    return std::nullopt;
+}
+
 Expected<Scenario> scenario_from_json(const nlohmann::json& json)
 {
     Diagnostics diags;
@@ -431,6 +634,85 @@ nlohmann::json plan_to_json(const Plan& p)
     return j;
 }
 
+namespace {
+
+// Today's shape fields, written only where they differ from their defaults (old files round-trip unchanged).
+void model_shape_to_json(const ModelSpec& m, nlohmann::json& out)
+{
+    const Normalization default_norm = m.activation == FfnActivation::Gelu ? Normalization::LayerNorm : Normalization::RmsNorm;
+    if (m.normalization != default_norm) {
+        out["normalization"] = to_string(m.normalization);
+    }
+    const AttentionKind default_attention = m.kv_heads > 0 && m.kv_heads < m.heads ? AttentionKind::Gqa : AttentionKind::Mha;
+    if (m.attention != default_attention) {
+        out["attention"] = to_string(m.attention);
+    }
+    if (m.attention == AttentionKind::Mla) {
+        out["mla"] = {{"q_lora_rank", m.mla.q_lora_rank},
+                      {"kv_lora_rank", m.mla.kv_lora_rank},
+                      {"qk_head_dim", m.mla.qk_head_dim},
+                      {"qk_rope_head_dim", m.mla.qk_rope_head_dim},
+                      {"v_head_dim", m.mla.v_head_dim}};
+    }
+    if (m.head_dim_override > 0) {
+        out["head_dim"] = m.head_dim_override;
+    }
+    if (m.sliding_window > 0) {
+        out["sliding_window"] = m.sliding_window;
+    }
+    if (m.full_attention_every > 0) {
+        out["full_attention_every"] = m.full_attention_every;
+    }
+    if (m.qk_norm) {
+        out["qk_norm"] = true;
+    }
+    if (m.qkv_bias) {
+        out["qkv_bias"] = true;
+    }
+    if (m.mtp_layers > 0) {
+        out["mtp_layers"] = m.mtp_layers;
+    }
+    if (m.moe.enabled()) {
+        const MoeSpec& e = m.moe;
+        nlohmann::json moe = {{"experts", e.experts}, {"top_k", e.top_k}, {"expert_ffn_hidden", e.expert_ffn_hidden > 0 ? e.expert_ffn_hidden : m.effective_ffn_hidden()}};
+        if (e.shared_experts > 0) {
+            moe["shared_experts"] = e.shared_experts;
+        }
+        if (e.shared_expert_ffn_hidden > 0) {
+            moe["shared_expert_ffn_hidden"] = e.shared_expert_ffn_hidden;
+        }
+        if (e.first_dense_layers > 0) {
+            moe["first_dense_layers"] = e.first_dense_layers;
+        }
+        if (e.layer_freq > 1) {
+            moe["layer_freq"] = e.layer_freq;
+        }
+        if (e.dropless) {
+            moe["dropless"] = true;
+        } else {
+            moe["capacity_factor"] = e.capacity_factor;
+        }
+        if (e.load_imbalance != 1.0) {
+            moe["load_imbalance"] = e.load_imbalance;
+        }
+        out["moe"] = moe;
+    }
+    if (!m.layer_pattern.empty()) {
+        out["layer_pattern"] = m.layer_pattern;
+    }
+    if (m.layer_pattern.find('M') != std::string::npos) {
+        out["mamba"] = {{"state_dim", m.mamba.state_dim},
+                        {"head_dim", m.mamba.head_dim},
+                        {"groups", m.mamba.groups},
+                        {"conv_kernel", m.mamba.conv_kernel}};
+        if (m.mamba.heads > 0) {
+            out["mamba"]["heads"] = m.mamba.heads;
+        }
+    }
+}
+
+} // namespace
+
 nlohmann::json scenario_to_json(const Scenario& s)
 {
     nlohmann::json j;
@@ -444,10 +726,14 @@ nlohmann::json scenario_to_json(const Scenario& s)
         j["model"]["ffn_hidden"] = m.ffn_hidden;
     }
     j["model"]["tied_embeddings"] = m.tied_embeddings;
+    model_shape_to_json(m, j["model"]);
     const ClusterSpec& c = s.cluster;
     j["cluster"] = {{"gpu", c.gpu}, {"num_gpus", c.num_gpus}};
     if (c.gpus_per_node > 0) {
         j["cluster"]["gpus_per_node"] = c.gpus_per_node;
+    }
+    if (c.nvlink_domain_gpus > 0) {
+        j["cluster"]["nvlink_domain_gpus"] = c.nvlink_domain_gpus;
     }
     if (c.price_per_gpu_hour) {
         j["cluster"]["price_per_gpu_hour"] = *c.price_per_gpu_hour;
@@ -466,6 +752,9 @@ nlohmann::json scenario_to_json(const Scenario& s)
     }
     j["training"] = {{"global_batch", s.training.global_batch}, {"precision", to_string(s.training.precision)},
                      {"attention", to_string(s.training.attention)}};
+    if (s.training.precision == Precision::Fp8 || s.training.fp8_recipe != Fp8Recipe::Delayed) {
+        j["training"]["fp8_recipe"] = to_string(s.training.fp8_recipe);
+    }
     if (s.training.tokens > 0) {
         j["training"]["tokens"] = s.training.tokens;
     }

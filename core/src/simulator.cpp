@@ -361,6 +361,9 @@ ResolvedCluster resolve_cluster(const ClusterSpec& c, const GpuProfile& profile)
     if (c.gpus_per_node > 0) {
         r.links.gpus_per_node = c.gpus_per_node;
     }
+    if (c.nvlink_domain_gpus > 0) {
+        r.links.nvlink_domain_gpus = c.nvlink_domain_gpus;
+    }
     if (c.links.nvlink_bus_gbytes_per_s) {
         r.links.nvlink_bus_gbytes_per_s = *c.links.nvlink_bus_gbytes_per_s;
     }
@@ -391,7 +394,17 @@ LayerCosts plan_layer_costs(const ModelSpec& model, const TrainingSpec& training
     in.micro_batch = plan.micro_batch;
     in.sequence_parallel = plan.sequence_parallel;
     in.recompute = plan.recompute;
-    in.tp_group = place_group(plan.tp, 1, cluster.links.gpus_per_node);
+    // Megatron's rank order: tp innermost, then cp (then dp, pp); expert layers fold etp innermost, then ep.
+    in.tp_group = place_group(plan.tp, 1, cluster.links);
+    in.cp = plan.cp;
+    in.cp_kind = plan.cp_kind;
+    in.cp_group = place_group(plan.cp, plan.tp, cluster.links);
+    in.ep = plan.ep;
+    in.etp = plan.etp;
+    in.ep_group = place_group(plan.ep, plan.effective_etp(), cluster.links);
+    in.etp_group = place_group(plan.effective_etp(), 1, cluster.links);
+    in.moe_overlap = plan.moe_overlap;
+    in.tp_overlap = plan.tp_overlap;
     return compute_layer_costs(in);
 }
 

@@ -136,16 +136,43 @@ std::optional<PredictionBand> band_from_json(const nlohmann::json& j)
     return band;
 }
 
+PredictionBand default_uncalibrated_band()
+{
+    // A prior, not a measurement. It is asymmetric because what an uncalibrated, datasheet-only profile
+    // leaves out makes real runs slower rather than faster: host and launch overheads (CUDA graphs and CPU
+    // binding alone were worth ~155 TFLOP/s per GPU on GB200 DeepSeek-V3, Megatron-LM
+    // docs/discussions/deepseek-v3-gb200-optimization §2.3-2.4), communication contention and stragglers
+    // (1-2% diurnal variation alone, Llama 3 report §3.3.4). It is several times wider than the calibrated
+    // A100 band (about -3%/+14%, profiles/a100-sxm4-80gb.json): measured time within 0.75x to 1.5x the
+    // prediction. Replace it with a measured band (vtrain calibrate) wherever published runs exist.
+    PredictionBand band;
+    band.low = 0.75;
+    band.high = 1.5;
+    band.coverage = 0.8;
+    band.source = "the default band of an uncalibrated profile (datasheet figures only, not fitted to measured runs): an "
+                  "assumed prior, not a measured error; vtrain calibrate replaces it";
+    band.calibrated = false;
+    return band;
+}
+
 std::optional<PredictionBand> prediction_band(const GpuProfile& profile)
 {
-    if (!profile.calibration.is_object()) {
-        return std::nullopt;
+    if (profile.calibration.is_object()) {
+        const auto it = profile.calibration.find("band");
+        if (it != profile.calibration.end()) {
+            if (auto band = band_from_json(*it)) {
+                return band;
+            }
+        }
     }
-    const auto it = profile.calibration.find("band");
-    if (it == profile.calibration.end()) {
-        return std::nullopt;
+    if (auto band = band_from_json(profile.default_band)) {
+        band->calibrated = false;
+        if (band->source.empty()) {
+            band->source = "the profile's default band (not fitted to measured runs)";
+        }
+        return band;
     }
-    return band_from_json(*it);
+    return default_uncalibrated_band();
 }
 
 std::string band_label(const PredictionBand& band)

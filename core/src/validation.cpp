@@ -55,7 +55,7 @@ RunRow parse_row(const nlohmann::json& j, std::size_t index, Diagnostics& diags)
     r.index = index;
     std::string label = "row " + std::to_string(index);
     if (j.is_object() && j.contains("id") && j["id"].is_string() && !j["id"].get<std::string>().empty()) {
-        label = "row \"" + j["id"].get<std::string>() + "\"";
+        label = "row \"" + json_fields::bounded(j["id"].get<std::string>()) + "\"";
     }
     if (!j.is_object()) {
         diags.push_back({label, "must be an object, not " + std::string(j.type_name())});
@@ -71,7 +71,7 @@ RunRow parse_row(const nlohmann::json& j, std::size_t index, Diagnostics& diags)
     }
     r.trust = rd.optional_string("trust");
     if (r.trust && *r.trust != "high" && *r.trust != "medium" && *r.trust != "low") {
-        rd.error("trust", "must be \"high\", \"medium\" or \"low\", not \"" + *r.trust + "\"");
+        rd.error("trust", "must be \"high\", \"medium\" or \"low\", not \"" + json_fields::bounded(*r.trust) + "\"");
     }
     r.source_id = rd.optional_string("source_id");
     r.arch_family = rd.optional_string("arch_family");
@@ -283,7 +283,7 @@ Expected<std::vector<RunRow>> runs_from_json(const nlohmann::json& json)
         rows.push_back(parse_row(json[i], i, diags));
         const std::string& id = rows.back().id;
         if (!id.empty() && !seen.emplace(id, i).second) {
-            diags.push_back({"row \"" + id + "\".id", "is used by rows " + std::to_string(seen[id]) + " and " + std::to_string(i)});
+            diags.push_back({"row \"" + json_fields::bounded(id) + "\".id", "is used by rows " + std::to_string(seen[id]) + " and " + std::to_string(i)});
         }
     }
     if (!diags.empty()) {

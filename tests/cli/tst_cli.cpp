@@ -27,6 +27,21 @@ Run vtrain(const QStringList& args)
             QString::fromUtf8(p.readAllStandardError())};
 }
 
+Run vtrain_to_file(const QStringList& args, const QString& stdout_file)
+{
+    QProcess p;
+    p.setWorkingDirectory(QStringLiteral(VTRAIN_SOURCE_DIR));
+    p.setStandardOutputFile(stdout_file);
+    p.start(QStringLiteral(VTRAIN_CLI), args);
+    p.waitForFinished(60000);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, {}, QString::fromUtf8(p.readAllStandardError())};
+}
+
+int lines(const QString& text)
+{
+    return static_cast<int>(text.count(QLatin1Char('\n')));
+}
+
 QString write(const QTemporaryDir& dir, const QString& name, const QByteArray& text)
 {
     const QString path = dir.filePath(name);
@@ -207,6 +222,114 @@ private slots:
         QCOMPARE(refused.exit_code, 2);
         QVERIFY2(refused.err.contains(QStringLiteral("plan.virtual_stages")), qPrintable(refused.err));
         QCOMPARE(vtrain({QStringLiteral("launch"), scenario, QStringLiteral("--plan"), dir.filePath(QStringLiteral("none.json"))}).exit_code, 2);
+    }
+
+    // Issue 19: every numeric option has a range; the option is named; one line.
+    void absurd_option_values_are_refused_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("option");
+        const QStringList om{QStringLiteral("optimal-model"), QStringLiteral("--gpu"), QStringLiteral("a100-sxm4-80gb"), QStringLiteral("--gpus"),
+                             QStringLiteral("64"), QStringLiteral("--days"), QStringLiteral("30")};
+        const QStringList sc{QStringLiteral("schedule"), QStringLiteral("--gpu"), QStringLiteral("a100-sxm4-80gb"), QStringLiteral("--gpus"),
+                             QStringLiteral("64"), QStringLiteral("--jobs"), QStringLiteral("2")};
+        QTest::newRow("price 1e308") << (om + QStringList{QStringLiteral("--price"), QStringLiteral("1e308")}) << "--price";
+        QTest::newRow("dollars inf") << (om + QStringList{QStringLiteral("--dollars"), QStringLiteral("inf")}) << "--dollars";
+        QTest::newRow("tokens nan") << (om + QStringList{QStringLiteral("--tokens-per-param"), QStringLiteral("nan")}) << "--tokens-per-param";
+        QTest::newRow("om threads") << (om + QStringList{QStringLiteral("--threads"), QStringLiteral("100000")}) << "--threads";
+        QTest::newRow("restart 1e308") << (sc + QStringList{QStringLiteral("--restart-overhead-s"), QStringLiteral("1e308")}) << "--restart-overhead-s";
+        QTest::newRow("window 1e308") << (sc + QStringList{QStringLiteral("--window-hours"), QStringLiteral("1e308")}) << "--window-hours";
+        QTest::newRow("seed 1e999") << (sc + QStringList{QStringLiteral("--seed"), QStringLiteral("1e999")}) << "--seed";
+        QTest::newRow("schedule threads") << (sc + QStringList{QStringLiteral("--threads"), QStringLiteral("100000")}) << "--threads";
+        QTest::newRow("explore threads") << QStringList{QStringLiteral("explore"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("--threads"),
+                                                        QStringLiteral("100000")}
+                                         << "--threads";
+        QTest::newRow("repeated option") << (om + QStringList{QStringLiteral("--days"), QStringLiteral("nan")}) << "--days is given more than once";
+        QTest::newRow("repeated -o") << QStringList{QStringLiteral("launch"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("-o"),
+                                                    QStringLiteral("a"), QStringLiteral("--output"), QStringLiteral("b")}
+                                     << "--output is given more than once";
+        QTest::newRow("repeated flag") << QStringList{QStringLiteral("simulate"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("--json"),
+                                                      QStringLiteral("--json")}
+                                       << "--json is given more than once";
+    }
+    void absurd_option_values_are_refused()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QString, option);
+        const Run r = vtrain(args);
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.err.startsWith(QStringLiteral("vtrain: ") + option) || r.err.contains(QStringLiteral("option ") + option), qPrintable(r.err));
+        QCOMPARE(lines(r.err), 1);
+        QVERIFY(r.out.isEmpty());
+    }
+
+    void one_line_per_rejection_unless_all_errors()
+    {
+        QTemporaryDir dir;
+        const QString path = write(dir, QStringLiteral("s.json"), R"({"model": 1})");
+        const Run one = vtrain({QStringLiteral("simulate"), path});
+        QCOMPARE(one.exit_code, 2);
+        QCOMPARE(lines(one.err), 1);
+        QVERIFY2(QRegularExpression(QStringLiteral("\\(and \\d+ more; --all-errors to list them\\)\n$")).match(one.err).hasMatch(), qPrintable(one.err));
+        const Run all = vtrain({QStringLiteral("simulate"), path, QStringLiteral("--all-errors")});
+        QCOMPARE(all.exit_code, 2);
+        QVERIFY2(lines(all.err) > 2, qPrintable(all.err));
+        QVERIFY(!all.err.contains(QStringLiteral("--all-errors")));
+    }
+
+    void json_errors_name_line_column_and_field()
+    {
+        QTemporaryDir dir;
+        const QString overflow = write(dir, QStringLiteral("o.json"), "{\n  \"model\": {\"layers\": 1e309}\n}\n");
+        const Run r = vtrain({QStringLiteral("simulate"), overflow});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("line 2, column 23")) && r.err.contains(QStringLiteral("(in model.layers)")), qPrintable(r.err));
+        QVERIFY(!r.err.contains(QStringLiteral("json.exception")));
+        const QString deep = write(dir, QStringLiteral("d.json"), QByteArray(100000, '[') + QByteArray(100000, ']'));
+        for (const QString& command : {QStringLiteral("simulate"), QStringLiteral("explore"), QStringLiteral("launch"), QStringLiteral("timeline")}) {
+            const Run d = vtrain({command, deep, QStringLiteral("-o"), dir.filePath(QStringLiteral("t.json"))});
+            QVERIFY2(d.exit_code == 2, qPrintable(command + QStringLiteral(": ") + d.err));
+            QVERIFY2(d.err.contains(QStringLiteral("too deeply nested at line 1, column 257")) || d.err.contains(QStringLiteral("unknown option")),
+                     qPrintable(d.err));
+        }
+        const Run d = vtrain({QStringLiteral("simulate"), deep});
+        QVERIFY2(d.err.contains(QStringLiteral("too deeply nested at line 1, column 257")), qPrintable(d.err));
+        QCOMPARE(lines(d.err), 1);
+    }
+
+    void output_failures_give_the_os_reason_and_exit_1()
+    {
+        const Run full = vtrain_to_file({QStringLiteral("simulate"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("--json")},
+                                        QStringLiteral("/dev/full"));
+        QCOMPARE(full.exit_code, 1);
+        QVERIFY2(full.err.contains(QStringLiteral("cannot write standard output: No space left on device")), qPrintable(full.err));
+        QTemporaryDir dir;
+        const QString nowhere = dir.filePath(QStringLiteral("no/such/folder/out.json"));
+        const QList<QStringList> writers{
+            {QStringLiteral("launch"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("-o"), nowhere},
+            {QStringLiteral("timeline"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("-o"), nowhere},
+            {QStringLiteral("explore"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("--json"), nowhere},
+            {QStringLiteral("explore"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("--csv"), nowhere}};
+        for (const QStringList& args : writers) {
+            const Run r = vtrain(args);
+            QVERIFY2(r.exit_code == 1, qPrintable(args.join(QLatin1Char(' ')) + QStringLiteral(": ") + r.err));
+            QVERIFY2(r.err.contains(QStringLiteral("No such file or directory")), qPrintable(r.err));
+            QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("no")))); // parents are not created
+        }
+    }
+
+    void timeline_refuses_a_huge_trace_unless_forced()
+    {
+        QTemporaryDir dir;
+        // 10,000 layers over one stage with tp = 8: millions of per-layer collective events.
+        const QString path = write(dir, QStringLiteral("huge.json"), R"({"model": {"layers": 10000, "hidden": 1024, "heads": 8, "seq_len": 256, "vocab": 1000},
+            "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}, "training": {"global_batch": 512},
+            "plan": {"tp": 8, "pp": 1, "dp": 1, "micro_batch": 1}})");
+        const QString out = dir.filePath(QStringLiteral("t.json"));
+        const Run r = vtrain({QStringLiteral("timeline"), path, QStringLiteral("-o"), out});
+        QCOMPARE(r.exit_code, 2);
+        QVERIFY2(r.err.contains(QStringLiteral(" MB (more than the 1000 MB bound; --force writes it anyway)")), qPrintable(r.err));
+        QVERIFY(!QFileInfo::exists(out));
     }
 
     void every_command_has_help_with_an_example()

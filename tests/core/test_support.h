@@ -49,4 +49,24 @@ inline ModelSpec gpt(int layers, int hidden, int heads, int seq = 2048, int voca
     return m;
 }
 
+// DeepSeek-V3 as configured in deepseek-ai/DeepSeek-V3 inference/configs/config_671B.json (arXiv 2412.19437
+// Sec. 4.2): 61 layers, MLA, 3 dense layers then 58 MoE layers of 256 routed + 1 shared expert, top-8, MTP 1.
+inline ModelSpec deepseek_v3()
+{
+    ModelSpec m = gpt(61, 7168, 128, 4096, 129280);
+    m.name = "DeepSeek-V3";
+    m.ffn_hidden = 18432;
+    m.activation = FfnActivation::SwiGlu;
+    m.normalization = Normalization::RmsNorm;
+    m.tied_embeddings = false;
+    m.attention = AttentionKind::Mla; // MlaSpec defaults are DeepSeek-V3's
+    m.moe.experts = 256;
+    m.moe.top_k = 8;
+    m.moe.expert_ffn_hidden = 2048;
+    m.moe.shared_experts = 1;
+    m.moe.first_dense_layers = 3;
+    m.mtp_layers = 1;
+    return m;
+}
+
 } // namespace vtrain::test

@@ -48,10 +48,30 @@ private:
     Diagnostics& m_diagnostics;
 };
 
-// Parses JSON text. A syntax error comes back as "not valid JSON at line L, column C", anything else the
-// library refuses (e.g. a number too large for a double) as "not valid JSON: <reason>"; the field is
-// empty: the caller knows which file or text it was.
+// The deepest nesting of arrays and objects the reader accepts. Every input of vTrain nests at most 5
+// levels; the bound keeps recursive consumers (dump(), copies, comparisons) far from the stack limit.
+constexpr std::size_t kMaxJsonDepth = 256;
+
+// Parses JSON text. Every refusal names the place: "not valid JSON at line L, column C: <reason>
+// (in <field>)" for syntax errors and numbers beyond a double (1e309), "too deeply nested at line L,
+// column C: ..." above kMaxJsonDepth. The diagnostic's field is empty: the caller knows which file or
+// text it was.
 Expected<nlohmann::json> parse_json_text(const std::string& text);
+
+// A short, bounded rendering of a value for an error message: at most about `max_chars` characters
+// however large or deep the value is ("[1, 2, 3, ... (1000000 items)]").
+std::string excerpt(const nlohmann::json& value, std::size_t max_chars = 60);
+
+// `text` cut to at most `max_chars` characters (plus "..."): for names and keys quoted in messages.
+std::string bounded(const std::string& text, std::size_t max_chars = 80);
+
+// The path ("rows[3].mfu") of the first number in `value` that is inf or NaN, which JSON cannot carry
+// (nlohmann would write null); nullopt when every number is finite. Every JSON output is checked.
+std::optional<std::string> first_non_finite(const nlohmann::json& value);
+
+// A JSON whole number within [min, max] (ints, and floats with a whole value like 4.0); nullopt for
+// anything else. Range-checked on the 64-bit value before narrowing, so 4294967297 never reads as 1.
+std::optional<int> whole_number_in_range(const nlohmann::json& value, int min, int max);
 
 // Reads and parses a file; errors name the path ("cannot be opened", "is not valid JSON at line ...").
 Expected<nlohmann::json> read_json_file(const std::filesystem::path& path);

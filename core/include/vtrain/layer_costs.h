@@ -57,7 +57,9 @@ struct LayerCosts {
     const BlockCost& layer_at(int i) const { return layers.empty() ? layer : layers[static_cast<std::size_t>(i)]; }
     BlockCost embedding; // first stage only
     BlockCost head;      // last stage only: final norm, output projection, cross-entropy
-    std::vector<OperatorTime> layer_operators; // one layer, for reports and the timeline's tooltips
+    // One layer, for reports and the timeline's tooltips: the most common layer kind (the MoE layer of
+    // DeepSeek-V3, layer 0 of a dense model).
+    std::vector<OperatorTime> layer_operators;
 };
 
 struct LayerCostInput {
@@ -70,6 +72,24 @@ struct LayerCostInput {
     bool sequence_parallel = false;
     Recompute recompute = Recompute::None;
     GroupPlacement tp_group;
+
+    // Context parallelism: each rank holds seq_len / cp tokens (causal load balancing); ring attention
+    // passes KV blocks around cp_group, the all-to-all variant splits heads.
+    int cp = 1;
+    ContextParallelKind cp_kind = ContextParallelKind::Ring;
+    GroupPlacement cp_group;
+    // Expert layers: experts split over ep ranks (ep_group, all-to-all dispatch/combine), each expert's
+    // width over etp ranks (etp_group; 0 = tp, Megatron's default).
+    int ep = 1;
+    int etp = 0;
+    GroupPlacement ep_group;
+    GroupPlacement etp_group;
+    bool moe_overlap = false; // dispatch/combine hidden behind the layer's compute (max instead of sum)
+    bool tp_overlap = false;  // tensor-parallel collectives overlapped with the GEMMs they feed
+    // Share of tensor-parallel traffic hidden when tp_overlap is on. Default 0.75: Megatron/TE pipeline a
+    // GEMM's reduce-scatter in 4 chunks and the last chunk stays exposed (MB performance-guide.md, TE
+    // userbuffers defaults; shared/research/modern-training.md Sec. 7). Never more than the GEMM time.
+    double tp_overlap_hidden_fraction = 0.75;
 };
 
 LayerCosts compute_layer_costs(const LayerCostInput& in);

@@ -24,6 +24,18 @@ struct StageMemory {
 double layer_activation_bytes(const ModelSpec& m, const TrainingSpec& t, int micro_batch, int tp, bool sequence_parallel,
                               Recompute recompute);
 
+// Activation bytes layer `layer_index` keeps for one micro-batch until its backward, on one GPU of the plan,
+// for every layer kind: attention (MHA/GQA, MLA with its compressed latents), Mamba-2 mixers (states of
+// each chunk), dense and MoE FFNs (router scores, the dispatched rows this rank's experts process with
+// the busiest rank's imbalance, expert intermediates, shared experts). Tokens are split by cp; tensors of
+// width h are split by tp only with sequence parallelism, head/FFN-width tensors always by tp, expert
+// widths by etp. Korthikanti's 34 s b h (+ 5 a s^2 b unfused) for a GPT layer. FP8/FP4 GEMM inputs are kept
+// in 1 byte (Transformer Engine saves the quantized copy).
+double layer_activation_bytes_at(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, int layer_index);
+double layer_activation_bytes_at(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, int layer_index, Recompute recompute);
+// One multi-token-prediction module (its block, the two norms and the 2h -> h projection's input).
+double mtp_activation_bytes(const ModelSpec& m, const TrainingSpec& t, const Plan& plan);
+
 // Parameters held by one GPU of each stage (tensor-parallel shard), embedding and output layer included.
 std::vector<double> stage_params(const ModelSpec& m, int tp, int pp);
 

@@ -13,7 +13,14 @@
 namespace vtrain {
 
 struct ModelParameters {
-    double gemm_max_efficiency = 0.8;        // fraction of peak reached by large, well-shaped GEMMs
+    double gemm_max_efficiency = 0.8;        // fraction of peak reached by large, well-shaped BF16/FP16 GEMMs
+    // The same for FP8 and FP4 GEMMs, as a fraction of that format's dense peak. Defaults: DeepGEMM's
+    // best dense FP8 GEMMs on H800 reach 1,426 of 1,979 TFLOP/s (72%) and Megatron's MXFP8 grouped GEMM on
+    // GB200 2,672 of 5,000 (53%) (shared/research/modern-training.md §10.1); 0.65 sits between. No public
+    // FP4 training GEMM rate was found: 0.55 is an assumption, lower because the fixed per-tile work does
+    // not shrink with the element size.
+    double gemm_max_efficiency_fp8 = 0.65;
+    double gemm_max_efficiency_fp4 = 0.55;
     double gemm_k_half = 96;                 // reduction length at which the main loop runs at half speed
     double gemm_fixed_us = 4;                // per-GEMM fixed cost (prologue, epilogue)
     double flash_forward_efficiency = 0.55;  // of peak, causal attention at long sequences
@@ -29,6 +36,7 @@ struct ModelParameters {
 struct HardwareSpec {
     std::string id;
     std::string name;
+    std::string vendor;
     double memory_gib = 0;
     double memory_reserve_gib = 0;
     double memory_bandwidth_gbytes_per_s = 0;
@@ -40,12 +48,28 @@ struct HardwareSpec {
     nlohmann::json figures_sources; // where each datasheet figure comes from
 };
 
+// Reads a hardware spec: either the full form (the fields above, as in profiles/specs/) or a datasheet
+// (profiles/datasheets/, "datasheet_version": 1: the figures as vendors print them, from which the
+// achievable link figures are derived; see docs/profile-format.md). Every number is range-checked, unknown
+// keys are refused, and every figure group must cite its source.
 Expected<HardwareSpec> hardware_spec_from_json(const nlohmann::json& json);
+bool is_datasheet(const nlohmann::json& json);
 Expected<ModelParameters> model_parameters_from_json(const nlohmann::json& json);
 nlohmann::json model_parameters_to_json(const ModelParameters& p);
 
 // Builds a complete profile ("source": "modeled") from datasheet figures and model parameters.
 GpuProfile make_modeled_profile(const HardwareSpec& hardware, const ModelParameters& parameters);
+
+// What `vtrain make-profile` does with a spec or datasheet: refuses nesting deeper than kMaxSpecDepth
+// (checked without recursion, before anything is copied), reads the hardware figures and the model
+// parameters, builds the profile, copies a "calibration" block and a "default_band" (free text that reads
+// as a number, such as "nan", is refused there), and checks the result with the profile loader, so that
+// nothing make-profile writes is refused when it is loaded.
+constexpr int kMaxSpecDepth = 32;
+Expected<GpuProfile> build_profile_from_spec(const nlohmann::json& spec);
+
+// Whether `json` nests deeper than `limit` levels (a scalar is depth 0); iterative, for hostile input.
+bool json_deeper_than(const nlohmann::json& json, int limit);
 
 // The modeled GEMM time for one shape, without the tables (used to fill them and by tests).
 double modeled_gemm_seconds(const HardwareSpec& hw, const ModelParameters& p, double peak_flops, double m, double n, double k,

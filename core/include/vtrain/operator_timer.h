@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Looks operator latencies up in a GPU profile's tables for one data type. A kernel never takes less
-// than the launch overhead: short kernels are bound by the host issuing them.
+// than the launch overhead: short kernels are bound by the host issuing them. For FP8/NVFP4 only GEMMs
+// change speed (the profile's "fp8"/"fp4" table, or BF16 scaled by the peak ratio); activations stay BF16.
 #include <string>
 
 #include "vtrain/gpu_profile.h"
@@ -22,7 +23,7 @@ public:
     double adam_seconds(double params) const;
 
     double bytes_per_element() const { return m_bytes_per_element; }
-    const std::string& dtype() const { return m_dtype; }
+    const std::string& dtype() const { return m_dtype; } // the GEMM table's key ("bf16", "fp8", "fp4", ...)
 
 private:
     double floor(double seconds) const { return seconds > m_launch_s ? seconds : m_launch_s; }
@@ -31,6 +32,7 @@ private:
     const GemmTable* m_gemm = nullptr;
     std::string m_dtype;
     double m_bytes_per_element = 2;
+    double m_gemm_scale = 1; // < 1 when a low-precision GEMM is timed from the BF16 table
     double m_launch_s = 0;
 };
 

@@ -69,6 +69,9 @@ struct MambaSpec {
     int conv_kernel = 4;
 };
 
+// A model name is a label (window titles, tables, file names): longer ones are refused by the reader.
+constexpr std::size_t kMaxModelNameChars = 256;
+
 struct ModelSpec {
     std::string name = "model";
     int layers = 0;

@@ -21,5 +21,7 @@ nlohmann::json plan_to_json(const Plan& plan);
 // Parsing of enum names as they appear in files ("1f1b", "selective", ...).
 std::optional<Schedule> schedule_from_string(const std::string& s);
 std::optional<Recompute> recompute_from_string(const std::string& s);
+std::optional<Precision> precision_from_string(const std::string& s);
+std::optional<Fp8Recipe> fp8_recipe_from_string(const std::string& s);
 
 } // namespace vtrain

@@ -19,6 +19,7 @@ struct PredictionBand {
     double high = 1;       // multiplier: the band's upper end
     double coverage = 0.8; // fraction of validation rows inside the band
     std::string source;    // where the errors come from, e.g. "5-fold cross-validation on 1,559 published runs"
+    bool calibrated = true; // false: a default band for a profile never fitted to measured runs (a prior)
 };
 
 // Band from signed errors in percent (needs at least 2); coverage in (0, 1).
@@ -34,8 +35,13 @@ double weighted_quantile(std::vector<std::pair<double, double>> value_weight, do
 nlohmann::json band_to_json(const PredictionBand& band, const std::vector<double>& errors_pct, const std::vector<double>& weights = {});
 std::optional<PredictionBand> band_from_json(const nlohmann::json& band);
 
-// The band of a profile, if its calibration block has one.
+// The band of a profile: its calibration band if it has one; otherwise (calibrated = false) the profile's
+// "default_band" or, without one, default_uncalibrated_band(). Every prediction carries a band, and the
+// band's source says when it is only the wide default of an uncalibrated profile.
 std::optional<PredictionBand> prediction_band(const GpuProfile& profile);
+
+// The wide band reported for profiles that no published run has calibrated (see uncertainty.cpp for why).
+PredictionBand default_uncalibrated_band();
 
 // "+-6.1%" (symmetric to 0.5 points) or "-4.0%/+8.2%": the band around a prediction, for reports.
 std::string band_label(const PredictionBand& band);

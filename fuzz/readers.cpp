@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+#include "readers.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
+#include "vtrain/cluster_schedule_json.h"
+#include "vtrain/json_fields.h"
+#include "vtrain/launch_plan_json.h"
+#include "vtrain/profile_json.h"
+#include "vtrain/scenario_json.h"
+#include "vtrain/validation.h"
+
+namespace vtrain::fuzz {
+namespace {
+
+[[noreturn]] void violated(InputKind kind, const std::string& what)
+{
+    std::fprintf(stderr, "fuzz contract violated by the %s reader: %s\n", name_of(kind), json_fields::bounded(what, 2000).c_str());
+    std::abort();
+}
+
+// The scenario a launch plan file is applied to (examples/gpt-1.3b.json's shape).
+const Scenario& base_scenario()
+{
+    static const Scenario scenario = [] {
+        auto s = scenario_from_text(R"({"model": {"name": "gpt-1.3b", "layers": 24, "hidden": 2048, "heads": 16, "seq_len": 2048, "vocab": 50257},
+            "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}, "training": {"global_batch": 64, "tokens": 1e9},
+            "plan": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 1}})");
+        if (!s.ok()) {
+            std::fprintf(stderr, "the fuzz harness's base scenario is refused: %s\n", s.first_error().c_str());
+            std::abort();
+        }
+        return s.value();
+    }();
+    return scenario;
+}
+
+template <typename T>
+Outcome outcome_of(InputKind kind, const Expected<T>& result)
+{
+    if (result.ok()) {
+        return {true, {}};
+    }
+    if (result.errors().empty()) {
+        violated(kind, "refused without a diagnostic");
+    }
+    for (const Diagnostic& d : result.errors()) {
+        const std::string line = d.to_string();
+        if (d.message.empty() || line.size() > kMaxDiagnosticChars) {
+            violated(kind, "diagnostic empty or longer than " + std::to_string(kMaxDiagnosticChars) + " characters: " + line);
+        }
+    }
+    return {false, result.errors().front().to_string()};
+}
+
+Outcome read_checked(InputKind kind, const std::string& text)
+{
+    if (kind == InputKind::Scenario) {
+        const auto s = scenario_from_text(text);
+        if (s.ok() && !scenario_from_json(scenario_to_json(*s)).ok()) {
+            violated(kind, "an accepted scenario does not read back: " + scenario_from_json(scenario_to_json(*s)).first_error());
+        }
+        return outcome_of(kind, s);
+    }
+    if (kind == InputKind::Jobs) {
+        const auto jobs = jobs_from_text(text);
+        if (jobs.ok() && !jobs_from_json(jobs_to_json(*jobs)).ok()) {
+            violated(kind, "an accepted job list does not read back: " + jobs_from_json(jobs_to_json(*jobs)).first_error());
+        }
+        return outcome_of(kind, jobs);
+    }
+    const auto json = json_fields::parse_json_text(text);
+    if (!json.ok()) {
+        return outcome_of(kind, json);
+    }
+    switch (kind) {
+    case InputKind::Profile: {
+        const auto p = profile_from_json(*json);
+        if (p.ok() && !profile_from_json(profile_to_json(*p)).ok()) {
+            violated(kind, "an accepted profile does not read back: " + profile_from_json(profile_to_json(*p)).first_error());
+        }
+        return outcome_of(kind, p);
+    }
+    case InputKind::Runs:
+        return outcome_of(kind, runs_from_json(*json));
+    case InputKind::LaunchPlan:
+        return outcome_of(kind, scenario_with_plan_file(base_scenario(), *json));
+    case InputKind::Scenario:
+    case InputKind::Jobs:
+        break;
+    }
+    return {};
+}
+
+} // namespace
+
+const std::vector<InputKind>& all_kinds()
+{
+    static const std::vector<InputKind> kinds{InputKind::Scenario, InputKind::Profile, InputKind::Runs, InputKind::Jobs, InputKind::LaunchPlan};
+    return kinds;
+}
+
+const char* name_of(InputKind kind)
+{
+    switch (kind) {
+    case InputKind::Scenario: return "scenario";
+    case InputKind::Profile: return "profile";
+    case InputKind::Runs: return "runs";
+    case InputKind::Jobs: return "jobs";
+    case InputKind::LaunchPlan: return "plan";
+    }
+    return "?";
+}
+
+Outcome read_input(InputKind kind, std::string_view text)
+{
+    try {
+        return read_checked(kind, std::string(text));
+    } catch (const std::exception& e) {
+        violated(kind, std::string("exception escaped: ") + e.what());
+    } catch (...) {
+        violated(kind, "unknown exception escaped");
+    }
+}
+
+} // namespace vtrain::fuzz

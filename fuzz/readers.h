@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The input readers under fuzzing, behind one call each: the libFuzzer targets (fuzz_*.cpp) and the
+// replay test (tests/fuzz/tst_fuzz_replay.cpp) feed them bytes and hold them to the same contract.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vtrain::fuzz {
+
+enum class InputKind { Scenario, Profile, Runs, Jobs, LaunchPlan };
+
+const std::vector<InputKind>& all_kinds();
+const char* name_of(InputKind kind); // "scenario", "profile", "runs", "jobs", "plan": the corpus folders
+
+struct Outcome {
+    bool accepted = false;
+    std::string diagnostic; // the first problem, when refused
+};
+
+// Reads `text` as the given input. The contract, checked here (a violation aborts, so libFuzzer reports
+// it as a crash): no exception escapes; a refusal has at least one diagnostic, none of them empty or
+// longer than kMaxDiagnosticChars (bad values are quoted as excerpts); an accepted input written back
+// by the matching writer reads again.
+Outcome read_input(InputKind kind, std::string_view text);
+
+constexpr std::size_t kMaxDiagnosticChars = 600;
+
+} // namespace vtrain::fuzz

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+// Costs of one layer for today's shapes: MoE dispatch volumes against their closed forms, context-parallel
+// ring traffic, FP8 speed, load imbalance, sliding windows, overlap flags, DeepSeek-V3's layer mix.
+#include <QtTest>
+
+#include "test_support.h"
+#include "vtrain/layer_comm.h"
+#include "vtrain/layer_costs.h"
+#include "vtrain/memory_model.h"
+#include "vtrain/model_math.h"
+
+using namespace vtrain;
+
+namespace {
+
+// An H800-like part: 8 GPUs per NVLink node at 160 GB/s, one 400 Gb/s NIC per GPU (DeepSeek-V3 Sec. 3.2.2).
+GpuProfile network_profile(double fp8_tflops = 0)
+{
+    HardwareSpec hw;
+    hw.id = "test-gpu";
+    hw.name = "Test GPU";
+    hw.memory_gib = 80;
+    hw.memory_bandwidth_gbytes_per_s = 3350;
+    hw.peak_tflops = {{"bf16", 989}};
+    if (fp8_tflops > 0) {
+        hw.peak_tflops["fp8"] = fp8_tflops;
+    }
+    hw.sm_count = 132;
+    hw.links.gpus_per_node = 8;
+    hw.links.nvlink_bus_gbytes_per_s = 160;
+    hw.links.nvlink_base_latency_us = 10;
+    hw.links.nvlink_step_latency_us = 1;
+    hw.links.nics_per_node = 8;
+    hw.links.nic_gbit_per_s = 400;
+    hw.links.nic_efficiency = 1;
+    hw.links.inter_node_latency_us = 5;
+    hw.links.inter_node_base_latency_us = 20;
+    return make_modeled_profile(hw, ModelParameters{});
+}
+
+struct Setup {
+    ModelSpec model;
+    TrainingSpec training;
+    GpuProfile profile;
+    CommModel comm;
+    LayerCostInput in;
+
+    explicit Setup(const ModelSpec& m, double fp8_tflops = 0) : model(m), profile(network_profile(fp8_tflops))
+    {
+        comm.links = profile.links;
+        in.model = &model;
+        in.training = &training;
+        in.profile = &profile;
+        in.comm = &comm;
+    }
+    LayerCosts run() { return compute_layer_costs(in); }
+};
+
+double forward_s(const BlockCost& b) { return b.forward.total_s(); }
+
+} // namespace
+
+class TestLayerCosts : public QObject {
+    Q_OBJECT
+private slots:
+    void dispatch_volume_is_tokens_topk_hidden()
+    {
+        // DeepSeek-V3 at s = 4096, b = 1, no TP/CP, EP64 (modern-training.md Sec. 1.3): 32,768 rows of 7168
+        // BF16 elements; 462 MB leave the rank.
+        QCOMPARE(moe_dispatch_bytes(4096, 8, 7168, 2), 4096.0 * 8 * 7168 * 2);
+        QCOMPARE(moe_off_rank_bytes(4096, 8, 7168, 2, 64), 4096.0 * 8 * 7168 * 2 * 63 / 64);
+        QVERIFY(std::abs(moe_off_rank_bytes(4096, 8, 7168, 2, 64) / 1e6 - 462) < 1);
+        QCOMPARE(moe_off_rank_bytes(4096, 8, 7168, 2, 1), 0.0);
+    }
+
+    void all_to_all_time_matches_its_closed_form()
+    {
+        const GpuProfile p = network_profile();
+        CommModel c;
+        c.links = p.links;
+        const double bytes = 469762048; // 4096 x 8 x 7168 x 2
+        // Inside one node: (n-1)/n of the buffer over NVLink after one latency.
+        const double intra = (10 + 1) * 1e-6 + bytes * 7 / 8 / 160e9;
+        QCOMPARE(all_to_all_seconds(c, bytes, place_group(8, 1, 8)), intra);
+        // EP64 over 8 nodes: 56/64 of the buffer leaves the node through one 50 GB/s NIC per GPU, 7/64
+        // stays on NVLink; the network sets the time.
+        const double inter = (20 + 5) * 1e-6 + bytes * 56 / 64 / 50e9;
+        QCOMPARE(all_to_all_seconds(c, bytes, place_group(64, 1, 8)), inter);
+        QCOMPARE(all_to_all_seconds(c, bytes, place_group(1, 1, 8)), 0.0);
+    }
+
+    void cp_ring_traffic_closed_form()
+    {
+        // Llama-3-70B-like: 8 KV heads of 128 on one TP rank, 8192 tokens over cp 4: 2048 tokens each.
+        const CpRingTraffic r = cp_ring_traffic(2048, 8 * 128, 2, 4);
+        QCOMPARE(r.forward_step_bytes, 2.0 * 2048 * 1024 * 2);
+        QCOMPARE(r.backward_step_bytes, 2 * r.forward_step_bytes);
+        QCOMPARE(r.steps, 3);
+        const GpuProfile p = network_profile();
+        CommModel c;
+        c.links = p.links;
+        const double transfer = c.p2p_seconds(r.forward_step_bytes, false);
+        // Attention that outlasts the transfers hides them; short attention leaves the difference.
+        QCOMPARE(cp_ring_exposed_seconds(c, r.forward_step_bytes, r.steps, 100 * transfer, 4, place_group(4, 1, 8)), 0.0);
+        QCOMPARE(cp_ring_exposed_seconds(c, r.forward_step_bytes, r.steps, 0.0, 4, place_group(4, 1, 8)), 3 * transfer);
+    }
+
+    void context_parallelism_splits_the_layer_and_exposes_the_ring()
+    {
+        ModelSpec m = test::gpt(1, 8192, 64, 131072, 128256);
+        m.kv_heads = 8;
+        m.activation = FfnActivation::SwiGlu;
+        m.ffn_hidden = 28672;
+        Setup s(m);
+        s.in.tp = 8;
+        s.in.sequence_parallel = true;
+        s.in.tp_group = place_group(8, 1, 8);
+        const LayerCosts one = s.run();
+        s.in.cp = 16;
+        s.in.cp_group = place_group(16, 8, 8); // across 16 nodes
+        const LayerCosts sixteen = s.run();
+        QVERIFY(sixteen.layer.forward.compute_s < one.layer.forward.compute_s / 10);
+        QCOMPARE(one.layer.forward.cp_comm_s, 0.0);
+        // At 128K the attention block (quadratic) outlasts the KV transfer: the ring hides it.
+        QCOMPARE(sixteen.layer.forward.cp_comm_s, 0.0);
+        s.in.cp_kind = ContextParallelKind::AllToAll;
+        QVERIFY(s.run().layer.forward.cp_comm_s > 0);
+    }
+
+    void fp8_gemms_are_faster_on_a_part_with_an_fp8_peak()
+    {
+        ModelSpec m = test::gpt(1, 8192, 64, 4096, 128256);
+        m.activation = FfnActivation::SwiGlu;
+        m.ffn_hidden = 28672;
+        Setup s(m, 1979);
+        const double bf16 = forward_s(s.run().layer);
+        s.training.precision = Precision::Fp8;
+        s.training.fp8_recipe = Fp8Recipe::Delayed;
+        const LayerCosts fp8 = s.run();
+        QVERIFY(forward_s(fp8.layer) < 0.8 * bf16);
+        // Casts are charged, and current scaling (two reads) costs more than delayed scaling.
+        bool has_cast = false;
+        for (const auto& op : fp8.layer_operators) {
+            has_cast = has_cast || QString::fromStdString(op.name).contains("quantize");
+        }
+        QVERIFY(has_cast);
+        s.training.fp8_recipe = Fp8Recipe::Current;
+        QVERIFY(forward_s(s.run().layer) > forward_s(fp8.layer));
+        // Without an FP8 peak the GEMMs run at BF16 speed and the casts only add time.
+        Setup a100(m);
+        a100.training.precision = Precision::Fp8;
+        QVERIFY(forward_s(a100.run().layer) >= bf16);
+    }
+
+    void moe_layer_grows_with_imbalance_and_overlap_hides_dispatch()
+    {
+        ModelSpec m = test::deepseek_v3();
+        m.layers = 4;
+        Setup s(m);
+        s.in.ep = 64;
+        s.in.ep_group = place_group(64, 1, 8);
+        const LayerCosts balanced = s.run();
+        QCOMPARE(balanced.layers.size(), std::size_t(4));
+        const BlockCost& moe = balanced.layers[3];
+        QVERIFY(moe.forward.ep_comm_s > 0);
+        QCOMPARE(balanced.layers[0].forward.ep_comm_s, 0.0); // the dense layers
+        s.model.moe.load_imbalance = 1.5;
+        const BlockCost skewed = s.run().layers[3];
+        QVERIFY(skewed.forward.compute_s > moe.forward.compute_s);
+        QVERIFY(skewed.forward.ep_comm_s > moe.forward.ep_comm_s);
+        s.model.moe.load_imbalance = 1.0;
+        s.in.moe_overlap = true;
+        const BlockCost overlapped = s.run().layers[3];
+        QCOMPARE(overlapped.forward.ep_comm_s, std::max(0.0, moe.forward.ep_comm_s - moe.forward.compute_s));
+        QCOMPARE(overlapped.forward.compute_s, moe.forward.compute_s);
+    }
+
+    void small_experts_run_below_large_gemm_efficiency()
+    {
+        // Same routed FLOPs, finer experts: 8 experts of 8192 vs 64 of 1024 with 8x the top-k. Each fine
+        // expert sees 8x fewer rows, so the grouped GEMMs are slower per FLOP.
+        ModelSpec coarse = test::gpt(1, 4096, 32, 4096);
+        coarse.activation = FfnActivation::SwiGlu;
+        coarse.moe.experts = 8;
+        coarse.moe.top_k = 1;
+        coarse.moe.expert_ffn_hidden = 8192;
+        ModelSpec fine = coarse;
+        fine.moe.experts = 64;
+        fine.moe.top_k = 8;
+        fine.moe.expert_ffn_hidden = 1024;
+        auto experts_s = [](const ModelSpec& m) {
+            Setup s(m);
+            double sum = 0;
+            for (const auto& op : s.run().layer_operators) {
+                if (op.phase == Phase::Forward && QString::fromStdString(op.name).contains("grouped")) {
+                    sum += op.seconds;
+                }
+            }
+            return sum;
+        };
+        QVERIFY(experts_s(fine) > experts_s(coarse));
+    }
+
+    void sliding_window_layers_are_cheaper_and_listed()
+    {
+        ModelSpec m = test::gpt(4, 2880, 64, 32768, 201088);
+        m.head_dim_override = 64;
+        m.kv_heads = 8;
+        m.activation = FfnActivation::SwiGlu;
+        m.sliding_window = 128;
+        m.full_attention_every = 2;
+        Setup s(m);
+        const LayerCosts c = s.run();
+        QCOMPARE(c.layers.size(), std::size_t(4));
+        QVERIFY(forward_s(c.layers[0]) < 0.8 * forward_s(c.layers[1]));
+        QCOMPARE(forward_s(c.layers[2]), forward_s(c.layers[0]));
+    }
+
+    void tp_overlap_hides_part_of_tensor_traffic()
+    {
+        ModelSpec m = test::gpt(1, 8192, 64, 4096);
+        Setup s(m);
+        s.in.tp = 8;
+        s.in.sequence_parallel = true;
+        s.in.tp_group = place_group(8, 1, 8);
+        const LayerCosts off = s.run();
+        s.in.tp_overlap = true;
+        const LayerCosts on = s.run();
+        QVERIFY(on.layer.forward.tp_comm_s < off.layer.forward.tp_comm_s);
+        QVERIFY(on.layer.forward.tp_comm_s >= 0.25 * off.layer.forward.tp_comm_s - 1e-12);
+        QCOMPARE(on.layer.forward.compute_s, off.layer.forward.compute_s);
+    }
+
+    void mamba_and_mtp_blocks_are_costed()
+    {
+        ModelSpec m = test::gpt(4, 4096, 32, 8192, 131072);
+        m.activation = FfnActivation::SquaredRelu;
+        m.ffn_hidden = 21504;
+        m.kv_heads = 8;
+        m.layer_pattern = "M-*-";
+        Setup s(m);
+        const LayerCosts c = s.run();
+        QCOMPARE(c.layers.size(), std::size_t(4));
+        QVERIFY(forward_s(c.layers[0]) > 0);
+        QCOMPARE(forward_s(c.layers[1]), forward_s(c.layers[3]));
+        QCOMPARE(forward_s(c.mtp), 0.0);
+        Setup d(test::deepseek_v3());
+        const LayerCosts dsv3 = d.run();
+        // The MTP module carries a MoE block plus its projection and own output head.
+        QVERIFY(forward_s(dsv3.mtp) > forward_s(dsv3.layers[10]));
+        QCOMPARE(dsv3.layers.size(), std::size_t(61));
+    }
+
+    void per_layer_activations_match_korthikanti_for_gpt()
+    {
+        const ModelSpec m = test::gpt(4, 6144, 48);
+        TrainingSpec t;
+        for (const bool sp : {false, true}) {
+            for (const Recompute r : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+                Plan p;
+                p.tp = 8;
+                p.micro_batch = 2;
+                p.sequence_parallel = sp;
+                p.recompute = r;
+                QCOMPARE(layer_activation_bytes_at(m, t, p, 1), layer_activation_bytes(m, t, 2, 8, sp, r));
+            }
+        }
+        t.attention = AttentionKernel::Unfused;
+        Plan p;
+        p.tp = 4;
+        QCOMPARE(layer_activation_bytes_at(m, t, p, 0), layer_activation_bytes(m, t, 1, 4, false, Recompute::None));
+    }
+
+    void moe_and_cp_activations()
+    {
+        const ModelSpec m = test::deepseek_v3();
+        TrainingSpec t;
+        Plan p;
+        p.ep = 64;
+        const double dense = layer_activation_bytes_at(m, t, p, 0);
+        const double moe = layer_activation_bytes_at(m, t, p, 3);
+        // Per token: 8 dispatched rows of 7168 (input, output) and 2048-wide intermediates (3 x 2048).
+        const double s = 4096, h = 7168;
+        const double rows = 8 * (2 * h + 2 * 2 * 2048 + 2 * 2048 + 2 * h);
+        QVERIFY(moe > s * rows);
+        QVERIFY(moe > dense);
+        Plan skew = p;
+        ModelSpec hot = m;
+        hot.moe.load_imbalance = 2;
+        QVERIFY(layer_activation_bytes_at(hot, t, skew, 3) > moe);
+        Plan cp = p;
+        cp.cp = 2;
+        QCOMPARE(layer_activation_bytes_at(m, t, cp, 3), moe / 2);
+        // MLA keeps its compressed latents: 1536 + 512 (x2, normed copies) + 64 rope elements per token.
+        QVERIFY(mtp_activation_bytes(m, t, p) > moe);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestLayerCosts)
+#include "tst_layer_costs.moc"

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+// Every seed of the fuzz corpus (examples/, profiles/, tests/data/, fuzz/corpus/) and every crasher ever
+// found (fuzz/crashers/) goes through every reader: none may crash or let an exception escape
+// (read_input aborts on a broken contract), each refusal comes with a short diagnostic, the seeds meant
+// for a reader are accepted by it, and each crasher is refused by the reader it was found for (crashers/
+// any/ by every reader; a crasher named ok-* is valid input and only must not crash).
+#include <QtTest>
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+
+#include "readers.h"
+
+using namespace vtrain::fuzz;
+
+namespace {
+
+QString source(const char* relative)
+{
+    return QStringLiteral(VTRAIN_SOURCE_DIR "/") + QLatin1String(relative);
+}
+
+QStringList json_files(const QString& folder, bool recursive = false)
+{
+    QStringList files;
+    QDirIterator it(folder, {QStringLiteral("*")}, QDir::Files, recursive ? QDirIterator::Subdirectories : QDirIterator::NoIteratorFlags);
+    while (it.hasNext()) {
+        files << it.next();
+    }
+    files.sort();
+    return files;
+}
+
+std::string contents(const QString& path)
+{
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) {
+        qFatal("cannot read %s", qPrintable(path));
+    }
+    const QByteArray bytes = f.readAll();
+    return std::string(bytes.constData(), static_cast<std::size_t>(bytes.size()));
+}
+
+// Which reader a seed is meant for (it must accept it); nullopt: none in particular.
+std::optional<InputKind> meant_for(const QString& path)
+{
+    const QString name = QFileInfo(path).fileName();
+    const QString folder = QFileInfo(path).dir().dirName();
+    if (folder == QLatin1String("profiles") || name == QLatin1String("dry_run_profile.json")) {
+        return InputKind::Profile;
+    }
+    if (folder == QLatin1String("examples")) {
+        return name.startsWith(QLatin1String("jobs-")) ? InputKind::Jobs : InputKind::Scenario;
+    }
+    for (const InputKind kind : all_kinds()) {
+        if (folder == QLatin1String(name_of(kind))) {
+            return kind;
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+class TestFuzzReplay : public QObject {
+    Q_OBJECT
+private slots:
+    void seeds_are_read_by_every_reader()
+    {
+        QStringList seeds = json_files(source("examples")) + json_files(source("profiles")) + json_files(source("tests/data")) +
+                            json_files(source("fuzz/corpus"), true);
+        QVERIFY2(seeds.size() >= 12, qPrintable(QString::number(seeds.size())));
+        for (const QString& path : seeds) {
+            const std::string text = contents(path);
+            for (const InputKind kind : all_kinds()) {
+                const Outcome o = read_input(kind, text);
+                QVERIFY2(o.accepted || !o.diagnostic.empty(), qPrintable(path));
+                if (meant_for(path) == kind) {
+                    QVERIFY2(o.accepted, qPrintable(path + QStringLiteral(": ") + QString::fromStdString(o.diagnostic)));
+                }
+            }
+        }
+    }
+
+    void crashers_are_refused_with_a_diagnostic()
+    {
+        const QStringList crashers = json_files(source("fuzz/crashers"), true);
+        QVERIFY2(crashers.size() >= 8, qPrintable(QString::number(crashers.size())));
+        for (const QString& path : crashers) {
+            const std::string text = contents(path);
+            const std::optional<InputKind> found_for = meant_for(path); // crashers/any/ go to every reader
+            for (const InputKind kind : all_kinds()) {
+                const Outcome o = read_input(kind, text);
+                // "ok-" crashers are valid input that once crashed a reader.
+                const bool valid = QFileInfo(path).fileName().startsWith(QLatin1String("ok-"));
+                if (!valid && (!found_for || *found_for == kind)) {
+                    QVERIFY2(!o.accepted, qPrintable(path + QStringLiteral(" accepted by ") + QLatin1String(name_of(kind))));
+                }
+                QVERIFY2(o.accepted || (!o.diagnostic.empty() && o.diagnostic.size() <= kMaxDiagnosticChars), qPrintable(path));
+            }
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestFuzzReplay)
+#include "tst_fuzz_replay.moc"
