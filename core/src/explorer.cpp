@@ -4,12 +4,18 @@
 // serial in-order output stage merges counts, fronts and top-k lists and hands rows to the sink -- so
 // the result and the order of rows are the same for any number of threads, and only a few chunks are
 // alive at once (bounded memory for any sweep size).
+//
+// With pruning, the space is swept in waves of a fixed number of chunks instead: every chunk of a wave is
+// bounded against the same thresholds -- the front and top-k rows merged from the waves before it -- so
+// which plans are simulated does not depend on the thread count or the timing either.
 #include "vtrain/explorer.h"
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <optional>
 
+#include <oneapi/tbb/blocked_range.h>
 #include <oneapi/tbb/enumerable_thread_specific.h>
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -31,11 +37,12 @@ using detail::merge_top;
 
 constexpr std::uint64_t kChunkPlans = 64;   // plans per chunk: small enough to balance, large enough to amortise
 constexpr std::size_t kTokensPerThread = 32; // chunks in flight per thread (bounds buffered rows)
+constexpr std::size_t kWaveChunks = 256;     // chunks per wave when pruning (a constant: the same waves for any thread count)
 constexpr std::size_t kReasons = static_cast<std::size_t>(RejectReason::Count);
 
 struct Chunk : ChunkResult {
-    std::size_t group_begin = 0;
-    std::size_t group_end = 0;
+    std::uint64_t group_begin = 0;
+    std::uint64_t group_end = 0;
 };
 
 struct TopK {
@@ -72,42 +79,15 @@ public:
     {
         const int threads = m_options.threads > 0 ? m_options.threads : tbb::info::default_concurrency();
         result.threads = threads;
+        m_ranges = clamped_ranges(m_options, m_space);
+        m_next_group = m_ranges.empty() ? 0 : m_ranges[0].begin;
         tbb::task_arena arena(threads);
         arena.execute([&] {
-            m_evaluator.prepare(); // layer costs, in parallel
-            const std::vector<GroupRange> ranges = clamped_ranges(m_options, m_space);
-            std::size_t range = 0;
-            std::size_t next_group = ranges.empty() ? 0 : ranges[0].begin;
-            tbb::parallel_pipeline(
-                static_cast<std::size_t>(threads) * kTokensPerThread,
-                tbb::make_filter<void, Chunk*>(tbb::filter_mode::serial_in_order,
-                                               [&](tbb::flow_control& fc) -> Chunk* {
-                                                   while (range < ranges.size() && next_group >= ranges[range].end) {
-                                                       next_group = ++range < ranges.size() ? ranges[range].begin : next_group;
-                                                   }
-                                                   if (range >= ranges.size() || m_control.cancel.load(std::memory_order_relaxed)) {
-                                                       fc.stop();
-                                                       return nullptr;
-                                                   }
-                                                   const std::size_t end_group = ranges[range].end; // a chunk stays in its range
-                                                   auto* chunk = new Chunk;
-                                                   chunk->group_begin = next_group;
-                                                   const std::uint64_t first = m_space.group_start[next_group];
-                                                   while (next_group < end_group && m_space.group_start[next_group] - first < kChunkPlans) {
-                                                       ++next_group;
-                                                   }
-                                                   chunk->group_end = next_group;
-                                                   return chunk;
-                                               }) &
-                    tbb::make_filter<Chunk*, Chunk*>(tbb::filter_mode::parallel,
-                                                     [&](Chunk* chunk) {
-                                                         evaluate(*chunk);
-                                                         return chunk;
-                                                     }) &
-                    tbb::make_filter<Chunk*, void>(tbb::filter_mode::serial_in_order, [&](Chunk* chunk) {
-                        merge(*chunk, result, sink);
-                        delete chunk;
-                    }));
+            if (m_options.prune && !m_options.keep_all_rows) {
+                run_waves(result, sink);
+            } else {
+                run_pipeline(threads, result, sink);
+            }
         });
         result.front = std::move(m_front);
         result.fastest = std::move(m_top.fastest);
@@ -116,12 +96,88 @@ public:
     }
 
 private:
+    // The next chunk of whole groups (at least kChunkPlans plans unless its range ends), or null at the end.
+    Chunk* next_chunk()
+    {
+        while (m_range < m_ranges.size() && m_next_group >= m_ranges[m_range].end) {
+            m_next_group = ++m_range < m_ranges.size() ? m_ranges[m_range].begin : m_next_group;
+        }
+        if (m_range >= m_ranges.size() || m_control.cancel.load(std::memory_order_relaxed)) {
+            return nullptr;
+        }
+        const std::uint64_t end_group = m_ranges[m_range].end; // a chunk stays in its range
+        auto* chunk = new Chunk;
+        chunk->group_begin = m_next_group;
+        const std::uint64_t first = m_space.group_first(m_next_group);
+        while (m_next_group < end_group && m_space.group_first(m_next_group) - first < kChunkPlans) {
+            ++m_next_group;
+        }
+        chunk->group_end = m_next_group;
+        return chunk;
+    }
+
+    void run_pipeline(int threads, ExploreResult& result, const RowSink& sink)
+    {
+        tbb::parallel_pipeline(static_cast<std::size_t>(threads) * kTokensPerThread,
+                               tbb::make_filter<void, Chunk*>(tbb::filter_mode::serial_in_order,
+                                                              [&](tbb::flow_control& fc) -> Chunk* {
+                                                                  Chunk* chunk = next_chunk();
+                                                                  if (chunk == nullptr) {
+                                                                      fc.stop();
+                                                                  }
+                                                                  return chunk;
+                                                              }) &
+                                   tbb::make_filter<Chunk*, Chunk*>(tbb::filter_mode::parallel,
+                                                                    [&](Chunk* chunk) {
+                                                                        evaluate(*chunk);
+                                                                        return chunk;
+                                                                    }) &
+                                   tbb::make_filter<Chunk*, void>(tbb::filter_mode::serial_in_order, [&](Chunk* chunk) {
+                                       merge(*chunk, result, sink);
+                                       delete chunk;
+                                   }));
+    }
+
+    void run_waves(ExploreResult& result, const RowSink& sink)
+    {
+        std::vector<std::unique_ptr<Chunk>> wave;
+        for (;;) {
+            wave.clear();
+            while (wave.size() < kWaveChunks) {
+                Chunk* chunk = next_chunk();
+                if (chunk == nullptr) {
+                    break;
+                }
+                wave.emplace_back(chunk);
+            }
+            if (wave.empty()) {
+                return;
+            }
+            m_prune.active = true;
+            m_prune.top_k = m_options.top_k;
+            m_prune.front = m_front;
+            const std::size_t k = m_options.top_k;
+            auto kth = [k](const std::vector<PlanRow>& list) { return k > 0 && list.size() >= k ? std::optional<PlanRow>(list[k - 1]) : std::nullopt; };
+            m_prune.kth_fastest = kth(m_top.fastest);
+            m_prune.kth_cheapest = kth(m_top.cheapest);
+            m_prune.kth_mfu = kth(m_top.best_mfu);
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, wave.size(), 1), [&](const tbb::blocked_range<std::size_t>& r) {
+                for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                    evaluate(*wave[i]);
+                }
+            });
+            for (const auto& chunk : wave) {
+                merge(*chunk, result, sink);
+            }
+        }
+    }
+
     void evaluate(Chunk& chunk)
     {
         ThreadState& state = m_states.local();
-        for (std::size_t g = chunk.group_begin; g < chunk.group_end; ++g) {
+        for (std::uint64_t g = chunk.group_begin; g < chunk.group_end; ++g) {
             const PlanGroup group = m_space.group(g);
-            if (!m_evaluator.evaluate_group(group, state, chunk, m_control)) {
+            if (!m_evaluator.evaluate_group(group, state, chunk, m_control, m_prune)) {
                 return; // cancelled
             }
         }
@@ -131,6 +187,7 @@ private:
     {
         result.evaluated += chunk.evaluated;
         result.feasible += chunk.feasible;
+        result.bounded += chunk.bounded;
         for (std::size_t r = 0; r < kReasons; ++r) {
             result.rejected[r] += chunk.rejected[r];
             if (chunk.example[r] && result.example[r].message.empty()) {
@@ -166,6 +223,10 @@ private:
     tbb::enumerable_thread_specific<ThreadState> m_states;
     std::vector<PlanRow> m_front;
     TopK m_top;
+    PruneThresholds m_prune; // inactive unless sweeping in waves; written between waves only
+    std::vector<GroupRange> m_ranges;
+    std::size_t m_range = 0;
+    std::uint64_t m_next_group = 0;
 };
 
 } // namespace
@@ -180,7 +241,7 @@ Expected<ExploreResult> explore(const Scenario& scenario, const std::map<std::st
     }
     ExploreResult result;
     for (const GroupRange& r : clamped_ranges(options, *space)) {
-        result.total += space->group_start[r.end] - space->group_start[r.begin];
+        result.total += space->group_first(r.end) - space->group_first(r.begin);
     }
     control.total.store(result.total);
     control.done.store(0);

@@ -2,18 +2,23 @@
 #include "explorer_evaluate.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 
-#include <oneapi/tbb/parallel_for.h>
-
+#include "explorer_order.h"
 #include "vtrain/memory_model.h"
 #include "vtrain/model_math.h"
+#include "vtrain/model_support.h"
 #include "vtrain/uncertainty.h"
 
 namespace vtrain {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr std::size_t kMaxCachedCosts = 4096; // per thread; consecutive groups share most keys
+// Lower bounds are sums taken in another order than the simulation's: shave them by far more than the
+// rounding of either, so that a bound never exceeds the time it bounds.
+constexpr double kBoundSlack = 1.0 - 1e-9;
 
 std::string format(const char* fmt, double a, double b)
 {
@@ -22,9 +27,7 @@ std::string format(const char* fmt, double a, double b)
     return buffer;
 }
 
-// The interleaved schedule, virtual stages and sequence parallelism have rules of their own; every
-// other rule check_plan applies depends only on the group.
-bool variant_has_own_rules(const PlanVariant& v) { return v.schedule == Schedule::Interleaved || v.virtual_stages != 1 || v.sequence_parallel; }
+double work_s(const BlockCost& b) { return b.forward.total_s() + b.recompute.total_s() + b.backward.total_s(); }
 
 } // namespace
 
@@ -32,14 +35,22 @@ PlanEvaluator::PlanEvaluator(const Scenario& scenario, const std::map<std::strin
                              const ExploreOptions& options)
     : m_scenario(scenario), m_space(space), m_options(options)
 {
+    for (const Precision p : space.precision) {
+        TrainingSpec t = scenario.training;
+        t.precision = p;
+        m_training.push_back(t);
+    }
     for (const auto& id : space.gpus) {
         Gpu g;
         g.profile = &profiles.at(id); // make_plan_space checked that every GPU has a profile
         g.cluster = resolve_cluster(cluster_for_gpu(scenario, id, 0), *g.profile);
         g.gpus_per_node = nvlink_domain_size(g.cluster.links); // TP may span hosts inside one NVLink domain (NVL72)
         g.usable_gib = g.profile->memory_gib - g.profile->memory_reserve_gib;
-        const double precision_peak = g.profile->peak_flops(to_string(scenario.training.precision));
-        g.peak_flops = precision_peak > 0 ? precision_peak : g.profile->peak_flops("bf16");
+        for (const Precision p : space.precision) {
+            // As simulate_checked() picks the peak MFU is measured against.
+            const double precision_peak = g.profile->peak_flops(to_string(p));
+            g.peak_flops.push_back(precision_peak > 0 ? precision_peak : g.profile->peak_flops("bf16"));
+        }
         if (const auto band = prediction_band(*g.profile)) {
             g.band_low = band->low;
             g.band_high = band->high;
@@ -52,59 +63,100 @@ PlanEvaluator::PlanEvaluator(const Scenario& scenario, const std::map<std::strin
     m_model_flops = model_flops_per_iteration(scenario.model, scenario.training.global_batch);
 }
 
-std::size_t PlanEvaluator::cost_slot(int gpu, int tp_index, int micro_batch_index, bool sequence_parallel, Recompute recompute) const
+const CostEntry* PlanEvaluator::costs_for(const CostKey& key, const Plan& plan, ThreadState& state) const
 {
-    const std::size_t per_mb = 6;
-    return ((static_cast<std::size_t>(gpu) * m_space.tp.size() + tp_index) * m_space.micro_batch.size() + micro_batch_index) * per_mb +
-           (sequence_parallel ? 3 : 0) + static_cast<std::size_t>(recompute);
+    auto it = state.costs.find(key);
+    if (it != state.costs.end()) {
+        return it->second.get();
+    }
+    if (state.costs.size() >= kMaxCachedCosts) {
+        state.costs.clear();
+    }
+    auto e = std::make_unique<CostEntry>();
+    const ModelSpec& model = m_scenario.model;
+    e->costs = plan_layer_costs(model, m_training[static_cast<std::size_t>(key.precision)], m_gpus[static_cast<std::size_t>(key.gpu)].cluster, plan);
+    e->costs.layer_operators.clear(); // every simulation copies the costs it is given; keep that cheap
+    e->costs.layer_operators.shrink_to_fit();
+    e->layer_work_s = work_s(e->costs.layer);
+    e->layer_forward_s = e->costs.layer.forward.total_s();
+    for (int i = 0; i < model.layers; ++i) {
+        e->all_layers_work_s += work_s(e->costs.layer_at(i));
+    }
+    e->embedding_work_s = work_s(e->costs.embedding);
+    e->head_work_s = work_s(e->costs.head);
+    return state.costs.emplace(key, std::move(e)).first->second.get();
 }
 
-void PlanEvaluator::prepare()
+// Every compute-stream task of a stage (forward, recompute, backward: kernels plus the communication
+// they do not hide) runs one after another, so a stage's summed work bounds the iteration from below.
+// With uniform layers split evenly, stage s also cannot start before the forward of the first
+// micro-batch has passed stages 0..s-1 (one model chunk each), hence for the last stage
+//   T >= (pp - 1) x chunk forward + micro-batches x (its layers' work + the head),
+// and for the first T >= micro-batches x (its layers' work + the embedding). Other layouts use the
+// average stage: T >= micro-batches x (every layer + embedding + head) / pp. The optimizer step,
+// pipeline sends, the exposed data-parallel traffic and most of the bubble are left out: all add time.
+double PlanEvaluator::iteration_lower_bound_s(const CostEntry& e, const Plan& plan) const
 {
-    const std::size_t slots = cost_slot(static_cast<int>(m_gpus.size()), 0, 0, false, Recompute::None);
-    m_costs.assign(slots, LayerCosts{});
-    m_has_costs.assign(slots, 0);
     const ModelSpec& model = m_scenario.model;
-    // Every (GPU, tp, micro-batch, sequence parallel, recompute) that some legal plan can use.
-    tbb::parallel_for(std::size_t{0}, slots, [&](std::size_t slot) {
-        const std::size_t rest = slot / 6;
-        const int mi = static_cast<int>(rest % m_space.micro_batch.size());
-        const int ti = static_cast<int>((rest / m_space.micro_batch.size()) % m_space.tp.size());
-        const int gpu = static_cast<int>(rest / (m_space.micro_batch.size() * m_space.tp.size()));
-        const bool sp = slot % 6 >= 3;
-        const auto recompute = static_cast<Recompute>(slot % 3);
-        const int tp = m_space.tp[ti];
-        const int kv = model.effective_kv_heads();
-        if (model.heads % tp != 0 || (kv % tp != 0 && tp % kv != 0) || model.effective_ffn_hidden() % tp != 0 || (sp && tp < 2)) {
-            return;
+    const double micro_batches = static_cast<double>(m_scenario.training.global_batch / (plan.dp * plan.micro_batch));
+    const bool even = e.costs.layers.empty() && plan.first_stage_layers == 0 && plan.last_stage_layers == 0 && plan.pipeline_layout.empty();
+    double bound = 0;
+    if (even) {
+        const double stage_layers = static_cast<double>(model.layers) / plan.pp;
+        const int v = plan.schedule == Schedule::Interleaved ? std::max(1, plan.virtual_stages) : 1;
+        const double chunk_forward = stage_layers / v * e.layer_forward_s;
+        const double first = micro_batches * (stage_layers * e.layer_work_s + e.embedding_work_s);
+        const double last = (plan.pp - 1) * chunk_forward + micro_batches * (stage_layers * e.layer_work_s + e.head_work_s);
+        bound = plan.pp == 1 ? micro_batches * (model.layers * e.layer_work_s + e.embedding_work_s + e.head_work_s) : std::max(first, last);
+    } else {
+        bound = micro_batches * (e.all_layers_work_s + e.embedding_work_s + e.head_work_s) / plan.pp;
+    }
+    return bound * kBoundSlack;
+}
+
+// True when rows already found beat `best_case` (a plan's or a group's bounds: least time and cost, most
+// MFU, lowest index) on the front and in every top-k list, so no plan it stands for can appear in them.
+bool PlanEvaluator::cannot_matter(const PlanRow& best_case, const PruneThresholds& prune) const
+{
+    if (!prune.active) {
+        return false;
+    }
+    if (prune.top_k > 0) {
+        if (!prune.kth_fastest || !detail::faster(*prune.kth_fastest, best_case) || !prune.kth_cheapest ||
+            !detail::cheaper(*prune.kth_cheapest, best_case) || !prune.kth_mfu || !detail::higher_mfu(*prune.kth_mfu, best_case)) {
+            return false;
         }
-        Plan plan;
-        plan.tp = tp;
-        plan.micro_batch = m_space.micro_batch[mi];
-        plan.sequence_parallel = sp;
-        plan.recompute = recompute;
-        LayerCosts costs = plan_layer_costs(model, m_scenario.training, m_gpus[gpu].cluster, plan);
-        costs.layer_operators.clear(); // every simulation copies the costs it is given; keep that cheap
-        costs.layer_operators.shrink_to_fit();
-        m_costs[slot] = std::move(costs);
-        m_has_costs[slot] = 1;
-    });
+    }
+    // The front row with the most time not above the bound has the least cost among those.
+    const auto it = std::upper_bound(prune.front.begin(), prune.front.end(), best_case.training_days,
+                                     [](double days, const PlanRow& r) { return days < r.training_days; });
+    if (it == prune.front.begin()) {
+        return false;
+    }
+    const PlanRow& r = *(it - 1);
+    return r.cost_usd <= best_case.cost_usd &&
+           (r.training_days < best_case.training_days || r.cost_usd < best_case.cost_usd || r.index < best_case.index);
 }
 
 std::optional<PlanRejection> PlanEvaluator::check_group(const PlanGroup& group) const
 {
-    const Plan plan = group.plan(PlanVariant{});
+    // The group's neutral variant (1F1B, no sequence parallelism, ZeRO 0, no overlap): the rules that
+    // reject it look at group fields only, so they reject every variant alike.
+    PlanVariant neutral;
+    neutral.precision = m_space.precision.front();
+    const Plan plan = group.plan(neutral);
     if (plan.dp == 0) {
-        const double tp_pp = static_cast<double>(group.tp) * group.pp;
+        const long long model_parallel = static_cast<long long>(group.tp) * group.cp * group.pp;
+        const std::string cp = group.cp != 1 ? " x " + std::to_string(group.cp) : "";
         return PlanRejection{RejectReason::GpuCountMismatch,
-                             {"plan", "tp x pp = " + std::to_string(group.tp) + " x " + std::to_string(group.pp) + " = " +
-                                          std::to_string(static_cast<long long>(tp_pp)) + " does not divide the GPU count, " +
+                             {"plan", std::string(group.cp != 1 ? "tp x cp x pp = " : "tp x pp = ") + std::to_string(group.tp) + cp + " x " +
+                                          std::to_string(group.pp) + " = " + std::to_string(model_parallel) + " does not divide the GPU count, " +
                                           std::to_string(group.num_gpus) + " (dp would not be a whole number)"}};
     }
-    if (auto rejection = check_plan(m_scenario.model, m_scenario.training, plan, group.num_gpus)) {
+    if (auto rejection = check_plan(m_scenario.model, m_training.front(), plan, group.num_gpus)) {
         return rejection;
     }
-    const int node = m_gpus[group.gpu].gpus_per_node;
+    const int node = m_gpus[static_cast<std::size_t>(group.gpu)].gpus_per_node;
     if (!m_options.allow_tp_across_nodes && group.tp > node) {
         return PlanRejection{RejectReason::TpSpansNodes,
                              {"plan.tp", "tp = " + std::to_string(group.tp) + " is wider than an NVLink domain of " + std::to_string(node) +
@@ -125,7 +177,7 @@ void PlanEvaluator::reject(ChunkResult& out, const PlanRejection& rejection, std
 }
 
 // The same formulas, in the same order, as simulate_checked().
-void PlanEvaluator::fill_metrics(PlanRow& row, double iteration_s, const Gpu& gpu) const
+void PlanEvaluator::fill_metrics(PlanRow& row, double iteration_s, const Gpu& gpu, int precision_index) const
 {
     const double T = iteration_s;
     row.iteration_time_s = T;
@@ -133,35 +185,100 @@ void PlanEvaluator::fill_metrics(PlanRow& row, double iteration_s, const Gpu& gp
     row.iteration_time_high_s = T * gpu.band_high;
     row.tokens_per_s = T > 0 ? m_tokens_per_iteration / T : 0;
     const double model_tflops_per_gpu = T > 0 ? m_model_flops / T / row.num_gpus / 1e12 : 0;
-    row.mfu = gpu.peak_flops > 0 ? model_tflops_per_gpu * 1e12 / gpu.peak_flops : 0;
+    const double peak = gpu.peak_flops[static_cast<std::size_t>(precision_index)];
+    row.mfu = peak > 0 ? model_tflops_per_gpu * 1e12 / peak : 0;
     row.training_days = m_iterations * T / 86400.0;
     row.cost_usd = row.training_days * 24.0 * row.num_gpus * gpu.cluster.price_per_gpu_hour;
 }
 
-bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control) const
+bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control,
+                                   const PruneThresholds& prune) const
 {
-    const std::vector<PlanVariant>& variants = *group.variants;
+    if (group.size == 0) {
+        return true;
+    }
     if (auto rejection = check_group(group)) {
-        reject(out, *rejection, variants.size(), group.first_index);
-        control.done.fetch_add(variants.size(), std::memory_order_relaxed);
+        reject(out, *rejection, group.size, group.first_index);
+        control.done.fetch_add(group.size, std::memory_order_relaxed);
         return true;
     }
     const ModelSpec& model = m_scenario.model;
-    const TrainingSpec& training = m_scenario.training;
-    const Gpu& gpu = m_gpus[group.gpu];
+    const Gpu& gpu = m_gpus[static_cast<std::size_t>(group.gpu)];
+    auto key_of = [&](const PlanVariant& v) {
+        return CostKey{group.gpu, group.tp, group.cp, group.ep, group.etp, group.micro_batch, static_cast<int>(v.recompute), v.precision_index,
+                       v.sequence_parallel, v.tp_overlap, v.moe_overlap};
+    };
+
+    if (prune.active) {
+        // The whole group at once: its best case over every variant (the most virtual stages, the cheapest
+        // layer costs) against what has been found.
+        int most_v = 1;
+        for (const int v : m_space.virtual_stages.empty() && !m_space.default_v.empty() ? m_space.default_v[static_cast<std::size_t>(group.pp_index)]
+                                                                                          : m_space.virtual_stages) {
+            most_v = std::max(most_v, v);
+        }
+        double least_s = -1;
+        // Schedule choice 0 with every other digit: each cost key of the group once.
+        const std::uint64_t keys = group.size / static_cast<std::uint64_t>(m_space.schedule_choices(group.pp_index));
+        for (std::uint64_t i = 0; i < keys; ++i) {
+            PlanVariant v = group.variant(i);
+            if (v.sequence_parallel && group.tp < 2) {
+                continue; // rejected by the rules
+            }
+            v.schedule = Schedule::Interleaved; // the shortest model chunk: the least pipeline fill
+            v.virtual_stages = most_v;
+            const Plan p = group.plan(v);
+            const double t = iteration_lower_bound_s(*costs_for(key_of(v), p, state), p);
+            least_s = least_s < 0 ? t : std::min(least_s, t);
+        }
+        if (least_s >= 0) {
+            PlanRow bound;
+            bound.index = group.first_index;
+            bound.num_gpus = group.num_gpus;
+            // The smallest peak gives the largest MFU bound.
+            int smallest_peak = 0;
+            for (std::size_t p = 1; p < gpu.peak_flops.size(); ++p) {
+                smallest_peak = gpu.peak_flops[p] < gpu.peak_flops[static_cast<std::size_t>(smallest_peak)] ? static_cast<int>(p) : smallest_peak;
+            }
+            fill_metrics(bound, least_s, gpu, smallest_peak);
+            if (cannot_matter(bound, prune)) {
+                out.bounded += group.size;
+                out.evaluated += group.size;
+                control.done.fetch_add(group.size, std::memory_order_relaxed);
+                return true;
+            }
+        }
+    }
+
     SimulationOptions sim_options;
     sim_options.timeline = false;
-
-    for (std::size_t i = 0; i < variants.size(); ++i) {
+    for (std::uint64_t i = 0; i < group.size; ++i) {
         if (control.cancel.load(std::memory_order_relaxed)) {
             return false;
         }
         control.done.fetch_add(1, std::memory_order_relaxed);
-        const PlanVariant& v = variants[i];
+        const std::uint64_t index = group.first_index + i;
+        const PlanVariant v = group.variant(i);
         const Plan plan = group.plan(v);
-        if (variant_has_own_rules(v)) {
-            if (auto rejection = check_plan(model, training, plan, group.num_gpus)) {
-                reject(out, *rejection, 1, group.first_index + i);
+        const TrainingSpec& training = m_training[static_cast<std::size_t>(v.precision_index)];
+        if (auto rejection = check_plan(model, training, plan, group.num_gpus)) {
+            reject(out, *rejection, 1, index);
+            continue;
+        }
+        if (auto reason = not_modeled_reason(model, training, plan)) {
+            reject(out, {RejectReason::NotModeled, {"plan", *reason}}, 1, index);
+            continue;
+        }
+        const CostEntry* costs = nullptr;
+        if (prune.active) {
+            costs = costs_for(key_of(v), plan, state);
+            PlanRow bound;
+            bound.index = index;
+            bound.num_gpus = group.num_gpus;
+            fill_metrics(bound, iteration_lower_bound_s(*costs, plan), gpu, v.precision_index);
+            if (cannot_matter(bound, prune)) {
+                ++out.bounded;
+                ++out.evaluated;
                 continue;
             }
         }
@@ -186,24 +303,26 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
                              {"plan", "stage " + std::to_string(peak_stage) + format(" needs %.1f GiB of memory but %.1f GiB are usable", peak_gib,
                                                                                       gpu.usable_gib) +
                                           " on " + gpu.profile->id}},
-                       1, group.first_index + i);
+                       1, index);
             }
             continue;
         }
-        const std::size_t slot = cost_slot(group.gpu, group.tp_index, group.micro_batch_index, v.sequence_parallel, v.recompute);
-        const LayerCosts* costs = m_has_costs[slot] ? &m_costs[slot] : nullptr;
+        if (costs == nullptr) {
+            costs = costs_for(key_of(v), plan, state);
+        }
         PlanRow row;
-        row.index = group.first_index + i;
+        row.index = index;
         row.plan = plan;
+        row.precision = v.precision;
         row.gpu = gpu.profile->id;
         row.num_gpus = group.num_gpus;
         row.peak_memory_gib = peak_gib;
         FastSimResult fast;
-        if (!m_options.exact_simulation && costs != nullptr && fast_simulate(model, training, gpu.cluster, plan, *costs, state.fast, fast)) {
-            fill_metrics(row, fast.iteration_time_s, gpu);
+        if (!m_options.exact_simulation && fast_simulate(model, training, gpu.cluster, plan, costs->costs, state.fast, fast)) {
+            fill_metrics(row, fast.iteration_time_s, gpu, v.precision_index);
             row.bubble_fraction = fast.bubble_fraction;
         } else {
-            sim_options.cached_costs = costs;
+            sim_options.cached_costs = &costs->costs;
             const SimulationResult sim = simulate_checked(model, training, gpu.cluster, plan, sim_options, state.workspace);
             row.iteration_time_s = sim.iteration_time_s;
             row.iteration_time_low_s = sim.iteration_time_s * gpu.band_low;

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Internal to the explorer: evaluating one group of plans (rejection rules, memory check, simulation)
-// with the caches every plan of a sweep shares.
+// Internal to the explorer: evaluating one group of plans (rejection rules, memory check, lower bounds,
+// simulation) with the caches every plan of a sweep shares.
 #include <array>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "vtrain/explorer.h"
@@ -19,16 +21,56 @@ namespace vtrain {
 struct ChunkResult {
     std::uint64_t evaluated = 0;
     std::uint64_t feasible = 0;
+    std::uint64_t bounded = 0;
     std::array<std::uint64_t, static_cast<std::size_t>(RejectReason::Count)> rejected{};
     std::array<std::optional<Diagnostic>, static_cast<std::size_t>(RejectReason::Count)> example{};
     std::array<std::uint64_t, static_cast<std::size_t>(RejectReason::Count)> example_index{};
     std::vector<PlanRow> rows; // feasible rows in enumeration order
 };
 
+// What the layer costs depend on: the GPU and every plan field plan_layer_costs() may read (not pp, dp,
+// the schedule or ZeRO), and the precision.
+struct CostKey {
+    int gpu = 0, tp = 1, cp = 1, ep = 1, etp = 0, micro_batch = 1;
+    int recompute = 0, precision = 0;
+    bool sequence_parallel = false, tp_overlap = false, moe_overlap = false;
+    bool operator==(const CostKey&) const = default;
+};
+struct CostKeyHash {
+    std::size_t operator()(const CostKey& k) const
+    {
+        std::size_t h = 1469598103934665603ull;
+        for (const int v : {k.gpu, k.tp, k.cp, k.ep, k.etp, k.micro_batch, k.recompute, k.precision, int(k.sequence_parallel), int(k.tp_overlap),
+                            int(k.moe_overlap)}) {
+            h = (h ^ static_cast<std::size_t>(v)) * 1099511628211ull;
+        }
+        return h;
+    }
+};
+
+// A plan's layer costs with the sums its lower bound needs (seconds on the compute stream, per micro-batch).
+struct CostEntry {
+    LayerCosts costs;
+    double layer_work_s = 0;    // forward + recompute + backward of one layer (uniform layers)
+    double layer_forward_s = 0; // forward of one layer (uniform layers)
+    double all_layers_work_s = 0; // sum over every layer (any layout)
+    double embedding_work_s = 0, head_work_s = 0, mtp_work_s = 0;
+};
+
 // Scratch space of one thread.
 struct ThreadState {
     SimulationWorkspace workspace;
     FastSimScratch fast;
+    std::unordered_map<CostKey, std::unique_ptr<CostEntry>, CostKeyHash> costs; // bounded: cleared when large
+};
+
+// What a plan must beat to matter: the current front and the k-th row of each top-k list (copies taken
+// between waves of the sweep, so every thread sees the same ones whatever the timing).
+struct PruneThresholds {
+    bool active = false;
+    std::size_t top_k = 0;
+    std::vector<PlanRow> front;      // by increasing time
+    std::optional<PlanRow> kth_fastest, kth_cheapest, kth_mfu; // set once the list holds k rows
 };
 
 class PlanEvaluator {
@@ -36,11 +78,8 @@ public:
     PlanEvaluator(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const PlanSpace& space,
                   const ExploreOptions& options);
 
-    // Computes the layer costs every plan will look up (call inside the sweep's task arena).
-    void prepare();
-
-    // Rejects or simulates every plan of the group into `out`; false when cancelled part-way.
-    bool evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control) const;
+    // Rejects, bounds out or simulates every plan of the group into `out`; false when cancelled part-way.
+    bool evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control, const PruneThresholds& prune) const;
 
 private:
     struct Gpu {
@@ -48,14 +87,17 @@ private:
         ResolvedCluster cluster;
         int gpus_per_node = 8;
         double usable_gib = 0; // capacity less the profile's reserve
-        double peak_flops = 0;
+        std::vector<double> peak_flops; // per precision of the space
         double band_low = 1;  // the profile's uncertainty band, as multipliers on an iteration time
         double band_high = 1;
     };
 
-    void fill_metrics(PlanRow& row, double iteration_s, const Gpu& gpu) const;
+    void fill_metrics(PlanRow& row, double iteration_s, const Gpu& gpu, int precision_index) const;
+    const CostEntry* costs_for(const CostKey& key, const Plan& plan, ThreadState& state) const;
+    // A lower bound on the plan's iteration time that its simulation can never beat.
+    double iteration_lower_bound_s(const CostEntry& e, const Plan& plan) const;
+    bool cannot_matter(const PlanRow& best_case, const PruneThresholds& prune) const;
 
-    std::size_t cost_slot(int gpu, int tp_index, int micro_batch_index, bool sequence_parallel, Recompute recompute) const;
     std::optional<PlanRejection> check_group(const PlanGroup& group) const;
     // `index`: the first rejected plan's enumeration index.
     void reject(ChunkResult& out, const PlanRejection& rejection, std::uint64_t count, std::uint64_t index) const;
@@ -64,8 +106,7 @@ private:
     const PlanSpace& m_space;
     const ExploreOptions& m_options;
     std::vector<Gpu> m_gpus;
-    std::vector<LayerCosts> m_costs; // by cost_slot(); empty operator lists (the sweep does not report them)
-    std::vector<char> m_has_costs;
+    std::vector<TrainingSpec> m_training; // per precision of the space
     double m_tokens_per_iteration = 0;
     double m_iterations = 0;
     double m_model_flops = 0;

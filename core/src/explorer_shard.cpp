@@ -58,13 +58,18 @@ double ExploreSplit::estimated_cost(int shard) const
 std::vector<double> estimate_group_costs(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const PlanSpace& space,
                                          bool allow_tp_across_nodes)
 {
-    // Per variant list: the sums over its variants of (1 + v) and of v, so a group's cost is O(1).
-    std::vector<double> memory_sums(space.variants.size(), 0.0);
-    std::vector<double> chunk_sums(space.variants.size(), 0.0);
-    for (std::size_t i = 0; i < space.variants.size(); ++i) {
-        for (const PlanVariant& v : space.variants[i]) {
-            memory_sums[i] += 1.0 + v.virtual_stages;
-            chunk_sums[i] += v.virtual_stages;
+    // Per pp: the sum of v over its schedule choices (1 for gpipe and 1f1b), so a group's cost is O(1).
+    std::vector<double> chunk_sums(space.pp.size(), 0.0);
+    for (std::size_t pi = 0; pi < space.pp.size(); ++pi) {
+        const std::vector<int>& vs = space.virtual_stages.empty() && !space.default_v.empty() ? space.default_v[pi] : space.virtual_stages;
+        for (const Schedule s : space.schedules) {
+            if (s != Schedule::Interleaved) {
+                chunk_sums[pi] += 1.0;
+            } else {
+                for (const int v : vs) {
+                    chunk_sums[pi] += v;
+                }
+            }
         }
     }
     std::vector<int> node_size(space.gpus.size(), 1);
@@ -76,7 +81,7 @@ std::vector<double> estimate_group_costs(const Scenario& scenario, const std::ma
     }
     const double params = total_params(scenario.model);
     std::vector<double> costs(space.groups(), 0.0);
-    tbb::parallel_for(std::size_t{0}, space.groups(), [&](std::size_t g) {
+    tbb::parallel_for(std::uint64_t{0}, space.groups(), [&](std::uint64_t g) {
         const PlanGroup group = space.group(g);
         const Plan plan = group.plan(PlanVariant{});
         const bool rejected = plan.dp == 0 || check_plan(scenario.model, scenario.training, plan, group.num_gpus).has_value() ||
@@ -85,14 +90,16 @@ std::vector<double> estimate_group_costs(const Scenario& scenario, const std::ma
             costs[g] = kRejectedGroup;
             return;
         }
-        const std::size_t list = static_cast<std::size_t>(group.tp_index) * space.pp.size() + static_cast<std::size_t>(group.pp_index);
-        costs[g] = kPerPlan * static_cast<double>(group.variants->size()) + group.pp * memory_sums[list];
+        // Per variant: (1 + v) memory-model stages per pipeline stage, v model chunks to simulate.
+        const double per_choice = static_cast<double>(group.size) / std::max(1, space.schedule_choices(group.pp_index));
+        const double chunks = per_choice * chunk_sums[static_cast<std::size_t>(group.pp_index)];
+        costs[g] = kPerPlan * static_cast<double>(group.size) + group.pp * (static_cast<double>(group.size) + chunks);
         // Most of a large model's small tp x pp groups cannot hold even the weights, gradients and
         // (sharded) optimizer states: none of their plans is simulated.
         const double static_bytes = params / (static_cast<double>(group.tp) * group.pp) * (4.0 + 12.0 / plan.dp);
         if (static_bytes <= usable_bytes[static_cast<std::size_t>(group.gpu)]) {
             const double micro_batches = static_cast<double>(scenario.training.global_batch) / (static_cast<double>(plan.dp) * group.micro_batch);
-            costs[g] += kPerEvent * 2.0 * group.pp * micro_batches * chunk_sums[list];
+            costs[g] += kPerEvent * 2.0 * group.pp * micro_batches * chunks;
         }
     });
     return costs;
@@ -124,8 +131,8 @@ ExploreSplit split_plan_space(const PlanSpace& space, const std::vector<double>&
         if (end > begin) {
             ShardBlock b;
             b.groups = {begin, end};
-            b.plan_begin = space.group_start[begin];
-            b.plan_end = space.group_start[end];
+            b.plan_begin = space.group_first(begin);
+            b.plan_end = space.group_first(end);
             b.estimated_cost = prefix[end] - prefix[begin];
             b.shard = static_cast<int>(i % static_cast<std::size_t>(out.shards));
             out.blocks.push_back(b);
@@ -165,6 +172,7 @@ ExploreResult merge_explore_results(const std::vector<ExploreResult>& parts, std
         out.total += part.total;
         out.evaluated += part.evaluated;
         out.feasible += part.feasible;
+        out.bounded += part.bounded;
         for (std::size_t r = 0; r < out.rejected.size(); ++r) {
             out.rejected[r] += part.rejected[r];
             const bool has = !part.example[r].message.empty();

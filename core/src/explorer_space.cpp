@@ -2,6 +2,7 @@
 #include "vtrain/explorer_space.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace vtrain {
 namespace {
@@ -28,51 +29,22 @@ std::vector<T> unique_in_order(const std::vector<T>& values)
     return out;
 }
 
-std::vector<PlanVariant> make_variants(const SearchSpace& search, const ModelSpec& model, int tp, int pp)
+// A list the search gives, or the one default value.
+template <typename T>
+std::vector<T> or_default(const std::vector<T>& listed, T fallback)
 {
-    const std::vector<Schedule> schedules =
-        search.schedule.empty() ? std::vector<Schedule>{Schedule::GPipe, Schedule::OneFOneB, Schedule::Interleaved} : unique_in_order(search.schedule);
-    const std::vector<Recompute> recomputes =
-        search.recompute.empty() ? std::vector<Recompute>{Recompute::None, Recompute::Selective, Recompute::Full} : unique_in_order(search.recompute);
-    std::vector<bool> sequence_parallel = unique_in_order(search.sequence_parallel);
-    if (sequence_parallel.empty()) {
-        sequence_parallel = tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false};
-    }
-    const std::vector<int> zero_stages = search.zero_stage.empty() ? std::vector<int>{0, 1} : unique_in_order(search.zero_stage);
+    return listed.empty() ? std::vector<T>{fallback} : unique_in_order(listed);
+}
 
-    std::vector<std::pair<Schedule, int>> schedule_variants;
-    for (const Schedule s : schedules) {
-        if (s != Schedule::Interleaved) {
-            schedule_variants.emplace_back(s, 1);
-            continue;
-        }
-        if (!search.virtual_stages.empty()) {
-            for (const int v : unique_in_order(search.virtual_stages)) {
-                schedule_variants.emplace_back(s, v);
-            }
-            continue;
-        }
-        if (pp >= 2 && model.layers % pp == 0) {
-            for (const int v : divisors(model.layers / pp)) {
-                if (v >= 2) {
-                    schedule_variants.emplace_back(s, v);
-                }
-            }
-        }
+// a x b, or nullopt past 2^63 (the index type stays far from wrapping).
+bool multiply(std::uint64_t& a, std::uint64_t b)
+{
+    constexpr std::uint64_t kLimit = std::uint64_t{1} << 63;
+    if (b != 0 && a > kLimit / b) {
+        return false;
     }
-
-    std::vector<PlanVariant> out;
-    out.reserve(schedule_variants.size() * recomputes.size() * sequence_parallel.size() * zero_stages.size());
-    for (const auto& [schedule, v] : schedule_variants) {
-        for (const Recompute r : recomputes) {
-            for (const bool sp : sequence_parallel) {
-                for (const int z : zero_stages) {
-                    out.push_back({schedule, v, r, sp, z});
-                }
-            }
-        }
-    }
-    return out;
+    a *= b;
+    return true;
 }
 
 } // namespace
@@ -88,55 +60,153 @@ std::vector<int> divisors(int n)
     return out;
 }
 
+int PlanSpace::schedule_choices(int pp_index) const
+{
+    return static_cast<int>(sched_prefix[static_cast<std::size_t>(pp_index) + 1] - sched_prefix[static_cast<std::size_t>(pp_index)]);
+}
+
+int PlanSpace::sequence_parallel_choices(int tp_index) const
+{
+    return static_cast<int>(sp_prefix[static_cast<std::size_t>(tp_index) + 1] - sp_prefix[static_cast<std::size_t>(tp_index)]);
+}
+
+PlanVariant PlanGroup::variant(std::uint64_t i) const
+{
+    const PlanSpace& s = *space;
+    PlanVariant v;
+    // Innermost digit first: moe_overlap, tp_overlap, precision, zero, sequence parallel, recompute, schedule.
+    auto digit = [&i](std::size_t radix) {
+        const std::size_t d = static_cast<std::size_t>(i % radix);
+        i /= radix;
+        return d;
+    };
+    v.moe_overlap = s.moe_overlap[digit(s.moe_overlap.size())];
+    v.tp_overlap = s.tp_overlap[digit(s.tp_overlap.size())];
+    v.precision_index = static_cast<int>(digit(s.precision.size()));
+    v.precision = s.precision[static_cast<std::size_t>(v.precision_index)];
+    v.zero_stage = s.zero_stage[digit(s.zero_stage.size())];
+    const std::size_t sp = digit(static_cast<std::size_t>(s.sequence_parallel_choices(tp_index)));
+    v.sequence_parallel = s.sequence_parallel.empty() ? sp == 1 : static_cast<bool>(s.sequence_parallel[sp]);
+    v.recompute = s.recompute[digit(s.recompute.size())];
+    std::size_t k = static_cast<std::size_t>(i); // the schedule choice
+    const std::vector<int>& vs = s.virtual_stages.empty() ? s.default_v[static_cast<std::size_t>(pp_index)] : s.virtual_stages;
+    for (const Schedule sched : s.schedules) {
+        const std::size_t n = sched == Schedule::Interleaved ? vs.size() : 1;
+        if (k < n) {
+            v.schedule = sched;
+            v.virtual_stages = sched == Schedule::Interleaved ? vs[k] : 1;
+            break;
+        }
+        k -= n;
+    }
+    return v;
+}
+
 Plan PlanGroup::plan(const PlanVariant& v) const
 {
-    Plan p = base != nullptr ? *base : Plan{};
+    Plan p = space->base;
     p.tp = tp;
+    p.cp = cp;
     p.pp = pp;
-    p.dp = num_gpus % (tp * pp) == 0 ? num_gpus / (tp * pp) : 0;
+    p.ep = ep;
+    p.etp = etp;
+    const long long model_parallel = static_cast<long long>(tp) * cp * pp;
+    p.dp = num_gpus % model_parallel == 0 ? static_cast<int>(num_gpus / model_parallel) : 0;
     p.micro_batch = micro_batch;
     p.schedule = v.schedule;
     p.virtual_stages = v.virtual_stages;
     p.recompute = v.recompute;
     p.sequence_parallel = v.sequence_parallel;
     p.zero_stage = v.zero_stage;
+    p.tp_overlap = v.tp_overlap;
+    p.moe_overlap = v.moe_overlap;
     return p;
 }
 
-PlanGroup PlanSpace::group(std::size_t g) const
+// Strides of the index (see the header): per (GPU, GPU count) block, sum over tp of sp(tp), times cp,
+// times sum over pp of schedules(pp), times ep x etp x micro-batch, times the variant tail.
+PlanGroup PlanSpace::group(std::uint64_t g) const
 {
-    // Mixed radix, micro-batch innermost.
     PlanGroup out;
-    std::size_t rest = g;
-    out.micro_batch_index = static_cast<int>(rest % micro_batch.size());
-    rest /= micro_batch.size();
-    out.pp_index = static_cast<int>(rest % pp.size());
-    rest /= pp.size();
-    out.tp_index = static_cast<int>(rest % tp.size());
-    rest /= tp.size();
-    const int n_index = static_cast<int>(rest % num_gpus.size());
-    rest /= num_gpus.size();
+    out.space = this;
+    std::uint64_t rest = g;
+    auto digit = [&rest](std::size_t radix) {
+        const int d = static_cast<int>(rest % radix);
+        rest /= radix;
+        return d;
+    };
+    out.micro_batch_index = digit(micro_batch.size());
+    out.etp_index = digit(etp.size());
+    out.ep_index = digit(ep.size());
+    out.pp_index = digit(pp.size());
+    out.cp_index = digit(cp.size());
+    out.tp_index = digit(tp.size());
+    const int n_index = digit(num_gpus.size());
     out.gpu = static_cast<int>(rest);
-    out.num_gpus = num_gpus[n_index];
-    out.tp = tp[out.tp_index];
-    out.pp = pp[out.pp_index];
-    out.micro_batch = micro_batch[out.micro_batch_index];
-    out.first_index = group_start[g];
-    out.variants = &variants[static_cast<std::size_t>(out.tp_index) * pp.size() + out.pp_index];
-    out.base = &base;
+    out.num_gpus = num_gpus[static_cast<std::size_t>(n_index)];
+    out.tp = tp[static_cast<std::size_t>(out.tp_index)];
+    out.cp = cp[static_cast<std::size_t>(out.cp_index)];
+    out.pp = pp[static_cast<std::size_t>(out.pp_index)];
+    out.ep = ep[static_cast<std::size_t>(out.ep_index)];
+    out.etp = etp[static_cast<std::size_t>(out.etp_index)];
+    out.micro_batch = micro_batch[static_cast<std::size_t>(out.micro_batch_index)];
+    out.first_index = group_first(g);
+    out.size = static_cast<std::uint64_t>(sequence_parallel_choices(out.tp_index)) * static_cast<std::uint64_t>(schedule_choices(out.pp_index)) * variant_tail;
     return out;
 }
 
-std::size_t PlanSpace::group_of(std::uint64_t index) const
+std::uint64_t PlanSpace::group_first(std::uint64_t g) const
 {
-    const auto it = std::upper_bound(group_start.begin(), group_start.end(), index);
-    return static_cast<std::size_t>(it - group_start.begin()) - 1;
+    if (g >= m_groups) {
+        return m_size;
+    }
+    const std::uint64_t m = micro_batch.size(), x = etp.size(), e = ep.size(), p = pp.size(), c = cp.size(), t = tp.size();
+    const std::uint64_t j = g % (e * x * m); // (ep, etp, micro-batch) digits
+    std::uint64_t rest = g / (e * x * m);
+    const std::uint64_t pi = rest % p;
+    rest /= p;
+    const std::uint64_t ci = rest % c;
+    rest /= c;
+    const std::uint64_t ti = rest % t;
+    const std::uint64_t block = rest / t; // GPU type x GPU count
+    const std::uint64_t sum_sp = sp_prefix.back(), sum_s = sched_prefix.back(), exm = e * x * m;
+    const std::uint64_t sp = sp_prefix[ti + 1] - sp_prefix[ti];
+    const std::uint64_t s = sched_prefix[pi + 1] - sched_prefix[pi];
+    return block * sum_sp * c * sum_s * exm * variant_tail + sp_prefix[ti] * c * sum_s * exm * variant_tail + ci * sp * sum_s * exm * variant_tail +
+           sp * sched_prefix[pi] * exm * variant_tail + j * sp * s * variant_tail;
+}
+
+std::uint64_t PlanSpace::group_of(std::uint64_t index) const
+{
+    const std::uint64_t m = micro_batch.size(), x = etp.size(), e = ep.size(), p = pp.size(), c = cp.size(), t = tp.size();
+    const std::uint64_t sum_sp = sp_prefix.back(), sum_s = sched_prefix.back(), exm = e * x * m;
+    const std::uint64_t per_block = sum_sp * c * sum_s * exm * variant_tail;
+    const std::uint64_t block = index / per_block;
+    std::uint64_t r = index % per_block;
+    // The prefix entry at or below u whose next entry is above it: the non-empty row holding u.
+    auto row = [](const std::vector<std::uint64_t>& prefix, std::uint64_t u) {
+        return static_cast<std::uint64_t>(std::upper_bound(prefix.begin(), prefix.end(), u) - prefix.begin()) - 1;
+    };
+    const std::uint64_t per_tp_unit = c * sum_s * exm * variant_tail;
+    const std::uint64_t ti = row(sp_prefix, r / per_tp_unit);
+    r -= sp_prefix[ti] * per_tp_unit;
+    const std::uint64_t sp = sp_prefix[ti + 1] - sp_prefix[ti];
+    const std::uint64_t per_cp = sp * sum_s * exm * variant_tail;
+    const std::uint64_t ci = r / per_cp;
+    r -= ci * per_cp;
+    const std::uint64_t per_pp_unit = sp * exm * variant_tail;
+    const std::uint64_t pi = row(sched_prefix, r / per_pp_unit);
+    r -= sched_prefix[pi] * per_pp_unit;
+    const std::uint64_t per_group = sp * (sched_prefix[pi + 1] - sched_prefix[pi]) * variant_tail;
+    const std::uint64_t j = r / per_group;
+    return (((block * t + ti) * c + ci) * p + pi) * exm + j;
 }
 
 PlanSpace::Entry PlanSpace::at(std::uint64_t index) const
 {
     const PlanGroup g = group(group_of(index));
-    return {g.gpu, g.num_gpus, g.plan((*g.variants)[index - g.first_index])};
+    const PlanVariant v = g.variant(index - g.first_index);
+    return {g.gpu, g.num_gpus, g.plan(v), v.precision};
 }
 
 int gpus_per_node_for(const Scenario& scenario, const GpuProfile& profile)
@@ -150,6 +220,7 @@ ClusterSpec cluster_for_gpu(const Scenario& scenario, const std::string& gpu, in
     c.gpu = gpu;
     c.num_gpus = num_gpus;
     c.gpus_per_node = scenario.cluster.gpus_per_node;
+    c.nvlink_domain_gpus = scenario.cluster.nvlink_domain_gpus;
     if (gpu == scenario.cluster.gpu) {
         c.price_per_gpu_hour = scenario.cluster.price_per_gpu_hour;
         c.links = scenario.cluster.links;
@@ -172,10 +243,14 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
     }
 
     PlanSpace space;
-    if (scenario.plan) {
-        space.base.grad_bucket_mb = scenario.plan->grad_bucket_mb;
-        space.base.overlap_grad_reduce = scenario.plan->overlap_grad_reduce;
-    }
+    const Plan given = scenario.plan.value_or(Plan{});
+    // Fields no search list sets keep the scenario plan's value; stage layouts do not carry over (they
+    // are written for the plan's own pp).
+    space.base.grad_bucket_mb = given.grad_bucket_mb;
+    space.base.overlap_grad_reduce = given.overlap_grad_reduce;
+    space.base.overlap_param_gather = given.overlap_param_gather;
+    space.base.shard_group = given.shard_group;
+    space.base.cp_kind = given.cp_kind;
     space.gpus = search.gpu.empty() ? std::vector<std::string>{scenario.cluster.gpu} : unique_in_order(search.gpu);
     int largest_node = 1;
     for (std::size_t i = 0; i < space.gpus.size(); ++i) {
@@ -193,24 +268,81 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
     space.tp = search.tp.empty() ? powers_of_two_up_to(allow_tp_across_nodes ? 64 : largest_node) : unique_in_order(search.tp);
     space.pp = search.pp.empty() ? divisors(std::max(1, scenario.model.layers)) : unique_in_order(search.pp);
     space.micro_batch = search.micro_batch.empty() ? powers_of_two_up_to(16) : unique_in_order(search.micro_batch);
+    space.cp = or_default(search.cp, given.cp);
+    space.ep = or_default(search.ep, given.ep);
+    space.etp = or_default(search.etp, given.etp);
+    space.schedules = search.schedule.empty() ? std::vector<Schedule>{Schedule::GPipe, Schedule::OneFOneB, Schedule::Interleaved} : unique_in_order(search.schedule);
+    space.virtual_stages = unique_in_order(search.virtual_stages);
+    space.recompute = search.recompute.empty() ? std::vector<Recompute>{Recompute::None, Recompute::Selective, Recompute::Full} : unique_in_order(search.recompute);
+    space.sequence_parallel = unique_in_order(search.sequence_parallel);
+    space.zero_stage = search.zero_stage.empty() ? std::vector<int>{0, 1, 2} : unique_in_order(search.zero_stage);
+    space.precision = or_default(search.precision, scenario.training.precision);
+    space.tp_overlap = or_default(search.tp_overlap, given.tp_overlap);
+    space.moe_overlap = or_default(search.moe_overlap, given.moe_overlap);
+    for (const auto& [list, field] : {std::pair{&space.tp, "search.tp"}, {&space.pp, "search.pp"}, {&space.micro_batch, "search.micro_batch"},
+                                      {&space.cp, "search.cp"}, {&space.ep, "search.ep"}, {&space.virtual_stages, "search.virtual_stages"}}) {
+        if (std::any_of(list->begin(), list->end(), [](int v) { return v < 1; })) {
+            errors.push_back({field, "values must be positive"});
+        }
+    }
+    if (std::any_of(space.etp.begin(), space.etp.end(), [](int v) { return v < 0; })) {
+        errors.push_back({"search.etp", "values must be positive (or 0: the same as tp)"});
+    }
+    if (std::any_of(space.zero_stage.begin(), space.zero_stage.end(), [](int v) { return v < 0 || v > 3; })) {
+        errors.push_back({"search.zero_stage", "stages are 0, 1, 2 or 3"});
+    }
     if (!errors.empty()) {
         return errors;
     }
 
-    space.variants.resize(space.tp.size() * space.pp.size());
+    // Lengths of the two dependent axes, as prefix sums over the tp and pp lists.
+    space.sp_prefix.assign(space.tp.size() + 1, 0);
     for (std::size_t ti = 0; ti < space.tp.size(); ++ti) {
-        for (std::size_t pi = 0; pi < space.pp.size(); ++pi) {
-            space.variants[ti * space.pp.size() + pi] = make_variants(search, scenario.model, space.tp[ti], space.pp[pi]);
-        }
+        const std::uint64_t n = !space.sequence_parallel.empty() ? space.sequence_parallel.size() : space.tp[ti] > 1 ? 2 : 1;
+        space.sp_prefix[ti + 1] = space.sp_prefix[ti] + n;
     }
-    const std::size_t groups = space.gpus.size() * space.num_gpus.size() * space.tp.size() * space.pp.size() * space.micro_batch.size();
-    space.group_start.resize(groups + 1);
-    space.group_start[0] = 0;
-    for (std::size_t g = 0; g < groups; ++g) {
-        // Only the tp and pp indices matter for the size; decode them as group() does.
-        const std::size_t pi = (g / space.micro_batch.size()) % space.pp.size();
-        const std::size_t ti = (g / (space.micro_batch.size() * space.pp.size())) % space.tp.size();
-        space.group_start[g + 1] = space.group_start[g] + space.variants[ti * space.pp.size() + pi].size();
+    const bool interleaved = std::find(space.schedules.begin(), space.schedules.end(), Schedule::Interleaved) != space.schedules.end();
+    const std::uint64_t plain_schedules = space.schedules.size() - (interleaved ? 1 : 0);
+    if (interleaved && space.virtual_stages.empty()) {
+        space.default_v.resize(space.pp.size());
+    }
+    space.sched_prefix.assign(space.pp.size() + 1, 0);
+    const int layers = scenario.model.layers;
+    for (std::size_t pi = 0; pi < space.pp.size(); ++pi) {
+        std::uint64_t n = plain_schedules;
+        if (interleaved && !space.virtual_stages.empty()) {
+            n += space.virtual_stages.size();
+        } else if (interleaved) {
+            const int pp = space.pp[pi];
+            if (pp >= 2 && layers % pp == 0) {
+                for (const int v : divisors(layers / pp)) {
+                    if (v >= 2) {
+                        space.default_v[pi].push_back(v);
+                    }
+                }
+            }
+            n += space.default_v[pi].size();
+        }
+        space.sched_prefix[pi + 1] = space.sched_prefix[pi] + n;
+    }
+
+    bool fits = true;
+    space.variant_tail = 1;
+    for (const std::size_t n : {space.recompute.size(), space.zero_stage.size(), space.precision.size(), space.tp_overlap.size(), space.moe_overlap.size()}) {
+        fits = fits && multiply(space.variant_tail, n);
+    }
+    space.m_groups = 1;
+    for (const std::size_t n : {space.gpus.size(), space.num_gpus.size(), space.tp.size(), space.cp.size(), space.pp.size(), space.ep.size(),
+                                space.etp.size(), space.micro_batch.size()}) {
+        fits = fits && multiply(space.m_groups, n);
+    }
+    space.m_size = space.gpus.size() * space.num_gpus.size();
+    for (const std::uint64_t n : {space.sp_prefix.back(), static_cast<std::uint64_t>(space.cp.size()), space.sched_prefix.back(),
+                                  static_cast<std::uint64_t>(space.ep.size() * space.etp.size() * space.micro_batch.size()), space.variant_tail}) {
+        fits = fits && multiply(space.m_size, n);
+    }
+    if (!fits) {
+        return Diagnostic{"search", "the lists describe more than 2^63 plans; narrow them"};
     }
     return space;
 }

@@ -10,12 +10,12 @@ namespace vtrain {
 namespace {
 
 constexpr char kMagic[4] = {'V', 'T', 'X', 'R'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 3;
 constexpr std::size_t kReasons = static_cast<std::size_t>(RejectReason::Count);
 
 #if defined(__GLIBCXX__) && UINTPTR_MAX == UINT64_MAX
 // A tripwire: a new PlanRow (or Plan) field changes the size; encode and decode it below, then update.
-static_assert(sizeof(PlanRow) == 184, "PlanRow changed: serialise the new field in explorer_wire.cpp");
+static_assert(sizeof(PlanRow) == 248, "PlanRow changed: serialise the new field in explorer_wire.cpp");
 #endif
 
 class Writer {
@@ -103,7 +103,7 @@ private:
     bool m_failed = false;
 };
 
-constexpr std::size_t kMinRowBytes = 8 + 4 * 4 + 1 + 4 + 1 + 1 + 4 + 8 + 1 + 8 + 4 + 9 * 8 + 1;
+constexpr std::size_t kMinRowBytes = 8 + 4 * 4 + 1 + 4 + 1 + 1 + 4 + 8 + 1 + (1 + 4 + 4 + 1 + 4 + 4 + 1 + 1 + 4 + 4 + 8 + 1) + 8 + 4 + 9 * 8 + 1;
 
 void write_row(Writer& w, const PlanRow& r)
 {
@@ -120,6 +120,18 @@ void write_row(Writer& w, const PlanRow& r)
     w.i32(p.zero_stage);
     w.f64(p.grad_bucket_mb);
     w.u8(p.overlap_grad_reduce ? 1 : 0);
+    w.u8(p.overlap_param_gather ? 1 : 0);
+    w.i32(p.shard_group);
+    w.i32(p.cp);
+    w.u8(static_cast<std::uint8_t>(p.cp_kind));
+    w.i32(p.ep);
+    w.i32(p.etp);
+    w.u8(p.moe_overlap ? 1 : 0);
+    w.u8(p.tp_overlap ? 1 : 0);
+    w.i32(p.first_stage_layers);
+    w.i32(p.last_stage_layers);
+    w.str(p.pipeline_layout);
+    w.u8(static_cast<std::uint8_t>(r.precision));
     w.str(r.gpu);
     w.i32(r.num_gpus);
     for (const double v : {r.iteration_time_s, r.iteration_time_low_s, r.iteration_time_high_s, r.tokens_per_s, r.mfu, r.bubble_fraction,
@@ -145,6 +157,18 @@ bool read_row(Reader& in, PlanRow& r)
     p.zero_stage = in.i32();
     p.grad_bucket_mb = in.f64();
     const std::uint8_t overlap = in.u8();
+    const std::uint8_t param_gather = in.u8();
+    p.shard_group = in.i32();
+    p.cp = in.i32();
+    const std::uint8_t cp_kind = in.u8();
+    p.ep = in.i32();
+    p.etp = in.i32();
+    const std::uint8_t moe_overlap = in.u8();
+    const std::uint8_t tp_overlap = in.u8();
+    p.first_stage_layers = in.i32();
+    p.last_stage_layers = in.i32();
+    p.pipeline_layout = in.str();
+    const std::uint8_t precision = in.u8();
     r.gpu = in.str();
     r.num_gpus = in.i32();
     for (double* v : {&r.iteration_time_s, &r.iteration_time_low_s, &r.iteration_time_high_s, &r.tokens_per_s, &r.mfu, &r.bubble_fraction,
@@ -153,9 +177,15 @@ bool read_row(Reader& in, PlanRow& r)
     }
     const std::uint8_t on_front = in.u8();
     if (schedule > static_cast<std::uint8_t>(Schedule::Interleaved) || recompute > static_cast<std::uint8_t>(Recompute::Full) || sp > 1 ||
-        overlap > 1 || on_front > 1) {
+        overlap > 1 || on_front > 1 || param_gather > 1 || cp_kind > static_cast<std::uint8_t>(ContextParallelKind::AllToAll) || moe_overlap > 1 ||
+        tp_overlap > 1 || precision > static_cast<std::uint8_t>(Precision::Nvfp4)) {
         return false;
     }
+    r.precision = static_cast<Precision>(precision);
+    p.overlap_param_gather = param_gather == 1;
+    p.cp_kind = static_cast<ContextParallelKind>(cp_kind);
+    p.moe_overlap = moe_overlap == 1;
+    p.tp_overlap = tp_overlap == 1;
     p.schedule = static_cast<Schedule>(schedule);
     p.recompute = static_cast<Recompute>(recompute);
     p.sequence_parallel = sp == 1;
@@ -181,6 +211,7 @@ std::string encode_explore_result(const ExploreResult& result)
     w.u64(result.total);
     w.u64(result.evaluated);
     w.u64(result.feasible);
+    w.u64(result.bounded);
     w.u8(result.cancelled ? 1 : 0);
     w.f64(result.elapsed_s);
     w.i32(result.threads);
@@ -214,6 +245,7 @@ Expected<ExploreResult> decode_explore_result(std::string_view bytes)
     result.total = in.u64();
     result.evaluated = in.u64();
     result.feasible = in.u64();
+    result.bounded = in.u64();
     const std::uint8_t cancelled = in.u8();
     result.cancelled = cancelled != 0;
     result.elapsed_s = in.f64();

@@ -112,6 +112,7 @@ const char* to_string(RejectReason r)
     case RejectReason::PipelineLayoutInvalid: return "pipeline layout does not fit";
     case RejectReason::ShardingInvalid: return "data-parallel sharding not applicable";
     case RejectReason::OverlapInvalid: return "overlap not applicable";
+    case RejectReason::NotModeled: return "not modeled";
     case RejectReason::Count: break;
     }
     return "unknown";

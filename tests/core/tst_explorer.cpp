@@ -7,6 +7,9 @@
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
+
+#include <sys/resource.h>
 
 #include "test_support.h"
 #include "vtrain/explorer.h"
@@ -104,6 +107,14 @@ bool dominates(const PlanRow& a, const PlanRow& b)
     return a.index < b.index;
 }
 
+// Peak resident memory of this process so far, in MiB (Linux reports ru_maxrss in KiB).
+double peak_rss_mib()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<double>(usage.ru_maxrss) / 1024.0;
+}
+
 } // namespace
 
 class TestExplorer : public QObject {
@@ -118,12 +129,12 @@ private slots:
         QCOMPARE(space->pp, (std::vector<int>{1, 2, 3, 4, 6, 12}));
         QCOMPARE(space->micro_batch, (std::vector<int>{1, 2, 4, 8, 16}));
         // Per (tp, pp): schedules = gpipe + 1f1b + one interleaved per v >= 2 with pp x v | 12 (none for pp = 1);
-        // x 3 recompute x (1 or 2 sequence-parallel values) x 2 ZeRO stages.
+        // x 3 recompute x (1 or 2 sequence-parallel values) x 3 ZeRO stages (0, 1, 2).
         const std::map<int, int> interleaved{{1, 0}, {2, 3}, {3, 2}, {4, 1}, {6, 1}, {12, 0}}; // v in {2,3,6}, {2,4}, {3}, {2}, {}
         std::uint64_t expected = 0;
         for (const int tp : space->tp) {
             for (const int pp : space->pp) {
-                expected += static_cast<std::uint64_t>(2 + interleaved.at(pp)) * 3 * (tp > 1 ? 2 : 1) * 2 * space->micro_batch.size();
+                expected += static_cast<std::uint64_t>(2 + interleaved.at(pp)) * 3 * (tp > 1 ? 2 : 1) * 3 * space->micro_batch.size();
             }
         }
         QCOMPARE(space->size(), expected);
@@ -137,31 +148,56 @@ private slots:
         s.search->gpu = {"a100-sxm4-80gb", "h100-sxm5-80gb"};
         const auto space = make_plan_space(s, profiles(), false);
         QVERIFY(space.ok());
-        // The same plans as nested loops in the documented order, one index each.
+        // The same plans as nested loops in the documented order, one index each (the variant digits:
+        // schedule choice, recompute, sequence parallelism, ZeRO stage).
         std::uint64_t index = 0;
+        std::uint64_t group = 0;
         for (int gi = 0; gi < 2; ++gi) {
             for (const int n : {8, 16}) {
                 for (const int tp : space->tp) {
                     for (std::size_t pi = 0; pi < space->pp.size(); ++pi) {
-                        for (const int mb : space->micro_batch) {
-                            const std::size_t ti = std::find(space->tp.begin(), space->tp.end(), tp) - space->tp.begin();
-                            for (const PlanVariant& v : space->variants[ti * space->pp.size() + pi]) {
-                                const auto e = space->at(index);
-                                QCOMPARE(e.gpu, gi);
-                                QCOMPARE(e.num_gpus, n);
-                                QCOMPARE(e.plan.tp, tp);
-                                QCOMPARE(e.plan.pp, space->pp[pi]);
-                                QCOMPARE(e.plan.micro_batch, mb);
-                                QCOMPARE(e.plan.schedule, v.schedule);
-                                QCOMPARE(e.plan.virtual_stages, v.virtual_stages);
-                                QCOMPARE(e.plan.dp, n % (tp * space->pp[pi]) == 0 ? n / (tp * space->pp[pi]) : 0);
-                                ++index;
+                        const int pp = space->pp[pi];
+                        std::vector<std::pair<Schedule, int>> choices{{Schedule::GPipe, 1}, {Schedule::OneFOneB, 1}};
+                        for (int v = 2; pp >= 2 && v <= 12 / pp; ++v) {
+                            if (12 % (pp * v) == 0) {
+                                choices.emplace_back(Schedule::Interleaved, v);
                             }
+                        }
+                        const std::vector<bool> sps = tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false};
+                        for (const int mb : space->micro_batch) {
+                            QCOMPARE(space->group_first(group), index);
+                            const PlanGroup g = space->group(group++);
+                            QCOMPARE(g.first_index, index);
+                            for (const auto& [schedule, v] : choices) {
+                                for (const Recompute rc : {Recompute::None, Recompute::Selective, Recompute::Full}) {
+                                    for (const bool sp : sps) {
+                                        for (const int zero : {0, 1, 2}) {
+                                            const auto e = space->at(index);
+                                            QCOMPARE(space->group_of(index), group - 1);
+                                            QCOMPARE(e.gpu, gi);
+                                            QCOMPARE(e.num_gpus, n);
+                                            QCOMPARE(e.plan.tp, tp);
+                                            QCOMPARE(e.plan.pp, pp);
+                                            QCOMPARE(e.plan.micro_batch, mb);
+                                            QCOMPARE(e.plan.schedule, schedule);
+                                            QCOMPARE(e.plan.virtual_stages, v);
+                                            QCOMPARE(e.plan.recompute, rc);
+                                            QCOMPARE(e.plan.sequence_parallel, sp);
+                                            QCOMPARE(e.plan.zero_stage, zero);
+                                            QCOMPARE(e.plan.dp, n % (tp * pp) == 0 ? n / (tp * pp) : 0);
+                                            ++index;
+                                        }
+                                    }
+                                }
+                            }
+                            QCOMPARE(index - g.first_index, g.size);
                         }
                     }
                 }
             }
         }
+        QCOMPARE(group, space->groups());
+        QCOMPARE(space->group_first(group), space->size());
         QCOMPARE(index, space->size());
     }
 
@@ -169,19 +205,64 @@ private slots:
     {
         const Scenario s = small_scenario();
         const auto space = make_plan_space(s, profiles(), false);
-        for (const auto& variants : space->variants) {
-            for (const auto& v : variants) {
-                QVERIFY(v.schedule == Schedule::Interleaved ? v.virtual_stages >= 2 : v.virtual_stages == 1);
-            }
+        for (std::uint64_t i = 0; i < space->size(); ++i) {
+            const Plan p = space->at(i).plan;
+            QVERIFY(p.schedule == Schedule::Interleaved ? p.virtual_stages >= 2 : p.virtual_stages == 1);
+            QVERIFY(!p.sequence_parallel || p.tp > 1); // tp = 1 has no sequence-parallel variants by default
         }
-        // tp = 1 has no sequence-parallel variants by default; tp = 2 has both.
-        const auto& tp1 = space->variants[0 * space->pp.size() + 1];
-        QVERIFY(std::none_of(tp1.begin(), tp1.end(), [](const PlanVariant& v) { return v.sequence_parallel; }));
-        const auto& tp2 = space->variants[1 * space->pp.size() + 1];
-        QVERIFY(std::any_of(tp2.begin(), tp2.end(), [](const PlanVariant& v) { return v.sequence_parallel; }));
+        // tp = 2 has both.
+        QCOMPARE(space->sequence_parallel_choices(0), 1);
+        QCOMPARE(space->sequence_parallel_choices(1), 2);
         // With across-node tensor parallelism the default tp list goes to 64.
         const auto wide = make_plan_space(s, profiles(), true);
         QCOMPARE(wide->tp.back(), 64);
+    }
+
+    // Issue 19: lists of 1,000 values each for tp, pp and virtual stages once took gigabytes (the space
+    // was materialised) and ended in bad_alloc. The space is an index now: it builds in bounded memory,
+    // any plan decodes from its index, and a sweep reports progress and stops on cancel at once.
+    void a_huge_list_space_is_lazy_and_cancellable()
+    {
+        Scenario s = small_scenario();
+        s.search = SearchSpace{};
+        for (int v = 1; v <= 1000; ++v) {
+            s.search->tp.push_back(v);
+            s.search->pp.push_back(v);
+            s.search->virtual_stages.push_back(v);
+        }
+        const double rss_before = peak_rss_mib();
+        const auto space = make_plan_space(s, profiles(), false);
+        QVERIFY(space.ok());
+        // (gpipe + 1f1b + 1,000 interleaved) x 3 recompute x 3 ZeRO x (1 + 2 x 999 sequence-parallel values
+        // over tp) x 1,000 pp x 5 micro-batches.
+        QCOMPARE(space->size(), std::uint64_t{1002} * 3 * 3 * (1 + 2 * 999) * 1000 * 5);
+        QCOMPARE(space->groups(), std::uint64_t{1000} * 1000 * 5);
+        for (const std::uint64_t i : {std::uint64_t{0}, space->size() / 3, space->size() - 1}) {
+            const PlanGroup g = space->group(space->group_of(i));
+            QVERIFY(g.first_index <= i && i < g.first_index + g.size);
+            QCOMPARE(space->at(i).plan, g.plan(g.variant(i - g.first_index)));
+        }
+        RunControl control;
+        ExploreOptions options;
+        options.threads = 2;
+        std::thread stopper([&control] {
+            while (control.done.load() == 0) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            control.cancel = true;
+        });
+        const auto start = std::chrono::steady_clock::now();
+        const auto r = explore(s, profiles(), options, control);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        stopper.join();
+        QVERIFY(r.ok());
+        QCOMPARE(r->total, space->size());
+        QVERIFY(r->cancelled);
+        QVERIFY(r->evaluated > 0 && r->evaluated < r->total);
+        QCOMPARE(control.done.load(), r->evaluated);
+        QVERIFY2(seconds < 30, qPrintable(QString::number(seconds)));
+        QVERIFY2(peak_rss_mib() - rss_before < 256, qPrintable(QString("%1 MiB more").arg(peak_rss_mib() - rss_before)));
     }
 
     void rejection_reasons_data()

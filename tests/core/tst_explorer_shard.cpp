@@ -169,7 +169,7 @@ private slots:
                 for (std::size_t i = 0; i < split.blocks.size(); ++i) {
                     const ShardBlock& b = split.blocks[i];
                     QVERIFY(b.groups.begin < b.groups.end);
-                    QCOMPARE(b.plan_begin, space->group_start[b.groups.begin]);
+                    QCOMPARE(b.plan_begin, space->group_first(b.groups.begin));
                     if (i > 0) {
                         QCOMPARE(b.groups.begin, split.blocks[i - 1].groups.end);
                     }

@@ -39,6 +39,11 @@ struct ExploreOptions {
     bool keep_all_rows = false;       // also return every feasible row (the GUI's table; small sweeps)
     bool exact_simulation = false;    // run simulate_checked()'s task graph for every plan instead of the
                                       // explorer's fast path (same results; tst_explorer_fast_sim checks it)
+    // Skip plans whose lower bounds (time, cost, MFU) prove they cannot reach the front or a top-k list
+    // (see explorer_evaluate.cpp): same front and top-k lists, fewer simulations. Ignored with
+    // keep_all_rows; the sink then receives the simulated rows only. Off by default here (a sink or a plot
+    // of every feasible plan needs them all); `vtrain explore` turns it on.
+    bool prune = false;
     // Evaluate only these plan groups (ranges of explorer_space.h's groups, increasing and disjoint):
     // one shard of a sweep split across processes (explorer_shard.h). Empty: every group. The result
     // then counts the shard's plans only (total too).
@@ -49,6 +54,7 @@ struct ExploreOptions {
 struct PlanRow {
     std::uint64_t index = 0;          // position in the enumeration (stable across thread counts)
     Plan plan;
+    Precision precision = Precision::Bf16; // the training precision it runs at (a search axis)
     std::string gpu;
     int num_gpus = 0;
     double iteration_time_s = 0;
@@ -65,8 +71,11 @@ struct PlanRow {
 
 struct ExploreResult {
     std::uint64_t total = 0;          // plans enumerated
-    std::uint64_t evaluated = 0;      // feasible + every rejected: equals total unless cancelled
+    std::uint64_t evaluated = 0;      // feasible + bounded + every rejected: equals total unless cancelled
     std::uint64_t feasible = 0;       // simulated and fitting in memory
+    std::uint64_t bounded = 0;        // skipped: their lower bounds cannot reach the front or a top-k list
+                                      // (checked before the memory model and, for whole groups, before the
+                                      // variant's own rules; so rejected counts are lower with pruning)
     std::array<std::uint64_t, static_cast<std::size_t>(RejectReason::Count)> rejected{};
     std::array<Diagnostic, static_cast<std::size_t>(RejectReason::Count)> example{}; // one message per reason
     std::array<std::uint64_t, static_cast<std::size_t>(RejectReason::Count)> example_index{}; // its plan: the lowest index

@@ -2,10 +2,18 @@
 #pragma once
 // The plan space a scenario's "search" block describes, with a stable index for every plan.
 //
-// Order (outermost first): GPU type, GPU count, tp, pp, micro-batch -- a "group" -- then, inside a
-// group, its variants: schedule (interleaved once per virtual-stage count), recompute, sequence
-// parallelism, ZeRO stage. dp = GPU count / (tp x pp); a tp x pp that does not divide the GPU count is
-// in the space and rejected (gpu count mismatch), so that every combination of the lists is accounted for.
+// Order (outermost first): GPU type, GPU count, tp, cp, pp, ep, etp, micro-batch -- a "group" -- then,
+// inside a group, its variants: schedule (interleaved once per virtual-stage count), recompute, sequence
+// parallelism, ZeRO stage, precision, TP overlap, MoE overlap. dp = GPU count / (tp x cp x pp); a
+// tp x cp x pp that does not divide the GPU count is in the space and rejected (gpu count mismatch), so
+// that every combination of the lists is accounted for.
+//
+// The space is never materialised: a plan's index is a mixed-radix number over the axes, so memory does
+// not grow with the lists (search lists of 1,000 values each for tp, pp and virtual stages are 10^11
+// plans and a few kilobytes). Only two axes have a length that depends on another: the schedule choices
+// depend on pp (default virtual stages) and the sequence-parallel values on tp (default list); group
+// sizes are therefore a(tp) x b(pp) x c, and group offsets follow from prefix sums over the tp and pp
+// lists alone.
 //
 // Defaults for lists the search leaves out (or when there is no "search" block):
 //   gpu          cluster.gpu                 num_gpus    cluster.num_gpus
@@ -16,7 +24,9 @@
 //   virtual_stages (interleaved only) every v >= 2 with pp x v dividing the layers; none for pp = 1
 //   recompute    none, selective, full
 //   sequence_parallel  false, and true when tp > 1
-//   zero_stage   0, 1
+//   zero_stage   0, 1, 2
+//   cp, ep, etp, precision, tp_overlap, moe_overlap: the scenario plan's value (else 1, 1, 0 = tp,
+//                training.precision, false, false) -- one value each
 // Pairing rules, also for explicit lists: virtual_stages only pairs with the interleaved schedule
 // (gpipe and 1f1b always have v = 1). Explicit lists are crossed in full: an explicit
 // "sequence_parallel": [true] with tp = 1 is in the space and rejected with its reason.
@@ -37,47 +47,81 @@ struct PlanVariant {
     Recompute recompute = Recompute::None;
     bool sequence_parallel = false;
     int zero_stage = 0;
+    Precision precision = Precision::Bf16;
+    bool tp_overlap = false;
+    bool moe_overlap = false;
+    int precision_index = 0; // into PlanSpace::precision
 };
+
+struct PlanSpace;
 
 // One group: everything but the variant fixed.
 struct PlanGroup {
     int gpu = 0;       // index into PlanSpace::gpus
     int num_gpus = 0;
     int tp = 1;
+    int cp = 1;
     int pp = 1;
+    int ep = 1;
+    int etp = 0;
     int micro_batch = 1;
     int tp_index = 0;  // indices into the axis lists
+    int cp_index = 0;
     int pp_index = 0;
+    int ep_index = 0;
+    int etp_index = 0;
     int micro_batch_index = 0;
     std::uint64_t first_index = 0; // index of its first plan
-    const std::vector<PlanVariant>* variants = nullptr;
-    const Plan* base = nullptr;    // the fields no search list sets (gradient buckets)
+    std::uint64_t size = 0;        // its plans (0 when no schedule choice pairs with its pp)
+    const PlanSpace* space = nullptr;
 
-    // The group's plan with the given variant (dp = 0 when tp x pp does not divide the GPU count).
+    // Variant i < size, decoded from its mixed-radix digits.
+    PlanVariant variant(std::uint64_t i) const;
+    // The group's plan with the given variant (dp = 0 when tp x cp x pp does not divide the GPU count).
     Plan plan(const PlanVariant& v) const;
 };
 
 struct PlanSpace {
-    Plan base; // grad_bucket_mb and overlap_grad_reduce from the scenario's "plan" when it has one
+    Plan base; // the fields no search list sets (gradient buckets, cp_kind, ...) from the scenario's "plan"
     std::vector<std::string> gpus;
-    std::vector<int> num_gpus, tp, pp, micro_batch;
-    std::vector<std::vector<PlanVariant>> variants; // per (tp index, pp index): [ti * pp.size() + pi]
-    std::vector<std::uint64_t> group_start;         // prefix sums of group sizes; size groups() + 1
+    std::vector<int> num_gpus, tp, cp, pp, ep, etp, micro_batch;
+    std::vector<Schedule> schedules;
+    std::vector<int> virtual_stages;        // explicit list (empty: the default per pp)
+    std::vector<std::vector<int>> default_v; // per pp index, when virtual_stages is empty: v >= 2 with pp x v | layers
+    std::vector<Recompute> recompute;
+    std::vector<bool> sequence_parallel;     // explicit list (empty: the default per tp)
+    std::vector<int> zero_stage;
+    std::vector<Precision> precision;
+    std::vector<bool> tp_overlap, moe_overlap;
 
-    std::uint64_t size() const { return group_start.empty() ? 0 : group_start.back(); }
-    std::size_t groups() const { return group_start.empty() ? 0 : group_start.size() - 1; }
-    PlanGroup group(std::size_t g) const;
-    std::size_t group_of(std::uint64_t index) const;
+    std::uint64_t size() const { return m_size; }
+    std::uint64_t groups() const { return m_groups; }
+    PlanGroup group(std::uint64_t g) const;
+    std::uint64_t group_first(std::uint64_t g) const; // index of group g's first plan; group_first(groups()) == size()
+    std::uint64_t group_of(std::uint64_t index) const; // the non-empty group holding plan `index` < size()
+
+    // Lengths of the axes whose length depends on another.
+    int schedule_choices(int pp_index) const;
+    int sequence_parallel_choices(int tp_index) const;
 
     struct Entry {
         int gpu = 0;
         int num_gpus = 0;
         Plan plan;
+        Precision precision = Precision::Bf16;
     };
     Entry at(std::uint64_t index) const; // index < size()
+
+    // Filled by make_plan_space(): prefix sums over the tp and pp lists and the strides they imply.
+    std::vector<std::uint64_t> sp_prefix; // size tp.size() + 1
+    std::vector<std::uint64_t> sched_prefix; // size pp.size() + 1
+    std::uint64_t variant_tail = 1; // recompute x zero x precision x tp_overlap x moe_overlap
+    std::uint64_t m_size = 0;
+    std::uint64_t m_groups = 0;
 };
 
-// Builds the space. Errors name the field: a GPU without a profile, an empty list, no training tokens.
+// Builds the space. Errors name the field: a GPU without a profile, an empty list, no training tokens,
+// a space with more than 2^63 plans.
 Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles,
                                     bool allow_tp_across_nodes);
 

@@ -25,6 +25,7 @@ enum class RejectReason {
     PipelineLayoutInvalid,  // first/last stage layers or the explicit layout do not fit the model and pp
     ShardingInvalid,        // zero_stage / shard_group / overlap_param_gather do not go together
     OverlapInvalid,         // tp_overlap without tp >= 2 and sequence parallelism; moe_overlap without ep > 1
+    NotModeled,             // uses a feature the simulator does not model yet (model_support.h)
     Count
 };
 
