@@ -185,7 +185,7 @@ private:
                m_comm.collective_seconds(Collective::ReduceScatter, expert, m_groups.expert);
     }
 
-    void fill_chunk(const VirtualStage& v, ChunkCosts& ch) const
+    void fill_chunk_costs(const VirtualStage& v, ChunkCosts& ch) const
     {
         const Plan& p = m_plan;
         ch.forward = phase_of(v, Phase::Forward);
@@ -207,6 +207,12 @@ private:
         if (p.zero_stage >= 3) {
             fill_fsdp(v, ch);
         }
+    }
+
+    void fill_chunk(const VirtualStage& v, ChunkCosts& ch) const
+    {
+        fill_chunk_costs(v, ch);
+        ch.finish();
     }
 
     // Per-layer gathers prefetched one layer ahead, in forward (layer order) and backward (reverse).
@@ -302,31 +308,18 @@ TaskComm comm_of(const PhaseTime& t, double dp_s)
 
 } // namespace
 
-double IterationCosts::forward_s(int s, int c, bool first_of_stage) const
+void ChunkCosts::finish()
 {
-    const ChunkCosts& ch = at(s, c);
-    return ch.forward.total_s() + ch.fsdp_forward_s + (first_of_stage ? stage[static_cast<std::size_t>(s)].first_forward_dp_s : 0.0);
+    forward_total_s = forward.total_s() + fsdp_forward_s;
+    forward_parts = comm_of(forward, fsdp_forward_s);
+    recompute_total_s = recompute.total_s();
+    recompute_parts = comm_of(recompute, 0.0);
+    for (const int bucketed : {0, 1}) {
+        const double dp = fsdp_backward_gather_s + (bucketed != 0 ? 0.0 : fsdp_backward_scatter_s);
+        backward_total_s[bucketed] = backward.total_s() + dp;
+        backward_parts[bucketed] = comm_of(backward, dp);
+    }
 }
-
-double IterationCosts::backward_s(int s, int c, bool bucketed) const
-{
-    const ChunkCosts& ch = at(s, c);
-    return ch.backward.total_s() + ch.fsdp_backward_gather_s + (bucketed ? 0.0 : ch.fsdp_backward_scatter_s);
-}
-
-TaskComm IterationCosts::forward_comm(int s, int c, bool first_of_stage) const
-{
-    const ChunkCosts& ch = at(s, c);
-    return comm_of(ch.forward, ch.fsdp_forward_s + (first_of_stage ? stage[static_cast<std::size_t>(s)].first_forward_dp_s : 0.0));
-}
-
-TaskComm IterationCosts::backward_comm(int s, int c, bool bucketed) const
-{
-    const ChunkCosts& ch = at(s, c);
-    return comm_of(ch.backward, ch.fsdp_backward_gather_s + (bucketed ? 0.0 : ch.fsdp_backward_scatter_s));
-}
-
-TaskComm IterationCosts::recompute_comm(int s, int c) const { return comm_of(at(s, c).recompute, 0.0); }
 
 void build_iteration_costs(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan,
                            const LayerCosts& costs, IterationCosts& out)
