@@ -10,6 +10,10 @@
 // Each figure is the median of 5 sweeps; CPU seconds (all threads) are printed beside wall time because
 // on a shared machine wall time also measures the other processes. "plans/s" counts every enumerated plan (rejected ones included: each is checked); "simulated/s"
 // counts the feasible plans, each simulated in full.
+//   (d) GPT-3 13B on 64 A100-80GB: bench/gpt3-13b-a100-64.json (issue 17's space), every plan simulated
+//       (--prune none) and with pruning by lower bounds (same front and top-k; fewer simulations).
+//   (a) and (b) are also run with pruning. "simulated/s" counts the feasible plans simulated per wall second;
+//   with pruning, "feasible covered/s" counts the feasible plans of the brute-force sweep per wall second.
 //   (c) with --large: a streaming check of bounded memory -- GPT-3 175B on H100 on every multiple of 8
 //       GPUs from 8 to 8,192 with the default search (13.8 million plans), rows to a counting sink.
 //   usage: bench_explore [--exact] [--large]   (--exact: the task-graph simulation for every plan)
@@ -30,7 +34,9 @@ using namespace vtrain;
 
 constexpr int kRepeats = 5; // each figure is the median of this many sweeps
 
-void sweep(const char* label, const Scenario& scenario, bool exact)
+ExploreResult g_last; // the last sweep's 1-thread result (its feasible count feeds the pruned sweep)
+
+void sweep(const char* label, const Scenario& scenario, bool exact, bool prune = false, std::uint64_t brute_force_feasible = 0)
 {
     std::map<std::string, GpuProfile> profiles;
     profiles.emplace(scenario.cluster.gpu, bench::load_gpu(scenario.cluster.gpu));
@@ -40,6 +46,7 @@ void sweep(const char* label, const Scenario& scenario, bool exact)
         ExploreOptions options;
         options.threads = threads;
         options.exact_simulation = exact;
+        options.prune = prune;
         std::vector<double> elapsed;
         std::vector<double> cpu;
         ExploreResult r;
@@ -59,12 +66,18 @@ void sweep(const char* label, const Scenario& scenario, bool exact)
         std::sort(cpu.begin(), cpu.end());
         r.elapsed_s = elapsed[elapsed.size() / 2];
         const double cpu_s = cpu[cpu.size() / 2];
-        std::printf("  %d thread%s  %llu plans (%llu feasible) in %.3f s wall, %.3f s CPU  ->  %8.0f plans/s  %7.0f simulated/s"
+        std::printf("  %d thread%s  %llu plans (%llu simulated, %llu bounded out) in %.3f s wall, %.3f s CPU  ->  %8.0f plans/s  %7.0f simulated/s"
                     "  (%8.0f plans per CPU-second)   front %zu   peak RSS %.0f MiB\n",
                     threads, threads == 1 ? " " : "s", static_cast<unsigned long long>(r.total), static_cast<unsigned long long>(r.feasible),
-                    r.elapsed_s, cpu_s, r.total / r.elapsed_s, r.feasible / r.elapsed_s, r.total / cpu_s, r.front.size(), bench::peak_rss_mib());
+                    static_cast<unsigned long long>(r.bounded), r.elapsed_s, cpu_s, r.total / r.elapsed_s, r.feasible / r.elapsed_s, r.total / cpu_s,
+                    r.front.size(), bench::peak_rss_mib());
+        if (prune && brute_force_feasible > 0) {
+            std::printf("             %8.0f feasible covered/s (the %llu feasible plans of the brute-force sweep, exactly ranked)\n",
+                        brute_force_feasible / r.elapsed_s, static_cast<unsigned long long>(brute_force_feasible));
+        }
         if (threads == 1) {
             reference = r;
+            g_last = r;
         } else if (explore_result_to_json(reference)["front"] != explore_result_to_json(r)["front"]) {
             std::printf("  !! the front differs between 1 and 2 threads\n");
         }
@@ -92,11 +105,21 @@ int main(int argc, char** argv)
     std::printf("bench_explore (%s)\n", exact ? "task-graph simulation for every plan" : "explorer fast path");
     const Scenario mtnlg = bench::load_example("mt-nlg-530b.json");
     sweep("(a) MT-NLG 530B, A100-80GB, 2,240-4,480 GPUs (step 280)", mtnlg, exact);
+    sweep("(a) same, --prune bound", mtnlg, exact, true, g_last.feasible);
 
     Scenario gpt3 = bench::load_example("gpt3-175b.json");
     gpt3.cluster.gpu = "h100-sxm5-80gb";
     gpt3.search = SearchSpace{};
     sweep("(b) GPT-3 175B, 1,024 H100-80GB, default search", gpt3, exact);
+    sweep("(b) same, --prune bound", gpt3, exact, true, g_last.feasible);
+
+    auto gpt3_13b = load_scenario(std::string(VTRAIN_SOURCE_DIR) + "/bench/gpt3-13b-a100-64.json");
+    if (!gpt3_13b.ok()) {
+        std::fprintf(stderr, "%s\n", gpt3_13b.first_error().c_str());
+        return 1;
+    }
+    sweep("(d) GPT-3 13B, 64 A100-80GB, global batch 512 (bench/gpt3-13b-a100-64.json), every plan simulated", *gpt3_13b, exact);
+    sweep("(d) same, --prune bound", *gpt3_13b, exact, true, g_last.feasible);
 
     if (large) {
         Scenario huge = gpt3;

@@ -45,20 +45,27 @@ namespace vtrain::cli {
 #endif
 
 const char* const kExploreHelp = R"(usage: vtrain explore SCENARIO.json [--csv PLANS.csv] [--json SUMMARY.json] [--threads N] [--top K]
-                      [--allow-tp-across-nodes]
+                      [--prune bound|none] [--allow-tp-across-nodes]
 
-Enumerates every plan of the scenario's "search" block (tp, pp, micro_batch, schedule, virtual_stages,
-recompute, sequence_parallel, zero_stage, num_gpus, gpu; dp follows from the GPU count), rejects each
-illegal one with its reason, simulates the rest in parallel and prints: how many plans were enumerated,
-feasible and rejected (by reason, with an example), the Pareto front of (training time, cost), and the
-top K plans by training time, by cost and by MFU. When the scenario also has a "plan", it is placed
-against the front. Lists the search leaves out take their defaults (see docs/case-studies.md).
+Enumerates every plan of the scenario's "search" block (tp, cp, pp, ep, etp, micro_batch, schedule,
+virtual_stages, recompute, sequence_parallel, zero_stage, precision, tp_overlap, moe_overlap, num_gpus,
+gpu; dp follows from the GPU count), rejects each illegal one with its reason, bounds out the plans that
+provably cannot reach the front or a top-K list, simulates the rest in parallel and prints: how many
+plans were enumerated, simulated, bounded out and rejected (by reason, with an example), the Pareto front
+of (training time, cost), and the top K plans by training time, by cost and by MFU. When the scenario
+also has a "plan", it is placed against the front. Lists the search leaves out take their defaults
+(see docs/case-studies.md).
 
 options:
   --csv FILE               write every feasible plan, one row each, in enumeration order
   --json FILE              write the summary, the front and the top-K lists as JSON
   --threads N              worker threads (default: all cores); results do not depend on it
   --top K                  plans shown per objective (default 10)
+  --prune bound|none       bound: skip plans whose lower bounds on time and cost (and upper bound on MFU)
+                           cannot reach the front or a top-K list -- the front and the lists are the
+                           same as without it (default, except with --csv); none: simulate every
+                           feasible plan (brute force, for checking; the default with --csv, which then
+                           holds every feasible plan; --csv with --prune bound holds the simulated ones)
   --allow-tp-across-nodes  let tensor parallelism span nodes (default: tp stays within a node)
 
 Ctrl-C stops the sweep and prints what was evaluated so far, marked CANCELLED (exit status 130).
@@ -132,7 +139,7 @@ void print_rows(std::ostream& out, const std::vector<PlanRow>& rows)
         if (r.iteration_time_high_s > r.iteration_time_low_s) {
             std::snprintf(band, sizeof band, "%.2f-%.2f", r.iteration_time_low_s, r.iteration_time_high_s);
         }
-        std::snprintf(line, sizeof line, "  %-52s %6d %-16s %9.3f %15s %10.0f %5.1f%% %5.1f%% %7.1f %7.1f %9s%s\n", plan_label(r.plan).c_str(), r.num_gpus,
+        std::snprintf(line, sizeof line, "  %-52s %6d %-16s %9.3f %15s %10.0f %5.1f%% %5.1f%% %7.1f %7.1f %9s%s\n", plan_row_label(r).c_str(), r.num_gpus,
                       r.gpu.c_str(), r.iteration_time_s, band, r.tokens_per_s, 100 * r.mfu, 100 * r.bubble_fraction, r.peak_memory_gib, r.training_days,
                       money(r.cost_usd).c_str(), r.on_front ? " *" : "");
         out << line;
@@ -150,6 +157,7 @@ void print_summary(std::ostream& out, const Scenario& scenario, const ExploreRes
         rejected += n;
     }
     out << "  feasible (simulated, fits in memory)  " << grouped(result.feasible) << "\n";
+    out << "  bounded out (cannot reach the front)  " << grouped(result.bounded) << "\n";
     out << "  rejected                              " << grouped(rejected) << "\n";
     for (std::size_t i = 0; i < result.rejected.size(); ++i) {
         if (result.rejected[i] == 0) {
@@ -174,7 +182,10 @@ void print_baseline(std::ostream& out, const Scenario& scenario, const std::map<
     SimulationOptions options;
     options.timeline = false;
     const auto sim = simulate(scenario, *scenario.plan, profile->second, options);
-    out << "\nScenario plan " << plan_label(*scenario.plan) << " on " << scenario.cluster.num_gpus << " " << scenario.cluster.gpu << ": ";
+    PlanRow own;
+    own.plan = *scenario.plan;
+    own.precision = scenario.training.precision;
+    out << "\nScenario plan " << plan_row_label(own) << " on " << scenario.cluster.num_gpus << " " << scenario.cluster.gpu << ": ";
     if (!sim.ok()) {
         out << "not simulated (" << sim.first_error() << ")\n";
         return;
@@ -187,7 +198,7 @@ void print_baseline(std::ostream& out, const Scenario& scenario, const std::map<
                 out << "  front plans that cost less (time and cost relative to it):\n";
             }
             char line[256];
-            std::snprintf(line, sizeof line, "    %-52s %6d GPUs  %7.1f days (%+6.1f%%)  %9s (%+6.1f%%)\n", plan_label(r.plan).c_str(), r.num_gpus,
+            std::snprintf(line, sizeof line, "    %-52s %6d GPUs  %7.1f days (%+6.1f%%)  %9s (%+6.1f%%)\n", plan_row_label(r).c_str(), r.num_gpus,
                           r.training_days, 100 * (r.training_days / sim->training_days - 1), money(r.cost_usd).c_str(),
                           100 * (r.cost_usd / sim->cost_usd - 1));
             out << line;
@@ -255,7 +266,7 @@ std::string thread_count(int threads) { return std::to_string(threads) + (thread
 int prepare_explore(const std::vector<std::string>& argv, const std::vector<std::string>& extra_value_options, ExploreRequest& request)
 {
     std::string error;
-    std::vector<std::string> with_value{"--csv", "--json", "--threads", "--top"};
+    std::vector<std::string> with_value{"--csv", "--json", "--threads", "--top", "--prune"};
     with_value.insert(with_value.end(), extra_value_options.begin(), extra_value_options.end());
     auto args = parse_args(argv, with_value, {"--allow-tp-across-nodes"}, error);
     if (!args) {
@@ -276,6 +287,15 @@ int prepare_explore(const std::vector<std::string>& argv, const std::vector<std:
             return report_bad_input("--top: \"" + *k + "\" is not a whole number >= 0");
         }
         options.top_k = static_cast<std::size_t>(*n);
+    }
+
+    // Pruning by default; a CSV promises every feasible plan, so with --csv only when asked for.
+    options.prune = !args->value("--csv").has_value() && !args->value("--csv-parts").has_value();
+    if (const auto p = args->value("--prune")) {
+        if (*p != "bound" && *p != "none") {
+            return report_bad_input("--prune: \"" + *p + "\" is not \"bound\" or \"none\"");
+        }
+        options.prune = *p == "bound";
     }
 
     request.path = args->positional[0];

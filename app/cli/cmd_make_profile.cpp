@@ -22,7 +22,7 @@ derived figures directly (profiles/specs/, as `vtrain calibrate --spec` leaves t
 "model_parameters" (GEMM, attention and memory efficiencies), a "calibration" block and a
 "default_band". Every number is range-checked and the profile written is checked by the loader.
 The shipped modeled profiles are built this way from profiles/datasheets/ and profiles/specs/
-(profiles/regenerate.sh).
+(scripts/regenerate-profiles.sh).
 
 example:
   vtrain make-profile --from-datasheet profiles/datasheets/b300.json -o b300.json

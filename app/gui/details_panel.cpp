@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "details_panel.h"
 
+#include <QAction>
 #include <QHBoxLayout>
+#include <QLineEdit>
+#include <QScrollArea>
+#include <QSplitter>
 #include <QLabel>
 #include <QTabWidget>
 #include <QToolButton>
@@ -23,6 +27,16 @@ DetailsPanel::DetailsPanel(QWidget* parent)
     m_header = new QLabel(this);
     m_header->setObjectName(QStringLiteral("detailsHeader"));
     m_header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Wraps instead of setting the window's minimum width (a one-line summary once asked for 1,862 px).
+    m_header->setWordWrap(true);
+    m_header->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_header->setMinimumWidth(120);
+    m_staleNote = new QLabel(this);
+    m_staleNote->setObjectName(QStringLiteral("detailsStaleNote"));
+    m_staleNote->setWordWrap(true);
+    m_staleNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_staleNote->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #5c4400; padding: 3px; }"));
+    m_staleNote->setVisible(false);
     m_timeline = new TimelineView(this);
     m_memory = new MemoryView(this);
     m_compare = new CompareView(this);
@@ -45,17 +59,71 @@ DetailsPanel::DetailsPanel(QWidget* parent)
     m_launch->setToolTip(tr("This plan as Megatron-LM arguments or a DeepSpeed config"));
     connect(m_launch, &QToolButton::clicked, this, &DetailsPanel::showLaunchFlags);
 
+    // Search over the tasks (Ctrl+F, F3), and a side panel with the clicked task and the time selection.
+    m_search = new QLineEdit(this);
+    m_search->setObjectName(QStringLiteral("timelineSearch"));
+    m_search->setPlaceholderText(tr("Search tasks: B12, stage 3, DP reduce"));
+    m_search->setClearButtonEnabled(true);
+    m_search->setToolTip(tr("Phrases such as F3, B12, stage 3, compute, DP reduce, optimizer, micro-batch 7; separate several with commas "
+                            "(all must hold). Enter or F3: next match, Shift+F3: previous."));
+    m_matches = new QLabel(this);
+    m_matches->setObjectName(QStringLiteral("timelineMatches"));
+    auto* find = new QAction(this);
+    find->setShortcut(QKeySequence::Find);
+    find->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    addAction(find);
+    connect(find, &QAction::triggered, m_search, [this] {
+        m_tabs->setCurrentIndex(0);
+        m_search->setFocus();
+        m_search->selectAll();
+    });
+    connect(m_search, &QLineEdit::textChanged, m_timeline, &TimelineView::setSearch);
+    connect(m_search, &QLineEdit::returnPressed, m_timeline, &TimelineView::nextMatch);
+    connect(m_timeline, &TimelineView::matchesChanged, this, [this](int count, int current) {
+        m_matches->setText(m_search->text().trimmed().isEmpty() ? QString()
+                           : count == 0                         ? tr("no match")
+                                                                : tr("%1 of %2").arg(current + 1).arg(count));
+    });
+    m_taskPanel = new QLabel(this);
+    m_taskPanel->setObjectName(QStringLiteral("taskDetails"));
+    m_taskPanel->setWordWrap(true);
+    m_taskPanel->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_taskPanel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_taskPanel->setMargin(6);
+    m_taskPanel->setMinimumWidth(150);
+    connect(m_timeline, &TimelineView::taskSelected, this, &DetailsPanel::updateTaskPanel);
+    connect(m_timeline, &TimelineView::rangeChanged, this, &DetailsPanel::updateTaskPanel);
+    updateTaskPanel();
+
+    auto* searchRow = new QHBoxLayout;
+    searchRow->setContentsMargins(2, 0, 2, 0);
+    searchRow->addWidget(m_search, 1);
+    searchRow->addWidget(m_matches);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->setObjectName(QStringLiteral("timelineSplit"));
+    split->addWidget(m_timeline);
+    split->addWidget(m_taskPanel);
+    split->setStretchFactor(0, 5);
+    split->setStretchFactor(1, 1);
+    split->setCollapsible(0, false);
+    split->setSizes({800, 190});
     auto* timelinePage = new QWidget(this);
     auto* timelineLayout = new QVBoxLayout(timelinePage);
     timelineLayout->setContentsMargins(0, 0, 0, 0);
-    timelineLayout->addWidget(m_timeline);
+    timelineLayout->setSpacing(2);
+    timelineLayout->addLayout(searchRow);
+    timelineLayout->addWidget(split, 1);
 
     m_tabs = new QTabWidget(this);
     m_tabs->setObjectName(QStringLiteral("detailsTabs"));
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(timelinePage, tr("Pipeline timeline"));
     m_tabs->addTab(m_memory, tr("Memory per stage"));
-    m_tabs->addTab(m_compare, tr("Compare"));
+    auto* compareScroll = new QScrollArea(this); // the dock is small on a laptop: scroll, do not grow the window
+    compareScroll->setWidget(m_compare);
+    compareScroll->setWidgetResizable(true);
+    compareScroll->setFrameShape(QFrame::NoFrame);
+    m_tabs->addTab(compareScroll, tr("Compare"));
 
     auto* header = new QHBoxLayout;
     header->setContentsMargins(6, 2, 6, 0);
@@ -68,6 +136,7 @@ DetailsPanel::DetailsPanel(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(2);
     layout->addLayout(header);
+    layout->addWidget(m_staleNote);
     layout->addWidget(m_tabs, 1);
     clear();
 }
@@ -98,6 +167,27 @@ void DetailsPanel::setResult(std::shared_ptr<const SimulationResult> result)
                           .arg(formatCount(static_cast<double>(r.task_count ? r.task_count : r.timeline.size()))));
 }
 
+void DetailsPanel::updateTaskPanel()
+{
+    QString text = m_timeline->selectedDescription().toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+    if (text.isEmpty()) {
+        text = tr("<i>Click a task to see it here.</i><br><br>Shift+drag: measure a time range.<br>W/S zoom, A/D pan, F fit.");
+    } else {
+        text.prepend(tr("<b>Selected task</b><br>"));
+    }
+    if (m_timeline->rangeEnd() > m_timeline->rangeStart()) {
+        text += tr("<br><br><b>Time selection</b><br>%1 → %2<br>duration <b>%3</b>")
+                    .arg(formatSeconds(m_timeline->rangeStart()), formatSeconds(m_timeline->rangeEnd()),
+                         formatSeconds(m_timeline->rangeEnd() - m_timeline->rangeStart()));
+    }
+    m_taskPanel->setText(text);
+}
+
+QString DetailsPanel::taskPanelText() const
+{
+    return m_taskPanel->text();
+}
+
 void DetailsPanel::setBusy(const QString& message)
 {
     m_header->setText(message);
@@ -119,11 +209,32 @@ void DetailsPanel::showLaunchFlags()
     dialog->open();
 }
 
-void DetailsPanel::clear()
+void DetailsPanel::clear(const QString& message)
 {
     m_launchScenario.reset();
     m_launch->setEnabled(false);
-    m_header->setText(tr("No plan selected: click a point in the chart or a row in the table."));
+    if (m_timeline->result()) {
+        m_timeline->setResult(nullptr);
+        m_memory->setResult(nullptr);
+        m_compare->setCurrent(nullptr);
+    }
+    m_header->setText(message.isEmpty() ? tr("No plan selected: click a point in the chart or a row in the table.") : message);
+}
+
+bool DetailsPanel::hasPlan() const
+{
+    return m_timeline->result() != nullptr;
+}
+
+void DetailsPanel::setStaleNote(const QString& note)
+{
+    m_staleNote->setText(note);
+    m_staleNote->setVisible(!note.isEmpty());
+}
+
+QString DetailsPanel::staleNote() const
+{
+    return m_staleNote->text();
 }
 
 QString DetailsPanel::headline() const

@@ -10,6 +10,7 @@
 #include "vtrain/scenario.h"
 
 class QLabel;
+class QLineEdit;
 class QTabWidget;
 class QToolButton;
 
@@ -30,7 +31,11 @@ public:
 
     void setResult(std::shared_ptr<const SimulationResult> result);
     void setBusy(const QString& message); // "simulating …" while the worker runs
-    void clear();
+    void clear(const QString& message = QString()); // nothing selected; `message` says why
+    bool hasPlan() const;
+    // A banner when the shown plan belongs to other inputs than the editor's; empty hides it.
+    void setStaleNote(const QString& note);
+    QString staleNote() const;
     // The selected plan's scenario (plan, GPU, GPU count, node size) for "Launch flags…".
     void setLaunchScenario(const Scenario& scenario);
     void showLaunchFlags();
@@ -41,10 +46,18 @@ public:
     QTabWidget* tabs() const { return m_tabs; }
     QToolButton* launchButton() const { return m_launch; }
     QString headline() const;
-    QSize sizeHint() const override { return {900, 430}; }
+    QLineEdit* searchBox() const { return m_search; }
+    QString taskPanelText() const; // the side panel: the clicked task and the time selection
+    QSize sizeHint() const override { return {900, 380}; }
 
 private:
+    void updateTaskPanel();
+
     QLabel* m_header = nullptr;
+    QLabel* m_staleNote = nullptr;
+    QLineEdit* m_search = nullptr;
+    QLabel* m_matches = nullptr;
+    QLabel* m_taskPanel = nullptr;
     QTabWidget* m_tabs = nullptr;
     TimelineView* m_timeline = nullptr;
     MemoryView* m_memory = nullptr;

@@ -2,6 +2,7 @@
 // vtrain-explorer: the desktop explorer. `vtrain-explorer [SCENARIO.json]` opens the window on that
 // scenario, else on the autosaved one, else on MT-NLG 530B on A100.
 #include <cstdio>
+#include <optional>
 #include <string_view>
 
 #include <QApplication>
@@ -12,6 +13,7 @@
 #include "models/resources.h"
 #include "models/settings_keys.h"
 #include "screenshot.h"
+#include "views/theme.h"
 
 namespace {
 
@@ -45,9 +47,17 @@ int main(int argc, char** argv)
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("scenario"), QStringLiteral("A scenario file to open (JSON)."), QStringLiteral("[SCENARIO.json]"));
     const QCommandLineOption fresh(QStringLiteral("fresh"), QStringLiteral("Ignore the saved layout and autosaved scenario."));
-    QCommandLineOption screenshot(QStringLiteral("screenshot"), QStringLiteral("Write screenshots to DIR and quit."), QStringLiteral("DIR"));
-    screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
+    const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("Colours: system (follow the desktop), light or dark."),
+                                   QStringLiteral("THEME"));
+    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size in pixels, e.g. 1280x720."), QStringLiteral("WxH"));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                        QStringLiteral("Sweep the start scenario, write the documentation's screenshots to DIR "
+                                                       "(main window light and dark, timeline, exports, memory, compare, case "
+                                                       "studies) and quit. Implies --fresh; use with xvfb-run or QT_QPA_PLATFORM=offscreen."),
+                                        QStringLiteral("DIR"));
     parser.addOption(fresh);
+    parser.addOption(theme);
+    parser.addOption(size);
     parser.addOption(screenshot);
 
     if (asksOnlyForText(argc, argv)) {
@@ -70,12 +80,39 @@ int main(int argc, char** argv)
     vtrain::ui::initResources();
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/vtrain-explorer.svg")));
     parser.process(app);
+    vtrain::ui::theme::captureSystemPalette();
+    QSize windowSize(1600, 1000);
+    if (parser.isSet(size)) {
+        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        const int w = wh.value(0).toInt(&okW);
+        const int h = wh.value(1).toInt(&okH);
+        if (wh.size() != 2 || !okW || !okH || w < 320 || h < 240 || w > 16384 || h > 16384) {
+            std::fprintf(stderr, "vtrain-explorer: --size: expected WIDTHxHEIGHT between 320x240 and 16384x16384, not \"%s\"\n",
+                         qPrintable(parser.value(size)));
+            return 2;
+        }
+        windowSize = QSize(w, h);
+    }
+    std::optional<vtrain::ui::theme::Theme> chosenTheme;
+    if (parser.isSet(theme)) {
+        chosenTheme = vtrain::ui::theme::fromString(parser.value(theme));
+        if (!chosenTheme) {
+            std::fprintf(stderr, "vtrain-explorer: --theme: expected system, light or dark, not \"%s\"\n", qPrintable(parser.value(theme)));
+            return 2;
+        }
+    }
 
     vtrain::ui::MainWindowOptions options;
     options.restoreSession = !parser.isSet(fresh) && !parser.isSet(screenshot);
     const QString path = parser.positionalArguments().value(0);
     options.runOnStart = path.isEmpty(); // a file on the command line runs once it is open
     vtrain::ui::MainWindow window(options);
+    if (chosenTheme) {
+        window.setTheme(*chosenTheme, false);
+    } else if (parser.isSet(screenshot)) {
+        window.setTheme(vtrain::ui::theme::Theme::Light, false); // the docs' pictures do not depend on the desktop
+    }
     if (!path.isEmpty()) {
         QString error;
         if (!window.openScenario(path, &error)) {
@@ -83,10 +120,15 @@ int main(int argc, char** argv)
             return 2;
         }
     }
-    if (!options.restoreSession || !QSettings().contains(QLatin1String(vtrain::ui::settings_keys::kMainWindowGeometry))) {
-        window.resize(1600, 1000);
+    const bool defaultLayout =
+        parser.isSet(size) || !options.restoreSession || !QSettings().contains(QLatin1String(vtrain::ui::settings_keys::kMainWindowGeometry));
+    if (defaultLayout) {
+        window.resize(windowSize);
     }
     window.show();
+    if (defaultLayout) {
+        window.applyDefaultDockSizes(); // once shown: the dock layout exists
+    }
 
     if (parser.isSet(screenshot)) {
         auto* session = new vtrain::ui::ScreenshotSession(&window, parser.value(screenshot), &app);

@@ -7,6 +7,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDesktopServices>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QMenuBar>
@@ -14,24 +15,34 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolBar>
+#include <QUndoStack>
 
 #include "details_panel.h"
+#include "help.h"
+#include "scenario_history.h"
 #include "models/format.h"
 #include "models/plan_detail_runner.h"
+#include "models/plan_filter_model.h"
 #include "models/plan_table_model.h"
 #include "models/presets.h"
 #include "models/reject_model.h"
 #include "models/scenario_store.h"
 #include "models/settings_keys.h"
+#include "models/settings_values.h"
 #include "models/sweep_runner.h"
 #include "views/cluster_schedule_view.h"
+#include "views/compare_view.h"
 #include "views/optimal_model_view.h"
 #include "views/pareto_plot.h"
 #include "views/plans_panel.h"
 #include "views/scenario_editor.h"
 #include "views/sweep_bar.h"
+#include "views/theme.h"
+#include "views/timeline_view.h"
 #include "vtrain/explorer_space.h"
+#include "vtrain/scenario_json.h"
 
 namespace vtrain::ui {
 
@@ -46,6 +57,8 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     m_rejectModel = new RejectModel(this);
     m_runner = new SweepRunner(this);
     m_detailRunner = new PlanDetailRunner(this);
+    m_undo = new QUndoStack(this);
+    connect(m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
 
     m_plot = new ParetoPlot(this);
     m_plot->setObjectName(QStringLiteral("paretoPlot"));
@@ -63,23 +76,41 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     }
     m_editor->setProfiles(m_catalog.ids(), prices);
 
-    const QSettings settings;
     if (m_options.restoreSession) {
+        // Settings files get edited by hand: every value is range-checked (settings_values.h).
         restoreLayout();
-        m_plot->setColorDimension(static_cast<ColorDimension>(settings.value(QLatin1String(settings_keys::kColorDimension), 0).toInt()));
-        m_plot->setLogAxes(settings.value(QLatin1String(settings_keys::kLogAxes), false).toBool());
-        m_sweepBar->setAutoRun(settings.value(QLatin1String(settings_keys::kAutoRun), true).toBool());
+        const int colorDimensions = static_cast<int>(colorDimensionNames().size());
+        m_plot->setColorDimension(static_cast<ColorDimension>(settings_values::intIn(settings_keys::kColorDimension, 0, 0, colorDimensions - 1)));
+        m_plot->setLogAxes(settings_values::flag(settings_keys::kLogAxes, false));
+        m_sweepBar->setAutoRun(settings_values::flag(settings_keys::kAutoRun, true));
+        const QString savedTheme = settings_values::oneOf(settings_keys::kTheme, QStringLiteral("system"),
+                                                          {QStringLiteral("system"), QStringLiteral("light"), QStringLiteral("dark")});
+        if (const auto t = theme::fromString(savedTheme); t && *t != theme::current()) {
+            setTheme(*t);
+        }
         m_optimalModel->restoreInputs();
         m_cluster->restoreInputs();
+        restoreComparePlans();
     }
     // Start scenario: the one asked for, else the autosave (a crash loses nothing), else MT-NLG 530B.
     std::optional<Scenario> start = m_options.scenario;
     if (!start && m_options.restoreSession) {
-        start = store::restoreAutosave();
+        start = store::restoreAutosave(&m_restoreProblem);
+        if (!m_restoreProblem.isEmpty()) {
+            statusBar()->showMessage(m_restoreProblem);
+            QTimer::singleShot(0, this, [this] {
+                auto* box = new QMessageBox(QMessageBox::Warning, tr("Autosave kept aside"), m_restoreProblem, QMessageBox::Ok, this);
+                box->setObjectName(QStringLiteral("restoreProblemBox"));
+                box->setAttribute(Qt::WA_DeleteOnClose);
+                box->open();
+            });
+        }
     }
     m_editor->setScenario(start.value_or(defaultScenario()));
     m_scenario = m_editor->scenario();
+    m_committed = m_scenario;
     m_sweepBar->setRunEnabled(m_editor->isValid());
+    m_editor->setPresetGuard([this] { return confirmDiscard(tr("load a preset")); });
     updateTitle();
     if (m_options.runOnStart && m_scenario) {
         startSweep();
@@ -119,6 +150,12 @@ void MainWindow::buildDocks()
     toolbar->addWidget(m_sweepBar);
 }
 
+void MainWindow::applyDefaultDockSizes()
+{
+    resizeDocks({m_editorDock, m_plansDock}, {std::max(250, width() * 24 / 100), std::max(280, width() * 26 / 100)}, Qt::Horizontal);
+    resizeDocks({m_detailsDock}, {std::max(200, height() * 40 / 100)}, Qt::Vertical);
+}
+
 void MainWindow::buildTabs()
 {
     m_tabs = new QTabWidget(this);
@@ -126,6 +163,10 @@ void MainWindow::buildTabs()
     m_tabs->setDocumentMode(true);
     m_optimalModel = new OptimalModelView(&m_catalog, m_tabs);
     m_cluster = new ClusterScheduleView(&m_catalog, m_tabs);
+    // The case studies get the whole window when shown (the plan docks hide), so their minimum must not
+    // become the window's while the Plans tab is up: 1280x720 has to fit.
+    m_optimalModel->setMinimumSize(1, 1);
+    m_cluster->setMinimumSize(1, 1);
     m_tabs->addTab(m_plot, tr("Plans"));
     m_tabs->addTab(m_optimalModel, tr("Optimal model"));
     m_tabs->addTab(m_cluster, tr("Shared cluster"));
@@ -160,11 +201,7 @@ void MainWindow::buildMenus()
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QMenu* presetsMenu = file->addMenu(tr("&New from preset"));
     for (const Preset& p : presets()) {
-        presetsMenu->addAction(p.title, this, [this, id = p.id] {
-            m_filePath.clear();
-            m_editor->loadPreset(id);
-            updateTitle();
-        });
+        presetsMenu->addAction(p.title, this, [this, id = p.id] { loadPreset(id); });
     }
     file->addAction(QIcon(QStringLiteral(":/icons/open.svg")), tr("&Open scenario…"), QKeySequence::Open, this, &MainWindow::openDialog);
     m_recentMenu = file->addMenu(tr("Open &recent"));
@@ -175,6 +212,8 @@ void MainWindow::buildMenus()
     buildExportMenu(file->addMenu(QIcon(QStringLiteral(":/icons/export.svg")), tr("&Export")));
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    buildEditMenu();
 
     QMenu* sweep = menuBar()->addMenu(tr("&Sweep"));
     m_runAction = sweep->addAction(QIcon(QStringLiteral(":/icons/run.svg")), tr("&Run"), QKeySequence(Qt::Key_F5), this, &MainWindow::startSweep);
@@ -190,6 +229,17 @@ void MainWindow::buildMenus()
     log->setCheckable(true);
     connect(log, &QAction::toggled, m_plot, &ParetoPlot::setLogAxes);
     connect(m_plot, &ParetoPlot::logAxesChanged, log, &QAction::setChecked);
+    QMenu* themeMenu = view->addMenu(tr("&Theme"));
+    auto* themes = new QActionGroup(themeMenu);
+    for (const auto& [t, label] : {std::pair{theme::Theme::System, tr("Follow the &desktop")}, std::pair{theme::Theme::Light, tr("&Light")},
+                                   std::pair{theme::Theme::Dark, tr("&Dark")}}) {
+        QAction* a = themeMenu->addAction(label, this, [this, t = t] { setTheme(t); });
+        a->setObjectName(QStringLiteral("theme-") + theme::toString(t));
+        a->setCheckable(true);
+        a->setChecked(t == theme::current());
+        themes->addAction(a);
+    }
+    view->addSeparator();
     QMenu* colorBy = view->addMenu(tr("&Colour points by"));
     auto* group = new QActionGroup(colorBy);
     const QStringList names = colorDimensionNames();
@@ -200,23 +250,66 @@ void MainWindow::buildMenus()
         group->addAction(a);
     }
     connect(m_plot, &ParetoPlot::colorDimensionChanged, group, [group](ColorDimension d) {
-        group->actions().at(static_cast<int>(d))->setChecked(true);
+        const int i = static_cast<int>(d);
+        if (i >= 0 && i < group->actions().size()) {
+            group->actions().at(i)->setChecked(true);
+        }
     });
 
+    buildHelpMenu();
+}
+
+void MainWindow::setTheme(theme::Theme t, bool remember)
+{
+    theme::apply(t);
+    if (auto* a = findChild<QAction*>(QStringLiteral("theme-") + theme::toString(t))) {
+        a->setChecked(true);
+    }
+    if (remember) {
+        QSettings().setValue(QLatin1String(settings_keys::kTheme), theme::toString(t));
+    }
+}
+
+void MainWindow::buildEditMenu()
+{
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_undo->createUndoAction(this, tr("&Undo"));
+    undo->setObjectName(QStringLiteral("undoAction"));
+    undo->setShortcuts(QKeySequence::Undo);
+    QAction* redo = m_undo->createRedoAction(this, tr("&Redo"));
+    redo->setObjectName(QStringLiteral("redoAction"));
+    redo->setShortcuts(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+}
+
+void MainWindow::buildHelpMenu()
+{
     QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About vtrain-explorer"), this, [this] {
-        QMessageBox::about(this, tr("About vtrain-explorer"),
-                           tr("<b>vtrain-explorer %1</b><p>Simulate, explore and cost parallelization plans for training large "
-                              "language models: every plan of a search space on the Pareto front of training time and cost, "
-                              "with the pipeline timeline and memory of any plan.</p>")
-                               .arg(QStringLiteral(VTRAIN_VERSION)));
-    });
+    help->addAction(tr("&Keyboard shortcuts"), QKeySequence::HelpContents, this, [this] { help::showShortcuts(this); });
+    help->addAction(tr("&Documentation"), this, [] { QDesktopServices::openUrl(help::documentationUrl()); });
+    help->addSeparator();
+    help->addAction(tr("&About vtrain-explorer"), this, [this] { QMessageBox::about(this, tr("About vtrain-explorer"), help::aboutHtml()); });
 }
 
 void MainWindow::connectRunners()
 {
     connect(m_editor, &ScenarioEditor::scenarioEdited, this, &MainWindow::onScenarioEdited);
     connect(m_editor, &ScenarioEditor::validityChanged, m_sweepBar, &SweepBar::setRunEnabled);
+    connect(m_editor, &ScenarioEditor::validityChanged, this, [this](bool valid) {
+        if (!valid) {
+            m_scenario.reset(); // the shown results no longer match what the editor says
+        } else {
+            m_scenario = m_editor->scenario();
+        }
+        updateStale();
+    });
+    connect(m_editor, &ScenarioEditor::presetLoaded, this, [this](const QString& id) {
+        m_pendingStep = tr("Load preset %1").arg(id);
+        m_pendingClean = true; // a preset is a clean start, like an opened file
+        m_filePath.clear();
+    });
+    connect(m_sweepBar, &SweepBar::autoRunChanged, this, &MainWindow::updateStale);
     connect(m_sweepBar, &SweepBar::runRequested, this, &MainWindow::startSweep);
     connect(m_sweepBar, &SweepBar::cancelRequested, this, &MainWindow::cancelSweep);
     connect(m_runner, &SweepRunner::started, this, [this](std::uint64_t, const Scenario& s) { onSweepStarted(s); });
@@ -229,27 +322,131 @@ void MainWindow::connectRunners()
         m_cancelAction->setEnabled(state == SweepRunner::State::Running);
     });
     connect(m_plot, &ParetoPlot::rowClicked, this, &MainWindow::selectPlan);
+    // The table's filter filters the chart too.
+    connect(m_plans->filterModel(), &PlanFilterModel::criteriaChanged, this, &MainWindow::applyPlanFilter);
+    connect(m_details->compare(), &CompareView::pinnedChanged, this, [this](std::shared_ptr<const SimulationResult> a) {
+        m_plot->setPinned(a ? std::optional<QPointF>(QPointF(a->training_days, a->cost_usd)) : std::nullopt);
+        saveComparePlans();
+    });
+    connect(m_details->compare(), &CompareView::currentChanged, this, &MainWindow::saveComparePlans);
+    connect(m_details->timeline(), &TimelineView::exportVisibleRequested, this, [this] {
+        exportImageDialog(tr("timeline"), QStringLiteral("timeline"), m_details->timeline(), &MainWindow::exportTimeline);
+    });
     connect(m_plans, &PlansPanel::rowSelected, this, &MainWindow::selectPlan);
-    connect(m_detailRunner, &PlanDetailRunner::resultReady, this,
-            [this](std::uint64_t, std::shared_ptr<const SimulationResult> r) { onDetailReady(r); });
-    connect(m_detailRunner, &PlanDetailRunner::failed, this, [this](std::uint64_t, const QString& message) {
-        m_details->setBusy(tr("This plan cannot be simulated: %1").arg(message.toHtmlEscaped()));
+    connect(m_detailRunner, &PlanDetailRunner::resultReady, this, [this](std::uint64_t request, std::shared_ptr<const SimulationResult> r) {
+        if (request == m_detailRequest) { // else: asked for before the details were cleared or re-asked
+            onDetailReady(r);
+        }
+    });
+    connect(m_detailRunner, &PlanDetailRunner::failed, this, [this](std::uint64_t request, const QString& message) {
+        if (request == m_detailRequest) {
+            m_details->setBusy(tr("This plan cannot be simulated: %1").arg(message.toHtmlEscaped()));
+        }
     });
 }
 
 void MainWindow::onScenarioEdited(const Scenario& scenario)
 {
+    if (!m_applying) {
+        recordStep(m_pendingStep.isEmpty() ? tr("Edit scenario") : m_pendingStep, scenario);
+    }
+    m_pendingStep.clear();
+    applyScenario(scenario);
+    if (m_pendingClean) {
+        m_pendingClean = false;
+        m_undo->setClean();
+    }
+    updateTitle();
+}
+
+void MainWindow::recordStep(const QString& text, const Scenario& after)
+{
+    if (!m_committed) {
+        m_committed = after;
+        return;
+    }
+    m_undo->push(new ScenarioStep(text, *m_committed, after, [this](const Scenario& s) {
+        m_applying = true;
+        m_editor->setScenario(s);
+        m_applying = false;
+        applyScenario(s);
+    }));
+}
+
+void MainWindow::applyScenario(const Scenario& scenario)
+{
     m_scenario = scenario;
-    store::autosave(scenario); // every valid edit: a crash loses nothing
-    setWindowModified(true);
+    m_committed = scenario;
+    store::autosave(scenario); // every committed edit: a crash loses nothing
     if (m_sweepBar->autoRun()) {
         QString error;
         auto profiles = m_catalog.profilesFor(scenario, error);
         if (profiles.empty()) {
             statusBar()->showMessage(tr("The sweep cannot run: %1").arg(error));
-            return;
+        } else {
+            m_runner->schedule(scenario, std::move(profiles), 50); // several quick clicks: one sweep
         }
-        m_runner->schedule(scenario, std::move(profiles), 600); // debounce: typing "4096" is one sweep, not four
+    }
+    updateTitle();
+    updateStale();
+}
+
+void MainWindow::loadPreset(const QString& id)
+{
+    if (confirmDiscard(tr("load a preset"))) {
+        m_editor->loadPreset(id);
+    }
+}
+
+bool MainWindow::confirmDiscard(const QString& action)
+{
+    if (m_undo->isClean()) {
+        return true;
+    }
+    const QMessageBox::StandardButton answer =
+        m_discardPrompt ? m_discardPrompt(action)
+                        : QMessageBox::warning(this, tr("Unsaved scenario"),
+                                               tr("The scenario has edits that are not saved in a file. Save them before you %1?").arg(action),
+                                               QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Save) {
+        saveOrSaveAs();
+        return m_undo->isClean();
+    }
+    return answer == QMessageBox::Discard;
+}
+
+bool MainWindow::resultsStale() const
+{
+    if (!m_sweepScenario) {
+        return false; // nothing shown yet
+    }
+    return !m_scenario || scenario_to_json(*m_scenario) != scenario_to_json(*m_sweepScenario);
+}
+
+QString MainWindow::staleNote() const
+{
+    if (!resultsStale()) {
+        return {};
+    }
+    const QString shown = elidedName(m_sweepScenario->model.name);
+    if (!m_scenario) {
+        return tr("These results are for the last valid inputs (%1): fix the refused entries to update them.").arg(shown);
+    }
+    if (m_sweepBar->autoRun()) {
+        return tr("These results are for the inputs before your last edit (%1); the sweep re-runs.").arg(shown);
+    }
+    return tr("These results are for the inputs before your last edits (%1): press Run (F5) to update them.").arg(shown);
+}
+
+void MainWindow::updateStale()
+{
+    const QString note = staleNote();
+    m_plot->setStaleNote(note);
+    m_plans->setStaleNote(note);
+    if (!note.isEmpty()) {
+        m_details->setStaleNote(note);
+    } else if (m_details->staleNote().startsWith(tr("These results"))) {
+        m_details->setStaleNote({});
     }
 }
 
@@ -273,6 +470,66 @@ void MainWindow::cancelSweep()
     m_runner->cancel();
 }
 
+void MainWindow::saveComparePlans() const
+{
+    if (!m_options.restoreSession) {
+        return;
+    }
+    QSettings settings;
+    auto store = [&](const char* key, const std::shared_ptr<const SimulationResult>& r) {
+        const auto it = r ? m_planScenarios.find(r.get()) : m_planScenarios.end();
+        if (it == m_planScenarios.end()) {
+            settings.remove(QLatin1String(key));
+            return;
+        }
+        settings.setValue(QLatin1String(key), QString::fromStdString(scenario_to_json(it->second).dump()));
+    };
+    store(settings_keys::kComparePinned, m_details->compare()->pinned());
+    store(settings_keys::kCompareCurrent, m_details->compare()->current());
+}
+
+void MainWindow::restoreComparePlans()
+{
+    // A (and B until a plan is selected) come back re-simulated: a saved scenario with its plan each.
+    for (const auto& [key, pinned] : {std::pair{settings_keys::kComparePinned, true}, std::pair{settings_keys::kCompareCurrent, false}}) {
+        const QString text = QSettings().value(QLatin1String(key)).toString();
+        if (text.isEmpty() || text.size() > 1'000'000) {
+            continue;
+        }
+        auto parsed = scenario_from_text(text.toStdString());
+        if (!parsed.ok() || !parsed.value().plan) {
+            continue; // an old or hand-edited entry: nothing to compare
+        }
+        const Scenario s = parsed.value();
+        auto profile = m_catalog.profile(s.cluster.gpu);
+        if (!profile) {
+            continue;
+        }
+        auto* runner = new PlanDetailRunner(this);
+        connect(runner, &PlanDetailRunner::resultReady, this, [this, runner, s, pinned = pinned](std::uint64_t, std::shared_ptr<const SimulationResult> r) {
+            m_planScenarios[r.get()] = s;
+            if (pinned) {
+                m_details->compare()->setPinned(r);
+            } else if (!m_details->compare()->current()) {
+                m_details->compare()->setCurrent(r);
+            }
+            runner->deleteLater();
+        });
+        connect(runner, &PlanDetailRunner::failed, runner, &QObject::deleteLater);
+        runner->request(s, *s.plan, s.cluster.gpu, s.cluster.num_gpus, std::move(profile));
+    }
+}
+
+void MainWindow::applyPlanFilter()
+{
+    const PlanFilterModel* filter = m_plans->filterModel();
+    if (filter->isActive()) {
+        m_plot->setPlanFilter([filter](const PlanRow& r) { return filter->acceptsPlan(r); });
+    } else {
+        m_plot->setPlanFilter({});
+    }
+}
+
 void MainWindow::onSweepStarted(const Scenario& scenario)
 {
     m_sweepScenario = scenario;
@@ -280,7 +537,11 @@ void MainWindow::onSweepStarted(const Scenario& scenario)
     m_planModel->clear();
     m_rejectModel->clear();
     m_plot->setSelectedRow(-1);
-    m_plot->setTitle(tr("%1: training time vs cost").arg(QString::fromStdString(scenario.model.name)));
+    m_plot->setTitle(tr("%1: training time vs cost").arg(elidedName(scenario.model.name)));
+    updateStale();
+    if (m_details->hasPlan()) {
+        m_details->setStaleNote(tr("This plan is from the previous sweep; a plan of the new one is selected when it ends."));
+    }
     statusBar()->clearMessage();
 }
 
@@ -294,10 +555,20 @@ void MainWindow::onSweepFinished(std::shared_ptr<const ExploreResult> result)
         indices.push_back(r.index);
     }
     m_planModel->setFront(indices);
+    if (m_plans->filterModel()->frontOnly()) {
+        applyPlanFilter(); // rows streamed in before the front was known
+    }
     m_rejectModel->setResult(*result);
     m_plot->flush();
     if (m_selectedRow < 0 && !front.empty()) {
         selectPlan(balancedFrontRow());
+    }
+    if (front.empty()) {
+        // Nothing of the old selection may stay on screen: it belongs to other inputs.
+        m_detailRequest = 0;
+        m_details->clear(result->cancelled ? tr("The sweep was cancelled before any plan fit.")
+                                           : tr("No plan fits these inputs: see the Rejected tab for why."));
+        m_details->setStaleNote({});
     }
     if (result->feasible == 0 && !result->cancelled) {
         statusBar()->showMessage(tr("No plan fits: see the Rejected tab for why."));
@@ -348,18 +619,28 @@ void MainWindow::selectPlan(int row)
     selected.cluster.gpus_per_node = gpus_per_node_for(selected, *profile);
     selected.plan = r.plan;
     m_details->setLaunchScenario(selected);
-    m_detailRunner->request(*m_sweepScenario, r.plan, r.gpu, r.num_gpus, std::move(profile));
+    m_requestedScenario = selected;
+    m_detailRequest = m_detailRunner->request(*m_sweepScenario, r.plan, r.gpu, r.num_gpus, std::move(profile));
 }
 
 void MainWindow::onDetailReady(std::shared_ptr<const SimulationResult> result)
 {
+    // What each shown plan was simulated from, so the Compare tab's A and B outlive a restart.
+    std::erase_if(m_planScenarios, [this](const auto& entry) {
+        return entry.first != m_details->compare()->pinned().get() && entry.first != m_details->compare()->current().get();
+    });
+    if (result && m_requestedScenario) {
+        m_planScenarios[result.get()] = *m_requestedScenario;
+    }
     m_details->setResult(std::move(result));
+    m_details->setStaleNote(resultsStale() ? staleNote() : QString());
 }
 
 void MainWindow::updateTitle()
 {
-    const QString name = m_filePath.isEmpty() ? (m_scenario ? QString::fromStdString(m_scenario->model.name) : tr("untitled"))
-                                              : QFileInfo(m_filePath).fileName();
+    // Elided: a model name is free text (a 50 MB one once became the window title).
+    const QString name = m_filePath.isEmpty() ? (m_scenario ? elidedName(m_scenario->model.name) : tr("untitled"))
+                                              : elidedText(QFileInfo(m_filePath).fileName());
     setWindowTitle(tr("%1[*] — vtrain-explorer").arg(name));
 }
 
@@ -382,6 +663,10 @@ void MainWindow::saveLayout() const
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (!confirmDiscard(tr("quit"))) {
+        event->ignore();
+        return;
+    }
     if (m_options.restoreSession) {
         m_tabs->setCurrentIndex(0); // the docks back, so the saved layout is the Plans tab's
         saveLayout();

@@ -5,12 +5,16 @@
 // wires selection between them and owns the sweep and detail runners; views know nothing of each other.
 // The centre is a tab widget: the Pareto chart ("Plans"), then the two case studies ("Optimal model",
 // "Shared cluster"), which run on their own and hide the plan docks while shown.
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 
 #include <QMainWindow>
+#include <QMessageBox>
 
 #include "models/profile_catalog.h"
+#include "views/theme.h"
 #include "vtrain/explorer.h"
 #include "vtrain/simulation_result.h"
 
@@ -18,6 +22,7 @@ class QAction;
 class QDockWidget;
 class QMenu;
 class QTabWidget;
+class QUndoStack;
 
 namespace vtrain::ui {
 
@@ -63,7 +68,25 @@ public:
     OptimalModelView* optimalModelView() const { return m_optimalModel; }
     ClusterScheduleView* clusterScheduleView() const { return m_cluster; }
 
+    QUndoStack* undoStack() const { return m_undo; }
+    // True while the shown results (chart, table, selected plan) belong to other inputs than the editor's.
+    bool resultsStale() const;
+    QString staleNote() const;
+    // Asked before unsaved scenario edits would be discarded (a preset, opening a file, quitting): Save,
+    // Discard or Cancel. The default shows a message box; tests answer for the user.
+    using DiscardPrompt = std::function<QMessageBox::StandardButton(const QString& action)>;
+    void setDiscardPrompt(DiscardPrompt prompt) { m_discardPrompt = std::move(prompt); }
+    // False when the user keeps the unsaved edits (Cancel, or a failed save).
+    bool confirmDiscard(const QString& action);
+    // Message shown when the session could not be restored as saved (an unreadable autosave); empty if fine.
+    QString restoreProblem() const { return m_restoreProblem; }
+
+    void setTheme(theme::Theme theme, bool remember = true); // View > Theme
+    // Dock sizes for a first start (no saved layout): the chart gets the most room.
+    void applyDefaultDockSizes();
+
     // Commands (menus call these; tests too).
+    void loadPreset(const QString& id);
     void startSweep();
     void cancelSweep();
     void selectPlan(int row);
@@ -88,6 +111,14 @@ private:
     void restoreLayout();
     void saveLayout() const;
     void onScenarioEdited(const Scenario& scenario);
+    void applyScenario(const Scenario& scenario); // editor, autosave and sweep: an edit, an undo or a redo
+    void recordStep(const QString& text, const Scenario& after);
+    void updateStale();
+    void applyPlanFilter();
+    void saveComparePlans() const;
+    void restoreComparePlans();
+    void buildEditMenu();
+    void buildHelpMenu();
     void onSweepStarted(const Scenario& scenario);
     void onSweepFinished(std::shared_ptr<const ExploreResult> result);
     void onDetailReady(std::shared_ptr<const SimulationResult> result);
@@ -127,6 +158,16 @@ private:
 
     std::optional<Scenario> m_scenario;      // the editor's latest valid scenario
     std::optional<Scenario> m_sweepScenario; // what the shown results were computed from
+    QUndoStack* m_undo = nullptr;
+    DiscardPrompt m_discardPrompt;
+    QString m_restoreProblem;
+    bool m_applying = false; // an undo/redo is filling the editor: not a new step
+    std::optional<Scenario> m_committed; // the scenario of the last undo step (what an undo returns to)
+    QString m_pendingStep;   // the next step's name ("Load preset …")
+    bool m_pendingClean = false;
+    std::uint64_t m_detailRequest = 0; // the selected plan's simulation; 0 = none wanted
+    std::optional<Scenario> m_requestedScenario; // the selected plan as a scenario with its plan
+    std::map<const SimulationResult*, Scenario> m_planScenarios; // Compare's A and B: what they were simulated from
     QString m_filePath;
     int m_selectedRow = -1;
 };

@@ -8,9 +8,11 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QUndoStack>
 
 #include "details_panel.h"
 #include "main_window.h"
+#include "models/format.h"
 #include "models/plan_export.h"
 #include "models/plan_table_model.h"
 #include "models/plan_detail_runner.h"
@@ -45,13 +47,16 @@ bool MainWindow::openScenario(const QString& path, QString* error)
     m_editor->setScenario(*scenario);
     m_scenario = m_editor->scenario();
     if (m_scenario) {
+        recordStep(tr("Open %1").arg(QFileInfo(path).fileName()), *m_scenario);
+        m_committed = m_scenario;
         store::autosave(*m_scenario);
         if (m_sweepBar) {
             startSweep();
         }
     }
-    setWindowModified(false);
+    m_undo->setClean();
     updateTitle();
+    updateStale();
     return true;
 }
 
@@ -68,7 +73,7 @@ bool MainWindow::saveScenario(const QString& path, QString* error)
     }
     m_filePath = QFileInfo(path).absoluteFilePath();
     store::addRecentFile(m_filePath);
-    setWindowModified(false);
+    m_undo->setClean();
     updateTitle();
     return true;
 }
@@ -86,6 +91,9 @@ void MainWindow::rememberDirectory(const QString& path) const
 
 void MainWindow::openDialog()
 {
+    if (!confirmDiscard(tr("open another scenario"))) {
+        return;
+    }
     const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), lastDirectory(), tr("Scenario (*.json);;All files (*)"));
     if (path.isEmpty()) {
         return;
@@ -131,6 +139,9 @@ void MainWindow::rebuildRecentMenu()
     const QStringList files = store::recentFiles();
     for (const QString& path : files) {
         m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
+            if (!confirmDiscard(tr("open another scenario"))) {
+                return;
+            }
             QString error;
             if (!openScenario(path, &error)) {
                 store::removeRecentFile(path);
@@ -203,7 +214,7 @@ void MainWindow::exportFileDialog(const QString& what, const QString& filter, co
 bool MainWindow::exportPareto(const QString& path, const ExportSize& size, QString* error)
 {
     m_plot->flush();
-    const QString title = m_sweepScenario ? QString::fromStdString(m_sweepScenario->model.name) + tr(": training time vs cost") : QString();
+    const QString title = m_sweepScenario ? elidedName(m_sweepScenario->model.name) + tr(": training time vs cost") : QString();
     return exportPlot(m_plot->customPlot(), path, size, title, error);
 }
 

@@ -16,6 +16,7 @@
 #include "views/optimal_model_view.h"
 #include "models/sweep_runner.h"
 #include "views/export.h"
+#include "views/theme.h"
 #include "views/timeline_view.h"
 
 #include <QTabWidget>
@@ -139,7 +140,14 @@ void ScreenshotSession::captureCluster()
 {
     save(QStringLiteral("shared-cluster.png"), m_window->grab().save(QDir(m_dir).filePath(QStringLiteral("shared-cluster.png"))));
     m_window->tabs()->setCurrentIndex(0);
-    Q_EMIT done(m_failed ? 1 : 0);
+    // Last, the main window in the dark theme (View > Theme > Dark), then back.
+    const theme::Theme before = theme::current();
+    m_window->setTheme(theme::Theme::Dark, false);
+    QTimer::singleShot(600, this, [this, before] {
+        save(QStringLiteral("main-window-dark.png"), m_window->grab().save(QDir(m_dir).filePath(QStringLiteral("main-window-dark.png"))));
+        m_window->setTheme(before, false);
+        Q_EMIT done(m_failed ? 1 : 0);
+    });
 }
 
 } // namespace vtrain::ui

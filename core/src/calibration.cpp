@@ -189,6 +189,7 @@ HardwareSpec hardware_spec_of(const GpuProfile& p)
     HardwareSpec hw;
     hw.id = p.id;
     hw.name = p.name;
+    hw.vendor = p.vendor;
     hw.memory_gib = p.memory_gib;
     hw.memory_reserve_gib = p.memory_reserve_gib;
     hw.memory_bandwidth_gbytes_per_s = p.memory_bandwidth_gbytes_per_s;

@@ -37,7 +37,14 @@ using detail::merge_top;
 
 constexpr std::uint64_t kChunkPlans = 64;   // plans per chunk: small enough to balance, large enough to amortise
 constexpr std::size_t kTokensPerThread = 32; // chunks in flight per thread (bounds buffered rows)
-constexpr std::size_t kWaveChunks = 256;     // chunks per wave when pruning (a constant: the same waves for any thread count)
+// Chunks per wave when pruning: constants, so the waves are the same for any thread count. The first
+// waves are short so that thresholds exist early; later ones long so that threads rarely wait.
+constexpr std::size_t kFirstWaveChunks = 4;
+constexpr std::size_t kWaveChunks = 256;
+// Seeding: before the first wave, the groups with the best bounds (of up to kSeedScan groups spread over
+// the space) are simulated so that thresholds are strong from the start; kSeedGroups per objective.
+constexpr std::uint64_t kSeedScan = 1 << 16;
+constexpr std::size_t kSeedGroups = 4;
 constexpr std::size_t kReasons = static_cast<std::size_t>(RejectReason::Count);
 
 struct Chunk : ChunkResult {
@@ -138,12 +145,88 @@ private:
                                    }));
     }
 
+    // Rows of a few promising groups, found before the sweep: thresholds only (the sweep meets the same
+    // plans again and counts them then). Deterministic: the groups are chosen by bound, ties by index.
+    void seed()
+    {
+        std::uint64_t groups = 0;
+        for (const GroupRange& r : m_ranges) {
+            groups += r.end - r.begin;
+        }
+        const std::uint64_t stride = std::max<std::uint64_t>(1, groups / kSeedScan);
+        std::vector<std::uint64_t> candidates;
+        std::uint64_t n = 0;
+        for (const GroupRange& r : m_ranges) {
+            for (std::uint64_t g = r.begin; g < r.end; ++g, ++n) {
+                if (n % stride == 0) {
+                    candidates.push_back(g);
+                }
+            }
+        }
+        std::vector<std::optional<PlanRow>> best(candidates.size());
+        tbb::parallel_for(std::size_t{0}, candidates.size(), [&](std::size_t i) {
+            if (!m_control.cancel.load(std::memory_order_relaxed)) {
+                best[i] = m_evaluator.group_best_case(m_space.group(candidates[i]), m_states.local());
+            }
+        });
+        std::vector<std::size_t> order;
+        for (std::size_t i = 0; i < best.size(); ++i) {
+            if (best[i]) {
+                order.push_back(i);
+            }
+        }
+        std::vector<std::uint64_t> chosen;
+        auto pick = [&](auto better) {
+            const std::size_t k = std::min(kSeedGroups, order.size());
+            std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+                              [&](std::size_t a, std::size_t b) { return better(*best[a], *best[b]); });
+            for (std::size_t i = 0; i < k; ++i) {
+                chosen.push_back(candidates[order[i]]);
+            }
+        };
+        pick(faster);
+        pick(cheaper);
+        pick(higher_mfu);
+        std::sort(chosen.begin(), chosen.end());
+        chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
+        std::vector<ChunkResult> parts(chosen.size());
+        RunControl quiet; // seed plans are not progress: the sweep counts them when it meets them
+        const PruneThresholds none;
+        tbb::parallel_for(std::size_t{0}, chosen.size(), [&](std::size_t i) {
+            if (!m_control.cancel.load(std::memory_order_relaxed)) {
+                m_evaluator.evaluate_group(m_space.group(chosen[i]), m_states.local(), parts[i], quiet, none);
+            }
+        });
+        std::vector<PlanRow> rows;
+        for (auto& part : parts) {
+            rows.insert(rows.end(), std::make_move_iterator(part.rows.begin()), std::make_move_iterator(part.rows.end()));
+        }
+        m_seed_front = pareto_front(rows);
+        merge_top(m_seed_top.fastest, rows, m_options.top_k, faster);
+        merge_top(m_seed_top.cheapest, rows, m_options.top_k, cheaper);
+        merge_top(m_seed_top.best_mfu, rows, m_options.top_k, higher_mfu);
+    }
+
+    // The k-th best of two lists of real rows (a row may be in both: counted once).
+    template <typename Better>
+    std::optional<PlanRow> kth(const std::vector<PlanRow>& a, const std::vector<PlanRow>& b, Better better) const
+    {
+        const std::size_t k = m_options.top_k;
+        std::vector<PlanRow> all(a);
+        all.insert(all.end(), b.begin(), b.end());
+        std::sort(all.begin(), all.end(), better);
+        all.erase(std::unique(all.begin(), all.end(), [](const PlanRow& x, const PlanRow& y) { return x.index == y.index; }), all.end());
+        return k > 0 && all.size() >= k ? std::optional<PlanRow>(all[k - 1]) : std::nullopt;
+    }
+
     void run_waves(ExploreResult& result, const RowSink& sink)
     {
+        seed();
         std::vector<std::unique_ptr<Chunk>> wave;
-        for (;;) {
+        std::size_t wave_chunks = kFirstWaveChunks;
+        for (;; wave_chunks = std::min(2 * wave_chunks, kWaveChunks)) {
             wave.clear();
-            while (wave.size() < kWaveChunks) {
+            while (wave.size() < wave_chunks) {
                 Chunk* chunk = next_chunk();
                 if (chunk == nullptr) {
                     break;
@@ -155,12 +238,16 @@ private:
             }
             m_prune.active = true;
             m_prune.top_k = m_options.top_k;
-            m_prune.front = m_front;
-            const std::size_t k = m_options.top_k;
-            auto kth = [k](const std::vector<PlanRow>& list) { return k > 0 && list.size() >= k ? std::optional<PlanRow>(list[k - 1]) : std::nullopt; };
-            m_prune.kth_fastest = kth(m_top.fastest);
-            m_prune.kth_cheapest = kth(m_top.cheapest);
-            m_prune.kth_mfu = kth(m_top.best_mfu);
+            std::vector<PlanRow> front = m_front;
+            for (const PlanRow& r : m_seed_front) {
+                if (std::none_of(m_front.begin(), m_front.end(), [&r](const PlanRow& f) { return f.index == r.index; })) {
+                    front.push_back(r);
+                }
+            }
+            m_prune.front = pareto_front(std::move(front));
+            m_prune.kth_fastest = kth(m_top.fastest, m_seed_top.fastest, faster);
+            m_prune.kth_cheapest = kth(m_top.cheapest, m_seed_top.cheapest, cheaper);
+            m_prune.kth_mfu = kth(m_top.best_mfu, m_seed_top.best_mfu, higher_mfu);
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, wave.size(), 1), [&](const tbb::blocked_range<std::size_t>& r) {
                 for (std::size_t i = r.begin(); i != r.end(); ++i) {
                     evaluate(*wave[i]);
@@ -224,6 +311,8 @@ private:
     std::vector<PlanRow> m_front;
     TopK m_top;
     PruneThresholds m_prune; // inactive unless sweeping in waves; written between waves only
+    std::vector<PlanRow> m_seed_front; // from seed(): real rows of the space, thresholds only
+    TopK m_seed_top;
     std::vector<GroupRange> m_ranges;
     std::size_t m_range = 0;
     std::uint64_t m_next_group = 0;

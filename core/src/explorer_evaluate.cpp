@@ -31,6 +31,56 @@ double work_s(const BlockCost& b) { return b.forward.total_s() + b.recompute.tot
 
 } // namespace
 
+CostEntry make_cost_entry(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan)
+{
+    CostEntry e;
+    e.costs = plan_layer_costs(model, training, cluster, plan);
+    e.costs.layer_operators.clear(); // every simulation copies the costs it is given; keep that cheap
+    e.costs.layer_operators.shrink_to_fit();
+    e.layer_work_s = work_s(e.costs.layer);
+    e.layer_forward_s = e.costs.layer.forward.total_s();
+    e.layer_backward_s = e.costs.layer.backward.total_s();
+    for (int i = 0; i < model.layers; ++i) {
+        e.all_layers_work_s += work_s(e.costs.layer_at(i));
+    }
+    e.embedding_work_s = work_s(e.costs.embedding);
+    e.head_work_s = work_s(e.costs.head);
+    return e;
+}
+
+// Every compute-stream task of a stage (forward, recompute, backward: kernels plus the communication
+// they do not hide) runs one after another, so a stage's summed work W_s bounds the iteration from below.
+// With uniform layers split evenly, more is forced. Stage s's first task is a forward that needs the
+// forward of one model chunk on each of the s stages before it; its last compute task is a backward
+// (every forward precedes its own backward), after which that micro-batch's gradient still has to pass
+// back through at least s model chunks (one backward each, on the stages before it). Hence
+//   T >= s x (chunk forward + chunk backward) + W_s      for every stage s,
+// which is the (pp - 1) x (f + b) fill-and-drain of 1F1B for the last stage. Other layouts use the
+// average stage: T >= micro-batches x (every layer + embedding + head) / pp. The optimizer step, the
+// pipeline sends, the recompute in the drain and the exposed data-parallel traffic are left out: all add time.
+double iteration_lower_bound_s(const ModelSpec& model, int global_batch, const CostEntry& e, const Plan& plan)
+{
+    const double micro_batches = static_cast<double>(global_batch / (plan.dp * plan.micro_batch));
+    const bool even = e.costs.layers.empty() && plan.first_stage_layers == 0 && plan.last_stage_layers == 0 && plan.pipeline_layout.empty();
+    double bound = 0;
+    if (even) {
+        const double stage_layers = static_cast<double>(model.layers) / plan.pp;
+        const int v = plan.schedule == Schedule::Interleaved ? std::max(1, plan.virtual_stages) : 1;
+        const double chunk_fill_drain = stage_layers / v * (e.layer_forward_s + e.layer_backward_s);
+        const double first = micro_batches * (stage_layers * e.layer_work_s + e.embedding_work_s);
+        const double last = (plan.pp - 1) * chunk_fill_drain + micro_batches * (stage_layers * e.layer_work_s + e.head_work_s);
+        bound = plan.pp == 1 ? micro_batches * (model.layers * e.layer_work_s + e.embedding_work_s + e.head_work_s) : std::max(first, last);
+    } else {
+        bound = micro_batches * (e.all_layers_work_s + e.embedding_work_s + e.head_work_s) / plan.pp;
+    }
+    return bound * kBoundSlack;
+}
+
+double iteration_time_lower_bound_s(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan)
+{
+    return iteration_lower_bound_s(model, training.global_batch, make_cost_entry(model, training, cluster, plan), plan);
+}
+
 PlanEvaluator::PlanEvaluator(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const PlanSpace& space,
                              const ExploreOptions& options)
     : m_scenario(scenario), m_space(space), m_options(options)
@@ -72,46 +122,9 @@ const CostEntry* PlanEvaluator::costs_for(const CostKey& key, const Plan& plan, 
     if (state.costs.size() >= kMaxCachedCosts) {
         state.costs.clear();
     }
-    auto e = std::make_unique<CostEntry>();
-    const ModelSpec& model = m_scenario.model;
-    e->costs = plan_layer_costs(model, m_training[static_cast<std::size_t>(key.precision)], m_gpus[static_cast<std::size_t>(key.gpu)].cluster, plan);
-    e->costs.layer_operators.clear(); // every simulation copies the costs it is given; keep that cheap
-    e->costs.layer_operators.shrink_to_fit();
-    e->layer_work_s = work_s(e->costs.layer);
-    e->layer_forward_s = e->costs.layer.forward.total_s();
-    for (int i = 0; i < model.layers; ++i) {
-        e->all_layers_work_s += work_s(e->costs.layer_at(i));
-    }
-    e->embedding_work_s = work_s(e->costs.embedding);
-    e->head_work_s = work_s(e->costs.head);
+    auto e = std::make_unique<CostEntry>(
+        make_cost_entry(m_scenario.model, m_training[static_cast<std::size_t>(key.precision)], m_gpus[static_cast<std::size_t>(key.gpu)].cluster, plan));
     return state.costs.emplace(key, std::move(e)).first->second.get();
-}
-
-// Every compute-stream task of a stage (forward, recompute, backward: kernels plus the communication
-// they do not hide) runs one after another, so a stage's summed work bounds the iteration from below.
-// With uniform layers split evenly, stage s also cannot start before the forward of the first
-// micro-batch has passed stages 0..s-1 (one model chunk each), hence for the last stage
-//   T >= (pp - 1) x chunk forward + micro-batches x (its layers' work + the head),
-// and for the first T >= micro-batches x (its layers' work + the embedding). Other layouts use the
-// average stage: T >= micro-batches x (every layer + embedding + head) / pp. The optimizer step,
-// pipeline sends, the exposed data-parallel traffic and most of the bubble are left out: all add time.
-double PlanEvaluator::iteration_lower_bound_s(const CostEntry& e, const Plan& plan) const
-{
-    const ModelSpec& model = m_scenario.model;
-    const double micro_batches = static_cast<double>(m_scenario.training.global_batch / (plan.dp * plan.micro_batch));
-    const bool even = e.costs.layers.empty() && plan.first_stage_layers == 0 && plan.last_stage_layers == 0 && plan.pipeline_layout.empty();
-    double bound = 0;
-    if (even) {
-        const double stage_layers = static_cast<double>(model.layers) / plan.pp;
-        const int v = plan.schedule == Schedule::Interleaved ? std::max(1, plan.virtual_stages) : 1;
-        const double chunk_forward = stage_layers / v * e.layer_forward_s;
-        const double first = micro_batches * (stage_layers * e.layer_work_s + e.embedding_work_s);
-        const double last = (plan.pp - 1) * chunk_forward + micro_batches * (stage_layers * e.layer_work_s + e.head_work_s);
-        bound = plan.pp == 1 ? micro_batches * (model.layers * e.layer_work_s + e.embedding_work_s + e.head_work_s) : std::max(first, last);
-    } else {
-        bound = micro_batches * (e.all_layers_work_s + e.embedding_work_s + e.head_work_s) / plan.pp;
-    }
-    return bound * kBoundSlack;
 }
 
 // True when rows already found beat `best_case` (a plan's or a group's bounds: least time and cost, most
@@ -140,8 +153,9 @@ bool PlanEvaluator::cannot_matter(const PlanRow& best_case, const PruneThreshold
 
 std::optional<PlanRejection> PlanEvaluator::check_group(const PlanGroup& group) const
 {
-    // The group's neutral variant (1F1B, no sequence parallelism, ZeRO 0, no overlap): the rules that
-    // reject it look at group fields only, so they reject every variant alike.
+    // The group's neutral variant (1F1B, no sequence parallelism, ZeRO 0, no overlap), checked for the
+    // rules that look at group fields only (below) and so reject every variant alike; any other rule
+    // is left to each plan, as it may depend on the variant (ZeRO stage, schedule, flags).
     PlanVariant neutral;
     neutral.precision = m_space.precision.front();
     const Plan plan = group.plan(neutral);
@@ -154,7 +168,16 @@ std::optional<PlanRejection> PlanEvaluator::check_group(const PlanGroup& group) 
                                           std::to_string(group.num_gpus) + " (dp would not be a whole number)"}};
     }
     if (auto rejection = check_plan(m_scenario.model, m_training.front(), plan, group.num_gpus)) {
-        return rejection;
+        switch (rejection->reason) {
+        case RejectReason::GpuCountMismatch:
+        case RejectReason::TpNotDividingHeads:
+        case RejectReason::TpNotDividingFfn:
+        case RejectReason::PpNotDividingLayers: // plan.pp here: the neutral variant is not interleaved
+        case RejectReason::BatchNotDivisible:
+            return rejection;
+        default:
+            break;
+        }
     }
     const int node = m_gpus[static_cast<std::size_t>(group.gpu)].gpus_per_node;
     if (!m_options.allow_tp_across_nodes && group.tp > node) {
@@ -191,6 +214,47 @@ void PlanEvaluator::fill_metrics(PlanRow& row, double iteration_s, const Gpu& gp
     row.cost_usd = row.training_days * 24.0 * row.num_gpus * gpu.cluster.price_per_gpu_hour;
 }
 
+std::optional<PlanRow> PlanEvaluator::group_best_case(const PlanGroup& group, ThreadState& state) const
+{
+    if (group.size == 0 || check_group(group)) {
+        return std::nullopt;
+    }
+    const Gpu& gpu = m_gpus[static_cast<std::size_t>(group.gpu)];
+    int most_v = 1; // the shortest model chunk: the least pipeline fill
+    for (const int v : m_space.virtual_stages.empty() && !m_space.default_v.empty() ? m_space.default_v[static_cast<std::size_t>(group.pp_index)]
+                                                                                      : m_space.virtual_stages) {
+        most_v = std::max(most_v, v);
+    }
+    double least_s = -1;
+    // Schedule choice 0 with every other digit: each cost key of the group once.
+    const std::uint64_t keys = group.size / static_cast<std::uint64_t>(m_space.schedule_choices(group.pp_index));
+    for (std::uint64_t i = 0; i < keys; ++i) {
+        PlanVariant v = group.variant(i);
+        if (v.sequence_parallel && group.tp < 2) {
+            continue; // rejected by the rules
+        }
+        v.schedule = Schedule::Interleaved;
+        v.virtual_stages = most_v;
+        const Plan p = group.plan(v);
+        const CostKey key{group.gpu, group.tp, group.cp, group.ep, group.etp, group.micro_batch, static_cast<int>(v.recompute), v.precision_index,
+                          v.sequence_parallel, v.tp_overlap, v.moe_overlap};
+        const double t = iteration_lower_bound_s(m_scenario.model, m_scenario.training.global_batch, *costs_for(key, p, state), p);
+        least_s = least_s < 0 ? t : std::min(least_s, t);
+    }
+    if (least_s < 0) {
+        return std::nullopt;
+    }
+    PlanRow bound;
+    bound.index = group.first_index;
+    bound.num_gpus = group.num_gpus;
+    int smallest_peak = 0; // the smallest peak gives the largest MFU bound
+    for (std::size_t p = 1; p < gpu.peak_flops.size(); ++p) {
+        smallest_peak = gpu.peak_flops[p] < gpu.peak_flops[static_cast<std::size_t>(smallest_peak)] ? static_cast<int>(p) : smallest_peak;
+    }
+    fill_metrics(bound, least_s, gpu, smallest_peak);
+    return bound;
+}
+
 bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control,
                                    const PruneThresholds& prune) const
 {
@@ -210,43 +274,13 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
     };
 
     if (prune.active) {
-        // The whole group at once: its best case over every variant (the most virtual stages, the cheapest
-        // layer costs) against what has been found.
-        int most_v = 1;
-        for (const int v : m_space.virtual_stages.empty() && !m_space.default_v.empty() ? m_space.default_v[static_cast<std::size_t>(group.pp_index)]
-                                                                                          : m_space.virtual_stages) {
-            most_v = std::max(most_v, v);
-        }
-        double least_s = -1;
-        // Schedule choice 0 with every other digit: each cost key of the group once.
-        const std::uint64_t keys = group.size / static_cast<std::uint64_t>(m_space.schedule_choices(group.pp_index));
-        for (std::uint64_t i = 0; i < keys; ++i) {
-            PlanVariant v = group.variant(i);
-            if (v.sequence_parallel && group.tp < 2) {
-                continue; // rejected by the rules
-            }
-            v.schedule = Schedule::Interleaved; // the shortest model chunk: the least pipeline fill
-            v.virtual_stages = most_v;
-            const Plan p = group.plan(v);
-            const double t = iteration_lower_bound_s(*costs_for(key_of(v), p, state), p);
-            least_s = least_s < 0 ? t : std::min(least_s, t);
-        }
-        if (least_s >= 0) {
-            PlanRow bound;
-            bound.index = group.first_index;
-            bound.num_gpus = group.num_gpus;
-            // The smallest peak gives the largest MFU bound.
-            int smallest_peak = 0;
-            for (std::size_t p = 1; p < gpu.peak_flops.size(); ++p) {
-                smallest_peak = gpu.peak_flops[p] < gpu.peak_flops[static_cast<std::size_t>(smallest_peak)] ? static_cast<int>(p) : smallest_peak;
-            }
-            fill_metrics(bound, least_s, gpu, smallest_peak);
-            if (cannot_matter(bound, prune)) {
-                out.bounded += group.size;
-                out.evaluated += group.size;
-                control.done.fetch_add(group.size, std::memory_order_relaxed);
-                return true;
-            }
+        // The whole group at once: its best case against what has been found.
+        const auto best = group_best_case(group, state);
+        if (best && cannot_matter(*best, prune)) {
+            out.bounded += group.size;
+            out.evaluated += group.size;
+            control.done.fetch_add(group.size, std::memory_order_relaxed);
+            return true;
         }
     }
 
@@ -275,7 +309,7 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
             PlanRow bound;
             bound.index = index;
             bound.num_gpus = group.num_gpus;
-            fill_metrics(bound, iteration_lower_bound_s(*costs, plan), gpu, v.precision_index);
+            fill_metrics(bound, iteration_lower_bound_s(model, m_scenario.training.global_batch, *costs, plan), gpu, v.precision_index);
             if (cannot_matter(bound, prune)) {
                 ++out.bounded;
                 ++out.evaluated;

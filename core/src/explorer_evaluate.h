@@ -53,9 +53,14 @@ struct CostEntry {
     LayerCosts costs;
     double layer_work_s = 0;    // forward + recompute + backward of one layer (uniform layers)
     double layer_forward_s = 0; // forward of one layer (uniform layers)
+    double layer_backward_s = 0; // backward of one layer (uniform layers)
     double all_layers_work_s = 0; // sum over every layer (any layout)
     double embedding_work_s = 0, head_work_s = 0, mtp_work_s = 0;
 };
+
+CostEntry make_cost_entry(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan);
+// A lower bound on the plan's iteration time that its simulation can never beat (see the .cpp).
+double iteration_lower_bound_s(const ModelSpec& model, int global_batch, const CostEntry& costs, const Plan& plan);
 
 // Scratch space of one thread.
 struct ThreadState {
@@ -81,6 +86,10 @@ public:
     // Rejects, bounds out or simulates every plan of the group into `out`; false when cancelled part-way.
     bool evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control, const PruneThresholds& prune) const;
 
+    // The best any plan of a legal group can do (least days and cost, most MFU, its first index), or none
+    // when the group's rules reject it.
+    std::optional<PlanRow> group_best_case(const PlanGroup& group, ThreadState& state) const;
+
 private:
     struct Gpu {
         const GpuProfile* profile = nullptr;
@@ -94,8 +103,6 @@ private:
 
     void fill_metrics(PlanRow& row, double iteration_s, const Gpu& gpu, int precision_index) const;
     const CostEntry* costs_for(const CostKey& key, const Plan& plan, ThreadState& state) const;
-    // A lower bound on the plan's iteration time that its simulation can never beat.
-    double iteration_lower_bound_s(const CostEntry& e, const Plan& plan) const;
     bool cannot_matter(const PlanRow& best_case, const PruneThresholds& prune) const;
 
     std::optional<PlanRejection> check_group(const PlanGroup& group) const;

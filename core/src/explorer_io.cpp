@@ -28,8 +28,18 @@ nlohmann::json rows_to_json(const std::vector<PlanRow>& rows)
 
 std::string plan_label(const Plan& p)
 {
-    std::string s = "t=" + std::to_string(p.tp) + " p=" + std::to_string(p.pp) + " d=" + std::to_string(p.dp) + " mb=" + std::to_string(p.micro_batch) +
-                    " " + to_string(p.schedule);
+    std::string s = "t=" + std::to_string(p.tp);
+    if (p.cp != 1) {
+        s += " c=" + std::to_string(p.cp);
+    }
+    s += " p=" + std::to_string(p.pp) + " d=" + std::to_string(p.dp);
+    if (p.ep != 1) {
+        s += " e=" + std::to_string(p.ep);
+    }
+    if (p.etp > 0 && p.etp != p.tp) {
+        s += " et=" + std::to_string(p.etp);
+    }
+    s += " mb=" + std::to_string(p.micro_batch) + " " + to_string(p.schedule);
     if (p.schedule == Schedule::Interleaved || p.virtual_stages != 1) {
         s += " v=" + std::to_string(p.virtual_stages);
     }
@@ -40,12 +50,27 @@ std::string plan_label(const Plan& p)
     if (p.zero_stage > 0) {
         s += " zero" + std::to_string(p.zero_stage);
     }
+    if (p.tp_overlap) {
+        s += " tp-overlap";
+    }
+    if (p.moe_overlap) {
+        s += " moe-overlap";
+    }
+    return s;
+}
+
+std::string plan_row_label(const PlanRow& row)
+{
+    std::string s = plan_label(row.plan);
+    if (row.precision != Precision::Bf16) {
+        s += std::string(" ") + to_string(row.precision);
+    }
     return s;
 }
 
 std::string plan_row_csv_header()
 {
-    return "index,gpu,num_gpus,tp,pp,dp,micro_batch,schedule,virtual_stages,recompute,sequence_parallel,zero_stage,"
+    return "index,gpu,num_gpus,tp,pp,dp,micro_batch,schedule,virtual_stages,recompute,sequence_parallel,zero_stage,cp,ep,etp,precision,tp_overlap,moe_overlap,"
            "iteration_time_s,iteration_time_low_s,iteration_time_high_s,tokens_per_s,mfu,bubble_fraction,peak_memory_gib,training_days,cost_usd,on_front";
 }
 
@@ -56,7 +81,9 @@ std::string plan_row_to_csv(const PlanRow& r)
     s.reserve(200);
     s += std::to_string(r.index) + ',' + r.gpu + ',' + std::to_string(r.num_gpus) + ',' + std::to_string(p.tp) + ',' + std::to_string(p.pp) + ',' +
          std::to_string(p.dp) + ',' + std::to_string(p.micro_batch) + ',' + to_string(p.schedule) + ',' + std::to_string(p.virtual_stages) + ',' +
-         to_string(p.recompute) + ',' + (p.sequence_parallel ? "true" : "false") + ',' + std::to_string(p.zero_stage);
+         to_string(p.recompute) + ',' + (p.sequence_parallel ? "true" : "false") + ',' + std::to_string(p.zero_stage) + ',' + std::to_string(p.cp) + ',' +
+         std::to_string(p.ep) + ',' + std::to_string(p.effective_etp()) + ',' + to_string(r.precision) + ',' + (p.tp_overlap ? "true" : "false") + ',' +
+         (p.moe_overlap ? "true" : "false");
     for (const double v : {r.iteration_time_s, r.iteration_time_low_s, r.iteration_time_high_s, r.tokens_per_s, r.mfu, r.bubble_fraction, r.peak_memory_gib, r.training_days, r.cost_usd}) {
         s += ',';
         append_number(s, v);
@@ -67,10 +94,11 @@ std::string plan_row_to_csv(const PlanRow& r)
 
 nlohmann::json plan_row_to_json(const PlanRow& r)
 {
-    return {{"index", r.index},
+    nlohmann::json j = {{"index", r.index},
             {"gpu", r.gpu},
             {"num_gpus", r.num_gpus},
             {"plan", plan_to_json(r.plan)},
+            {"precision", to_string(r.precision)},
             {"iteration_time_s", r.iteration_time_s},
             {"iteration_time_band_s", {r.iteration_time_low_s, r.iteration_time_high_s}},
             {"tokens_per_s", r.tokens_per_s},
@@ -80,6 +108,15 @@ nlohmann::json plan_row_to_json(const PlanRow& r)
             {"training_days", r.training_days},
             {"cost_usd", r.cost_usd},
             {"on_front", r.on_front}};
+    // The search axes, whether or not plan_to_json() writes them.
+    nlohmann::json& plan = j["plan"];
+    plan["cp"] = r.plan.cp;
+    plan["ep"] = r.plan.ep;
+    plan["etp"] = r.plan.effective_etp();
+    plan["tp_overlap"] = r.plan.tp_overlap;
+    plan["moe_overlap"] = r.plan.moe_overlap;
+    plan["zero_stage"] = r.plan.zero_stage;
+    return j;
 }
 
 nlohmann::json explore_result_to_json(const ExploreResult& result)
@@ -93,6 +130,8 @@ nlohmann::json explore_result_to_json(const ExploreResult& result)
     return {{"total", result.total},
             {"evaluated", result.evaluated},
             {"feasible", result.feasible},
+            {"simulated", result.feasible},
+            {"bounded", result.bounded},
             {"rejected", rejected},
             {"cancelled", result.cancelled},
             {"elapsed_s", result.elapsed_s},

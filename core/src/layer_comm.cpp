@@ -7,23 +7,9 @@ namespace vtrain {
 
 double all_to_all_seconds(const CommModel& comm, double bytes_per_rank, const GroupPlacement& g)
 {
-    if (g.size <= 1 || bytes_per_rank <= 0) {
-        return 0;
-    }
-    const double n = g.size;
-    const double local = std::min(g.members_per_node, g.size);
-    const double intra_bytes = bytes_per_rank * (local - 1) / n;
-    const double inter_bytes = bytes_per_rank * (n - local) / n;
-    const LinkSpec& l = comm.links;
-    double intra = 0;
-    if (intra_bytes > 0) {
-        intra = (l.nvlink_base_latency_us + l.nvlink_step_latency_us) * 1e-6 + intra_bytes / comm.nvlink_bytes_per_s();
-    }
-    double inter = 0;
-    if (inter_bytes > 0) {
-        inter = (l.inter_node_base_latency_us + l.inter_node_latency_us) * 1e-6 + inter_bytes / comm.inter_node_bytes_per_s_per_gpu();
-    }
-    return std::max(intra, inter);
+    // One all-to-all model for the whole simulator: CommModel's (NVLink-domain peers and the NIC share in
+    // parallel, the slower tier sets the time).
+    return comm.collective_seconds(Collective::AllToAll, bytes_per_rank, g);
 }
 
 double moe_dispatch_bytes(double tokens, int top_k, double hidden, double bytes_per_element)

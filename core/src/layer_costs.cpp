@@ -50,12 +50,12 @@ public:
             if (tp_overlap) {
                 const double hidden = std::min(tp_fraction * t.tp_comm_s, m_gemm_s[i]);
                 t.tp_comm_s -= hidden;
-                note(phases[i], "tp communication hidden behind GEMMs", -hidden);
+                note(phases[i], "tp communication hidden behind GEMMs", -hidden, OperatorTime::Stream::Tensor);
             }
             if (moe_overlap) {
                 const double hidden = std::min(t.ep_comm_s, t.compute_s);
                 t.ep_comm_s -= hidden;
-                note(phases[i], "expert dispatch/combine hidden behind compute", -hidden);
+                note(phases[i], "expert dispatch/combine hidden behind compute", -hidden, OperatorTime::Stream::Expert);
             }
         }
     }
@@ -88,10 +88,10 @@ private:
         return phase == Phase::Forward ? m_block.forward : phase == Phase::Backward ? m_block.backward : m_block.recompute;
     }
 
-    void note(Phase phase, const char* name, double seconds)
+    void note(Phase phase, const char* name, double seconds, OperatorTime::Stream stream)
     {
         if (m_list != nullptr && seconds != 0) {
-            m_list->push_back({name, phase, seconds, true});
+            m_list->push_back({name, phase, seconds, true, stream});
         }
     }
 
@@ -108,7 +108,9 @@ private:
             ++m_ops[index(phase)];
         }
         if (m_list != nullptr && seconds > 0) {
-            m_list->push_back({name, phase, seconds, stream != Stream::Compute});
+            const OperatorTime::Stream kinds[] = {OperatorTime::Stream::Compute, OperatorTime::Stream::Tensor,
+                                                  OperatorTime::Stream::Expert, OperatorTime::Stream::Context};
+            m_list->push_back({name, phase, seconds, stream != Stream::Compute, kinds[static_cast<int>(stream)]});
         }
     }
 
@@ -542,8 +544,22 @@ void build_layer(BlockCost& block, std::vector<OperatorTime>* ops, const Ctx& c,
 
 } // namespace
 
-LayerCosts compute_layer_costs(const LayerCostInput& in)
+LayerCosts compute_layer_costs(const LayerCostInput& given)
 {
+    // Groups the caller left unplaced get Megatron's default rank order ("tp-cp-ep-dp-pp": tensor innermost,
+    // then context; expert ranks with ETP innermost, then EP) inside the NVLink domain.
+    LayerCostInput in = given;
+    const int domain = in.comm->links.nvlink_domain_gpus > 0 ? in.comm->links.nvlink_domain_gpus : in.comm->links.gpus_per_node;
+    const int etp = in.etp > 0 ? in.etp : in.tp;
+    if (in.cp > 1 && in.cp_group.size != in.cp) {
+        in.cp_group = place_group(in.cp, in.tp, domain);
+    }
+    if (in.ep > 1 && in.ep_group.size != in.ep) {
+        in.ep_group = place_group(in.ep, etp, domain);
+    }
+    if (etp > 1 && in.etp_group.size != etp) {
+        in.etp_group = etp == in.tp && in.tp_group.size == in.tp ? in.tp_group : place_group(etp, 1, domain);
+    }
     const ModelSpec& m = *in.model;
     const Precision precision = in.training->precision;
     const bool lowp = precision == Precision::Fp8 || precision == Precision::Nvfp4;

@@ -55,6 +55,11 @@ LinkSpec read_links(Reader r)
     LinkSpec l;
     l.gpus_per_node = r.required_int("gpus_per_node", 1, 1024);
     l.nvlink_domain_gpus = r.optional_int("nvlink_domain_gpus", 0, 1'000'000).value_or(0);
+    if (l.nvlink_domain_gpus > 0 && l.gpus_per_node > 0 && l.nvlink_domain_gpus % l.gpus_per_node != 0 &&
+        l.gpus_per_node % l.nvlink_domain_gpus != 0) {
+        r.error("nvlink_domain_gpus", "must be a multiple or a divisor of gpus_per_node (" + std::to_string(l.gpus_per_node) +
+                                          "): a domain holds whole hosts, or a host whole domains");
+    }
     l.nvlink_bus_gbytes_per_s = r.required_number("nvlink_bus_gbytes_per_s", 1, 1e5);
     l.nvlink_base_latency_us = r.required_number("nvlink_base_latency_us", 0, 1e4);
     l.nvlink_step_latency_us = r.required_number("nvlink_step_latency_us", 0, 1e4);

@@ -383,14 +383,31 @@ std::optional<int> positive_int(const nlohmann::json& j, int max)
 SearchSpace read_search(Reader r)
 {
     r.reject_unknown({"tp", "pp", "micro_batch", "schedule", "virtual_stages", "recompute", "sequence_parallel", "zero_stage",
-                      "num_gpus", "gpu", "description"});
+                      "num_gpus", "gpu", "cp", "ep", "etp", "precision", "tp_overlap", "moe_overlap", "description"});
     SearchSpace s;
     s.tp = read_list<int>(r, "tp", [](const nlohmann::json& j) { return positive_int(j, 1 << 16); });
     s.pp = read_list<int>(r, "pp", [](const nlohmann::json& j) { return positive_int(j, 1 << 16); });
     s.micro_batch = read_list<int>(r, "micro_batch", [](const nlohmann::json& j) { return positive_int(j, 1 << 20); });
     s.virtual_stages = read_list<int>(r, "virtual_stages", [](const nlohmann::json& j) { return positive_int(j, 1024); });
     s.num_gpus = read_list<int>(r, "num_gpus", [](const nlohmann::json& j) { return positive_int(j, 10'000'000); });
-    s.zero_stage = read_list<int>(r, "zero_stage", [](const nlohmann::json& j) { return json_fields::whole_number_in_range(j, 0, 2); });
+    s.zero_stage = read_list<int>(r, "zero_stage", [](const nlohmann::json& j) { return json_fields::whole_number_in_range(j, 0, 3); });
+    s.cp = read_list<int>(r, "cp", [](const nlohmann::json& j) { return positive_int(j, 1 << 16); });
+    s.ep = read_list<int>(r, "ep", [](const nlohmann::json& j) { return positive_int(j, 1 << 16); });
+    s.etp = read_list<int>(r, "etp", [](const nlohmann::json& j) { return json_fields::whole_number_in_range(j, 0, 1 << 16); }); // 0 = the same as tp
+    s.precision = read_list<Precision>(r, "precision", [](const nlohmann::json& j) -> std::optional<Precision> {
+        if (!j.is_string()) {
+            return std::nullopt;
+        }
+        for (const Precision p : {Precision::Bf16, Precision::Fp16, Precision::Fp8, Precision::Nvfp4}) {
+            if (j.get<std::string>() == to_string(p)) {
+                return p;
+            }
+        }
+        return std::nullopt; // fp32 is no searched choice: nobody trains today's models in it
+    });
+    auto flag = [](const nlohmann::json& j) -> std::optional<bool> { return j.is_boolean() ? std::optional<bool>(j.get<bool>()) : std::nullopt; };
+    s.tp_overlap = read_list<bool>(r, "tp_overlap", flag);
+    s.moe_overlap = read_list<bool>(r, "moe_overlap", flag);
     s.schedule = read_list<Schedule>(r, "schedule", [](const nlohmann::json& j) -> std::optional<Schedule> {
         return j.is_string() ? schedule_from_string(j.get<std::string>()) : std::nullopt;
     });
@@ -779,8 +796,18 @@ nlohmann::json scenario_to_json(const Scenario& s)
         put("zero_stage", q.zero_stage);
         put("num_gpus", q.num_gpus);
         put("gpu", q.gpu);
+        put("cp", q.cp);
+        put("ep", q.ep);
+        put("etp", q.etp);
         std::vector<bool> sp(q.sequence_parallel.begin(), q.sequence_parallel.end());
         put("sequence_parallel", sp);
+        put("tp_overlap", std::vector<bool>(q.tp_overlap.begin(), q.tp_overlap.end()));
+        put("moe_overlap", std::vector<bool>(q.moe_overlap.begin(), q.moe_overlap.end()));
+        std::vector<std::string> precisions;
+        for (auto v : q.precision) {
+            precisions.emplace_back(to_string(v));
+        }
+        put("precision", precisions);
         std::vector<std::string> names;
         for (auto v : q.schedule) {
             names.emplace_back(to_string(v));

@@ -121,9 +121,9 @@ private slots:
         QTest::newRow("batch") << ("{" + model + R"(, "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}, )" + training +
                                    R"(, "plan": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 3}})")
                                << "plan.micro_batch: global batch 64 is not a multiple";
-        QTest::newRow("unknown gpu") << ("{" + model + R"(, "cluster": {"gpu": "b300", "num_gpus": 8}, )" + training +
+        QTest::newRow("unknown gpu") << ("{" + model + R"(, "cluster": {"gpu": "no-such-gpu", "num_gpus": 8}, )" + training +
                                          R"(, "plan": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 1}})")
-                                     << "cluster.gpu: unknown GPU \"b300\"";
+                                     << "cluster.gpu: unknown GPU \"no-such-gpu\"";
         QTest::newRow("absurd") << ("{" + model + R"(, "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}, "training": {"global_batch": -64})" +
                                     R"(, "plan": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 1}})")
                                 << "training.global_batch: must be between 1";

@@ -230,9 +230,11 @@ private slots:
         QVERIFY(std::abs(r->iteration_time_high_s - band->high * r->iteration_time_s) < 1e-12);
         QCOMPARE(r->band_coverage, 0.8);
         QCOMPARE(r->band_source, std::string("unit test runs"));
-        // A profile without a calibration band: no band.
+        // A profile without a calibration band: the wide default band, and its source says so.
         const auto plain = simulate(s, plan, test::free_network_profile(), SimulationOptions{false, nullptr});
-        QCOMPARE(plain->band_coverage, 0.0);
+        QVERIFY(plain->iteration_time_low_s == default_uncalibrated_band().low * plain->iteration_time_s);
+        QVERIFY(plain->iteration_time_high_s == default_uncalibrated_band().high * plain->iteration_time_s);
+        QVERIFY(plain->band_source.find("uncalibrated") != std::string::npos);
         QCOMPARE(band_label(PredictionBand{0.94, 1.06, 0.8, ""}), std::string("\xC2\xB1" "6.0%"));
         QCOMPARE(band_label(PredictionBand{0.96, 1.08, 0.8, ""}), std::string("-4.0%/+8.0%"));
     }

@@ -79,12 +79,12 @@ private slots:
         CommModel c;
         c.links = p.links;
         const double bytes = 469762048; // 4096 x 8 x 7168 x 2
-        // Inside one node: (n-1)/n of the buffer over NVLink after one latency.
-        const double intra = (10 + 1) * 1e-6 + bytes * 7 / 8 / 160e9;
+        // Inside one node: (n-1)/n of the buffer over NVLink after a latency per peer.
+        const double intra = (10 + 7 * 1) * 1e-6 + bytes * 7 / 8 / 160e9;
         QCOMPARE(all_to_all_seconds(c, bytes, place_group(8, 1, 8)), intra);
         // EP64 over 8 nodes: 56/64 of the buffer leaves the node through one 50 GB/s NIC per GPU, 7/64
         // stays on NVLink; the network sets the time.
-        const double inter = (20 + 5) * 1e-6 + bytes * 56 / 64 / 50e9;
+        const double inter = (20 + 7 * 5) * 1e-6 + bytes * 56 / 64 / 50e9;
         QCOMPARE(all_to_all_seconds(c, bytes, place_group(64, 1, 8)), inter);
         QCOMPARE(all_to_all_seconds(c, bytes, place_group(1, 1, 8)), 0.0);
     }

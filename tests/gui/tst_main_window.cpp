@@ -318,6 +318,7 @@ private Q_SLOTS:
             QLineEdit* layers = w.editor()->fieldRow(QStringLiteral("model.layers"))->lineEdit();
             layers->selectAll();
             QTest::keyClicks(layers, QStringLiteral("48"));
+            QTest::keyClick(layers, Qt::Key_Return); // committed: autosaved
             QVERIFY(w.editor()->isValid());
             w.sweepRunner()->cancel(); // the debounced re-run is not needed here
         }

@@ -140,6 +140,66 @@ private Q_SLOTS:
         QVERIFY(finished.wait(30000));
         QCOMPARE(started.count(), 1);
     }
+
+    // #19 stress: edits arrive every 1-4 ms, half as immediate starts, half debounced, 300 in all. Each
+    // edit sweeps its own GPU count, so every row names the job it came from: rows shown after a job
+    // started are that job's only, every finished signal is the latest job's, the last edit's result is
+    // what stays, and nothing crashes.
+    void editsEveryFewMillisecondsLatestWins()
+    {
+        SweepRunner runner;
+        constexpr int kEdits = 300;
+        std::vector<Scenario> edits;
+        for (int i = 0; i < kEdits; ++i) {
+            Scenario s = test::wideScenario();
+            s.search->num_gpus = {8 * (1 + i % 64)};
+            edits.push_back(s);
+        }
+        const auto profiles = profilesFor(edits.front());
+        int shownGpus = -1; // the GPU count of the job whose rows may show now
+        int started = 0;
+        int staleRows = 0;
+        int staleFinishes = 0;
+        std::uint64_t lastStarted = 0;
+        std::vector<std::uint64_t> finishedJobs;
+        connect(&runner, &SweepRunner::started, this, [&](std::uint64_t job, const Scenario& s) {
+            ++started;
+            lastStarted = job;
+            shownGpus = s.search->num_gpus.front();
+        });
+        connect(&runner, &SweepRunner::rowsArrived, this, [&](const std::vector<PlanRow>& rows) {
+            for (const PlanRow& r : rows) {
+                staleRows += r.num_gpus != shownGpus ? 1 : 0;
+            }
+        });
+        connect(&runner, &SweepRunner::finished, this, [&](std::uint64_t job, std::shared_ptr<const ExploreResult>) {
+            finishedJobs.push_back(job);
+            staleFinishes += job != lastStarted || job != runner.currentJob() ? 1 : 0;
+        });
+        QElapsedTimer clock;
+        clock.start();
+        for (int i = 0; i < kEdits; ++i) {
+            if (i % 2 == 0) {
+                runner.start(edits[std::size_t(i)], profiles);
+            } else {
+                runner.schedule(edits[std::size_t(i)], profiles, 2);
+            }
+            QTest::qWait(1 + i % 4);
+        }
+        // The last edit was a debounced one: it starts, finishes, and is what stays.
+        QTRY_VERIFY_WITH_TIMEOUT(!runner.isRunning() && !finishedJobs.empty() && finishedJobs.back() == lastStarted, 120000);
+        QCOMPARE(staleRows, 0);
+        QCOMPARE(staleFinishes, 0);
+        QVERIFY(started >= kEdits / 2);
+        QCOMPARE(shownGpus, edits.back().search->num_gpus.front());
+        const auto result = runner.lastResult();
+        QVERIFY(result && !result->cancelled);
+        for (const PlanRow& r : result->front) {
+            QCOMPARE(r.num_gpus, shownGpus);
+        }
+        qInfo("%d edits in %lld ms: %d sweeps started, %d finished signals (latest job only)", kEdits,
+              static_cast<long long>(clock.elapsed()), started, int(finishedJobs.size()));
+    }
 };
 
 QTEST_MAIN(TestSweepRunner)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "models/format.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <QLocale>
@@ -86,6 +87,39 @@ QString formatTokens(double tokens)
     }
     // 'g' drops trailing zeros: 270B, 15.6T (the form the editor's token field accepts back).
     return QString::number(v, 'g', 6) + QLatin1String(suffixes[i]);
+}
+
+} // namespace vtrain::ui
+
+namespace vtrain::ui {
+
+QString formatDollarsExact(double usd)
+{
+    if (!std::isfinite(usd)) {
+        return QStringLiteral("–");
+    }
+    const QString digits = QLocale(QLocale::English).toString(static_cast<qlonglong>(std::llround(std::abs(usd))));
+    return (usd < 0 ? QStringLiteral("-$") : QStringLiteral("$")) + digits;
+}
+
+QString elidedText(const QString& text, int maxChars)
+{
+    const QString line = text.section(QLatin1Char('\n'), 0, 0);
+    if (line.size() <= maxChars && line.size() == text.size()) {
+        return text;
+    }
+    return line.left(std::max(1, maxChars - 1)) + QStringLiteral("…");
+}
+
+QString elidedName(const std::string& name, int maxChars)
+{
+    // Only the start of a huge name is converted.
+    const std::size_t keep = std::min<std::size_t>(name.size(), static_cast<std::size_t>(maxChars) * 4 + 4);
+    QString text = QString::fromUtf8(name.data(), static_cast<qsizetype>(keep));
+    if (keep < name.size()) {
+        text += QStringLiteral("……"); // forces the ellipsis below
+    }
+    return elidedText(text, maxChars);
 }
 
 } // namespace vtrain::ui

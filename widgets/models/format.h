@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Human-readable numbers for tables, tooltips and axis labels (one place, so every view agrees).
+#include <string>
+
 #include <QString>
 
 namespace vtrain::ui {
@@ -13,5 +15,10 @@ QString formatGiB(double gib);              // 61.2 GiB
 QString formatPercent(double fraction);     // 41.2 %
 QString formatDuration(double seconds);     // 1 h 04 min, 12 s (time left)
 QString formatTokens(double tokens);        // 270B, 15T
+QString formatDollarsExact(double usd);     // $2,812,345 (tables: enough digits that sorting reads right)
+
+// Free text (a model name) cut to `maxChars` with "…": window titles, chart titles.
+QString elidedText(const QString& text, int maxChars = 60);
+QString elidedName(const std::string& name, int maxChars = 60);
 
 } // namespace vtrain::ui

@@ -108,6 +108,7 @@ QString PlanFilterModel::setFilterText(const QString& text)
     m_text = text;
     m_terms = std::move(terms);
     invalidateRowsFilter();
+    Q_EMIT criteriaChanged();
     return {};
 }
 
@@ -118,14 +119,16 @@ void PlanFilterModel::setFrontOnly(bool frontOnly)
     }
     m_frontOnly = frontOnly;
     invalidateRowsFilter();
+    Q_EMIT criteriaChanged();
 }
 
-bool PlanFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
+bool PlanFilterModel::isActive() const
 {
-    if (!m_plans || sourceParent.isValid()) {
-        return true;
-    }
-    const PlanRow& row = m_plans->planRow(m_plans->idAt(sourceRow));
+    return m_frontOnly || !m_terms.empty();
+}
+
+bool PlanFilterModel::acceptsPlan(const PlanRow& row) const
+{
     if (m_frontOnly && !row.on_front) {
         return false;
     }
@@ -135,6 +138,14 @@ bool PlanFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceP
         }
     }
     return true;
+}
+
+bool PlanFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
+{
+    if (!m_plans || sourceParent.isValid()) {
+        return true;
+    }
+    return acceptsPlan(m_plans->planRow(m_plans->idAt(sourceRow)));
 }
 
 } // namespace vtrain::ui

@@ -25,6 +25,14 @@ public:
     QString filterText() const { return m_text; }
     void setFrontOnly(bool frontOnly);
     bool frontOnly() const { return m_frontOnly; }
+    // The filter's verdict on one plan (the Pareto chart shows the same plans as the table).
+    bool acceptsPlan(const PlanRow& row) const;
+    bool isActive() const;
+
+Q_SIGNALS:
+    void criteriaChanged(); // the filter text or "front only" changed
+
+public:
     // Sorting happens in PlanTableModel (fast merges while rows stream in); this proxy keeps its order.
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 

@@ -36,7 +36,7 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
                                                     "Recompute", "SP", "ZeRO", "Iteration", "Tokens/s", "MFU", "Bubble", "Peak mem"};
     static const char* const tips[ColumnCount] = {
         "On the (training time, cost) Pareto front", "Training time in days",
-        "Training days within which the real run falls for 80% of the GPU profile's validation runs (empty: the profile has no band)",
+        "Training days within which the real run falls for 80% of the GPU profile's validation runs (\"no band\": the profile was not validated against measured runs)",
         "Training cost in dollars", "GPU type", "Number of GPUs",
         "Tensor-parallel width", "Pipeline stages", "Data-parallel replicas", "Micro-batch size (sequences)", "Pipeline schedule",
         "Virtual stages per pipeline rank (interleaved)", "Activation recomputation", "Sequence parallelism",
@@ -62,7 +62,13 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const
     case SortRole: return sortData(row, index.column());
     case OnFrontRole: return row.on_front;
     case PlanIndexRole: return QVariant::fromValue<qulonglong>(row.index);
-    case Qt::ToolTipRole: return planDescription(row);
+    case Qt::ToolTipRole:
+        if (index.column() == DaysBandColumn && trainingDaysBand(row).isEmpty()) {
+            return tr("No band: the %1 profile was not validated against measured runs, so there is no measured error to "
+                      "draw a band from (see docs/validation.md).")
+                .arg(QString::fromStdString(row.gpu));
+        }
+        return planDescription(row);
     case Qt::TextAlignmentRole:
         return index.column() == GpuColumn || index.column() == ScheduleColumn || index.column() == RecomputeColumn
                    ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
@@ -77,6 +83,9 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const
     case Qt::ForegroundRole:
         if (index.column() == FrontColumn && row.on_front) {
             return QBrush(QColor(0xd6, 0x27, 0x28));
+        }
+        if (index.column() == DaysBandColumn && trainingDaysBand(row).isEmpty()) {
+            return QBrush(QColor(0x88, 0x88, 0x88));
         }
         return {};
     default: return {};
@@ -100,8 +109,11 @@ QVariant PlanTableModel::displayData(const PlanRow& r, int column) const
     case SequenceParallelColumn: return p.sequence_parallel ? tr("yes") : tr("no");
     case ZeroColumn: return p.zero_stage;
     case DaysColumn: return QString::number(r.training_days, 'f', 2);
-    case DaysBandColumn: return trainingDaysBand(r);
-    case CostColumn: return formatDollars(r.cost_usd);
+    case DaysBandColumn: {
+        const QString band = trainingDaysBand(r);
+        return band.isEmpty() ? tr("no band") : band;
+    }
+    case CostColumn: return formatDollarsExact(r.cost_usd); // "$2.8M" twenty rows in a row hid the order
     case IterationColumn: return formatSeconds(r.iteration_time_s);
     case TokensColumn: return formatCount(r.tokens_per_s);
     case MfuColumn: return formatPercent(r.mfu);

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "models/scenario_store.h"
 
+#include <algorithm>
+
+#include <QCoreApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -13,6 +17,38 @@
 
 namespace vtrain::ui::store {
 
+namespace {
+
+// The deepest nesting of arrays and objects outside strings; stops counting past `limit`.
+int nestingDepth(const QByteArray& text, int limit)
+{
+    int depth = 0;
+    int deepest = 0;
+    bool inString = false;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\') {
+                ++i;
+            } else if (c == '"') {
+                inString = false;
+            }
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            deepest = std::max(deepest, ++depth);
+            if (deepest > limit) {
+                return deepest;
+            }
+        } else if (c == ']' || c == '}') {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
+} // namespace
+
 std::optional<Scenario> readScenario(const QString& path, QString* error)
 {
     QFile file(path);
@@ -22,7 +58,14 @@ std::optional<Scenario> readScenario(const QString& path, QString* error)
         }
         return std::nullopt;
     }
-    auto parsed = scenario_from_text(file.readAll().toStdString());
+    const QByteArray text = file.readAll();
+    if (nestingDepth(text, kMaxScenarioNesting) > kMaxScenarioNesting) {
+        if (error) {
+            *error = QCoreApplication::translate("vtrain::ui::store", "nested deeper than %1 levels: not a scenario").arg(kMaxScenarioNesting);
+        }
+        return std::nullopt;
+    }
+    auto parsed = scenario_from_text(text.toStdString());
     if (!parsed.ok()) {
         if (error) {
             QStringList lines;
@@ -68,14 +111,29 @@ bool autosave(const Scenario& scenario)
     return writeScenario(path, scenario, nullptr);
 }
 
-std::optional<Scenario> restoreAutosave()
+std::optional<Scenario> restoreAutosave(QString* problem)
 {
     const QString path = autosavePath();
     if (!QFileInfo::exists(path)) {
         return std::nullopt;
     }
     QString error;
-    return readScenario(path, &error);
+    auto scenario = readScenario(path, &error);
+    if (scenario) {
+        return scenario;
+    }
+    const QString aside = path + QStringLiteral(".unreadable-") + QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    const bool kept = QFile::rename(path, aside);
+    if (problem) {
+        const QString reason = error.section(QLatin1Char('\n'), 0, 0).left(300);
+        *problem = kept ? QCoreApplication::translate("vtrain::ui::store", "The autosaved scenario could not be read (%1). It was kept as %2; "
+                                                                         "the window starts on the default scenario.")
+                              .arg(reason, aside)
+                        : QCoreApplication::translate("vtrain::ui::store", "The autosaved scenario %1 could not be read (%2), nor moved aside; "
+                                                                         "the window starts on the default scenario.")
+                              .arg(path, reason);
+    }
+    return std::nullopt;
 }
 
 QStringList recentFiles()

@@ -17,7 +17,14 @@ bool writeScenario(const QString& path, const Scenario& scenario, QString* error
 // <AppDataLocation>/autosave.json
 QString autosavePath();
 bool autosave(const Scenario& scenario);
-std::optional<Scenario> restoreAutosave();
+// The autosaved scenario, or nothing. An autosave that cannot be read is kept aside (renamed to
+// autosave.json.unreadable-<time>, never deleted) and `problem` says why and where it went, so the user
+// is told instead of silently starting on the default.
+std::optional<Scenario> restoreAutosave(QString* problem = nullptr);
+
+// Scenario files nest a few levels; deeper is refused before parsing (a 100,000-deep autosave once
+// crashed the window at every start).
+inline constexpr int kMaxScenarioNesting = 64;
 
 QStringList recentFiles();
 void addRecentFile(const QString& path);   // moves it to the front

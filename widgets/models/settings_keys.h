@@ -20,6 +20,11 @@ inline constexpr auto kLastDirectory = "Files/LastDirectory";
 inline constexpr auto kColorDimension = "Pareto/ColorBy";
 inline constexpr auto kLogAxes = "Pareto/LogAxes";
 inline constexpr auto kAutoRun = "Sweep/AutoRun";
+// "system", "light" or "dark" (View > Theme).
+inline constexpr auto kTheme = "View/Theme";
+// The Compare tab's plans (A pinned, B selected) as scenario JSON with their plan, re-simulated at start.
+inline constexpr auto kComparePinned = "Compare/Pinned";
+inline constexpr auto kCompareCurrent = "Compare/Current";
 // The case-study tabs' inputs as typed (a map of field texts), saved on every edit.
 inline constexpr auto kOptimalModelInputs = "OptimalModel/Inputs";
 inline constexpr auto kSharedClusterInputs = "SharedCluster/Inputs";

@@ -38,14 +38,52 @@ void CheckList::setItems(const QStringList& labels, const QVariantList& values)
         delete box;
     }
     m_boxes.clear();
+    m_marked.clear();
     m_values = values;
+    // New boxes join the end of the window's focus chain; Tab must reach them here, in form order: after
+    // the last tab stop before this list (setTabOrder ignores widgets without focus, such as this one).
+    QWidget* previous = previousInFocusChain();
+    while (previous && previous != this && (!(previous->focusPolicy() & Qt::TabFocus) || isAncestorOf(previous))) {
+        previous = previous->previousInFocusChain();
+    }
+    if (previous == this) {
+        previous = nullptr;
+    }
     for (int i = 0; i < static_cast<int>(values.size()); ++i) {
         auto* box = new QCheckBox(labels.value(i), this);
         box->setChecked(previously.contains(values[i]));
         connect(box, &QCheckBox::clicked, this, &CheckList::edited);
         m_grid->addWidget(box, i / m_columns, i % m_columns);
         m_boxes.push_back(box);
+        if (previous) {
+            QWidget::setTabOrder(previous, box);
+        }
+        previous = box;
     }
+}
+
+void CheckList::setMarked(const QVariantList& values, const QString& reason)
+{
+    m_marked.clear();
+    for (int i = 0; i < static_cast<int>(m_boxes.size()); ++i) {
+        const bool marked = values.contains(m_values[i]);
+        if (marked) {
+            m_marked << m_values[i];
+        }
+        m_boxes[i]->setStyleSheet(marked ? QStringLiteral("QCheckBox { color: #c62828; text-decoration: line-through; }") : QString());
+        m_boxes[i]->setToolTip(marked ? m_boxes[i]->text() + QStringLiteral(": ") + reason : QString());
+    }
+}
+
+QVariantList CheckList::markedValues() const
+{
+    return m_marked;
+}
+
+QCheckBox* CheckList::box(const QVariant& value) const
+{
+    const auto i = m_values.indexOf(value);
+    return i >= 0 ? m_boxes.value(i) : nullptr;
 }
 
 void CheckList::setChecked(const QVariantList& values)

@@ -20,6 +20,10 @@ public:
     void setItems(const QStringList& labels, const QVariantList& values);
     void setChecked(const QVariantList& values);
     void setAllChecked(bool checked);
+    // Marks these values' boxes (red, with `reason` as tooltip) as chosen but not usable; clears the rest.
+    void setMarked(const QVariantList& values, const QString& reason);
+    QVariantList markedValues() const;
+    QCheckBox* box(const QVariant& value) const;
     QVariantList checkedValues() const;
     QVariantList values() const { return m_values; }
     int count() const { return static_cast<int>(m_values.size()); }
@@ -36,6 +40,7 @@ private:
     int m_columns;
     QVariantList m_values;
     QList<QCheckBox*> m_boxes;
+    QVariantList m_marked;
     QGridLayout* m_grid = nullptr;
     QLabel* m_errorLabel = nullptr;
     QString m_error;

@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: MIT
 #include "views/compare_view.h"
 
+#include <cmath>
+
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include "models/format.h"
 #include "models/plan_dimensions.h"
+#include "views/timeline_view.h"
 #include "vtrain/simulation_result.h"
 
 namespace vtrain::ui {
@@ -28,7 +32,7 @@ QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignRight
 QTableWidgetItem* deltaCell(double a, double b, QString (*format)(double), bool lowerIsBetter = true)
 {
     const double d = b - a;
-    auto* item = cell((d > 0 ? QStringLiteral("+") : QString()) + format(d));
+    auto* item = cell(deltaText(a, b, format));
     if (std::abs(d) > 1e-12 * std::max(std::abs(a), std::abs(b))) {
         const bool better = lowerIsBetter ? d < 0 : d > 0;
         item->setForeground(better ? QColor(0x2e, 0x7d, 0x32) : QColor(0xc6, 0x28, 0x28));
@@ -53,6 +57,19 @@ QString describe(const SimulationResult* r)
 }
 
 } // namespace
+
+QString deltaText(double a, double b, QString (*format)(double))
+{
+    const double d = b - a;
+    QString text = (d > 0 ? QStringLiteral("+") : QString()) + format(d);
+    if (std::abs(a) > 1e-12) {
+        const double pct = 100.0 * d / std::abs(a);
+        text += QStringLiteral(" (%1%2 %)").arg(pct > 0 ? QStringLiteral("+") : QString()).arg(pct, 0, 'f', std::abs(pct) < 10 ? 1 : 0);
+    } else if (std::abs(d) > 1e-12) {
+        text += QStringLiteral(" (—)");
+    }
+    return text;
+}
 
 CompareView::CompareView(QWidget* parent)
     : QWidget(parent)
@@ -79,6 +96,7 @@ CompareView::CompareView(QWidget* parent)
         t->setAlternatingRowColors(true);
         t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
         t->horizontalHeader()->setStretchLastSection(true);
+        t->setWordWrap(false); // "+10.985 s (+56 %)" on one line
     }
 
     auto* heads = new QHBoxLayout;
@@ -103,10 +121,47 @@ CompareView::CompareView(QWidget* parent)
     split->setStretchFactor(1, 3);
     split->setSizes({460, 700});
 
+    // A over B on one time axis (the longer iteration's), zoom and pan shared.
+    m_timelineA = new TimelineView(this);
+    m_timelineA->setObjectName(QStringLiteral("compareTimelineA"));
+    m_timelineB = new TimelineView(this);
+    m_timelineB->setObjectName(QStringLiteral("compareTimelineB"));
+    m_timelineA->setMinimumHeight(60);
+    m_timelineB->setMinimumHeight(60);
+    m_axisNote = new QLabel(this);
+    m_axisNote->setWordWrap(true);
+    auto sync = [this](TimelineView* from, TimelineView* to) {
+        connect(from, &TimelineView::windowChanged, to, [this, to](double t0, double t1) {
+            if (m_syncing) {
+                return;
+            }
+            m_syncing = true;
+            to->zoomTo(t0, t1);
+            m_syncing = false;
+        });
+    };
+    sync(m_timelineA, m_timelineB);
+    sync(m_timelineB, m_timelineA);
+    auto* stacked = new QWidget(this);
+    auto* stackedLayout = new QVBoxLayout(stacked);
+    stackedLayout->setContentsMargins(0, 0, 0, 0);
+    stackedLayout->setSpacing(2);
+    stackedLayout->addWidget(m_axisNote);
+    stackedLayout->addWidget(new QLabel(tr("<b>A</b>"), stacked));
+    stackedLayout->addWidget(m_timelineA, 1);
+    stackedLayout->addWidget(new QLabel(tr("<b>B</b>"), stacked));
+    stackedLayout->addWidget(m_timelineB, 1);
+
+    auto* pages = new QTabWidget(this);
+    pages->setObjectName(QStringLiteral("comparePages"));
+    pages->setDocumentMode(true);
+    pages->addTab(split, tr("Numbers"));
+    pages->addTab(stacked, tr("Timelines on one axis"));
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(heads);
-    layout->addWidget(split, 1);
+    layout->addWidget(pages, 1);
     refresh();
 }
 
@@ -114,12 +169,14 @@ void CompareView::setCurrent(std::shared_ptr<const SimulationResult> result)
 {
     m_b = std::move(result);
     refresh();
+    Q_EMIT currentChanged(m_b);
 }
 
 void CompareView::setPinned(std::shared_ptr<const SimulationResult> result)
 {
     m_a = std::move(result);
     refresh();
+    Q_EMIT pinnedChanged(m_a);
 }
 
 void CompareView::pinCurrent()
@@ -133,6 +190,8 @@ void CompareView::swap()
 {
     std::swap(m_a, m_b);
     refresh();
+    Q_EMIT pinnedChanged(m_a);
+    Q_EMIT currentChanged(m_b);
 }
 
 int CompareView::stageRowCount() const
@@ -148,6 +207,18 @@ void CompareView::refresh()
     m_swap->setEnabled(m_a || m_b);
     fillSummary();
     fillStages();
+    // One time axis: both views span the longer iteration, so equal times line up.
+    m_timelineA->setResult(m_a);
+    m_timelineB->setResult(m_b);
+    const double end = std::max(m_a ? m_a->iteration_time_s : 0.0, m_b ? m_b->iteration_time_s : 0.0);
+    if (end > 0) {
+        m_timelineA->setTimeExtent(end);
+        m_timelineB->setTimeExtent(end);
+    }
+    m_axisNote->setText(m_a && m_b ? tr("One time axis: iteration A %1, B %2 (%3). Zoom or pan either; the other follows.")
+                                         .arg(formatSeconds(m_a->iteration_time_s), formatSeconds(m_b->iteration_time_s),
+                                              deltaText(m_a->iteration_time_s, m_b->iteration_time_s, seconds))
+                                   : tr("Pin a plan as A and select another as B to see both timelines on one time axis."));
 }
 
 void CompareView::fillSummary()

@@ -4,11 +4,13 @@
 #include <algorithm>
 
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QImage>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QRegularExpression>
+#include <QScreen>
 #include <QSvgGenerator>
 
 #include <qcustomplot.h>
@@ -56,6 +58,90 @@ bool checkSize(const ExportSize& size, QString* error)
         return fail(error, QObject::tr("The resolution scale must be between 0.25 and 8."));
     }
     return true;
+}
+
+// Layouts (QCustomPlot's, the timeline's) measure text with QFontMetrics(font), i.e. at the screen's
+// logical dpi. Every export canvas must convert font points to pixels at that same dpi, or text comes out
+// bigger or smaller than the room the layout made for it (the 2x PNG once clipped its own labels so).
+int layoutDpi()
+{
+    const QScreen* screen = QGuiApplication::primaryScreen();
+    return screen ? qRound(screen->logicalDotsPerInchY()) : 96;
+}
+
+// Draws `paint` (logical size `logical`, magnified by `magnify`) into the file's format. One path for
+// every export: the same painter set-up, so PNG, SVG and PDF share one layout at every scale.
+bool render(const std::function<void(QCPPainter&)>& paint, ImageFormat format, const QString& path, const ExportSize& size,
+            const QString& title, double magnify, bool antialias)
+{
+    const int dpi = layoutDpi();
+    auto prepare = [magnify, antialias](QCPPainter& painter) {
+        painter.setMode(QCPPainter::pmNonCosmetic); // pens scale with the picture
+        painter.setRenderHint(QPainter::Antialiasing, antialias);
+        painter.setRenderHint(QPainter::TextAntialiasing, true);
+        painter.scale(magnify, magnify);
+    };
+    switch (format) {
+    case ImageFormat::Png: {
+        QImage image(qRound(size.width * size.scale), qRound(size.height * size.scale), QImage::Format_ARGB32_Premultiplied);
+        image.setDevicePixelRatio(size.scale); // logical pixels = the chosen size; the scale only adds pixels
+        const int layoutDotsPerMeter = qRound(dpi / 0.0254);
+        image.setDotsPerMeterX(layoutDotsPerMeter);
+        image.setDotsPerMeterY(layoutDotsPerMeter);
+        image.fill(Qt::white);
+        {
+            QCPPainter painter(&image);
+            prepare(painter);
+            paint(painter);
+        }
+        // The file says how dense it is (96 dpi per 1x), written only after painting (see layoutDpi()).
+        const int fileDotsPerMeter = qRound(96 * size.scale / 0.0254);
+        image.setDotsPerMeterX(fileDotsPerMeter);
+        image.setDotsPerMeterY(fileDotsPerMeter);
+        image.setText(QStringLiteral("Title"), title);
+        return image.save(path, "PNG");
+    }
+    case ImageFormat::Svg: {
+        // width/height in CSS pixels (96 per inch): an SVG of the chosen size, whatever the painter's scale.
+        QSvgGenerator generator;
+        generator.setFileName(path);
+        generator.setResolution(dpi);
+        generator.setSize(QSize(qRound(size.width * dpi / 96.0), qRound(size.height * dpi / 96.0)));
+        generator.setViewBox(QRect(0, 0, size.width, size.height));
+        generator.setTitle(title);
+        generator.setDescription(QStringLiteral("vtrain-explorer"));
+        QCPPainter painter;
+        if (!painter.begin(&generator)) {
+            return false;
+        }
+        painter.setMode(QCPPainter::pmVectorized);
+        painter.setMode(QCPPainter::pmNoCaching);
+        prepare(painter);
+        paint(painter);
+        return painter.end();
+    }
+    case ImageFormat::Pdf: {
+        // The page is the chosen size in CSS pixels (96 per inch): 1600 x 900 px = 1200 x 675 pt.
+        QPdfWriter writer(path);
+        writer.setTitle(title);
+        writer.setCreator(QStringLiteral("vtrain-explorer"));
+        writer.setResolution(dpi);
+        writer.setPageSize(QPageSize(QSizeF(size.width * 72.0 / 96.0, size.height * 72.0 / 96.0), QPageSize::Point, QString(),
+                                     QPageSize::ExactMatch));
+        writer.setPageMargins(QMarginsF(0, 0, 0, 0));
+        QCPPainter painter;
+        if (!painter.begin(&writer)) {
+            return false;
+        }
+        painter.setMode(QCPPainter::pmVectorized);
+        painter.setMode(QCPPainter::pmNoCaching);
+        prepare(painter);
+        painter.scale(dpi / 96.0, dpi / 96.0); // device units are 1/dpi inch; one logical pixel is 1/96 inch
+        paint(painter);
+        return painter.end();
+    }
+    }
+    return false;
 }
 
 } // namespace
@@ -107,45 +193,12 @@ bool exportPlot(QCustomPlot* plot, const QString& path, const ExportSize& size, 
     const FullSampling full(plot);
     // Lay the chart out on a smaller logical canvas and magnify it: text, markers and lines grow with
     // the picture, so a big export stays readable on a slide instead of showing tiny print.
-    const int w = qRound(size.width / legibilityScale(size));
-    const double f = static_cast<double>(size.width) / w; // exact, so the PNG is exactly the chosen width
+    const double f = legibilityScale(size);
+    const int w = qRound(size.width / f);
     const int h = qRound(size.height / f);
-    bool ok = false;
-    switch (*format) {
-    case ImageFormat::Png: {
-        // Drawn here rather than with savePng: its rounding can lose a pixel row of the chosen size.
-        QImage image(qRound(size.width * size.scale), qRound(size.height * size.scale), QImage::Format_ARGB32_Premultiplied);
-        image.fill(Qt::white); // toPainter() then paints the plot's own background over it
-        const int dotsPerMeter = qRound(96 * size.scale / 0.0254);
-        image.setDotsPerMeterX(dotsPerMeter);
-        image.setDotsPerMeterY(dotsPerMeter);
-        {
-            QCPPainter painter(&image);
-            painter.setMode(QCPPainter::pmNonCosmetic); // pens scale with the picture
-            painter.scale(image.width() / static_cast<double>(w), image.height() / static_cast<double>(h));
-            plot->toPainter(&painter, w, h);
-        }
-        image.setText(QStringLiteral("Title"), title);
-        ok = image.save(path, "PNG");
-        break;
-    }
-    case ImageFormat::Pdf: ok = plot->savePdf(path, w, h, QCP::epNoCosmetic, QStringLiteral("vtrain-explorer"), title); break;
-    case ImageFormat::Svg: {
-        QSvgGenerator generator;
-        generator.setFileName(path);
-        generator.setSize(QSize(size.width, size.height));
-        generator.setViewBox(QRect(0, 0, w, h));
-        generator.setTitle(title);
-        generator.setDescription(QStringLiteral("vtrain-explorer"));
-        QCPPainter painter;
-        ok = painter.begin(&generator);
-        if (ok) {
-            plot->toPainter(&painter, w, h);
-            ok = painter.end();
-        }
-        break;
-    }
-    }
+    const double exact = static_cast<double>(size.width) / w; // so the picture fills exactly the chosen width
+    const bool ok = render([&](QCPPainter& painter) { plot->toPainter(&painter, w, h); }, *format, path, size, title, exact, true);
+    plot->replot(QCustomPlot::rpQueuedReplot); // toPainter() left the export's layout in place
     return ok || fail(error, QObject::tr("Could not write \"%1\".").arg(path));
 }
 
@@ -161,53 +214,8 @@ bool exportPainted(const PaintFunction& paint, const QString& path, const Export
     }
     const double f = std::clamp(legibilityScale(size), 1.0, std::max(1.0, maxScale));
     const QSize logical(qRound(size.width / f), qRound(size.height / f));
-    switch (*format) {
-    case ImageFormat::Png: {
-        QImage image(qRound(size.width * size.scale), qRound(size.height * size.scale), QImage::Format_ARGB32_Premultiplied);
-        image.setDevicePixelRatio(f * size.scale);
-        image.fill(Qt::white);
-        {
-            QPainter painter(&image);
-            painter.setRenderHint(QPainter::Antialiasing, false);
-            painter.setRenderHint(QPainter::TextAntialiasing, true);
-            paint(painter, logical);
-        }
-        image.setText(QStringLiteral("Title"), title);
-        if (!image.save(path, "PNG")) {
-            return fail(error, QObject::tr("Could not write \"%1\".").arg(path));
-        }
-        return true;
-    }
-    case ImageFormat::Svg: {
-        QSvgGenerator generator;
-        generator.setFileName(path);
-        generator.setSize(QSize(size.width, size.height));
-        generator.setViewBox(QRect(QPoint(0, 0), logical));
-        generator.setTitle(title);
-        generator.setDescription(QStringLiteral("vtrain-explorer"));
-        QPainter painter;
-        if (!painter.begin(&generator)) {
-            return fail(error, QObject::tr("Could not write \"%1\".").arg(path));
-        }
-        paint(painter, logical);
-        return painter.end() || fail(error, QObject::tr("Could not write \"%1\".").arg(path));
-    }
-    case ImageFormat::Pdf: {
-        QPdfWriter writer(path);
-        writer.setTitle(title);
-        writer.setCreator(QStringLiteral("vtrain-explorer"));
-        writer.setResolution(72); // one logical pixel = one point (vector output: the viewer scales it)
-        writer.setPageSize(QPageSize(QSizeF(logical), QPageSize::Point, QString(), QPageSize::ExactMatch));
-        writer.setPageMargins(QMarginsF(0, 0, 0, 0));
-        QPainter painter;
-        if (!painter.begin(&writer)) {
-            return fail(error, QObject::tr("Could not write \"%1\".").arg(path));
-        }
-        paint(painter, logical);
-        return painter.end() || fail(error, QObject::tr("Could not write \"%1\".").arg(path));
-    }
-    }
-    return false;
+    const bool ok = render([&](QCPPainter& painter) { paint(painter, logical); }, *format, path, size, title, f, false);
+    return ok || fail(error, QObject::tr("Could not write \"%1\".").arg(path));
 }
 
 } // namespace vtrain::ui

@@ -27,6 +27,9 @@ ExportDialog::ExportDialog(const QString& what, const QString& suggestedPath, co
     setWindowTitle(tr("Export %1").arg(what));
     const QSettings settings;
     m_path = new QLineEdit(suggestedPath, this);
+    m_path->setObjectName(QStringLiteral("exportPath"));
+    // Room for a real path: a folder and a file name, not the last 20 characters of it.
+    m_path->setMinimumWidth(m_path->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 56);
     auto* browse = new QPushButton(tr("Browse…"), this);
     auto* pathRow = new QHBoxLayout;
     pathRow->addWidget(m_path, 1);
@@ -47,6 +50,7 @@ ExportDialog::ExportDialog(const QString& what, const QString& suggestedPath, co
     m_width->setValue(settings.value(QLatin1String(settings_keys::kExportWidth), 1600).toInt());
     m_height->setValue(settings.value(QLatin1String(settings_keys::kExportHeight), 900).toInt());
     m_scale = new QComboBox(this);
+    m_scale->setObjectName(QStringLiteral("exportScale"));
     for (double s : {1.0, 2.0, 3.0, 4.0}) {
         m_scale->addItem(tr("%1× (%2 dpi)").arg(s).arg(qRound(96 * s)), s);
     }
@@ -67,10 +71,18 @@ ExportDialog::ExportDialog(const QString& what, const QString& suggestedPath, co
     sizeRow->addWidget(m_height);
     form->addRow(QString(), sizeRow);
     form->addRow(tr("PNG resolution"), m_scale);
+    m_note = new QLabel(this);
+    m_note->setObjectName(QStringLiteral("exportNote"));
+    m_note->setWordWrap(true);
+    form->addRow(QString(), m_note);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     form->addRow(buttons);
 
     connect(browse, &QPushButton::clicked, this, &ExportDialog::browse);
+    connect(m_path, &QLineEdit::textChanged, this, &ExportDialog::updateFormatHints);
+    connect(m_width, &QSpinBox::valueChanged, this, &ExportDialog::updateFormatHints);
+    connect(m_height, &QSpinBox::valueChanged, this, &ExportDialog::updateFormatHints);
+    connect(m_scale, &QComboBox::currentIndexChanged, this, &ExportDialog::updateFormatHints);
     connect(m_preset, &QComboBox::activated, this, [this](int index) {
         const QSize s = m_preset->itemData(index).toSize();
         if (s.isValid()) {
@@ -88,6 +100,32 @@ ExportDialog::ExportDialog(const QString& what, const QString& suggestedPath, co
         accept();
     });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    updateFormatHints();
+}
+
+void ExportDialog::updateFormatHints()
+{
+    // The resolution scale only adds pixels to a PNG; SVG and PDF are vectors of the chosen size.
+    const auto format = imageFormatForPath(m_path->text().trimmed());
+    const bool png = !format || *format == ImageFormat::Png;
+    m_scale->setEnabled(png);
+    const int w = m_width->value();
+    const int h = m_height->value();
+    if (!format) {
+        m_note->setText(tr("The file's ending picks the format: .png, .svg or .pdf."));
+    } else if (png) {
+        const double s = m_scale->currentData().toDouble();
+        m_note->setText(tr("PNG of %1 × %2 pixels (%3 × %4 at %5×).").arg(qRound(w * s)).arg(qRound(h * s)).arg(w).arg(h).arg(s));
+    } else {
+        m_note->setText(tr("%1 page of %2 × %3 px (%4 × %5 in, %6 × %7 pt); the PNG resolution does not apply.")
+                            .arg(*format == ImageFormat::Svg ? QStringLiteral("SVG") : QStringLiteral("PDF"))
+                            .arg(w)
+                            .arg(h)
+                            .arg(w / 96.0, 0, 'f', 2)
+                            .arg(h / 96.0, 0, 'f', 2)
+                            .arg(w * 0.75, 0, 'f', 0)
+                            .arg(h * 0.75, 0, 'f', 0));
+    }
 }
 
 void ExportDialog::browse()

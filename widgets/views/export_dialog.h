@@ -9,6 +9,7 @@
 #include "views/export.h"
 
 class QComboBox;
+class QLabel;
 class QLineEdit;
 class QSpinBox;
 
@@ -35,12 +36,14 @@ public:
 private:
     void browse();
     void remember() const;
+    void updateFormatHints();
 
     QLineEdit* m_path = nullptr;
     QComboBox* m_preset = nullptr;
     QSpinBox* m_width = nullptr;
     QSpinBox* m_height = nullptr;
     QComboBox* m_scale = nullptr;
+    QLabel* m_note = nullptr;
 };
 
 } // namespace vtrain::ui

@@ -28,6 +28,8 @@ FieldRow::FieldRow(const QString& name, const QString& placeholder, const QStrin
     layout->addWidget(m_edit);
     layout->addWidget(m_errorLabel);
     connect(m_edit, &QLineEdit::textEdited, this, &FieldRow::edited);
+    // Partial input ("2240-4" on the way to "2240-4480:280") is checked but never swept.
+    connect(m_edit, &QLineEdit::editingFinished, this, &FieldRow::committed);
 }
 
 QString FieldRow::text() const

@@ -25,7 +25,8 @@ public:
     bool hasError() const { return !m_error.isEmpty(); }
 
 Q_SIGNALS:
-    void edited();
+    void edited();    // every keystroke: the editor checks the value as it is typed
+    void committed(); // Enter or leaving the field: the value counts (a sweep may start, an undo step is made)
 
 private:
     QString m_name;

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "views/memory_view.h"
 
+#include <cmath>
+
+#include <QMouseEvent>
+#include <QToolTip>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
@@ -78,6 +82,65 @@ MemoryView::MemoryView(QWidget* parent)
     m_plot->legend->setBorderPen(Qt::NoPen);
     m_plot->legend->setBrush(Qt::NoBrush);
     plot_style::applyPalette(m_plot, palette());
+    m_plot->setMouseTracking(true);
+    m_plot->installEventFilter(this);
+}
+
+int MemoryView::stageAt(const QPoint& pos) const
+{
+    if (!m_result || !m_plot->axisRect()->rect().contains(pos)) {
+        return -1;
+    }
+    const double x = m_plot->xAxis->pixelToCoord(pos.x());
+    const int stage = qRound(x);
+    if (stage < 0 || stage >= stageCount() || std::abs(x - stage) > 0.4) {
+        return -1;
+    }
+    const double y = m_plot->yAxis->pixelToCoord(pos.y());
+    return y >= 0 && y <= m_result->stages[static_cast<std::size_t>(stage)].memory.total_bytes() / kGiB * 1.02 ? stage : -1;
+}
+
+QString MemoryView::describeStage(int stage) const
+{
+    if (!m_result || stage < 0 || stage >= stageCount()) {
+        return {};
+    }
+    const StageMemory& m = m_result->stages[static_cast<std::size_t>(stage)].memory;
+    const double total = m.total_bytes();
+    const struct {
+        const char* name;
+        double bytes;
+    } parts[] = {{"weights", m.weights_bytes},
+                 {"gradients", m.gradients_bytes},
+                 {"optimizer states", m.optimizer_bytes},
+                 {"activations", m.activations_bytes},
+                 {"working buffers", m.working_bytes}};
+    QString text = tr("Stage %1 (one GPU): %2").arg(stage).arg(formatGiB(total / kGiB));
+    for (const auto& part : parts) {
+        text += QStringLiteral("\n  %1: %2 (%3)").arg(tr(part.name), formatGiB(part.bytes / kGiB),
+                                                      formatPercent(total > 0 ? part.bytes / total : 0));
+    }
+    const double usable = m_result->usable_memory_gib;
+    if (usable > 0) {
+        const double left = usable - total / kGiB;
+        text += left >= 0 ? tr("\n%1 of %2 usable left").arg(formatGiB(left), formatGiB(usable))
+                          : tr("\n%1 over the %2 usable").arg(formatGiB(-left), formatGiB(usable));
+    }
+    return text;
+}
+
+bool MemoryView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_plot && event->type() == QEvent::MouseMove) {
+        auto* e = static_cast<QMouseEvent*>(event);
+        const int stage = stageAt(e->position().toPoint());
+        if (stage >= 0) {
+            QToolTip::showText(e->globalPosition().toPoint(), describeStage(stage), m_plot);
+        } else {
+            QToolTip::hideText();
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 int MemoryView::stageCount() const

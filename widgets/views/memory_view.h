@@ -27,9 +27,14 @@ public:
     void clear();
     QCustomPlot* customPlot() const { return m_plot; }
     int stageCount() const;
+    // The tooltip of a stage's bar: each part in GiB and its share, the total against the capacity.
+    QString describeStage(int stage) const;
+    // The stage whose bar is under `pos` (customPlot() coordinates), or -1.
+    int stageAt(const QPoint& pos) const;
 
 protected:
     void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     QCustomPlot* m_plot = nullptr;

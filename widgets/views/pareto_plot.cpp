@@ -53,14 +53,22 @@ ParetoPlot::ParetoPlot(QWidget* parent)
 
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName(QStringLiteral("paretoCustomPlot"));
-    m_plot->setMinimumSize(320, 240);
+    m_plot->setMinimumSize(320, 200);
     m_plot->setMouseTracking(true);
     m_plot->installEventFilter(this);
+
+    m_staleNote = new QLabel(this);
+    m_staleNote->setObjectName(QStringLiteral("paretoStaleNote"));
+    m_staleNote->setWordWrap(true);
+    m_staleNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_staleNote->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #5c4400; padding: 3px; }"));
+    m_staleNote->setVisible(false);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
     layout->addLayout(controls);
+    layout->addWidget(m_staleNote);
     layout->addWidget(m_plot, 1);
 
     setupPlot();
@@ -121,18 +129,40 @@ void ParetoPlot::setupPlot()
     m_selectedBandGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
     m_selectedBandGraph->removeFromLegend();
 
+    m_pinnedGraph = m_plot->addGraph();
+    m_pinnedGraph->setLayer(QStringLiteral("marks"));
+    m_pinnedGraph->setName(tr("A (pinned in Compare)"));
+    m_pinnedGraph->setLineStyle(QCPGraph::lsNone);
+    m_pinnedGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, QPen(QColor(0x6a, 0x1b, 0x9a), 2.5), QColor(0xce, 0x93, 0xd8), 14));
+    m_pinnedGraph->removeFromLegend();
+
     m_hoverGraph = m_plot->addGraph();
     m_hoverGraph->setLayer(QStringLiteral("marks"));
     m_hoverGraph->setLineStyle(QCPGraph::lsNone);
     m_hoverGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(0x20, 0x20, 0x20), 1.5), Qt::NoBrush, 12));
     m_hoverGraph->removeFromLegend();
 
+    // The legend gets its own row between title and chart: inside the axis rect it once hid the fastest
+    // front point and the selected plan (fast and expensive is where the front starts).
     m_plot->legend->setVisible(true);
     m_plot->legend->setFont(plot_style::tickFont());
-    m_plot->legend->setBrush(QColor(255, 255, 255, 220));
-    m_plot->legend->setBorderPen(QPen(QColor(0xb0, 0xb0, 0xb0)));
-    // Top left: on a (time, cost) chart that corner (fast and expensive) is the emptiest.
-    m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    m_plot->legend->setBrush(Qt::NoBrush);
+    m_plot->legend->setBorderPen(Qt::NoPen);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    m_plot->legend->setWrap(6);
+    m_plot->legend->setRowSpacing(0);
+    m_plot->legend->setColumnSpacing(10);
+    m_plot->axisRect()->insetLayout()->take(m_plot->legend);
+    auto* legendRow = new QCPLayoutGrid;
+    m_plot->plotLayout()->insertRow(1);
+    m_plot->plotLayout()->addElement(1, 0, legendRow);
+    legendRow->addElement(0, 0, new QCPLayoutElement(m_plot)); // spacers centre the legend
+    legendRow->addElement(0, 1, m_plot->legend);
+    legendRow->addElement(0, 2, new QCPLayoutElement(m_plot));
+    legendRow->setColumnStretchFactor(1, 0.001);
+    legendRow->setMargins(QMargins(0, 0, 0, 0));
+    m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
+    m_plot->plotLayout()->setRowSpacing(0);
     applyAxisScale();
     applyPalette();
 }
@@ -166,6 +196,80 @@ void ParetoPlot::setModel(PlanTableModel* model)
         m_plot->replot(QCustomPlot::rpQueuedReplot);
     });
     flush();
+}
+
+void ParetoPlot::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitLegend();
+}
+
+void ParetoPlot::fitLegend()
+{
+    QCPLegend* legend = m_plot->legend;
+    int widest = 1;
+    int items = 0;
+    for (int i = 0; i < legend->elementCount(); ++i) {
+        if (QCPLayoutElement* item = legend->elementAt(i)) { // a wrapped grid has empty cells
+            widest = std::max(widest, item->minimumOuterSizeHint().width());
+            ++items;
+        }
+    }
+    const int width = std::max(1, m_plot->width() - 20);
+    const int columns = std::clamp(width / (widest + legend->columnSpacing()), 1, std::max(1, items));
+    if (legend->wrap() != columns) {
+        legend->setWrap(columns);
+        legend->setFillOrder(legend->fillOrder(), true); // re-flows the entries into the new column count
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+QString ParetoPlot::title() const
+{
+    return m_title->text();
+}
+
+void ParetoPlot::setStaleNote(const QString& note)
+{
+    m_staleNote->setText(note);
+    m_staleNote->setVisible(!note.isEmpty());
+}
+
+QString ParetoPlot::staleNote() const
+{
+    return m_staleNote->text();
+}
+
+QRect ParetoPlot::legendRect() const
+{
+    return m_plot->legend->outerRect();
+}
+
+QRect ParetoPlot::dataRect() const
+{
+    return m_plot->axisRect()->rect();
+}
+
+void ParetoPlot::setPlanFilter(std::function<bool(const PlanRow&)> filter)
+{
+    m_filter = std::move(filter);
+    rebuildCategories();
+    rescaleIfNotZoomed();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ParetoPlot::setPinned(std::optional<QPointF> daysAndCost)
+{
+    m_pinned = daysAndCost;
+    m_pinnedGraph->data()->clear();
+    if (m_pinned) {
+        m_pinnedGraph->addData(m_pinned->x(), m_pinned->y());
+        m_pinnedGraph->addToLegend();
+    } else {
+        m_pinnedGraph->removeFromLegend();
+    }
+    fitLegend();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ParetoPlot::setTitle(const QString& title)
@@ -222,6 +326,11 @@ void ParetoPlot::applyAxisScale()
 void ParetoPlot::applyPalette()
 {
     plot_style::applyPalette(m_plot, palette());
+    // The front and the hover ring in the text colour: dark on light, light on dark.
+    const QColor ink = palette().color(QPalette::WindowText);
+    m_frontGraph->setPen(QPen(ink, 2.2));
+    m_frontGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(ink, 1.6), palette().color(QPalette::Base), 8));
+    m_hoverGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(ink, 1.5), Qt::NoBrush, 12));
 }
 
 void ParetoPlot::changeEvent(QEvent* event)
@@ -284,6 +393,9 @@ void ParetoPlot::appendPending()
     std::map<QCPGraph*, std::pair<QVector<double>, QVector<double>>> batches;
     for (int row = m_appended; row < n; ++row) {
         const PlanRow& r = m_model->planRow(row);
+        if (m_filter && !m_filter(r)) {
+            continue; // filtered out in the table: not on the chart either
+        }
         Category& c = categoryFor(categoryOf(r, m_dimension), categoryOrder(r, m_dimension));
         auto& [keys, values] = batches[c.graph];
         keys.push_back(r.training_days);
@@ -302,7 +414,8 @@ void ParetoPlot::appendPending()
         style.setSize(size);
         c.graph->setScatterStyle(style);
     }
-    m_summary->setText(tr("%1 feasible plans").arg(formatCount(n)));
+    m_summary->setText(m_filter ? tr("%1 of %2 feasible plans (filtered)").arg(formatCount(pointCount())).arg(formatCount(n))
+                                : tr("%1 feasible plans").arg(formatCount(n)));
 }
 
 void ParetoPlot::rebuildCategories()
@@ -337,6 +450,7 @@ void ParetoPlot::sortCategories()
         graph->removeFromLegend();
         graph->addToLegend();
     }
+    fitLegend();
 }
 
 void ParetoPlot::updateFront()
@@ -395,6 +509,9 @@ void ParetoPlot::updateMarkers()
     }
     // true when the legend entry came or went: the legend layer needs a replot then, not only the marks
     m_legendChanged = band ? m_selectedBandGraph->addToLegend() : m_selectedBandGraph->removeFromLegend();
+    if (m_legendChanged) {
+        fitLegend();
+    }
     m_hoverGraph->data()->clear();
     if (m_model && m_hoverRow >= 0 && m_hoverRow < m_model->rowCount()) {
         const PlanRow& r = m_model->planRow(m_hoverRow);

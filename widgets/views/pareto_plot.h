@@ -5,6 +5,8 @@
 // Performance (after QCustomPlot's notes): one graph per colour category fed in batches, no per-point
 // items, no antialiasing on the dense graphs, queued replots, and hover/selection markers on their own
 // buffered layer so moving the mouse does not redraw a million points.
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include <QPointF>
@@ -14,6 +16,7 @@
 #include <QWidget>
 
 #include "models/plan_dimensions.h"
+#include "vtrain/explorer.h"
 
 class QCustomPlot;
 class QCPGraph;
@@ -38,6 +41,19 @@ public:
     void setLogAxes(bool log);
     bool logAxes() const { return m_log; }
     void setTitle(const QString& title);
+    QString title() const;
+    // A banner over the chart when its points belong to other inputs than the editor's; empty hides it.
+    void setStaleNote(const QString& note);
+    QString staleNote() const;
+    // The legend's and the data area's rectangles (customPlot() coordinates): the legend never covers data.
+    QRect legendRect() const;
+    QRect dataRect() const;
+
+    // Only plans passing `filter` are drawn (the table's filter); an empty function shows every plan.
+    void setPlanFilter(std::function<bool(const vtrain::PlanRow&)> filter);
+    // The Compare tab's pinned plan A, marked with its own symbol; nullopt clears it.
+    void setPinned(std::optional<QPointF> daysAndCost);
+    std::optional<QPointF> pinned() const { return m_pinned; }
 
     // The plan (model row) marked as selected; -1 clears the mark.
     void setSelectedRow(int row);
@@ -63,6 +79,7 @@ Q_SIGNALS:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     void changeEvent(QEvent* event) override;
 
 private:
@@ -87,6 +104,7 @@ private:
     void rescaleIfNotZoomed();
     void applyAxisScale();
     void applyPalette();
+    void fitLegend(); // as many legend columns as the width holds, so no entry is cut
     Category& categoryFor(const QString& name, double order);
     void ensureSortedIndex() const;
 
@@ -94,6 +112,7 @@ private:
     QComboBox* m_colorBy = nullptr;
     QCheckBox* m_logBox = nullptr;
     QLabel* m_summary = nullptr;
+    QLabel* m_staleNote = nullptr;
     QCPTextElement* m_title = nullptr;
     QPointer<PlanTableModel> m_model;
     ColorDimension m_dimension = ColorDimension::TensorParallel;
@@ -105,6 +124,9 @@ private:
     QCPGraph* m_selectedBandGraph = nullptr; // where the selected plan's real (days, cost) falls: its 80% band
     bool m_legendChanged = false;
     QCPGraph* m_hoverGraph = nullptr;
+    QCPGraph* m_pinnedGraph = nullptr;
+    std::optional<QPointF> m_pinned;
+    std::function<bool(const vtrain::PlanRow&)> m_filter;
     int m_appended = 0;   // model rows already plotted
     int m_selectedRow = -1;
     int m_hoverRow = -1;

@@ -34,6 +34,11 @@ PlansPanel::PlansPanel(PlanTableModel* plans, RejectModel* rejects, QWidget* par
                                 "bubble (%), mem (GiB), or words such as 1f1b, interleaved, selective"));
     m_frontOnly = new QCheckBox(tr("Front only"), this);
     m_frontOnly->setObjectName(QStringLiteral("frontOnly"));
+    m_staleNote = new QLabel(this);
+    m_staleNote->setObjectName(QStringLiteral("plansStaleNote"));
+    m_staleNote->setWordWrap(true);
+    m_staleNote->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #5c4400; padding: 3px; }"));
+    m_staleNote->setVisible(false);
     m_filterError = new QLabel(this);
     m_filterError->setStyleSheet(QStringLiteral("color: #c62828;"));
 
@@ -52,7 +57,7 @@ PlansPanel::PlansPanel(PlanTableModel* plans, RejectModel* rejects, QWidget* par
     m_table->setWordWrap(false);
     // Fixed widths: ResizeToContents would measure every row of a million-row table.
     const int digit = m_table->fontMetrics().horizontalAdvance(QLatin1Char('0'));
-    const int widths[PlanTableModel::ColumnCount] = {5, 7, 12, 8, 15, 7, 4, 4, 5, 4, 11, 4, 10, 4, 5, 10, 10, 7, 7, 10};
+    const int widths[PlanTableModel::ColumnCount] = {5, 7, 12, 13, 15, 7, 4, 4, 5, 4, 11, 4, 10, 4, 5, 10, 10, 7, 7, 10};
     for (int c = 0; c < PlanTableModel::ColumnCount; ++c) {
         m_table->setColumnWidth(c, widths[c] * digit + 12);
     }
@@ -80,6 +85,7 @@ PlansPanel::PlansPanel(PlanTableModel* plans, RejectModel* rejects, QWidget* par
     auto* plansLayout = new QVBoxLayout(plansPage);
     plansLayout->setContentsMargins(2, 2, 2, 2);
     plansLayout->setSpacing(2);
+    plansLayout->addWidget(m_staleNote);
     plansLayout->addLayout(filterRow);
     plansLayout->addWidget(m_filterError);
     plansLayout->addWidget(m_table, 1);
@@ -118,6 +124,17 @@ void PlansPanel::setFilterText(const QString& text)
     const QString error = m_filter->setFilterText(text);
     m_filterError->setText(error);
     m_filterError->setVisible(!error.isEmpty());
+}
+
+void PlansPanel::setStaleNote(const QString& note)
+{
+    m_staleNote->setText(note);
+    m_staleNote->setVisible(!note.isEmpty());
+}
+
+QString PlansPanel::staleNote() const
+{
+    return m_staleNote->text();
 }
 
 void PlansPanel::selectRow(int row)

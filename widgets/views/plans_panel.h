@@ -29,6 +29,9 @@ public:
     QTableView* rejectView() const { return m_rejects; }
     PlanFilterModel* filterModel() const { return m_filter; }
     void setFilterText(const QString& text);
+    // A note above the table when the rows belong to other inputs than the editor's; empty hides it.
+    void setStaleNote(const QString& note);
+    QString staleNote() const;
     QSize sizeHint() const override { return {600, 400}; }
 
 Q_SIGNALS:
@@ -43,6 +46,7 @@ private:
     QSortFilterProxyModel* m_rejectSort = nullptr;
     QLineEdit* m_filterEdit = nullptr;
     QLabel* m_filterError = nullptr;
+    QLabel* m_staleNote = nullptr;
     QCheckBox* m_frontOnly = nullptr;
     QTableView* m_table = nullptr;
     QTableView* m_rejects = nullptr;

@@ -93,6 +93,11 @@ QString taskName(TaskKind kind)
     return {};
 }
 
+QColor tensorCommColor()
+{
+    return QColor(0x76, 0xb7, 0xb2);
+}
+
 QColor bubbleColor()
 {
     return QColor(0xd6, 0x27, 0x28, 60);
@@ -112,6 +117,13 @@ void applyPalette(QCustomPlot* plot, const QPalette& palette)
         axis->setLabelColor(text);
         axis->setTickLabelColor(text);
         axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+    }
+    // Legends follow the palette too (a white legend box with light text was unreadable in dark mode).
+    plot->legend->setTextColor(text);
+    if (plot->legend->brush().style() != Qt::NoBrush) {
+        QColor box = base;
+        box.setAlpha(220);
+        plot->legend->setBrush(box);
     }
     for (int i = 0; i < plot->plotLayout()->elementCount(); ++i) {
         if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i))) {

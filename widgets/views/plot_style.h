@@ -22,6 +22,7 @@ QColor taskColor(TaskKind kind);
 QString taskShortName(TaskKind kind); // "F", "B", "R", ...
 QString taskName(TaskKind kind);      // "forward", "backward", ...
 QColor bubbleColor();
+QColor tensorCommColor();
 
 void applyPalette(QCustomPlot* plot, const QPalette& palette);
 

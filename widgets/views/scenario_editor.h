@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The scenario editor: a preset picker, every model dimension, cluster and budget, and the parallelism
-// ranges to explore as checkable lists. Every field is checked as it is typed: its own rules first
-// (models/scenario_fields.h), then core's scenario rules (heads divide hidden, ...), each reason shown
-// at its field. Only a valid scenario leaves the editor (scenarioEdited).
+// The scenario editor: a preset picker, every model dimension, cluster and budget (the fields listed in
+// models/scenario_form.h), and the parallelism ranges to explore as checkable lists. Every field is
+// checked as it is typed: its own rules first, then core's scenario rules (heads divide hidden, ...), each
+// reason shown at its field. Only a valid scenario leaves the editor (scenarioEdited), and only when an
+// edit is committed: Enter or leaving a text field, a click on a check box or a choice. Partial input
+// on the way to a value is checked but never sent.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
+#include <string>
 
 #include <QHash>
 #include <QWidget>
 
 #include "vtrain/scenario.h"
 
-class QCheckBox;
 class QComboBox;
 class QFormLayout;
 class QLabel;
@@ -33,6 +36,8 @@ public:
     void setProfiles(const QStringList& ids, const QHash<QString, double>& defaultPrices);
     // Fills every field from `scenario` (no scenarioEdited signal).
     void setScenario(const Scenario& scenario);
+    // Asked before the preset picker replaces the scenario; returning false keeps it (unsaved edits).
+    void setPresetGuard(std::function<bool()> guard) { m_presetGuard = std::move(guard); }
 
     std::optional<Scenario> scenario() const { return m_valid; }
     bool isValid() const { return m_valid.has_value(); }
@@ -43,6 +48,8 @@ public:
     // The line edit of a field, for tests and focus.
     FieldRow* fieldRow(const QString& field) const;
     CheckList* checkList(const QString& field) const;
+    QWidget* choice(const QString& field) const; // a QComboBox or QCheckBox
+    QComboBox* presetBox() const { return m_preset; }
     std::uint64_t estimatedPlans() const { return m_estimate; }
     QSize sizeHint() const override { return {400, 800}; }
 
@@ -50,37 +57,43 @@ public Q_SLOTS:
     void loadPreset(const QString& id);
 
 Q_SIGNALS:
-    // After a user edit that leaves the scenario valid.
+    // After a committed user edit that leaves the scenario valid and different from before.
     void scenarioEdited(const vtrain::Scenario& scenario);
     void validityChanged(bool valid);
+    // loadPreset() filled the editor; its scenarioEdited follows.
+    void presetLoaded(const QString& id);
 
 private:
-    QGroupBox* buildModelGroup();
-    QGroupBox* buildClusterGroup();
+    QGroupBox* buildGroup(const QString& title, int group);
     QGroupBox* buildSearchGroup();
-    FieldRow* addField(QFormLayout* form, const QString& label, const QString& name, const QString& placeholder, const QString& tip);
-    CheckList* addList(QFormLayout* form, const QString& label, const QString& name, int columns, const QString& tip);
+    CheckList* addList(QFormLayout* form, const QString& label, const QString& name, int columns, const QString& tip, int row = -1);
     void loadSearch(const Scenario& scenario);
     void readSearch(Scenario& scenario);
     void updatePipelineCandidates();
-    void onEdited();
+    void onPipelineListEdited();
+    void onTyped();
+    void commit();
     void validate();
     void applyCoreDiagnostics(const Scenario& scenario, bool& ok);
     void updateEstimate(const Scenario& scenario);
+    void showPresetOf(const Scenario& scenario);
 
     std::map<QString, FieldRow*> m_fields;
+    std::map<QString, QWidget*> m_choices;
     std::map<QString, CheckList*> m_lists;
     QComboBox* m_preset = nullptr;
     QLabel* m_presetDescription = nullptr;
-    QComboBox* m_activation = nullptr;
-    QCheckBox* m_tied = nullptr;
-    QComboBox* m_precision = nullptr;
-    QComboBox* m_attention = nullptr;
     QLabel* m_status = nullptr;
     QHash<QString, double> m_prices;
     Scenario m_base;               // what was loaded: keeps the fields the editor does not show (links, plan)
     std::optional<Scenario> m_valid;
+    std::string m_committed;       // JSON of the last scenario sent or loaded: an unchanged commit sends nothing
+    // The user's pipeline-stage choice; empty = every legal value. Kept through Layers edits, including
+    // values that no longer divide the layer count (shown marked, left out of the search).
+    std::optional<QList<int>> m_ppChoice;
     std::uint64_t m_estimate = 0;
+    std::function<bool()> m_presetGuard;
+    int m_presetIndex = 0;
     bool m_loading = false;
 };
 

@@ -3,6 +3,8 @@
 // check lists, reading them back, and the size of the resulting plan space.
 #include <algorithm>
 
+#include <QCheckBox>
+
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLineEdit>
@@ -60,6 +62,7 @@ QGroupBox* ScenarioEditor::buildSearchGroup()
     auto* box = new QGroupBox(tr("Parallelism to explore"));
     auto* form = new QFormLayout(box);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     setIntItems(addList(form, tr("Tensor parallel"), QStringLiteral("search.tp"), 4, tr("Tensor-parallel widths (tp)")), kTpCandidates);
     addList(form, tr("Pipeline stages"), QStringLiteral("search.pp"), 4,
             tr("Pipeline-parallel depths (pp): the divisors of the layer count; all checked = every legal one"));
@@ -83,16 +86,51 @@ QGroupBox* ScenarioEditor::buildSearchGroup()
 
 void ScenarioEditor::updatePipelineCandidates()
 {
+    // Candidates: the layer count's divisors plus whatever the user chose, so a Layers edit (even through
+    // "1", "10", "100" while typing 100000) never loses the choice. Chosen values that no longer divide
+    // are shown marked and left out of the search.
     CheckList* pp = m_lists.at(QStringLiteral("search.pp"));
     const auto layers = fields::parseInt(m_fields.at(QStringLiteral("model.layers"))->text(), 1, 100000);
     if (!layers.ok()) {
         return;
     }
-    const bool allWereChecked = pp->count() > 0 && pp->checkedValues().size() == pp->count();
-    setIntItems(pp, divisors(*layers.value));
-    if (allWereChecked || pp->checkedValues().isEmpty()) {
-        pp->setAllChecked(true);
+    const QList<int> legal = divisors(*layers.value);
+    QList<int> shown = legal;
+    if (m_ppChoice) {
+        for (int v : *m_ppChoice) {
+            if (!shown.contains(v)) {
+                shown << v;
+            }
+        }
+        std::sort(shown.begin(), shown.end());
     }
+    setIntItems(pp, shown);
+    QVariantList checked;
+    QVariantList marked;
+    for (int v : shown) {
+        if (!m_ppChoice || m_ppChoice->contains(v)) {
+            checked << v;
+        }
+        if (!legal.contains(v)) {
+            marked << v;
+        }
+    }
+    pp->setChecked(checked);
+    pp->setMarked(marked, tr("does not divide %1 layers: left out of the sweep").arg(*layers.value));
+}
+
+void ScenarioEditor::onPipelineListEdited()
+{
+    // The user's own choice: remembered as such unless it is "every legal value".
+    CheckList* pp = m_lists.at(QStringLiteral("search.pp"));
+    QList<int> chosen;
+    for (const QVariant& v : pp->checkedValues()) {
+        chosen << v.toInt();
+    }
+    const auto layers = fields::parseInt(m_fields.at(QStringLiteral("model.layers"))->text(), 1, 100000);
+    const QList<int> legal = layers.ok() ? divisors(*layers.value) : QList<int>{};
+    m_ppChoice = (layers.ok() && chosen == legal) ? std::nullopt : std::optional<QList<int>>(chosen);
+    commit();
 }
 
 void ScenarioEditor::loadSearch(const Scenario& s)
@@ -104,7 +142,12 @@ void ScenarioEditor::loadSearch(const Scenario& s)
         list->setChecked(values.isEmpty() ? fallback : values);
         list->setError({});
     };
+    m_ppChoice.reset();
+    if (!q.pp.empty()) {
+        m_ppChoice = QList<int>(q.pp.begin(), q.pp.end());
+    }
     updatePipelineCandidates();
+    m_lists.at(QStringLiteral("search.pp"))->setError({});
 
     QVariantList gpus = toVariants(q.gpu, [](const std::string& g) { return QVariant(QString::fromStdString(g)); });
     const QVariantList offered = m_lists.at(QStringLiteral("search.gpu"))->values();
@@ -127,7 +170,6 @@ void ScenarioEditor::loadSearch(const Scenario& s)
         }
     }
     load("search.tp", ints(q.tp), tpDefault);
-    load("search.pp", ints(q.pp), m_lists.at(QStringLiteral("search.pp"))->values());
     load("search.micro_batch", ints(q.micro_batch), {1, 2, 4, 8, 16});
     load("search.schedule", toVariants(q.schedule, [](Schedule v) { return QVariant(QString::fromLatin1(to_string(v))); }),
          {QStringLiteral("gpipe"), QStringLiteral("1f1b"), QStringLiteral("interleaved")});
@@ -179,8 +221,21 @@ void ScenarioEditor::readSearch(Scenario& s)
     }
     q.tp = ints(checked("search.tp"));
     // "Every legal value" lists: all checked is written as empty so the explorer pairs only legal values.
-    q.pp = allChecked("search.pp") ? std::vector<int>{} : ints(checked("search.pp"));
-    checked("search.pp");
+    q.pp.clear();
+    CheckList* ppList = m_lists.at(QStringLiteral("search.pp"));
+    ppList->setError({});
+    if (m_ppChoice) {
+        for (int v : *m_ppChoice) {
+            if (s.model.layers > 0 && s.model.layers % v == 0) {
+                q.pp.push_back(v);
+            }
+        }
+        if (m_ppChoice->isEmpty()) {
+            ppList->setError(tr("check at least one"));
+        } else if (q.pp.empty()) {
+            ppList->setError(tr("none of the checked stage counts divides %1 layers").arg(s.model.layers));
+        }
+    }
     q.micro_batch = ints(checked("search.micro_batch"));
     q.schedule.clear();
     for (const QVariant& v : checked("search.schedule")) {
@@ -216,7 +271,7 @@ void ScenarioEditor::updateEstimate(const Scenario& s)
     }
     const SearchSpace& q = *s.search;
     auto n = [](std::size_t size, std::size_t fallback) { return static_cast<std::uint64_t>(size > 0 ? size : fallback); };
-    const std::uint64_t pp = n(q.pp.size(), static_cast<std::size_t>(m_lists.at(QStringLiteral("search.pp"))->count()));
+    const std::uint64_t pp = n(q.pp.size(), static_cast<std::size_t>(divisors(std::max(1, s.model.layers)).size()));
     std::uint64_t schedules = 0;
     for (Schedule sc : q.schedule) {
         schedules += sc == Schedule::Interleaved ? n(q.virtual_stages.size(), 2) : 1;

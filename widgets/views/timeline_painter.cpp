@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QFontInfo>
 #include <QFontMetrics>
 #include <QPainter>
 
@@ -63,39 +64,78 @@ double niceTimeStep(double secondsPerPixel, double pixels)
     return 10 * magnitude;
 }
 
-namespace {
-
-QString barLabel(const TimelineBar& b, bool interleaved)
+QString fittingBarLabel(const TimelineBar& b, bool interleaved, double width, const QFontMetrics& metrics)
 {
-    QString s = plot_style::taskShortName(b.kind);
-    if (b.micro_batch >= 0) {
-        s += QString::number(b.micro_batch);
-        if (interleaved) {
-            s += QLatin1Char('.') + QString::number(b.chunk);
-        }
+    if (b.micro_batch < 0) {
+        const QString kind = plot_style::taskShortName(b.kind);
+        return metrics.horizontalAdvance(kind) + 4 <= width ? kind : QString();
     }
-    return s;
+    QString number = QString::number(b.micro_batch);
+    if (interleaved) {
+        number += QLatin1Char('.') + QString::number(b.chunk);
+    }
+    const QString full = plot_style::taskShortName(b.kind) + number;
+    if (metrics.horizontalAdvance(full) + 4 <= width) {
+        return full;
+    }
+    // Two-digit micro-batches are as wide as "F9" plus a digit: the number alone still fits.
+    return metrics.horizontalAdvance(number) + 2 <= width ? number : QString();
 }
 
-// Tick labels in one unit chosen by the step, with just the decimals the step needs ("0", "250 ms", "1.5 s").
-QString tickLabel(double t, double step)
+QString timeTickLabel(double t, double step)
 {
     if (std::abs(t) < step * 1e-6) {
         return QStringLiteral("0");
     }
-    double unit = 1.0;
-    const char* suffix = " s";
-    if (step < 1e-3) {
-        unit = 1e-6;
-        suffix = " µs";
-    } else if (step < 1.0) {
-        unit = 1e-3;
-        suffix = " ms";
+    // The unit follows the step, then moves up while the label would need four or more integer digits.
+    static const double units[] = {1e-6, 1e-3, 1.0};
+    static const char* const suffixes[] = {" µs", " ms", " s"};
+    int u = step < 1e-3 ? 0 : step < 1.0 ? 1 : 2;
+    while (u < 2 && std::abs(t) / units[u] >= 1000) {
+        ++u;
     }
-    const double scaledStep = step / unit;
+    const double scaledStep = step / units[u];
     const int decimals = scaledStep >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(scaledStep) - 1e-9));
-    return QString::number(t / unit, 'f', decimals) + QString::fromUtf8(suffix);
+    return QString::number(t / units[u], 'f', std::min(decimals, 9)) + QString::fromUtf8(suffixes[u]);
 }
+
+std::vector<LegendEntry> timelineLegend(const TimelineData& data)
+{
+    bool present[16] = {};
+    bool tensor = false;
+    bool idle = false;
+    for (const TimelineRow& row : data.rows) {
+        if (row.lane == TimelineLane::Tensor) {
+            tensor = tensor || !row.bars.empty();
+            continue;
+        }
+        idle = idle || !row.idle.empty();
+        for (const TimelineBar& b : row.bars) {
+            present[static_cast<int>(b.kind)] = true;
+        }
+    }
+    std::vector<LegendEntry> entries;
+    for (TaskKind k : {TaskKind::Forward, TaskKind::Backward, TaskKind::Recompute}) {
+        if (present[static_cast<int>(k)]) {
+            entries.push_back({plot_style::taskName(k), plot_style::taskColor(k)});
+        }
+    }
+    if (tensor) {
+        entries.push_back({QStringLiteral("TP comm"), plot_style::tensorCommColor()});
+    }
+    for (TaskKind k : {TaskKind::SendForward, TaskKind::SendBackward, TaskKind::GradReduce, TaskKind::EmbeddingSync, TaskKind::ParamGather,
+                       TaskKind::OptimizerStep}) {
+        if (present[static_cast<int>(k)]) {
+            entries.push_back({plot_style::taskName(k), plot_style::taskColor(k)});
+        }
+    }
+    if (idle) {
+        entries.push_back({QStringLiteral("idle (bubble)"), plot_style::bubbleColor().darker(140), true});
+    }
+    return entries;
+}
+
+namespace {
 
 void paintRuler(QPainter& p, const QRect& area, const GanttMapping& mapping, const QPalette& palette)
 {
@@ -108,39 +148,41 @@ void paintRuler(QPainter& p, const QRect& area, const GanttMapping& mapping, con
         const double x = mapping.mapTimeToX(t);
         p.drawLine(QPointF(x, area.bottom() - 6), QPointF(x, area.bottom()));
         p.drawText(QRectF(x + 3, area.top(), 200, area.height() - 4), Qt::AlignLeft | Qt::AlignVCenter,
-                   tickLabel(t, step));
+                   timeTickLabel(t, step));
     }
     p.drawLine(area.bottomLeft(), area.bottomRight());
 }
 
-void paintLegend(QPainter& p, const QRect& area, const QPalette& palette)
+void paintLegend(QPainter& p, const QRect& area, const QPalette& palette, const TimelineData& data)
 {
     p.fillRect(area, palette.color(QPalette::Window));
+    const std::vector<LegendEntry> entries = timelineLegend(data);
+    // Every entry must show: a smaller font when the row is too narrow for all of them.
+    QFont font = p.font();
+    auto needed = [&entries](const QFontMetrics& m) {
+        double w = 8;
+        for (const LegendEntry& e : entries) {
+            w += 16 + m.horizontalAdvance(e.name) + 12;
+        }
+        return w;
+    };
+    const double full = needed(QFontMetrics(font));
+    if (full > area.width() && full > 0) {
+        const int px = std::max(7, static_cast<int>(QFontInfo(font).pixelSize() * 0.95 * area.width() / full));
+        font.setPixelSize(px);
+        p.setFont(font);
+    }
     const QFontMetrics fm(p.font());
-    struct Entry {
-        QString name;
-        QBrush brush;
-    };
-    const std::vector<Entry> entries{
-        {plot_style::taskName(TaskKind::Forward), plot_style::taskColor(TaskKind::Forward)},
-        {plot_style::taskName(TaskKind::Backward), plot_style::taskColor(TaskKind::Backward)},
-        {plot_style::taskName(TaskKind::Recompute), plot_style::taskColor(TaskKind::Recompute)},
-        {QStringLiteral("TP comm"), QColor(0x76, 0xb7, 0xb2)},
-        {QStringLiteral("PP send"), plot_style::taskColor(TaskKind::SendForward)},
-        {QStringLiteral("DP reduce"), plot_style::taskColor(TaskKind::GradReduce)},
-        {QStringLiteral("optimizer"), plot_style::taskColor(TaskKind::OptimizerStep)},
-        {QStringLiteral("idle (bubble)"), QBrush(plot_style::bubbleColor().darker(140), Qt::BDiagPattern)},
-    };
     double x = area.left() + 8;
     const double y = area.top() + (area.height() - 12) / 2.0;
     p.setPen(palette.color(QPalette::WindowText));
-    for (const Entry& e : entries) {
-        p.fillRect(QRectF(x, y, 12, 12), e.brush);
+    for (const LegendEntry& e : entries) {
+        p.fillRect(QRectF(x, y, 12, 12), e.hatched ? QBrush(e.color, Qt::BDiagPattern) : QBrush(e.color));
         p.drawRect(QRectF(x, y, 12, 12));
         x += 16;
         const int w = fm.horizontalAdvance(e.name);
         p.drawText(QRectF(x, area.top(), w + 2, area.height()), Qt::AlignVCenter | Qt::AlignLeft, e.name);
-        x += w + 14;
+        x += w + 12;
         if (x > area.right()) {
             break;
         }
@@ -239,7 +281,7 @@ void paintTimeline(QPainter& p, const QRect& rect, const TimelineData& data, con
         const QFontMetrics sfm(small);
         for (const DrawItem& item : items) {
             const TimelineBar& bar = row.bars[item.first];
-            QColor color = row.lane == TimelineLane::Tensor ? QColor(0x76, 0xb7, 0xb2) : plot_style::taskColor(item.kind);
+            QColor color = row.lane == TimelineLane::Tensor ? plot_style::tensorCommColor() : plot_style::taskColor(item.kind);
             if (item.folded() && item.mixed) {
                 color = color.lighter(115); // merged tasks of several kinds: the dominant one's colour, paler
             }
@@ -250,8 +292,8 @@ void paintTimeline(QPainter& p, const QRect& rect, const TimelineData& data, con
                 p.drawRect(r.adjusted(0, 0, -0.5, -0.5));
             }
             if (!item.folded() && row.lane == TimelineLane::Compute && h >= sfm.height()) {
-                const QString label = barLabel(bar, interleaved);
-                if (sfm.horizontalAdvance(label) + 4 <= r.width()) {
+                const QString label = fittingBarLabel(bar, interleaved, r.width(), sfm);
+                if (!label.isEmpty()) {
                     p.setPen(bar.kind == TaskKind::Recompute ? QColor(0x20, 0x20, 0x20) : QColor(Qt::white));
                     p.drawText(r, Qt::AlignCenter, label);
                 }
@@ -267,6 +309,79 @@ void paintTimeline(QPainter& p, const QRect& rect, const TimelineData& data, con
         }
         p.restore();
     }
+    auto rowY = [&](int r) { return rowsArea.top() + tops[static_cast<std::size_t>(r)] - options.scrollY; };
+    auto barRect = [&](int r, int b) {
+        const TimelineBar& bar = data.rows[static_cast<std::size_t>(r)].bars[static_cast<std::size_t>(b)];
+        const double x0 = mapping.mapTimeToX(bar.start);
+        const double x1 = std::max(x0 + 2, mapping.mapTimeToX(bar.end));
+        return QRectF(x0, rowY(r), x1 - x0, layout.rowHeight(data.rows[static_cast<std::size_t>(r)]));
+    };
+    const QRectF timeArea(timeLeft, rowsArea.top(), rect.right() - timeLeft + 1, rowsArea.height());
+    p.save();
+    p.setClipRect(timeArea);
+    // Pipeline sends: an arrow from the send on the sender's pipeline lane to the receiving stage.
+    // Only as many as stay readable: zoomed out over a whole iteration, hundreds of arrows hide the bars.
+    if (options.flows) {
+        std::vector<const PipelineFlow*> visible;
+        for (const PipelineFlow& f : *options.flows) {
+            if (f.toRow >= 0 && f.end >= mapping.windowStart() && f.start <= mapping.windowEnd()) {
+                visible.push_back(&f);
+            }
+        }
+        if (!visible.empty() && static_cast<int>(visible.size()) <= kMaxFlowArrows) {
+            p.setRenderHint(QPainter::Antialiasing, true);
+            QColor arrow = text;
+            arrow.setAlpha(130);
+            p.setPen(QPen(arrow, 1));
+            p.setBrush(arrow);
+            for (const PipelineFlow* f : visible) {
+                const TimelineRow& src = data.rows[static_cast<std::size_t>(f->fromRow)];
+                const TimelineRow& dst = data.rows[static_cast<std::size_t>(f->toRow)];
+                const QPointF from(mapping.mapTimeToX(f->start), rowY(f->fromRow) + layout.rowHeight(src) / 2);
+                const bool down = f->toRow > f->fromRow;
+                const QPointF to(mapping.mapTimeToX(f->end), down ? rowY(f->toRow) + 1 : rowY(f->toRow) + layout.rowHeight(dst) - 1);
+                p.drawLine(from, to);
+                const double dy = down ? -5 : 5;
+                p.drawPolygon(QPolygonF({to, QPointF(to.x() - 3, to.y() + dy), QPointF(to.x() + 3, to.y() + dy)}));
+            }
+            p.setRenderHint(QPainter::Antialiasing, false);
+        }
+    }
+    if (options.matches) {
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(QColor(0xff, 0xb3, 0x00), 2));
+        for (const TimelineHit& h : *options.matches) {
+            const QRectF r = barRect(h.row, h.bar);
+            if (r.right() >= timeLeft && r.left() <= rect.right() && r.bottom() >= rowsArea.top() && r.top() <= rowsArea.bottom()) {
+                p.drawRect(r.adjusted(-1, -1, 1, 1));
+            }
+        }
+    }
+    if (options.selectedRow >= 0 && options.selectedRow < static_cast<int>(data.rows.size()) && options.selectedBar >= 0 &&
+        options.selectedBar < static_cast<int>(data.rows[static_cast<std::size_t>(options.selectedRow)].bars.size())) {
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(QColor(0xd6, 0x27, 0x28), 2.5));
+        p.drawRect(barRect(options.selectedRow, options.selectedBar).adjusted(-1.5, -1.5, 1.5, 1.5));
+    }
+    if (options.rangeEnd > options.rangeStart) {
+        const double x0 = mapping.mapTimeToX(options.rangeStart);
+        const double x1 = mapping.mapTimeToX(options.rangeEnd);
+        QColor shade = palette.color(QPalette::Highlight);
+        shade.setAlpha(45);
+        p.fillRect(QRectF(x0, rowsArea.top(), x1 - x0, rowsArea.height()), shade);
+        p.setPen(QPen(palette.color(QPalette::Highlight), 1));
+        p.drawLine(QPointF(x0, rowsArea.top()), QPointF(x0, rowsArea.bottom()));
+        p.drawLine(QPointF(x1, rowsArea.top()), QPointF(x1, rowsArea.bottom()));
+        const QString label = QStringLiteral("Δ ") + formatSeconds(options.rangeEnd - options.rangeStart);
+        const QFontMetrics fm(p.font());
+        const QRectF box(std::max(timeLeft, (x0 + x1) / 2 - fm.horizontalAdvance(label) / 2.0 - 4), rowsArea.top() + 2,
+                         fm.horizontalAdvance(label) + 8, fm.height() + 2);
+        p.fillRect(box, palette.color(QPalette::Highlight));
+        p.setPen(palette.color(QPalette::HighlightedText));
+        p.drawText(box, Qt::AlignCenter, label);
+    }
+    p.restore();
+
     // The iteration's end as a dashed line: everything right of it belongs to the next iteration.
     const double xe = mapping.mapTimeToX(data.end_s);
     if (xe >= timeLeft && xe <= rect.right()) {
@@ -280,7 +395,7 @@ void paintTimeline(QPainter& p, const QRect& rect, const TimelineData& data, con
     p.setFont(baseFont);
     p.fillRect(QRect(rect.left(), top, layout.labelWidth, layout.headerHeight), palette.color(QPalette::Window));
     paintRuler(p, ruler, mapping, palette);
-    paintLegend(p, QRect(rect.left(), rect.bottom() - layout.legendHeight + 1, rect.width(), layout.legendHeight), palette);
+    paintLegend(p, QRect(rect.left(), rect.bottom() - layout.legendHeight + 1, rect.width(), layout.legendHeight), palette, data);
     p.restore();
 }
 

@@ -11,7 +11,10 @@
 namespace vtrain {
 
 // "t=8 p=35 d=12 mb=1 1f1b full" with " v=3", " sp", " zero1" when they apply.
+// cp, ep, etp (when not tp) and the overlap flags appear when they are not the default.
 std::string plan_label(const Plan& plan);
+// The plan's label and, when not bf16, the row's precision.
+std::string plan_row_label(const PlanRow& row);
 
 // The CSV columns; on_front is the last one.
 std::string plan_row_csv_header();

@@ -11,7 +11,7 @@ namespace vtrain {
 // All-to-all where every rank sends `bytes_per_rank` in total, an equal share to each of the group's
 // ranks (its own share stays local). Peers in the rank's NVLink domain are reached over NVLink, the rest
 // over the node's NICs; both tiers run at once, so the slower one sets the time (nccl-tests' definition:
-// t = S (n-1)/n / busbw on one tier).
+// t = S (n-1)/n / busbw on one tier). CommModel's Collective::AllToAll.
 double all_to_all_seconds(const CommModel& comm, double bytes_per_rank, const GroupPlacement& group);
 
 // Bytes one rank puts into the expert dispatch (or combine) buffer per MoE layer per micro-batch: one row of

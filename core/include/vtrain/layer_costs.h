@@ -46,6 +46,10 @@ struct OperatorTime {
     Phase phase = Phase::Forward;
     double seconds = 0;
     bool communication = false;
+    // Which traffic a communication operator is (for the timeline's lanes): tensor-parallel collectives,
+    // expert dispatch/combine (+ ETP gather/scatter), or the context-parallel exchange.
+    enum class Stream { Compute, Tensor, Expert, Context };
+    Stream stream = Stream::Compute;
 };
 
 struct LayerCosts {
@@ -79,7 +83,8 @@ struct LayerCostInput {
     ContextParallelKind cp_kind = ContextParallelKind::Ring;
     GroupPlacement cp_group;
     // Expert layers: experts split over ep ranks (ep_group, all-to-all dispatch/combine), each expert's
-    // width over etp ranks (etp_group; 0 = tp, Megatron's default).
+    // width over etp ranks (etp_group; 0 = tp, Megatron's default). Groups left unplaced (size 1 while the
+    // degree is larger) are placed in Megatron's default rank order inside the NVLink domain.
     int ep = 1;
     int etp = 0;
     GroupPlacement ep_group;

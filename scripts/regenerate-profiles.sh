@@ -3,10 +3,11 @@
 # Rebuilds every shipped modeled profile from its source with `vtrain make-profile`:
 # profiles/datasheets/<id>.json (vendor figures) and profiles/specs/<id>.json (derived or calibrated figures).
 # tst_profiles checks that the committed profiles equal what this produces.
-# usage: profiles/regenerate.sh [path/to/vtrain]   (default: build/app/cli/vtrain)
+# usage: scripts/regenerate-profiles.sh [path/to/vtrain]   (default: build/app/cli/vtrain)
 set -eu
-here=$(cd "$(dirname "$0")" && pwd)
-vtrain=${1:-"$here/../build/app/cli/vtrain"}
+root=$(cd "$(dirname "$0")/.." && pwd)
+here="$root/profiles"
+vtrain=${1:-"$root/build/app/cli/vtrain"}
 for sheet in "$here"/datasheets/*.json; do
     id=$(basename "$sheet" .json)
     "$vtrain" make-profile --from-datasheet "$sheet" -o "$here/$id.json"

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The Help menu's content: every keyboard shortcut in one list (the menu's table and the tests read it),
+// where the documentation is, and the About text with the version.
+#include <QList>
+#include <QString>
+#include <QUrl>
+
+class QWidget;
+
+namespace vtrain::ui::help {
+
+struct Shortcut {
+    QString keys;
+    QString action;
+    QString where;
+};
+
+QList<Shortcut> shortcuts();
+QString shortcutsHtml();
+// The installed README (share/doc/vtrain), else the source tree's, else the project's docs folder URL.
+QUrl documentationUrl();
+QString aboutHtml();
+
+void showShortcuts(QWidget* parent);
+
+} // namespace vtrain::ui::help

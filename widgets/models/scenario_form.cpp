@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+#include "models/scenario_form.h"
+
+#include <QCoreApplication>
+
+#include "models/format.h"
+#include "models/scenario_fields.h"
+
+namespace vtrain::ui::form {
+namespace {
+
+QString tr(const char* text)
+{
+    return QCoreApplication::translate("vtrain::ui::form", text);
+}
+
+// `member` returns a reference to the int the field edits (a lambda, since the members are nested).
+template <typename Get>
+TextField requiredInt(const char* name, Group group, const QString& label, const QString& tip, Get member, long long min, long long max,
+                      const QString& placeholder = {})
+{
+    return {QLatin1String(name), group, label, placeholder, tip,
+            [member](const Scenario& s) {
+                Scenario copy = s;
+                return QString::number(member(copy));
+            },
+            [member, min, max](const QString& text, Scenario& s) {
+                const auto parsed = fields::parseInt(text, min, max);
+                if (parsed.ok()) {
+                    member(s) = *parsed.value;
+                }
+                return parsed.error;
+            }};
+}
+
+// Empty means "use the default" (stored as 0).
+template <typename Get>
+TextField optionalInt(const char* name, Group group, const QString& label, const QString& tip, Get member, long long min, long long max,
+                      const QString& placeholder)
+{
+    return {QLatin1String(name), group, label, placeholder, tip,
+            [member](const Scenario& s) {
+                Scenario copy = s;
+                const int v = member(copy);
+                return v > 0 ? QString::number(v) : QString();
+            },
+            [member, min, max](const QString& text, Scenario& s) {
+                const auto parsed = fields::parseOptionalInt(text, min, max);
+                if (parsed.ok()) {
+                    member(s) = *parsed.value;
+                }
+                return parsed.error;
+            }};
+}
+
+std::vector<TextField> buildTextFields()
+{
+    std::vector<TextField> f;
+    f.push_back({QStringLiteral("model.name"), Group::Model, tr("Name"), tr("e.g. GPT-3 175B"), tr("A label for charts and files"),
+                 [](const Scenario& s) { return QString::fromStdString(s.model.name); },
+                 [](const QString& text, Scenario& s) {
+                     const QString name = text.trimmed();
+                     s.model.name = name.toStdString();
+                     return name.isEmpty() ? tr("is required") : QString();
+                 }});
+    f.push_back(requiredInt("model.layers", Group::Model, tr("Layers"), tr("Transformer layers"), [](Scenario& s) -> int& { return s.model.layers; },
+                            1, 100000));
+    f.push_back(requiredInt("model.hidden", Group::Model, tr("Hidden size"), tr("Model width (d_model)"),
+                            [](Scenario& s) -> int& { return s.model.hidden; }, 1, 1 << 20));
+    f.push_back(requiredInt("model.heads", Group::Model, tr("Attention heads"), tr("Must divide the hidden size"),
+                            [](Scenario& s) -> int& { return s.model.heads; }, 1, 1 << 16));
+    f.push_back(optionalInt("model.kv_heads", Group::Model, tr("Key/value heads"),
+                            tr("Grouped-query attention: key/value heads; empty = multi-head attention"),
+                            [](Scenario& s) -> int& { return s.model.kv_heads; }, 1, 1 << 16, tr("= attention heads")));
+    f.push_back(optionalInt("model.ffn_hidden", Group::Model, tr("FFN width"), tr("Feed-forward hidden size; empty = 4 × hidden"),
+                            [](Scenario& s) -> int& { return s.model.ffn_hidden; }, 1, 1 << 24, tr("= 4 × hidden")));
+    f.push_back(requiredInt("model.seq_len", Group::Model, tr("Sequence length"), tr("Tokens per sequence"),
+                            [](Scenario& s) -> int& { return s.model.seq_len; }, 1, 1 << 24));
+    f.push_back(requiredInt("model.vocab", Group::Model, tr("Vocabulary"), tr("Vocabulary size"), [](Scenario& s) -> int& { return s.model.vocab; },
+                            1, 1 << 26));
+
+    // The GPU count is one value or a list: the cluster's size is the first, the search gets them all.
+    f.push_back({QStringLiteral("cluster.num_gpus"), Group::Cluster, tr("GPU count"), tr("3360, or 1024, 2048, or 2240-4480:280"),
+                 tr("One count, a list, or a range from-to:step"),
+                 [](const Scenario& s) {
+                     return fields::formatGpuCounts(s.search && !s.search->num_gpus.empty() ? s.search->num_gpus
+                                                                                           : std::vector<int>{s.cluster.num_gpus});
+                 },
+                 [](const QString& text, Scenario& s) {
+                     const auto parsed = fields::parseGpuCounts(text);
+                     if (parsed.ok()) {
+                         s.cluster.num_gpus = parsed.value->front();
+                         if (!s.search) {
+                             s.search = SearchSpace{};
+                         }
+                         s.search->num_gpus = *parsed.value;
+                     }
+                     return parsed.error;
+                 }});
+    f.push_back(optionalInt("cluster.gpus_per_node", Group::Cluster, tr("GPUs per node"), tr("GPUs sharing NVLink; empty = the GPU profile's node size"),
+                            [](Scenario& s) -> int& { return s.cluster.gpus_per_node; }, 1, 1024, tr("= the profile's node size")));
+    f.push_back({QStringLiteral("cluster.price_per_gpu_hour"), Group::Cluster, tr("Price per GPU-hour ($)"), tr("= the profile's price"),
+                 tr("US dollars per GPU-hour; empty = the GPU profile's price"),
+                 [](const Scenario& s) { return s.cluster.price_per_gpu_hour ? QString::number(*s.cluster.price_per_gpu_hour) : QString(); },
+                 [](const QString& text, Scenario& s) {
+                     const auto parsed = fields::parseOptionalPositive(text, 1000);
+                     s.cluster.price_per_gpu_hour = parsed.value;
+                     return parsed.error;
+                 }});
+    f.push_back({QStringLiteral("training.tokens"), Group::Cluster, tr("Training tokens"), tr("e.g. 270B, 15T or 2.7e11"),
+                 tr("Tokens to train on: sets the number of iterations, hence days and dollars"),
+                 [](const Scenario& s) { return s.training.tokens > 0 ? formatTokens(s.training.tokens) : QString(); },
+                 [](const QString& text, Scenario& s) {
+                     const auto parsed = fields::parseTokens(text);
+                     if (parsed.ok()) {
+                         s.training.tokens = *parsed.value;
+                     }
+                     return parsed.error;
+                 }});
+    f.push_back(requiredInt("training.global_batch", Group::Cluster, tr("Global batch"), tr("Sequences per iteration"),
+                            [](Scenario& s) -> int& { return s.training.global_batch; }, 1, 1'000'000'000));
+    return f;
+}
+
+std::vector<ChoiceField> buildChoiceFields()
+{
+    std::vector<ChoiceField> f;
+    f.push_back({QStringLiteral("model.activation"), Group::Model, tr("FFN activation"), tr("Feed-forward activation"),
+                 {QStringLiteral("GELU"), QStringLiteral("SwiGLU")}, {QStringLiteral("gelu"), QStringLiteral("swiglu")},
+                 [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.model.activation))); },
+                 [](const QVariant& v, Scenario& s) { s.model.activation = v.toString() == u"swiglu" ? FfnActivation::SwiGlu : FfnActivation::Gelu; }});
+    f.push_back({QStringLiteral("model.tied_embeddings"), Group::Model, tr("Tied input/output embedding"),
+                 tr("The input embedding and the output layer share one weight matrix"), {}, {},
+                 [](const Scenario& s) { return QVariant(s.model.tied_embeddings); },
+                 [](const QVariant& v, Scenario& s) { s.model.tied_embeddings = v.toBool(); }});
+    f.push_back({QStringLiteral("training.precision"), Group::Cluster, tr("Precision"), tr("Number format of weights and activations"),
+                 {QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp32")},
+                 {QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp32")},
+                 [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.training.precision))); },
+                 [](const QVariant& v, Scenario& s) {
+                     const QString p = v.toString();
+                     s.training.precision = p == u"fp16" ? Precision::Fp16 : p == u"fp32" ? Precision::Fp32 : Precision::Bf16;
+                 }});
+    f.push_back({QStringLiteral("training.attention"), Group::Cluster, tr("Attention kernel"), tr("Fused (FlashAttention) or unfused attention"),
+                 {tr("fused (flash)"), tr("unfused")}, {QStringLiteral("flash"), QStringLiteral("unfused")},
+                 [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.training.attention))); },
+                 [](const QVariant& v, Scenario& s) {
+                     s.training.attention = v.toString() == u"unfused" ? AttentionKernel::Unfused : AttentionKernel::Flash;
+                 }});
+    return f;
+}
+
+} // namespace
+
+const std::vector<TextField>& textFields()
+{
+    static const std::vector<TextField> fields = buildTextFields();
+    return fields;
+}
+
+const std::vector<ChoiceField>& choiceFields()
+{
+    static const std::vector<ChoiceField> fields = buildChoiceFields();
+    return fields;
+}
+
+} // namespace vtrain::ui::form
