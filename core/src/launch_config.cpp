@@ -400,7 +400,7 @@ Expected<MegatronLaunch> megatron_launch(const Scenario& s, const Plan& p, int g
         args.emplace_back("--overlap-grad-reduce");
         args.push_back("--ddp-bucket-size " + str(grad_bucket_elements(p, s.training.precision)));
     }
-    if (p.overlap_param_gather) {
+    if (p.overlap_param_gather && p.zero_stage >= 1) { // Megatron needs the distributed optimizer for it
         args.emplace_back("--overlap-param-gather");
     }
 
