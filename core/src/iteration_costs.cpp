@@ -81,15 +81,40 @@ public:
         const double p2p_across_s = m_comm.p2p_seconds(p2p_bytes, true);
         auto p2p = [&](int from, int to) { return node_of_stage(from, p, m_gpn) != node_of_stage(to, p, m_gpn) ? p2p_across_s : p2p_within_s; };
 
+        // In a stack of identical layers, chunks with the same layer count and no embedding, loss or MTP
+        // cost the same wherever they sit: compute one and copy it (the explorer evaluates many plans).
+        const bool identical_layers = m_costs.layers.empty() && !m_model.moe.enabled() && m_model.layer_pattern.empty();
+        const ChunkCosts* plain = nullptr;
+        int plain_layers = -1;
         for (int s = 0; s < p.pp; ++s) {
             StageCosts& st = o.stage[s];
             st.params = ParamShare{};
             for (int c = 0; c < o.chunks; ++c) {
                 ChunkCosts& ch = o.chunk[static_cast<std::size_t>(s) * o.chunks + c];
-                fill_chunk(o.layout.at(s, c), ch);
+                const VirtualStage& v = o.layout.at(s, c);
+                const bool is_plain = identical_layers && !v.embedding && !v.loss && v.mtp_layers == 0;
+                if (is_plain && plain != nullptr && plain_layers == v.layers) {
+                    ch = *plain;
+                } else {
+                    fill_chunk(v, ch);
+                    if (is_plain) {
+                        plain = &ch;
+                        plain_layers = v.layers;
+                    }
+                }
                 st.params += ch.params;
             }
-            fill_stage_dp(s, st);
+            // A stage like the one before it (same parameters, same first chunk) has its figures.
+            const StageCosts* before = s > 0 ? &o.stage[static_cast<std::size_t>(s) - 1] : nullptr;
+            if (before != nullptr && before->params.dense == st.params.dense && before->params.expert == st.params.expert &&
+                before->params.vocab == st.params.vocab && o.at(s - 1, 0).forward.total_s() == o.at(s, 0).forward.total_s() &&
+                o.at(s - 1, 0).buckets == o.at(s, 0).buckets) {
+                st.optimizer_s = before->optimizer_s;
+                st.param_gather_s = before->param_gather_s;
+                st.first_forward_dp_s = before->first_forward_dp_s;
+            } else {
+                fill_stage_dp(s, st);
+            }
             st.send_forward_s = p2p(s, (s + 1) % p.pp);
             st.send_backward_s = p2p(s, (s + p.pp - 1) % p.pp);
         }
@@ -160,7 +185,7 @@ private:
                m_comm.collective_seconds(Collective::ReduceScatter, expert, m_groups.expert);
     }
 
-    void fill_chunk(const VirtualStage& v, ChunkCosts& ch) const
+    void fill_chunk_costs(const VirtualStage& v, ChunkCosts& ch) const
     {
         const Plan& p = m_plan;
         ch.forward = phase_of(v, Phase::Forward);
@@ -182,6 +207,12 @@ private:
         if (p.zero_stage >= 3) {
             fill_fsdp(v, ch);
         }
+    }
+
+    void fill_chunk(const VirtualStage& v, ChunkCosts& ch) const
+    {
+        fill_chunk_costs(v, ch);
+        ch.finish();
     }
 
     // Per-layer gathers prefetched one layer ahead, in forward (layer order) and backward (reverse).
@@ -277,31 +308,18 @@ TaskComm comm_of(const PhaseTime& t, double dp_s)
 
 } // namespace
 
-double IterationCosts::forward_s(int s, int c, bool first_of_stage) const
+void ChunkCosts::finish()
 {
-    const ChunkCosts& ch = at(s, c);
-    return ch.forward.total_s() + ch.fsdp_forward_s + (first_of_stage ? stage[static_cast<std::size_t>(s)].first_forward_dp_s : 0.0);
+    forward_total_s = forward.total_s() + fsdp_forward_s;
+    forward_parts = comm_of(forward, fsdp_forward_s);
+    recompute_total_s = recompute.total_s();
+    recompute_parts = comm_of(recompute, 0.0);
+    for (const int bucketed : {0, 1}) {
+        const double dp = fsdp_backward_gather_s + (bucketed != 0 ? 0.0 : fsdp_backward_scatter_s);
+        backward_total_s[bucketed] = backward.total_s() + dp;
+        backward_parts[bucketed] = comm_of(backward, dp);
+    }
 }
-
-double IterationCosts::backward_s(int s, int c, bool bucketed) const
-{
-    const ChunkCosts& ch = at(s, c);
-    return ch.backward.total_s() + ch.fsdp_backward_gather_s + (bucketed ? 0.0 : ch.fsdp_backward_scatter_s);
-}
-
-TaskComm IterationCosts::forward_comm(int s, int c, bool first_of_stage) const
-{
-    const ChunkCosts& ch = at(s, c);
-    return comm_of(ch.forward, ch.fsdp_forward_s + (first_of_stage ? stage[static_cast<std::size_t>(s)].first_forward_dp_s : 0.0));
-}
-
-TaskComm IterationCosts::backward_comm(int s, int c, bool bucketed) const
-{
-    const ChunkCosts& ch = at(s, c);
-    return comm_of(ch.backward, ch.fsdp_backward_gather_s + (bucketed ? 0.0 : ch.fsdp_backward_scatter_s));
-}
-
-TaskComm IterationCosts::recompute_comm(int s, int c) const { return comm_of(at(s, c).recompute, 0.0); }
 
 void build_iteration_costs(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan,
                            const LayerCosts& costs, IterationCosts& out)

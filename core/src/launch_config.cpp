@@ -8,9 +8,23 @@
 // counts elements; train_batch_size = micro-batch x gradient_accumulation_steps x data-parallel GPUs.
 // Megatron-DeepSpeed flags (--zero-stage, --no-pipeline-parallel, --deepspeed-activation-checkpointing,
 // --use-flash-attn-v2, --deepspeed_config) follow microsoft/Megatron-DeepSpeed megatron/arguments.py.
+// Today's Megatron-LM flags (checked against Megatron-LM's arguments.py and NVIDIA's published launch
+// scripts): --context-parallel-size, --cp-comm-type p2p|a2a; --fp8-format e4m3|hybrid with --fp8-recipe
+// delayed|tensorwise|blockwise|mxfp8, --fp4-format e2m1 --fp4-recipe nvfp4; --use-megatron-fsdp
+// --data-parallel-sharding-strategy optim_grads_params (ZeRO-3), --num-distributed-optimizer-instances with
+// --outer-dp-sharding-strategy for hybrid shards; --overlap-param-gather, --tp-comm-overlap;
+// --decoder-first/last-pipeline-num-layers, --num-virtual-stages-per-pipeline-rank,
+// --pipeline-model-parallel-layout; --num-experts, --moe-router-topk, --moe-ffn-hidden-size,
+// --moe-shared-expert-intermediate-size, --moe-layer-freq, --expert-model-parallel-size,
+// --expert-tensor-parallel-size, --overlap-moe-expert-parallel-comm --delay-wgrad-compute;
+// --multi-latent-attention with --q-lora-rank, --kv-lora-rank, --qk-head-dim, --qk-pos-emb-head-dim,
+// --v-head-dim; --mtp-num-layers. torchtitan keys follow pytorch/torchtitan's JobConfig (2025): [parallelism]
+// data_parallel_replicate_degree/_shard_degree, tensor/pipeline/context/expert_parallel_degree,
+// enable_async_tensor_parallel, pipeline_parallel_schedule, fsdp_reshard_after_forward; [float8].
 #include "vtrain/launch_config.h"
 
 #include <cmath>
+#include <cstdio>
 #include <optional>
 
 #include "vtrain/plan_check.h"
@@ -80,6 +94,107 @@ void add_model_arguments(const ModelSpec& m, std::vector<std::string>& args)
     args.push_back("--max-position-embeddings " + str(m.seq_len));
 }
 
+// Mixture-of-experts, latent attention and multi-token prediction (Megatron-Core).
+void add_moe_mla_arguments(const ModelSpec& m, const Plan& p, std::vector<std::string>& args)
+{
+    if (m.attention == AttentionKind::Mla) {
+        args.emplace_back("--multi-latent-attention");
+        args.push_back("--q-lora-rank " + str(m.mla.q_lora_rank));
+        args.push_back("--kv-lora-rank " + str(m.mla.kv_lora_rank));
+        args.push_back("--qk-head-dim " + str(m.mla.qk_head_dim));
+        args.push_back("--qk-pos-emb-head-dim " + str(m.mla.qk_rope_head_dim));
+        args.push_back("--v-head-dim " + str(m.mla.v_head_dim));
+    }
+    if (m.mtp_layers > 0) {
+        args.push_back("--mtp-num-layers " + str(m.mtp_layers));
+    }
+    if (!m.moe.enabled()) {
+        return;
+    }
+    const MoeSpec& e = m.moe;
+    args.push_back("--num-experts " + str(e.experts));
+    args.push_back("--moe-router-topk " + str(e.top_k));
+    args.push_back("--moe-ffn-hidden-size " + str(e.expert_ffn_hidden > 0 ? e.expert_ffn_hidden : m.effective_ffn_hidden()));
+    if (e.shared_experts > 0) {
+        const int shared = e.shared_expert_ffn_hidden > 0 ? e.shared_expert_ffn_hidden
+                                                          : e.shared_experts * (e.expert_ffn_hidden > 0 ? e.expert_ffn_hidden : m.effective_ffn_hidden());
+        args.push_back("--moe-shared-expert-intermediate-size " + str(shared));
+    }
+    if (e.first_dense_layers > 0 || e.layer_freq > 1) {
+        // A Python list expression, one entry per layer: 0 dense, 1 MoE.
+        std::string pattern = "([0]*" + str(e.first_dense_layers);
+        if (e.layer_freq > 1) {
+            const int rest = m.layers - e.first_dense_layers;
+            pattern += "+([1]+[0]*" + str(e.layer_freq - 1) + ")*" + str(rest / e.layer_freq);
+            if (rest % e.layer_freq != 0) {
+                pattern += "+[1]+[0]*" + str(rest % e.layer_freq - 1);
+            }
+        } else {
+            pattern += "+[1]*" + str(m.layers - e.first_dense_layers);
+        }
+        args.push_back("--moe-layer-freq \"" + pattern + ")\"");
+    }
+    args.emplace_back("--moe-grouped-gemm");
+    args.emplace_back("--moe-token-dispatcher-type alltoall");
+    if (!e.dropless && e.capacity_factor > 0) {
+        char factor[32];
+        std::snprintf(factor, sizeof factor, "%g", e.capacity_factor);
+        args.push_back(std::string("--moe-expert-capacity-factor ") + factor);
+    }
+    args.push_back("--expert-model-parallel-size " + str(p.ep));
+    args.push_back("--expert-tensor-parallel-size " + str(p.effective_etp()));
+    if (p.moe_overlap) {
+        // Batch-level overlap of dispatch/combine with the other micro-batch's compute (MCore v0.14).
+        args.emplace_back("--overlap-moe-expert-parallel-comm");
+        args.emplace_back("--delay-wgrad-compute");
+    }
+}
+
+// Context parallelism and uneven pipeline stages.
+void add_layout_arguments(const ModelSpec& m, const Plan& p, std::vector<std::string>& args)
+{
+    if (p.cp > 1) {
+        args.push_back("--context-parallel-size " + str(p.cp));
+        args.push_back(std::string("--cp-comm-type ") + (p.cp_kind == ContextParallelKind::Ring ? "p2p" : "a2a"));
+    }
+    if (!p.pipeline_layout.empty()) {
+        // The layout fixes the virtual stages too (their count is its stages / pp).
+        args.push_back("--pipeline-model-parallel-layout \"" + p.pipeline_layout + "\"");
+        return;
+    }
+    if (p.first_stage_layers > 0) {
+        args.push_back("--decoder-first-pipeline-num-layers " + str(p.first_stage_layers));
+    }
+    if (p.last_stage_layers > 0) {
+        args.push_back("--decoder-last-pipeline-num-layers " + str(p.last_stage_layers));
+    }
+    if (p.schedule == Schedule::Interleaved) {
+        if (p.first_stage_layers > 0 || p.last_stage_layers > 0) {
+            args.push_back("--num-virtual-stages-per-pipeline-rank " + str(p.virtual_stages));
+        } else {
+            args.push_back("--num-layers-per-virtual-pipeline-stage " + str(m.layers / (p.pp * p.virtual_stages)));
+        }
+    }
+}
+
+void add_precision_arguments(const TrainingSpec& t, std::vector<std::string>& args)
+{
+    if (t.precision == Precision::Fp8) {
+        // Delayed scaling runs E4M3 forward and E5M2 gradients ("hybrid", TE's default); the block-scaled
+        // recipes and current scaling (DeepSeek-V3, NVIDIA's recipes) run E4M3 throughout.
+        const bool hybrid = t.fp8_recipe == Fp8Recipe::Delayed;
+        args.push_back(std::string("--fp8-format ") + (hybrid ? "hybrid" : "e4m3"));
+        const char* recipe = t.fp8_recipe == Fp8Recipe::Delayed   ? "delayed"
+                             : t.fp8_recipe == Fp8Recipe::Current ? "tensorwise"
+                             : t.fp8_recipe == Fp8Recipe::Blockwise ? "blockwise"
+                                                                    : "mxfp8";
+        args.push_back(std::string("--fp8-recipe ") + recipe);
+    } else if (t.precision == Precision::Nvfp4) {
+        args.emplace_back("--fp4-format e2m1");
+        args.emplace_back("--fp4-recipe nvfp4");
+    }
+}
+
 void add_batch_arguments(const Scenario& s, const Plan& p, std::vector<std::string>& args, std::vector<std::string>& warnings)
 {
     args.push_back("--micro-batch-size " + str(p.micro_batch));
@@ -91,7 +206,8 @@ void add_batch_arguments(const Scenario& s, const Plan& p, std::vector<std::stri
     } else {
         warnings.emplace_back("training.tokens is not given: set --train-samples (or --train-iters) yourself");
     }
-    if (s.training.precision == Precision::Bf16) {
+    // FP8 and FP4 recipes run on top of bf16 (master weights, attention, norms stay in high precision).
+    if (s.training.precision == Precision::Bf16 || s.training.precision == Precision::Fp8 || s.training.precision == Precision::Nvfp4) {
         args.emplace_back("--bf16");
     } else if (s.training.precision == Precision::Fp16) {
         args.emplace_back("--fp16");
@@ -130,6 +246,93 @@ std::string environment_prefix(const Plan& p)
 
 } // namespace
 
+std::string TorchtitanLaunch::command_text() const { return launch_command + '\n'; }
+
+Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& s, const Plan& p, int gpus_per_node)
+{
+    if (const auto refusal = refuse(s, p, gpus_per_node)) {
+        return *refusal;
+    }
+    if (s.model.moe.enabled() || s.model.attention == AttentionKind::Mla || !s.model.layer_pattern.empty()) {
+        return Diagnostic{"model", "torchtitan's TOML is written for dense Llama-style models only"};
+    }
+    TorchtitanLaunch out;
+    auto& w = out.warnings;
+    const NodeLayout layout = node_layout(s.cluster.num_gpus, gpus_per_node, w);
+    out.launch_command = "torchrun --nproc_per_node " + str(layout.processes_per_node) + " --nnodes " + str(layout.nodes);
+    if (layout.nodes > 1) {
+        out.launch_command += " --node_rank $NODE_RANK --master_addr $MASTER_ADDR --master_port 29500";
+    }
+    out.launch_command += " -m torchtitan.train --job.config_file vtrain.toml";
+
+    // FSDP2 shards over data_parallel_shard_degree and replicates over data_parallel_replicate_degree; CP
+    // ranks join the shard mesh for weights, as in Megatron.
+    const int dense_dp = p.dp * p.cp;
+    const int shard = p.zero_stage >= 1 ? (p.shard_group > 0 ? p.shard_group : dense_dp) : 1;
+    const int replicate = dense_dp / shard;
+    std::string t;
+    t += "# torchtitan job config written by vtrain launch for " + s.model.name + " on " + str(s.cluster.num_gpus) + " x " + s.cluster.gpu + "\n";
+    t += "[model]\nname = \"llama3\"\nflavor = \"custom\"  # set the flavor whose dims match the scenario\n";
+    if (s.training.precision == Precision::Fp8) {
+        t += "converters = [\"float8\"]\n";
+    }
+    t += "\n[training]\nlocal_batch_size = " + str(p.micro_batch) + "\nglobal_batch_size = " + str(s.training.global_batch) +
+         "\nseq_len = " + str(s.model.seq_len) + "\n";
+    if (s.training.tokens > 0) {
+        const double per_step = static_cast<double>(s.training.global_batch) * s.model.seq_len;
+        t += "steps = " + str(static_cast<long long>(std::ceil(s.training.tokens / per_step))) + "\n";
+    }
+    t += "mixed_precision_param = \"" + std::string(s.training.precision == Precision::Fp32 ? "float32" : "bfloat16") +
+         "\"\nmixed_precision_reduce = \"float32\"\n";
+    t += "\n[parallelism]\ndata_parallel_replicate_degree = " + str(p.zero_stage >= 1 ? replicate : dense_dp) +
+         "\ndata_parallel_shard_degree = " + str(shard) + "\ntensor_parallel_degree = " + str(p.tp) +
+         "\ncontext_parallel_degree = " + str(p.cp) + "\npipeline_parallel_degree = " + str(p.pp) + "\n";
+    if (p.pp > 1) {
+        const char* schedule = p.schedule == Schedule::GPipe ? "GPipe" : p.schedule == Schedule::OneFOneB ? "1F1B" : "Interleaved1F1B";
+        t += "pipeline_parallel_schedule = \"" + std::string(schedule) + "\"\npipeline_parallel_microbatch_size = " + str(p.micro_batch) + "\n";
+        if (p.schedule == Schedule::Interleaved || p.first_stage_layers > 0 || p.last_stage_layers > 0 || !p.pipeline_layout.empty()) {
+            w.emplace_back("torchtitan splits layers over pipeline stages by its own rule (pipeline_parallel_layers_per_stage): "
+                           "check it matches the simulated stages");
+        }
+    }
+    // ZeRO-2 keeps gathered parameters after forward; ZeRO-3 reshards them (FSDP2 reshard_after_forward).
+    if (p.zero_stage >= 1) {
+        t += std::string("fsdp_reshard_after_forward = \"") + (p.zero_stage >= 3 ? "always" : "never") + "\"\n";
+        if (p.zero_stage == 1) {
+            w.emplace_back("torchtitan has no ZeRO-1: FSDP2 shards gradients too (written as ZeRO-2, reshard_after_forward = never)");
+        }
+    }
+    if (p.tp_overlap) {
+        t += "enable_async_tensor_parallel = true\n";
+    }
+    t += "\n[activation_checkpoint]\nmode = \"" + std::string(to_string(p.recompute)) + "\"\n";
+    t += "\n[compile]\nenable = " + std::string(p.tp_overlap ? "true" : "false") + "\n";
+    if (p.tp_overlap) {
+        w.emplace_back("async tensor parallelism needs torch.compile: [compile] enable = true is set");
+    }
+    if (s.training.precision == Precision::Fp8) {
+        // FSDP2 gathers FP8 weights for per-tensor (tensorwise) scaling; rowwise recipes gather bf16.
+        const bool tensorwise = s.training.fp8_recipe == Fp8Recipe::Delayed || s.training.fp8_recipe == Fp8Recipe::Current;
+        t += "\n[float8]\nrecipe_name = \"" + std::string(tensorwise ? "tensorwise" : "rowwise") + "\"\n";
+        t += std::string("enable_fsdp_float8_all_gather = ") + (tensorwise && p.zero_stage >= 1 ? "true" : "false") + "\n";
+        t += std::string("precompute_float8_dynamic_scale_for_fsdp = ") + (tensorwise && p.zero_stage >= 1 ? "true" : "false") + "\n";
+        if (s.training.fp8_recipe == Fp8Recipe::Delayed || s.training.fp8_recipe == Fp8Recipe::Blockwise || s.training.fp8_recipe == Fp8Recipe::Mxfp8) {
+            w.push_back(std::string("torchtitan's float8 (torchao) has no ") + to_string(s.training.fp8_recipe) +
+                        " recipe: written as the nearest (tensorwise or rowwise; MXFP8 is a separate mx converter on Blackwell)");
+        }
+    } else if (s.training.precision == Precision::Nvfp4 || s.training.precision == Precision::Fp16) {
+        w.push_back(std::string(to_string(s.training.precision)) + " training is not written: torchtitan runs it through other converters");
+    }
+    out.toml = std::move(t);
+    if (p.cp > 1 && p.cp_kind == ContextParallelKind::AllToAll) {
+        w.emplace_back("torchtitan's context parallelism rotates KV by all-gather or all-to-all per its experimental config, "
+                       "not a Ulysses head split");
+    }
+    w.emplace_back("the key names follow torchtitan's JobConfig of 2025; older and newer releases rename some of them");
+    w.emplace_back("still to set: [model] flavor and tokenizer, [training] dataset, [optimizer], [lr_scheduler], [checkpoint]");
+    return out;
+}
+
 long long grad_bucket_elements(const Plan& plan, Precision precision)
 {
     const double bytes_per_gradient = precision == Precision::Fp16 ? 2.0 : 4.0;
@@ -163,20 +366,42 @@ Expected<MegatronLaunch> megatron_launch(const Scenario& s, const Plan& p, int g
     // Data parallelism is implied: Megatron-LM sets d = world size / (t x p).
     args.push_back("--tensor-model-parallel-size " + str(p.tp));
     args.push_back("--pipeline-model-parallel-size " + str(p.pp));
-    if (p.schedule == Schedule::Interleaved) {
-        args.push_back("--num-layers-per-virtual-pipeline-stage " + str(s.model.layers / (p.pp * p.virtual_stages)));
-    }
+    add_layout_arguments(s.model, p, args);
     if (p.sequence_parallel) {
         args.emplace_back("--sequence-parallel");
     }
+    if (p.tp_overlap) {
+        args.emplace_back("--tp-comm-overlap");
+    }
+    add_moe_mla_arguments(s.model, p, args);
     add_batch_arguments(s, p, args, warnings);
+    add_precision_arguments(s.training, args);
     add_recompute_arguments(p.recompute, args);
     if (p.zero_stage >= 1) {
         args.emplace_back("--use-distributed-optimizer");
     }
-    if (p.overlap_grad_reduce && p.dp > 1) {
+    if (p.zero_stage >= 3) {
+        // Megatron-FSDP: parameters, gradients and optimizer states sharded, per-layer gathers (NVIDIA's scripts).
+        args.emplace_back("--use-megatron-fsdp");
+        args.emplace_back("--data-parallel-sharding-strategy optim_grads_params");
+        args.emplace_back("--no-gradient-accumulation-fusion");
+        args.emplace_back("--ckpt-format fsdp_dtensor");
+        warnings.emplace_back("ZeRO-3 is written as Megatron-FSDP; PyTorch FSDP2 is the other choice (--use-torch-fsdp2 "
+                              "instead of --use-megatron-fsdp and its sharding strategy)");
+    }
+    if (p.shard_group > 0 && p.shard_group < p.dp * p.cp) {
+        // Shard inside groups, replicate across them (HSDP-like).
+        args.push_back("--num-distributed-optimizer-instances " + str(p.dp * p.cp / p.shard_group));
+        if (p.zero_stage >= 3) {
+            args.emplace_back("--outer-dp-sharding-strategy optim");
+        }
+    }
+    if (p.overlap_grad_reduce && (p.dp > 1 || p.cp > 1)) {
         args.emplace_back("--overlap-grad-reduce");
         args.push_back("--ddp-bucket-size " + str(grad_bucket_elements(p, s.training.precision)));
+    }
+    if (p.overlap_param_gather && p.zero_stage >= 1) { // Megatron needs the distributed optimizer for it
+        args.emplace_back("--overlap-param-gather");
     }
 
     if (p.schedule == Schedule::GPipe && p.pp > 1) {
@@ -291,6 +516,24 @@ Expected<DeepSpeedLaunch> deepspeed_launch(const Scenario& s, const Plan& p, int
     if (p.recompute == Recompute::Selective) {
         warnings.emplace_back("selective recomputation has no ds_config key: it is Megatron-DeepSpeed's "
                               "--recompute-granularity selective");
+    }
+    if (p.cp > 1) {
+        warnings.emplace_back("context parallelism (cp = " + str(p.cp) + ") has no Megatron-DeepSpeed flag: DeepSpeed-Ulysses "
+                              "(--ds-sequence-parallel-size) is the nearest equivalent");
+    }
+    if (p.first_stage_layers > 0 || p.last_stage_layers > 0 || !p.pipeline_layout.empty()) {
+        warnings.emplace_back("DeepSpeed's pipeline engine splits layers by its own partition method: the simulated uneven "
+                              "stages need a custom partition");
+    }
+    if (s.training.precision == Precision::Fp8 || s.training.precision == Precision::Nvfp4) {
+        warnings.emplace_back(std::string(to_string(s.training.precision)) +
+                              " training has no ds_config key: it comes from Transformer Engine in the model code");
+    }
+    if (p.tp_overlap) {
+        warnings.emplace_back("tensor-parallel overlap has no Megatron-DeepSpeed flag: the simulated overlap will not happen");
+    }
+    if (p.ep > 1) {
+        warnings.emplace_back("expert parallelism is DeepSpeed-MoE's ep_size in the model code, not ds_config.json");
     }
     warnings.push_back(vocabulary_warning(s.model));
     warnings.emplace_back(std::string(kStillToSet) + "; in ds_config.json: optimizer, scheduler, gradient_clipping");

@@ -183,15 +183,22 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
     const ParamBytes bytes = param_bytes(t, plan);
     const ShardDegrees shard = shard_degrees(plan);
     const double cp = plan.cp;
-    // Activations of one layer for the s/cp tokens a context-parallel rank holds (Korthikanti's count is
-    // linear in s once attention scores are not stored, i.e. with flash attention).
-    const double per_layer = layer_activation_bytes(m, t, plan.micro_batch, plan.tp, plan.sequence_parallel, plan.recompute) / cp;
     const double e = t.precision == Precision::Fp32 ? 4 : 2;
     const double sbh = static_cast<double>(m.seq_len) / cp * plan.micro_batch * m.hidden;
-    // During one layer's backward its full activations exist again when recomputed.
-    const double full_layer = plan.recompute == Recompute::None
-                                  ? 0.0
-                                  : layer_activation_bytes(m, t, plan.micro_batch, plan.tp, plan.sequence_parallel, Recompute::None) / cp;
+    // Each layer's stored activations for the s/cp tokens of a context-parallel rank
+    // (layer_activation_bytes_at: Korthikanti's count for GPT layers, every kind of today's layers); a
+    // uniform stack is one layer times the count.
+    const bool uniform = uniform_layers(m);
+    const double uniform_layer = uniform && m.layers > 0 ? layer_activation_bytes_at(m, t, plan, 0) : 0.0;
+    const double mtp_layer = m.mtp_layers > 0 ? mtp_activation_bytes(m, t, plan) : 0.0;
+    // During one layer's backward its full activations exist again when recomputed (the largest layer).
+    double full_layer = 0;
+    if (plan.recompute != Recompute::None) {
+        const int n = uniform ? std::min(1, m.layers) : m.layers;
+        for (int i = 0; i < n; ++i) {
+            full_layer = std::max(full_layer, layer_activation_bytes_at(m, t, plan, i, Recompute::None));
+        }
+    }
     // ZeRO-3 keeps the gathered parameters of up to two layers (the one computing and the one prefetched)
     // and one layer's unsharded gradients (Megatron-FSDP double buffering; FSDP2 prefetch).
     const double unit = plan.zero_stage >= 3 ? largest_layer_params(m, plan) : 0.0;
@@ -215,10 +222,19 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
         }
         mem.optimizer_bytes = (plan.zero_stage >= 1 ? sharded : params.total()) * bytes.optimizer;
 
-        const int stage_layers = layout.stage_layers(s) + layout.stage_mtp_layers(s);
+        double stage_bytes = uniform_layer * layout.stage_layers(s) + mtp_layer * layout.stage_mtp_layers(s);
+        if (!uniform) {
+            stage_bytes = mtp_layer * layout.stage_mtp_layers(s);
+            for (int c = 0; c < layout.chunks; ++c) {
+                const VirtualStage& v = layout.at(s, c);
+                for (int i = v.first_layer; i < v.first_layer + v.layers; ++i) {
+                    stage_bytes += layer_activation_bytes_at(m, t, plan, i);
+                }
+            }
+        }
         const double sets = s < static_cast<int>(in_flight_chunks.size()) ? in_flight_chunks[s] : 0.0;
         // A set is one micro-batch through one chunk; chunks of a rank hold about the same layers.
-        mem.activations_bytes = per_layer * sets * stage_layers / layout.chunks;
+        mem.activations_bytes = stage_bytes * sets / layout.chunks;
         mem.working_bytes = full_layer;
         if (s == 0) {
             // Embedding output and its dropout mask for each micro-batch in flight (Korthikanti Sec. 4.3).

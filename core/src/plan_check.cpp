@@ -82,10 +82,9 @@ std::optional<PlanRejection> check_sharding_and_overlap(const Plan& p)
                           "shard_group = " + str(p.shard_group) + " does not divide the data-parallel group of dp x cp = " + str(dense_dp) + " GPUs");
         }
     }
-    if (p.overlap_param_gather && p.zero_stage != 1 && p.zero_stage != 2) {
-        return reject(RejectReason::ShardingInvalid, "plan.overlap_param_gather",
-                      "overlapping the parameter all-gather needs the distributed optimizer (zero_stage 1 or 2)");
-    }
+    // overlap_param_gather is accepted with every ZeRO stage: it hides the distributed optimizer's gather
+    // (1, 2); ZeRO-3's per-layer gathers are prefetched anyway and stage 0 has none, so it changes nothing
+    // there (the explorer carries it from the scenario's plan into every stage it searches).
     // Megatron's --tp-comm-overlap needs sequence parallelism (arguments.py); PyTorch async TP too.
     if (p.tp_overlap && (p.tp < 2 || !p.sequence_parallel)) {
         return reject(RejectReason::OverlapInvalid, "plan.tp_overlap", "tensor-parallel overlap needs tp >= 2 and sequence parallelism");

@@ -128,7 +128,8 @@ private slots:
     {
         FastSimScratch scratch;
         SimulationWorkspace ws;
-        for (const char* name : {"mt-nlg-530b.json", "gpt3-175b.json", "llama3-70b-h100.json", "gpt-1.3b.json"}) {
+        for (const char* name : {"mt-nlg-530b.json", "gpt3-175b.json", "llama3-70b-h100.json", "gpt-1.3b.json", "llama3.1-405b-h100.json",
+                                 "llama3.1-405b-h100-128k.json", "llama3-8b-h100-fsdp.json"}) {
             const auto s = load_scenario(std::string(VTRAIN_SOURCE_DIR) + "/examples/" + name);
             QVERIFY(s.ok());
             compare({s->model, s->training, s->cluster, *s->plan}, test::shipped_profile(s->cluster.gpu), scratch, ws);

@@ -350,6 +350,144 @@ private slots:
         QCOMPARE(QString::fromStdString(d.errors().front().field), field);
         QVERIFY(!m.errors().front().message.empty());
     }
+
+    void todays_megatron_flags_for_long_context_fp8_fsdp_and_layouts()
+    {
+        // Llama 3.1 405B's long-context phase: CP16 with the ring, uneven first/last stages.
+        Scenario s;
+        s.model = test::gpt(126, 16384, 128, 131072, 128256);
+        s.model.kv_heads = 8;
+        s.model.ffn_hidden = 53248;
+        s.model.activation = FfnActivation::SwiGlu;
+        s.cluster.gpu = "h100-sxm5-80gb";
+        s.cluster.num_gpus = 8192;
+        s.training.global_batch = 128;
+        s.training.tokens = 800e9;
+        Plan p;
+        p.tp = 8;
+        p.cp = 16;
+        p.pp = 16;
+        p.dp = 4;
+        p.sequence_parallel = true;
+        p.zero_stage = 1;
+        p.overlap_param_gather = true;
+        p.tp_overlap = true;
+        p.first_stage_layers = 7;
+        p.last_stage_layers = 7;
+        auto m = megatron_launch(s, p, 8);
+        QVERIFY2(m.ok(), m.first_error().c_str());
+        for (const char* flag : {"--context-parallel-size 16", "--cp-comm-type p2p", "--decoder-first-pipeline-num-layers 7",
+                                 "--decoder-last-pipeline-num-layers 7", "--tp-comm-overlap", "--overlap-param-gather",
+                                 "--use-distributed-optimizer", "--overlap-grad-reduce"}) {
+            QVERIFY2(has(m->arguments, flag), flag);
+        }
+        QVERIFY(std::none_of(m->arguments.begin(), m->arguments.end(),
+                             [](const std::string& a) { return a.rfind("--num-layers-per-virtual-pipeline-stage", 0) == 0; }));
+
+        // FP8 recipes as Megatron names them, on top of --bf16.
+        const std::pair<Fp8Recipe, const char*> recipes[] = {{Fp8Recipe::Delayed, "delayed"}, {Fp8Recipe::Current, "tensorwise"},
+                                                             {Fp8Recipe::Blockwise, "blockwise"}, {Fp8Recipe::Mxfp8, "mxfp8"}};
+        for (const auto& [recipe, name] : recipes) {
+            s.training.precision = Precision::Fp8;
+            s.training.fp8_recipe = recipe;
+            m = megatron_launch(s, p, 8);
+            QVERIFY(has(m->arguments, std::string("--fp8-recipe ") + name));
+            QVERIFY(has(m->arguments, "--bf16"));
+            QVERIFY(has(m->arguments, recipe == Fp8Recipe::Delayed ? "--fp8-format hybrid" : "--fp8-format e4m3"));
+        }
+        s.training.precision = Precision::Nvfp4;
+        QVERIFY(has(megatron_launch(s, p, 8)->arguments, "--fp4-recipe nvfp4"));
+
+        // An explicit layout replaces the per-stage counts and the virtual-stage flag.
+        p.first_stage_layers = p.last_stage_layers = 0;
+        p.schedule = Schedule::Interleaved;
+        p.virtual_stages = 2;
+        p.pipeline_layout = "Et*3|(tttt|)*30t*3L";
+        m = megatron_launch(s, p, 8);
+        QVERIFY2(m.ok(), m.first_error().c_str());
+        QVERIFY(has(m->arguments, "--pipeline-model-parallel-layout \"Et*3|(tttt|)*30t*3L\""));
+
+        // ZeRO-3 as Megatron-FSDP, hybrid-sharded over groups of 16 of the dp x cp = 64 ranks.
+        p.pipeline_layout.clear();
+        p.schedule = Schedule::OneFOneB;
+        p.virtual_stages = 1;
+        p.overlap_param_gather = false;
+        p.first_stage_layers = p.last_stage_layers = 7;
+        p.zero_stage = 3;
+        p.shard_group = 16;
+        m = megatron_launch(s, p, 8);
+        QVERIFY2(m.ok(), m.first_error().c_str());
+        QVERIFY(has(m->arguments, "--use-megatron-fsdp"));
+        QVERIFY(has(m->arguments, "--data-parallel-sharding-strategy optim_grads_params"));
+        QVERIFY(has(m->arguments, "--num-distributed-optimizer-instances 4"));
+        QVERIFY(has(m->arguments, "--outer-dp-sharding-strategy optim"));
+    }
+
+    void moe_and_mla_flags()
+    {
+        Scenario s;
+        s.model = test::gpt(61, 7168, 128, 4096, 129280);
+        s.model.attention = AttentionKind::Mla;
+        s.model.mtp_layers = 1;
+        s.model.moe.experts = 256;
+        s.model.moe.top_k = 8;
+        s.model.moe.expert_ffn_hidden = 2048;
+        s.model.moe.shared_experts = 1;
+        s.model.moe.first_dense_layers = 3;
+        s.model.ffn_hidden = 18432;
+        s.cluster.gpu = "h100-sxm5-80gb";
+        s.cluster.num_gpus = 2048;
+        s.training.global_batch = 4096;
+        Plan p;
+        p.pp = 16;
+        p.schedule = Schedule::Interleaved;
+        p.virtual_stages = 2;
+        p.pipeline_layout = "Et*3|(tt|)*29,m|L"; // Megatron's documented DeepSeek-V3 layout for PP16 VPP2
+        p.dp = 128;
+        p.ep = 64;
+        p.etp = 1;
+        p.moe_overlap = true;
+        auto m = megatron_launch(s, p, 8);
+        QVERIFY2(m.ok(), m.first_error().c_str());
+        for (const char* flag : {"--num-experts 256", "--moe-router-topk 8", "--moe-ffn-hidden-size 2048",
+                                 "--moe-shared-expert-intermediate-size 2048", "--moe-layer-freq \"([0]*3+[1]*58)\"",
+                                 "--expert-model-parallel-size 64", "--expert-tensor-parallel-size 1", "--overlap-moe-expert-parallel-comm",
+                                 "--multi-latent-attention", "--q-lora-rank 1536", "--kv-lora-rank 512", "--qk-head-dim 128",
+                                 "--qk-pos-emb-head-dim 64", "--v-head-dim 128", "--mtp-num-layers 1"}) {
+            QVERIFY2(has(m->arguments, flag), flag);
+        }
+    }
+
+    void torchtitan_toml_for_fsdp()
+    {
+        // Llama 3 8B, FSDP over 8 GPUs with async TP off and full checkpointing; FP8 tensorwise gathers FP8.
+        Scenario s;
+        s.model = test::gpt(32, 4096, 32, 8192, 128256);
+        s.cluster.gpu = "h100-sxm5-80gb";
+        s.cluster.num_gpus = 8;
+        s.training.global_batch = 16;
+        s.training.tokens = 1e9;
+        Plan p;
+        p.dp = 8;
+        p.micro_batch = 2;
+        p.recompute = Recompute::Full;
+        p.zero_stage = 3;
+        auto t = torchtitan_launch(s, p, 8);
+        QVERIFY2(t.ok(), t.first_error().c_str());
+        for (const char* line : {"data_parallel_shard_degree = 8", "data_parallel_replicate_degree = 1", "tensor_parallel_degree = 1",
+                                 "local_batch_size = 2", "global_batch_size = 16", "seq_len = 8192", "mode = \"full\"",
+                                 "fsdp_reshard_after_forward = \"always\"", "steps = 7630"}) {
+            QVERIFY2(t->toml.find(line) != std::string::npos, line);
+        }
+        QVERIFY(t->launch_command.find("torchtitan.train") != std::string::npos);
+        s.training.precision = Precision::Fp8;
+        s.training.fp8_recipe = Fp8Recipe::Current;
+        p.shard_group = 4;
+        t = torchtitan_launch(s, p, 8);
+        QVERIFY(t->toml.find("enable_fsdp_float8_all_gather = true") != std::string::npos);
+        QVERIFY(t->toml.find("data_parallel_replicate_degree = 2") != std::string::npos);
+        QVERIFY(t->toml.find("data_parallel_shard_degree = 4") != std::string::npos);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestLaunchConfig)

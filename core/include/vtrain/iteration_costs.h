@@ -52,6 +52,14 @@ struct ChunkCosts {
     double fsdp_gather_traffic_s = 0, fsdp_scatter_traffic_s = 0;
     int buckets = 1;     // parts the last backward of the chunk is split into, one gradient bucket each
     double bucket_s = 0; // seconds of one bucket on the data-parallel stream
+
+    // Task durations and their communication parts, summed once (finish()) for the hot loops:
+    // [0] an ordinary backward, [1] the chunk's last, bucketed backward.
+    double forward_total_s = 0, recompute_total_s = 0;
+    double backward_total_s[2] = {0, 0};
+    TaskComm forward_parts, recompute_parts;
+    TaskComm backward_parts[2];
+    void finish();
 };
 
 struct StageCosts {
@@ -73,13 +81,22 @@ struct IterationCosts {
     std::vector<StageCosts> stage;
 
     const ChunkCosts& at(int s, int c) const { return chunk[static_cast<std::size_t>(s) * chunks + c]; }
-    // A phase's duration and its communication parts; `bucketed`: the chunk's last backward, whose
-    // reduce-scatter rides the buckets instead.
-    double forward_s(int s, int c, bool first_of_stage) const;
-    double backward_s(int s, int c, bool bucketed) const;
-    TaskComm forward_comm(int s, int c, bool first_of_stage) const;
-    TaskComm backward_comm(int s, int c, bool bucketed) const;
-    TaskComm recompute_comm(int s, int c) const;
+    // A phase's duration and its communication parts; `first_of_stage`: the stage's first forward (which
+    // carries the exposed part of an overlapped parameter gather); `bucketed`: the chunk's last backward,
+    // whose reduce-scatter rides the buckets instead.
+    double forward_s(int s, int c, bool first_of_stage) const
+    {
+        return at(s, c).forward_total_s + (first_of_stage ? stage[static_cast<std::size_t>(s)].first_forward_dp_s : 0.0);
+    }
+    double backward_s(int s, int c, bool bucketed) const { return at(s, c).backward_total_s[bucketed ? 1 : 0]; }
+    TaskComm forward_comm(int s, int c, bool first_of_stage) const
+    {
+        TaskComm t = at(s, c).forward_parts;
+        t.dp_s = t.dp_s + (first_of_stage ? stage[static_cast<std::size_t>(s)].first_forward_dp_s : 0.0);
+        return t;
+    }
+    const TaskComm& backward_comm(int s, int c, bool bucketed) const { return at(s, c).backward_parts[bucketed ? 1 : 0]; }
+    const TaskComm& recompute_comm(int s, int c) const { return at(s, c).recompute_parts; }
 };
 
 // Fills `out` (reusing its vectors) for a plan that check_plan accepted.

@@ -31,10 +31,20 @@ struct DeepSpeedLaunch {
     std::string command_text() const;
 };
 
+// A torchtitan job config (TOML) with its torchrun line; dense Llama-style models only.
+struct TorchtitanLaunch {
+    std::string toml;                   // the job config, [model] ... [float8]
+    std::string launch_command;         // torchrun line that runs torchtitan.train with it
+    std::vector<std::string> warnings;
+
+    std::string command_text() const;
+};
+
 // `gpus_per_node` is the node size the plan runs on (the scenario's, or its GPU profile's default).
 // A plan the core's check_plan refuses gives its diagnostic (field + reason) instead of flags.
 Expected<MegatronLaunch> megatron_launch(const Scenario& scenario, const Plan& plan, int gpus_per_node);
 Expected<DeepSpeedLaunch> deepspeed_launch(const Scenario& scenario, const Plan& plan, int gpus_per_node);
+Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& scenario, const Plan& plan, int gpus_per_node);
 
 // Gradient elements per data-parallel bucket, as both frameworks size buckets: the plan's MiB over the
 // bytes of one gradient (fp32 main gradients, fp16 ones in fp16 training, as the simulator counts them).
