@@ -343,6 +343,9 @@ const std::map<std::string, double>& public_set_targets()
 
 std::optional<double> target_for_subset(const std::string& subset)
 {
+    if (subset.find(':') != std::string::npos) {
+        return std::nullopt; // "SUBSET:memory" comparisons have no target
+    }
     for (const auto& [key, target] : public_set_targets()) {
         if (key == subset || (key.back() == '*' && subset.rfind(key.substr(0, key.size() - 1), 0) == 0)) {
             return target;

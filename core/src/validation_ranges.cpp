@@ -188,6 +188,7 @@ std::optional<std::string> pipeline_split(const ModelSpec& m, Plan& p, Notes& no
         }
         layout += std::string(per_chunk[i], 't');
         if (i == chunks - 1) {
+            layout += std::string(std::max(0, m.mtp_layers), 'm'); // MTP modules sit before the loss (Megatron-Core)
             layout += 'L';
         }
     }
