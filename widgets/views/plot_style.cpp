@@ -98,6 +98,17 @@ QColor tensorCommColor()
     return QColor(0x76, 0xb7, 0xb2);
 }
 
+// Distinct from the task colours and from TP comm's teal, readable on light and dark backgrounds.
+QColor expertCommColor()
+{
+    return QColor(0xd3, 0x7f, 0xc6);
+}
+
+QColor contextCommColor()
+{
+    return QColor(0xb0, 0x9a, 0x4a);
+}
+
 QColor bubbleColor()
 {
     return QColor(0xd6, 0x27, 0x28, 60);
