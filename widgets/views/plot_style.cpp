@@ -101,12 +101,12 @@ QColor tensorCommColor()
 // Distinct from the task colours and from TP comm's teal, readable on light and dark backgrounds.
 QColor expertCommColor()
 {
-    return QColor(0xd3, 0x7f, 0xc6);
+    return QColor(0x8a, 0x5c, 0xd6);
 }
 
 QColor contextCommColor()
 {
-    return QColor(0xb0, 0x9a, 0x4a);
+    return QColor(0xd4, 0xb0, 0x3a);
 }
 
 QColor bubbleColor()

@@ -362,6 +362,7 @@ void ScenarioEditor::validate()
         s.plan.reset();
     }
     m_valid = ok ? std::optional<Scenario>(s) : std::nullopt;
+    showApplicableFields(s);
     updateEstimate(s);
     const QStringList problems = errors();
     m_status->setText(ok ? tr("About %1 plans to evaluate.").arg(formatCount(static_cast<double>(m_estimate)))
@@ -370,6 +371,30 @@ void ScenarioEditor::validate()
     if (wasValid != m_valid.has_value()) {
         Q_EMIT validityChanged(m_valid.has_value());
     }
+}
+
+void ScenarioEditor::showApplicableFields(const Scenario& s)
+{
+    // Fields that only mean something with another choice are shown with it: the MLA ranks with MLA, the
+    // expert details once there are experts, the FP8 recipe with FP8. A hidden field keeps its value.
+    auto show = [](QWidget* w, bool visible) {
+        if (!w || !w->parentWidget()) {
+            return;
+        }
+        if (auto* form = qobject_cast<QFormLayout*>(w->parentWidget()->layout())) {
+            form->setRowVisible(w, visible);
+        }
+    };
+    const bool mla = s.model.attention == AttentionKind::Mla;
+    const bool moe = s.model.moe.enabled() || !m_fields.at(QStringLiteral("model.moe.experts"))->text().trimmed().isEmpty();
+    for (const auto& [name, row] : m_fields) {
+        if (name.startsWith(u"model.mla.")) {
+            show(row, mla || row->hasError());
+        } else if (name.startsWith(u"model.moe.") && name != u"model.moe.experts") {
+            show(row, moe || row->hasError());
+        }
+    }
+    show(m_choices.at(QStringLiteral("training.fp8_recipe")), s.training.precision == Precision::Fp8);
 }
 
 void ScenarioEditor::applyCoreDiagnostics(const Scenario& s, bool& ok)

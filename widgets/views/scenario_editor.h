@@ -87,6 +87,7 @@ private:
     void onTyped();
     void commit();
     void validate();
+    void showApplicableFields(const Scenario& scenario);
     void applyCoreDiagnostics(const Scenario& scenario, bool& ok);
     void updateEstimate(const Scenario& scenario);
     void showPresetOf(const Scenario& scenario);
