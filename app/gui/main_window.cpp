@@ -68,13 +68,20 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     buildMenus();
     connectRunners();
 
-    QHash<QString, double> prices;
+    QList<GpuChoice> gpus;
     for (const QString& id : m_catalog.ids()) {
+        GpuChoice choice{id, id, QString(), 0, 0};
         if (const auto profile = m_catalog.profile(id.toStdString())) {
-            prices.insert(id, profile->price_usd_per_gpu_hour);
+            QString vendor = QString::fromStdString(profile->vendor);
+            const QString name = QString::fromStdString(profile->name);
+            if (vendor.isEmpty() && (name.startsWith(QLatin1String("NVIDIA ")) || name.startsWith(QLatin1String("AMD ")))) {
+                vendor = name.section(QLatin1Char(' '), 0, 0); // measured profiles predate the vendor field
+            }
+            choice = {id, name, vendor, profile->memory_gib, profile->price_usd_per_gpu_hour};
         }
+        gpus.push_back(choice);
     }
-    m_editor->setProfiles(m_catalog.ids(), prices);
+    m_editor->setGpuChoices(gpus);
 
     if (m_options.restoreSession) {
         // Settings files get edited by hand: every value is range-checked (settings_values.h).

@@ -408,9 +408,11 @@ private Q_SLOTS:
             }
             return x;
         };
-        QWidget* tied = w.editor()->choice(QStringLiteral("model.tied_embeddings"));
-        QVERIFY(tied);
-        QWidget* next = nextTabStop(tied);
+        // The last tab stop before the cluster group: a dense model's expert count (its other MoE fields are hidden).
+        QWidget* experts = w.editor()->fieldRow(QStringLiteral("model.moe.experts"))->lineEdit();
+        QVERIFY(experts);
+        QCOMPARE(nextTabStop(w.editor()->choice(QStringLiteral("model.tied_embeddings"))), w.editor()->choice(QStringLiteral("model.attention")));
+        QWidget* next = nextTabStop(experts);
         CheckList* gpus = w.editor()->checkList(QStringLiteral("search.gpu"));
         QVERIFY2(next->parentWidget() == gpus, qPrintable(next->objectName() + QStringLiteral(" / ") + QString::fromLatin1(next->metaObject()->className())));
         QWidget* x = next;

@@ -8,6 +8,7 @@
 #include "gui_test_support.h"
 #include "models/format.h"
 #include "models/gantt_mapping.h"
+#include "models/plan_dimensions.h"
 #include "models/plan_filter_model.h"
 #include "models/plan_table_model.h"
 #include "models/reject_model.h"
@@ -48,6 +49,46 @@ public:
     static void initMain() { test::initTestEnvironment(); }
 
 private Q_SLOTS:
+    // Context, expert and expert-tensor parallelism and the precision have columns (display and sort),
+    // a colour dimension each, and show in the plan's one-line summary.
+    void planColumnsForTodaysAxes()
+    {
+        PlanTableModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        std::vector<PlanRow> rows = sampleRows(2);
+        rows[0].plan.cp = 2;
+        rows[0].plan.ep = 8;
+        rows[0].plan.etp = 1;
+        rows[0].plan.tp = 4;
+        rows[0].plan.moe_overlap = true;
+        rows[0].precision = Precision::Fp8;
+        model.appendRows(rows);
+        const int r0 = model.modelRowOf(0);
+        const int r1 = model.modelRowOf(1);
+        QCOMPARE(model.headerData(PlanTableModel::CpColumn, Qt::Horizontal).toString(), QStringLiteral("CP"));
+        QCOMPARE(model.headerData(PlanTableModel::PrecisionColumn, Qt::Horizontal).toString(), QStringLiteral("Precision"));
+        QCOMPARE(model.data(model.index(r0, PlanTableModel::CpColumn)).toInt(), 2);
+        QCOMPARE(model.data(model.index(r0, PlanTableModel::EpColumn)).toInt(), 8);
+        QCOMPARE(model.data(model.index(r0, PlanTableModel::EtpColumn)).toInt(), 1);
+        QCOMPARE(model.data(model.index(r1, PlanTableModel::EtpColumn)).toInt(), rows[1].plan.tp); // etp 0 = tp
+        QCOMPARE(model.data(model.index(r0, PlanTableModel::PrecisionColumn)).toString(), QStringLiteral("FP8"));
+        QCOMPARE(model.data(model.index(r1, PlanTableModel::PrecisionColumn)).toString(), QStringLiteral("BF16"));
+        QVERIFY(model.data(model.index(r0, PlanTableModel::PrecisionColumn), PlanTableModel::SortRole).toInt() >
+                model.data(model.index(r1, PlanTableModel::PrecisionColumn), PlanTableModel::SortRole).toInt());
+        model.sort(PlanTableModel::EpColumn, Qt::DescendingOrder);
+        QCOMPARE(model.idAt(0), 0);
+        QCOMPARE(categoryOf(rows[0], ColorDimension::Precision), QStringLiteral("FP8"));
+        QCOMPARE(categoryOf(rows[0], ColorDimension::ExpertParallel), QStringLiteral("ep 8"));
+        QCOMPARE(categoryOf(rows[0], ColorDimension::ContextParallel), QStringLiteral("cp 2"));
+        QCOMPARE(categoryOf(rows[0], ColorDimension::GpuType), QString::fromStdString(rows[0].gpu));
+        QVERIFY(colorDimensionNames().contains(QStringLiteral("GPU type")));
+        const QString summary = planSummary(rows[0].plan);
+        QVERIFY2(summary.contains(QStringLiteral("cp 2")) && summary.contains(QStringLiteral("ep 8")) && summary.contains(QStringLiteral("etp 1")) &&
+                     summary.contains(QStringLiteral("MoE overlap")),
+                 qPrintable(summary));
+        QVERIFY(planDescription(rows[0]).contains(QStringLiteral("FP8")));
+    }
+
     void planTableModel()
     {
         PlanTableModel model;

@@ -3,6 +3,9 @@
 // selects the table row and shows that plan's timeline with one row per stage; a cancelled sweep leaves
 // plot, table and front consistent; every export writes a valid file; the scenario autosaves and comes
 // back after a "crash"; bad input is refused at the field and no sweep starts.
+#include <algorithm>
+
+#include <QCheckBox>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFile>
@@ -26,6 +29,7 @@
 #include "models/reject_model.h"
 #include "models/scenario_store.h"
 #include "models/sweep_runner.h"
+#include "views/check_list.h"
 #include "views/export.h"
 #include "views/field_row.h"
 #include "views/pareto_plot.h"
@@ -80,6 +84,39 @@ private Q_SLOTS:
         QVERIFY(w.windowTitle().contains(QStringLiteral("GPT 350M")));
         QVERIFY(w.findChild<QToolButton*>(QStringLiteral("runButton"))->isEnabled());
         QVERIFY(!w.findChild<QToolButton*>(QStringLiteral("cancelButton"))->isEnabled());
+    }
+
+    // The GPU types are grouped by vendor (NVIDIA, then AMD), each with its memory and price.
+    void gpuListGroupsByVendor()
+    {
+        MainWindow w(smallOptions());
+        CheckList* gpus = w.editor()->checkList(QStringLiteral("search.gpu"));
+        QVERIFY(gpus);
+        QCOMPARE(gpus->groupTitles(), (QStringList{QStringLiteral("NVIDIA"), QStringLiteral("AMD")}));
+        QCOMPARE(gpus->groupOf(QStringLiteral("mi300x")), QStringLiteral("AMD"));
+        QCOMPARE(gpus->groupOf(QStringLiteral("b200-sxm-180gb")), QStringLiteral("NVIDIA"));
+        QCOMPARE(gpus->groupOf(QStringLiteral("a100-sxm4-80gb")), QStringLiteral("NVIDIA")); // from its name: no vendor field
+        // Every NVIDIA entry comes before every AMD one.
+        const QVariantList values = gpus->values();
+        int lastNvidia = -1;
+        int firstAmd = static_cast<int>(values.size());
+        for (int i = 0; i < values.size(); ++i) {
+            if (gpus->groupOf(values[i]) == u"NVIDIA") {
+                lastNvidia = i;
+            } else if (gpus->groupOf(values[i]) == u"AMD") {
+                firstAmd = std::min(firstAmd, i);
+            }
+        }
+        QVERIFY(lastNvidia >= 0 && lastNvidia < firstAmd && firstAmd < values.size());
+        const QString b200 = gpus->box(QStringLiteral("b200-sxm-180gb"))->text();
+        QVERIFY2(b200.contains(QStringLiteral("180 GiB")) && b200.contains(QStringLiteral("$6.03/h")), qPrintable(b200));
+        const auto headers = gpus->findChildren<QLabel*>(QStringLiteral("search.gpu.group"));
+        QCOMPARE(headers.size(), 2);
+        // The list still drives the scenario: checking an AMD GPU adds it to the sweep.
+        gpus->box(QStringLiteral("mi300x"))->click();
+        const auto s = w.editor()->scenario();
+        QVERIFY(s);
+        QVERIFY(std::find(s->search->gpu.begin(), s->search->gpu.end(), std::string("mi300x")) != s->search->gpu.end());
     }
 
     void defaultScenarioIsMtNlgOnA100()

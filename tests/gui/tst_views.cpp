@@ -2,6 +2,8 @@
 // The views on their own: the timeline with 100,000 tasks (structure, hover text, paint time), the
 // scenario editor refusing bad input with its reason at the field, the Pareto plot's structure, the
 // memory and compare views, and every image export writing a valid file of its format.
+#include <cmath>
+
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
@@ -24,6 +26,12 @@
 #include "views/scenario_editor.h"
 #include "views/timeline_view.h"
 #include "vtrain/simulation_result.h"
+#include "vtrain/explorer.h"
+#include "vtrain/simulator.h"
+#include "models/profile_catalog.h"
+#include "models/timeline_data.h"
+#include "views/timeline_painter.h"
+#include <QComboBox>
 
 using namespace vtrain;
 using namespace vtrain::ui;
@@ -241,6 +249,190 @@ private Q_SLOTS:
         QCOMPARE(editor.scenario()->model.kv_heads, 8);
         QCOMPARE(editor.scenario()->model.activation, FfnActivation::SwiGlu);
         QCOMPARE(editor.scenario()->cluster.gpu, std::string("h100-sxm5-80gb"));
+    }
+
+    // The MoE group, attention kind, precision and FP8 recipe, and the new search lists: each edit reaches
+    // the scenario the editor sends, and bad values are refused with their reason.
+    void editorEditsTodaysFields()
+    {
+        ScenarioEditor editor;
+        editor.setProfiles({QStringLiteral("a100-sxm4-80gb"), QStringLiteral("h100-sxm5-80gb")}, {});
+        editor.setScenario(test::smallScenario());
+        editor.show();
+        QVERIFY(editor.isValid());
+        QCOMPARE(editor.scenario()->model.moe.experts, 0);
+        QSignalSpy edited(&editor, &ScenarioEditor::scenarioEdited);
+        auto type = [&editor](const char* field, const QString& text) {
+            QLineEdit* edit = editor.fieldRow(QLatin1String(field))->lineEdit();
+            edit->selectAll();
+            QTest::keyClick(edit, Qt::Key_Delete);
+            QTest::keyClicks(edit, text);
+            QTest::keyClick(edit, Qt::Key_Return);
+        };
+        type("model.moe.experts", QStringLiteral("8"));
+        type("model.moe.top_k", QStringLiteral("2"));
+        type("model.moe.expert_ffn_hidden", QStringLiteral("1024"));
+        type("model.moe.shared_experts", QStringLiteral("1"));
+        type("model.moe.first_dense_layers", QStringLiteral("2"));
+        type("model.moe.load_imbalance", QStringLiteral("1.2"));
+        QVERIFY2(editor.isValid(), qPrintable(editor.errors().join(QLatin1Char('\n'))));
+        QVERIFY(edited.count() >= 6);
+        Scenario s = *editor.scenario();
+        QCOMPARE(s.model.moe.experts, 8);
+        QCOMPARE(s.model.moe.top_k, 2);
+        QCOMPARE(s.model.moe.expert_ffn_hidden, 1024);
+        QCOMPARE(s.model.moe.shared_experts, 1);
+        QCOMPARE(s.model.moe.first_dense_layers, 2);
+        QCOMPARE(s.model.moe.load_imbalance, 1.2);
+
+        // Refused with the reason at the field: below-mean imbalance (ours), top-k above experts (core's rule).
+        type("model.moe.load_imbalance", QStringLiteral("0.5"));
+        QVERIFY(!editor.isValid());
+        QVERIFY2(editor.errorOf(QStringLiteral("model.moe.load_imbalance")).contains(QStringLiteral("at least 1")),
+                 qPrintable(editor.errorOf(QStringLiteral("model.moe.load_imbalance"))));
+        type("model.moe.load_imbalance", QString());
+        type("model.moe.top_k", QStringLiteral("9"));
+        QVERIFY(!editor.isValid());
+        QVERIFY2(editor.errorOf(QStringLiteral("model.moe.top_k")).contains(QStringLiteral("must not exceed experts")),
+                 qPrintable(editor.errors().join(QLatin1Char('\n'))));
+        type("model.moe.top_k", QStringLiteral("2"));
+        QVERIFY(editor.isValid());
+
+        // Attention kind and MLA ranks, precision and FP8 recipe (combo boxes commit on activation).
+        auto choose = [&editor](const char* field, const QString& value) {
+            auto* combo = qobject_cast<QComboBox*>(editor.choice(QLatin1String(field)));
+            QVERIFY(combo);
+            const int index = combo->findData(value);
+            QVERIFY(index >= 0);
+            combo->setCurrentIndex(index);
+            Q_EMIT combo->activated(index);
+        };
+        choose("model.attention", QStringLiteral("mla"));
+        type("model.mla.kv_lora_rank", QStringLiteral("256"));
+        choose("training.precision", QStringLiteral("fp8"));
+        choose("training.fp8_recipe", QStringLiteral("blockwise"));
+        QVERIFY2(editor.isValid(), qPrintable(editor.errors().join(QLatin1Char('\n'))));
+        s = *editor.scenario();
+        QCOMPARE(s.model.attention, AttentionKind::Mla);
+        QCOMPARE(s.model.mla.kv_lora_rank, 256);
+        QCOMPARE(s.training.precision, Precision::Fp8);
+        QCOMPARE(s.training.fp8_recipe, Fp8Recipe::Blockwise);
+        QCOMPARE(s.search->precision, std::vector<Precision>{Precision::Fp8}); // a single precision to explore follows the choice
+
+        // The new search axes: checked values reach the search block (and count in the estimate).
+        const std::uint64_t before = editor.estimatedPlans();
+        const int sent = static_cast<int>(edited.count());
+        editor.checkList(QStringLiteral("search.cp"))->box(2)->click();
+        editor.checkList(QStringLiteral("search.ep"))->box(8)->click();
+        editor.checkList(QStringLiteral("search.precision"))->box(QStringLiteral("bf16"))->click(); // fp8 followed the choice above
+        editor.checkList(QStringLiteral("search.moe_overlap"))->box(true)->click();
+        editor.checkList(QStringLiteral("search.tp_overlap"))->box(true)->click();
+        editor.checkList(QStringLiteral("search.etp"))->box(1)->click();
+        QVERIFY2(editor.isValid(), qPrintable(editor.errors().join(QLatin1Char('\n'))));
+        QCOMPARE(static_cast<int>(edited.count()), sent + 6); // every click is an edit, though the file form may not show it
+        s = *editor.scenario();
+        QCOMPARE(s.search->cp, (std::vector<int>{1, 2}));
+        QCOMPARE(s.search->ep, (std::vector<int>{1, 8}));
+        QCOMPARE(s.search->etp, (std::vector<int>{0, 1}));
+        QCOMPARE(s.search->precision, (std::vector<Precision>{Precision::Bf16, Precision::Fp8}));
+        QCOMPARE(s.search->moe_overlap, (std::vector<bool>{false, true}));
+        QCOMPARE(s.search->tp_overlap, (std::vector<bool>{false, true}));
+        QCOMPARE(editor.estimatedPlans(), before * 64);
+        // ZeRO-3 is offered beside 0-2.
+        QVERIFY(editor.checkList(QStringLiteral("search.zero_stage"))->box(3));
+
+        // Back to a dense model: expert parallelism above 1 is refused at its list.
+        type("model.moe.experts", QString());
+        QVERIFY(!editor.isValid());
+        QVERIFY(editor.errorOf(QStringLiteral("search.ep")).contains(QStringLiteral("routed experts")));
+    }
+
+    // Every preset of today's workloads loads into the editor as a valid scenario and its sweep finds
+    // plans that fit; the MoE ones keep their experts.
+    void todaysPresetsLoadAndSweep_data()
+    {
+        QTest::addColumn<QString>("id");
+        QTest::addColumn<int>("experts");
+        for (const auto& [id, experts] : std::vector<std::pair<const char*, int>>{{"deepseek-v3-671b", 256},
+                                                                                 {"qwen3-235b-a22b", 128},
+                                                                                 {"qwen3-30b-a3b", 128},
+                                                                                 {"gpt-oss-120b", 128},
+                                                                                 {"mixtral-8x22b", 8},
+                                                                                 {"llama3.1-405b-as-trained", 0},
+                                                                                 {"llama3-70b-b200-fp8", 0},
+                                                                                 {"llama3-8b-h100-fsdp", 0}}) {
+            QTest::newRow(id) << QString::fromLatin1(id) << experts;
+        }
+    }
+    void todaysPresetsLoadAndSweep()
+    {
+        QFETCH(QString, id);
+        QFETCH(int, experts);
+        ProfileCatalog catalog;
+        ScenarioEditor editor;
+        editor.setProfiles(catalog.ids(), {});
+        QVERIFY(editor.presetBox()->findData(id) > 0);
+        editor.loadPreset(id);
+        QVERIFY2(editor.isValid(), qPrintable(editor.errors().join(QLatin1Char('\n'))));
+        const Scenario s = *editor.scenario();
+        QCOMPARE(s.model.moe.experts, experts);
+        QVERIFY(s.model.name.size() > 0);
+        QString error;
+        const auto profiles = catalog.profilesFor(s, error);
+        QVERIFY2(!profiles.empty(), qPrintable(error));
+        RunControl control;
+        const auto result = explore(s, profiles, ExploreOptions{}, control);
+        QVERIFY2(result.ok(), result.ok() ? "" : result.first_error().c_str());
+        QVERIFY2(result.value().feasible > 0, qPrintable(QStringLiteral("%1 of %2 plans feasible").arg(result.value().feasible).arg(result.value().total)));
+        QVERIFY(!result.value().front.empty());
+    }
+
+    // Expert all-to-all and context-parallel traffic get lanes of their own, one slice per layer, with
+    // legend entries; a real MoE simulation (Qwen3 30B-A3B at ep 8) reports expert traffic that lands there.
+    void timelineDrawsExpertAndContextLanes()
+    {
+        auto r = syntheticResult(2, 4);
+        for (TimelineTask& t : r->timeline) {
+            if (t.lane == Lane::Compute) {
+                t.ep_comm_s = 4e-5;
+                t.cp_comm_s = 2e-5;
+            }
+        }
+        const TimelineData data = TimelineData::fromResult(*r);
+        std::size_t expertBars = 0;
+        std::size_t contextBars = 0;
+        for (const TimelineRow& row : data.rows) {
+            for (const TimelineBar& b : row.bars) {
+                if (row.lane == TimelineLane::Expert) {
+                    ++expertBars;
+                    QCOMPARE_LE(std::abs((b.end - b.start) - 2e-5), 1e-12); // 4e-5 over the task's 2 layers
+                } else if (row.lane == TimelineLane::Context) {
+                    ++contextBars;
+                }
+            }
+        }
+        QCOMPARE(expertBars, std::size_t(2 * 4 * 2)); // stages x tasks x layers
+        QCOMPARE(contextBars, std::size_t(2 * 4 * 2));
+        QStringList legend;
+        for (const LegendEntry& e : timelineLegend(data)) {
+            legend << e.name;
+        }
+        QVERIFY2(legend.contains(QStringLiteral("EP all-to-all")) && legend.contains(QStringLiteral("CP comm")), qPrintable(legend.join(u',')));
+
+        const Scenario moe = presetScenario(QStringLiteral("qwen3-30b-a3b")).value();
+        ProfileCatalog catalog;
+        const auto profile = catalog.profile(moe.cluster.gpu);
+        QVERIFY(profile);
+        const auto simulated = simulate(moe, *moe.plan, *profile);
+        QVERIFY2(simulated.ok(), simulated.ok() ? "" : simulated.first_error().c_str());
+        double ep = 0;
+        for (const TimelineTask& t : simulated.value().timeline) {
+            ep += t.ep_comm_s;
+        }
+        QVERIFY(ep > 0);
+        const TimelineData real = TimelineData::fromResult(simulated.value());
+        QVERIFY(std::any_of(real.rows.begin(), real.rows.end(),
+                            [](const TimelineRow& row) { return row.lane == TimelineLane::Expert && !row.bars.empty(); }));
     }
 
     void paretoPlotStructure()

@@ -25,6 +25,9 @@ QString colorDimensionName(ColorDimension dimension)
     case ColorDimension::Recompute: return QCoreApplication::translate("vtrain", "Recompute");
     case ColorDimension::GpuCount: return QCoreApplication::translate("vtrain", "GPU count");
     case ColorDimension::GpuType: return QCoreApplication::translate("vtrain", "GPU type");
+    case ColorDimension::Precision: return QCoreApplication::translate("vtrain", "Precision");
+    case ColorDimension::ContextParallel: return QCoreApplication::translate("vtrain", "Context parallel");
+    case ColorDimension::ExpertParallel: return QCoreApplication::translate("vtrain", "Expert parallel");
     case ColorDimension::Count: break;
     }
     return {};
@@ -54,6 +57,9 @@ QString categoryOf(const PlanRow& row, ColorDimension dimension)
     case ColorDimension::Recompute: return recomputeName(row.plan.recompute) + QStringLiteral(" recompute");
     case ColorDimension::GpuCount: return formatCount(row.num_gpus) + QStringLiteral(" GPUs");
     case ColorDimension::GpuType: return QString::fromStdString(row.gpu);
+    case ColorDimension::Precision: return QString::fromLatin1(to_string(row.precision)).toUpper();
+    case ColorDimension::ContextParallel: return QStringLiteral("cp %1").arg(row.plan.cp);
+    case ColorDimension::ExpertParallel: return QStringLiteral("ep %1").arg(row.plan.ep);
     case ColorDimension::Count: break;
     }
     return {};
@@ -67,6 +73,9 @@ double categoryOrder(const PlanRow& row, ColorDimension dimension)
     case ColorDimension::Schedule: return static_cast<double>(row.plan.schedule);
     case ColorDimension::Recompute: return static_cast<double>(row.plan.recompute);
     case ColorDimension::GpuCount: return row.num_gpus;
+    case ColorDimension::Precision: return static_cast<double>(row.precision);
+    case ColorDimension::ContextParallel: return row.plan.cp;
+    case ColorDimension::ExpertParallel: return row.plan.ep;
     case ColorDimension::GpuType:
     case ColorDimension::Count: break;
     }
@@ -87,6 +96,21 @@ QString planSummary(const Plan& p)
     }
     if (p.zero_stage > 0) {
         s += QStringLiteral(" · ZeRO-%1").arg(p.zero_stage);
+    }
+    if (p.cp > 1) {
+        s += QStringLiteral(" · cp %1").arg(p.cp);
+    }
+    if (p.ep > 1) {
+        s += QStringLiteral(" · ep %1").arg(p.ep);
+    }
+    if (p.etp > 0 && p.etp != p.tp) {
+        s += QStringLiteral(" · etp %1").arg(p.etp);
+    }
+    if (p.tp_overlap) {
+        s += QStringLiteral(" · TP overlap");
+    }
+    if (p.moe_overlap) {
+        s += QStringLiteral(" · MoE overlap");
     }
     return s;
 }
@@ -112,11 +136,12 @@ double trainingDaysHigh(const PlanRow& row)
 QString planDescription(const PlanRow& row)
 {
     const QString band = trainingDaysBand(row);
-    return QStringLiteral("%1\n%2 × %3\n%4%5 · %6\niteration %7 · MFU %8\npeak memory %9%10")
+    return QStringLiteral("%1\n%2 × %3 · %11\n%4%5 · %6\niteration %7 · MFU %8\npeak memory %9%10")
         .arg(planSummary(row.plan), formatCount(row.num_gpus), QString::fromStdString(row.gpu), formatDays(row.training_days),
              band.isEmpty() ? QString() : QStringLiteral(" (80% band %1 days)").arg(band), formatDollars(row.cost_usd),
              formatSeconds(row.iteration_time_s), formatPercent(row.mfu), formatGiB(row.peak_memory_gib),
-             row.on_front ? QStringLiteral("\non the Pareto front") : QString());
+             row.on_front ? QStringLiteral("\non the Pareto front") : QString())
+        .arg(QString::fromLatin1(to_string(row.precision)).toUpper());
 }
 
 } // namespace vtrain::ui

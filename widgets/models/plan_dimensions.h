@@ -8,7 +8,9 @@
 
 namespace vtrain::ui {
 
-enum class ColorDimension { TensorParallel, PipelineParallel, Schedule, Recompute, GpuCount, GpuType, Count };
+// New dimensions go before Count (the saved setting is the index).
+enum class ColorDimension { TensorParallel, PipelineParallel, Schedule, Recompute, GpuCount, GpuType, Precision, ContextParallel, ExpertParallel,
+                            Count };
 
 QStringList colorDimensionNames();
 QString colorDimensionName(ColorDimension dimension);

@@ -33,14 +33,15 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
         return {};
     }
     static const char* const titles[ColumnCount] = {"Front", "Days", "Days band", "Cost", "GPU", "GPUs", "TP", "PP", "DP", "MB", "Schedule", "VS",
-                                                    "Recompute", "SP", "ZeRO", "Iteration", "Tokens/s", "MFU", "Bubble", "Peak mem"};
+                                                    "Recompute", "SP", "ZeRO", "CP", "EP", "ETP", "Precision", "Iteration", "Tokens/s", "MFU", "Bubble", "Peak mem"};
     static const char* const tips[ColumnCount] = {
         "On the (training time, cost) Pareto front", "Training time in days",
         "Training days within which the real run falls for 80% of the GPU profile's validation runs (\"no band\": the profile was not validated against measured runs)",
         "Training cost in dollars", "GPU type", "Number of GPUs",
         "Tensor-parallel width", "Pipeline stages", "Data-parallel replicas", "Micro-batch size (sequences)", "Pipeline schedule",
         "Virtual stages per pipeline rank (interleaved)", "Activation recomputation", "Sequence parallelism",
-        "Optimizer sharding (ZeRO stage)", "One iteration", "Training throughput", "Model FLOPs utilisation",
+        "Optimizer sharding (ZeRO stage)", "Context-parallel width (sequence split)", "Expert-parallel width (MoE)",
+        "Tensor-parallel width inside an expert", "GEMM number format", "One iteration", "Training throughput", "Model FLOPs utilisation",
         "Idle fraction of an iteration", "Largest stage's peak memory"};
     if (role == Qt::DisplayRole) {
         return tr(titles[section]);
@@ -108,6 +109,10 @@ QVariant PlanTableModel::displayData(const PlanRow& r, int column) const
     case RecomputeColumn: return recomputeName(p.recompute);
     case SequenceParallelColumn: return p.sequence_parallel ? tr("yes") : tr("no");
     case ZeroColumn: return p.zero_stage;
+    case CpColumn: return p.cp;
+    case EpColumn: return p.ep;
+    case EtpColumn: return p.effective_etp();
+    case PrecisionColumn: return QString::fromLatin1(to_string(r.precision)).toUpper();
     case DaysColumn: return QString::number(r.training_days, 'f', 2);
     case DaysBandColumn: {
         const QString band = trainingDaysBand(r);
@@ -141,6 +146,10 @@ double sortNumber(const PlanRow& r, int column)
     case PlanTableModel::RecomputeColumn: return static_cast<int>(p.recompute);
     case PlanTableModel::SequenceParallelColumn: return p.sequence_parallel ? 1 : 0;
     case PlanTableModel::ZeroColumn: return p.zero_stage;
+    case PlanTableModel::CpColumn: return p.cp;
+    case PlanTableModel::EpColumn: return p.ep;
+    case PlanTableModel::EtpColumn: return p.effective_etp();
+    case PlanTableModel::PrecisionColumn: return static_cast<int>(r.precision);
     case PlanTableModel::DaysColumn: return r.training_days;
     case PlanTableModel::DaysBandColumn: return trainingDaysHigh(r);
     case PlanTableModel::CostColumn: return r.cost_usd;

@@ -34,6 +34,10 @@ public:
         RecomputeColumn,
         SequenceParallelColumn,
         ZeroColumn,
+        CpColumn,        // context, expert and expert-tensor parallelism, and the GEMM precision
+        EpColumn,
+        EtpColumn,
+        PrecisionColumn,
         IterationColumn,
         TokensColumn,
         MfuColumn,

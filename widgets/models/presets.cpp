@@ -13,8 +13,11 @@
 namespace vtrain::ui {
 namespace {
 
-// Display order: small to large, the default first among the big ones.
-const char* const kOrder[] = {"small-gpt-350m", "llama3-8b", "gpt3-175b", "mt-nlg-530b", "llama3-70b", "llama3-405b"};
+// Display order: small to large dense models, the default first among the big ones; then today's runs
+// (as trained or on today's GPUs), then the mixtures of experts by total size.
+const char* const kOrder[] = {"small-gpt-350m", "llama3-8b", "gpt3-175b", "mt-nlg-530b", "llama3-70b", "llama3-405b",
+                              "llama3-8b-h100-fsdp", "llama3-70b-b200-fp8", "llama3.1-405b-as-trained",
+                              "qwen3-30b-a3b", "gpt-oss-120b", "mixtral-8x22b", "qwen3-235b-a22b", "deepseek-v3-671b"};
 
 int rank(const QString& id)
 {

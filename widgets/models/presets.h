@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Scenario presets shipped as resources (:/presets/*.json): GPT-3 175B, MT-NLG 530B (the default),
-// Llama-3-shaped 8B/70B/405B and a small model.
+// Llama-3-shaped 8B/70B/405B, a small model, Llama 3 runs as trained (405B, 70B FP8 on B200, 8B FSDP) and
+// mixtures of experts (DeepSeek-V3, Qwen3 235B-A22B and 30B-A3B, GPT-OSS 120B, Mixtral 8x22B).
 #include <optional>
 
 #include <QList>

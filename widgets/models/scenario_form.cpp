@@ -5,6 +5,7 @@
 
 #include "models/format.h"
 #include "models/scenario_fields.h"
+#include "vtrain/scenario_json.h"
 
 namespace vtrain::ui::form {
 namespace {
@@ -79,6 +80,46 @@ std::vector<TextField> buildTextFields()
     f.push_back(requiredInt("model.vocab", Group::Model, tr("Vocabulary"), tr("Vocabulary size"), [](Scenario& s) -> int& { return s.model.vocab; },
                             1, 1 << 26));
 
+    // Multi-head latent attention (DeepSeek-V2/V3): used only with the attention kind "MLA" below.
+    f.push_back(requiredInt("model.mla.q_lora_rank", Group::Model, tr("MLA query rank"),
+                            tr("Multi-head latent attention: compressed query width (0 = queries not compressed); used with MLA only"),
+                            [](Scenario& s) -> int& { return s.model.mla.q_lora_rank; }, 0, 1 << 20));
+    f.push_back(requiredInt("model.mla.kv_lora_rank", Group::Model, tr("MLA key/value rank"),
+                            tr("Multi-head latent attention: compressed key/value width d_c (DeepSeek-V3: 512); used with MLA only"),
+                            [](Scenario& s) -> int& { return s.model.mla.kv_lora_rank; }, 1, 1 << 20));
+    f.push_back(requiredInt("model.mla.qk_rope_head_dim", Group::Model, tr("MLA rotary head width"),
+                            tr("Multi-head latent attention: the decoupled rotary part of a query/key head (DeepSeek-V3: 64); used with MLA only"),
+                            [](Scenario& s) -> int& { return s.model.mla.qk_rope_head_dim; }, 0, 1 << 16));
+
+    // Mixture of experts: an empty expert count is a dense model, and the other fields are then unused.
+    f.push_back(optionalInt("model.moe.experts", Group::Experts, tr("Routed experts"),
+                            tr("Routed experts per MoE layer; empty = a dense model"), [](Scenario& s) -> int& { return s.model.moe.experts; },
+                            2, 1 << 20, tr("dense (no experts)")));
+    f.push_back(requiredInt("model.moe.top_k", Group::Experts, tr("Experts per token (top-k)"), tr("Routed experts each token goes to"),
+                            [](Scenario& s) -> int& { return s.model.moe.top_k; }, 1, 1 << 20));
+    f.push_back(optionalInt("model.moe.expert_ffn_hidden", Group::Experts, tr("Expert FFN width"),
+                            tr("One expert's feed-forward width; empty = the FFN width"),
+                            [](Scenario& s) -> int& { return s.model.moe.expert_ffn_hidden; }, 1, 1 << 24, tr("= FFN width")));
+    f.push_back(optionalInt("model.moe.shared_experts", Group::Experts, tr("Shared experts"), tr("Always-active experts (DeepSeek-V3: 1)"),
+                            [](Scenario& s) -> int& { return s.model.moe.shared_experts; }, 0, 1 << 10, tr("none")));
+    f.push_back(optionalInt("model.moe.first_dense_layers", Group::Experts, tr("First dense layers"),
+                            tr("Leading layers with a dense FFN (DeepSeek-V3: 3)"),
+                            [](Scenario& s) -> int& { return s.model.moe.first_dense_layers; }, 0, 100000, tr("none")));
+    f.push_back({QStringLiteral("model.moe.load_imbalance"), Group::Experts, tr("Load imbalance"), tr("= 1.0 (balanced)"),
+                 tr("Busiest expert's tokens / the mean: its GPU sets the pace (1.0 = perfectly balanced routing)"),
+                 [](const Scenario& s) { return s.model.moe.load_imbalance != 1.0 ? QString::number(s.model.moe.load_imbalance) : QString(); },
+                 [](const QString& text, Scenario& s) {
+                     const auto parsed = fields::parseOptionalPositive(text, 1e6);
+                     if (!parsed.ok()) {
+                         return parsed.error;
+                     }
+                     if (parsed.value && *parsed.value < 1.0) {
+                         return tr("must be at least 1 (the busiest expert gets at least the mean)");
+                     }
+                     s.model.moe.load_imbalance = parsed.value.value_or(1.0);
+                     return QString();
+                 }});
+
     // The GPU count is one value or a list: the cluster's size is the first, the search gets them all.
     f.push_back({QStringLiteral("cluster.num_gpus"), Group::Cluster, tr("GPU count"), tr("3360, or 1024, 2048, or 2240-4480:280"),
                  tr("One count, a list, or a range from-to:step"),
@@ -133,13 +174,34 @@ std::vector<ChoiceField> buildChoiceFields()
                  tr("The input embedding and the output layer share one weight matrix"), {}, {},
                  [](const Scenario& s) { return QVariant(s.model.tied_embeddings); },
                  [](const QVariant& v, Scenario& s) { s.model.tied_embeddings = v.toBool(); }});
-    f.push_back({QStringLiteral("training.precision"), Group::Cluster, tr("Precision"), tr("Number format of weights and activations"),
-                 {QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp32")},
-                 {QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp32")},
+    // MHA or GQA follows from the key/value heads, so one choice covers both and never contradicts them.
+    f.push_back({QStringLiteral("model.attention"), Group::Model, tr("Attention"),
+                 tr("Multi-head / grouped-query attention (by the key/value heads) or DeepSeek's multi-head latent attention"),
+                 {tr("MHA / GQA"), tr("MLA (latent)")}, {QStringLiteral("auto"), QStringLiteral("mla")},
+                 [](const Scenario& s) { return QVariant(s.model.attention == AttentionKind::Mla ? QStringLiteral("mla") : QStringLiteral("auto")); },
+                 [](const QVariant& v, Scenario& s) {
+                     if (v.toString() == u"mla") {
+                         s.model.attention = AttentionKind::Mla;
+                     } else {
+                         const int kv = s.model.kv_heads;
+                         s.model.attention = kv > 0 && kv < s.model.heads ? AttentionKind::Gqa : AttentionKind::Mha;
+                     }
+                 }});
+    f.push_back({QStringLiteral("training.precision"), Group::Cluster, tr("Precision"),
+                 tr("GEMM number format; FP8 and NVFP4 keep master weights, attention and norms in BF16"),
+                 {QStringLiteral("BF16"), QStringLiteral("FP16"), QStringLiteral("FP32"), QStringLiteral("FP8"), QStringLiteral("NVFP4")},
+                 {QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp32"), QStringLiteral("fp8"), QStringLiteral("nvfp4")},
                  [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.training.precision))); },
                  [](const QVariant& v, Scenario& s) {
-                     const QString p = v.toString();
-                     s.training.precision = p == u"fp16" ? Precision::Fp16 : p == u"fp32" ? Precision::Fp32 : Precision::Bf16;
+                     s.training.precision = precision_from_string(v.toString().toStdString()).value_or(Precision::Bf16);
+                 }});
+    f.push_back({QStringLiteral("training.fp8_recipe"), Group::Cluster, tr("FP8 scaling"),
+                 tr("How FP8 scales are chosen (Transformer Engine recipes); used with FP8 only"),
+                 {tr("delayed (per tensor)"), tr("current (per tensor)"), tr("blockwise (DeepSeek-V3)"), QStringLiteral("MXFP8")},
+                 {QStringLiteral("delayed"), QStringLiteral("current"), QStringLiteral("blockwise"), QStringLiteral("mxfp8")},
+                 [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.training.fp8_recipe))); },
+                 [](const QVariant& v, Scenario& s) {
+                     s.training.fp8_recipe = fp8_recipe_from_string(v.toString().toStdString()).value_or(Fp8Recipe::Delayed);
                  }});
     f.push_back({QStringLiteral("training.attention"), Group::Cluster, tr("Attention kernel"), tr("Fused (FlashAttention) or unfused attention"),
                  {tr("fused (flash)"), tr("unfused")}, {QStringLiteral("flash"), QStringLiteral("unfused")},

@@ -14,7 +14,7 @@
 
 namespace vtrain::ui::form {
 
-enum class Group { Model, Cluster };
+enum class Group { Model, Experts, Cluster };
 
 struct TextField {
     QString name;        // the scenario path ("model.layers"): object name, error key, core's Diagnostic::field

@@ -11,6 +11,8 @@ const char* laneName(TimelineLane lane)
     switch (lane) {
     case TimelineLane::Compute: return "compute";
     case TimelineLane::Tensor: return "tensor";
+    case TimelineLane::Expert: return "expert";
+    case TimelineLane::Context: return "context";
     case TimelineLane::Pipeline: return "pipeline";
     case TimelineLane::DataParallel: return "data parallel";
     }
@@ -24,7 +26,7 @@ std::size_t TimelineRow::firstEndingAfter(double t) const
 
 namespace {
 
-constexpr int kLanes = 4;
+constexpr int kLanes = 6;
 
 TimelineLane laneOf(Lane lane)
 {
@@ -84,15 +86,32 @@ TimelineData TimelineData::fromResult(const SimulationResult& result)
         data.end_s = std::max(data.end_s, t.end_s);
         // Tensor-parallel collectives run inside compute tasks, at the end of each layer's slice (as in the
         // Chrome trace export, so both pictures agree).
+        // Expert dispatch/combine comes just before that, and the context-parallel exchange (the KV blocks
+        // attention needs) at the start of each layer's slice.
         const double dur = t.end_s - t.start_s;
-        if (t.tp_comm_s > 0 && dur > 0) {
+        if ((t.tp_comm_s > 0 || t.ep_comm_s > 0 || t.cp_comm_s > 0) && dur > 0) {
             const int layers = std::max(1, t.layers);
             const double slice = dur / layers;
-            const double comm = t.tp_comm_s / layers;
+            const double tp = t.tp_comm_s / layers;
+            const double ep = t.ep_comm_s / layers;
+            const double cp = t.cp_comm_s / layers;
+            const auto task = static_cast<std::int32_t>(i);
             for (int l = 0; l < layers; ++l) {
-                const double end = t.start_s + (l + 1) * slice;
-                stageLanes[static_cast<int>(TimelineLane::Tensor)].bars.push_back(
-                    TimelineBar{end - comm, end, t.kind, t.micro_batch, t.chunk, 1, static_cast<std::int32_t>(i)});
+                const double begin = t.start_s + l * slice;
+                const double end = begin + slice;
+                if (tp > 0) {
+                    stageLanes[static_cast<int>(TimelineLane::Tensor)].bars.push_back(
+                        TimelineBar{end - tp, end, t.kind, t.micro_batch, t.chunk, 1, task});
+                }
+                if (ep > 0) {
+                    const double epEnd = std::max(begin + ep, end - tp);
+                    stageLanes[static_cast<int>(TimelineLane::Expert)].bars.push_back(
+                        TimelineBar{epEnd - ep, epEnd, t.kind, t.micro_batch, t.chunk, 1, task});
+                }
+                if (cp > 0) {
+                    stageLanes[static_cast<int>(TimelineLane::Context)].bars.push_back(
+                        TimelineBar{begin, begin + cp, t.kind, t.micro_batch, t.chunk, 1, task});
+                }
             }
         }
     }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // A simulated iteration's tasks regrouped for drawing: per pipeline stage one row per lane (compute,
-// tensor-parallel, pipeline, data-parallel), each row's bars sorted by start with a running maximum of
+// tensor-parallel, expert all-to-all, context-parallel, pipeline, data-parallel), each row's bars sorted by start with a running maximum of
 // their ends (so a view finds the first visible bar by bisection even where bars overlap), and the idle
 // gaps (bubbles) of the compute lane.
 #include <cstdint>
@@ -12,7 +12,9 @@
 
 namespace vtrain::ui {
 
-enum class TimelineLane : std::uint8_t { Compute, Tensor, Pipeline, DataParallel };
+// Tensor, Expert and Context are traffic inside compute tasks (each layer's exposed share), drawn on rows
+// of their own so an MoE plan's all-to-all and a long-context plan's ring exchange are seen apart.
+enum class TimelineLane : std::uint8_t { Compute, Tensor, Expert, Context, Pipeline, DataParallel };
 const char* laneName(TimelineLane lane);
 
 struct TimelineBar {

@@ -39,6 +39,8 @@ QStringList taskTerms(const TimelineRow& row, const TimelineBar& bar)
     QStringList terms{QStringLiteral("stage %1").arg(row.stage), QString::fromLatin1(laneName(row.lane))};
     switch (row.lane) {
     case TimelineLane::Tensor: terms << QStringLiteral("tp") << QStringLiteral("tp comm"); break;
+    case TimelineLane::Expert: terms << QStringLiteral("ep") << QStringLiteral("ep comm") << QStringLiteral("all-to-all"); break;
+    case TimelineLane::Context: terms << QStringLiteral("cp") << QStringLiteral("cp comm"); break;
     case TimelineLane::Pipeline: terms << QStringLiteral("pp"); break;
     case TimelineLane::DataParallel: terms << QStringLiteral("dp"); break;
     case TimelineLane::Compute: break;

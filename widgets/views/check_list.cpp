@@ -30,16 +30,22 @@ CheckList::CheckList(const QString& name, int columns, QWidget* parent)
     layout->addWidget(m_errorLabel);
 }
 
-void CheckList::setItems(const QStringList& labels, const QVariantList& values)
+void CheckList::setItems(const QStringList& labels, const QVariantList& values, const QStringList& groups)
 {
     const QVariantList previously = checkedValues();
     for (QCheckBox* box : m_boxes) {
         m_grid->removeWidget(box);
         delete box;
     }
+    for (QLabel* header : m_headers) {
+        m_grid->removeWidget(header);
+        delete header;
+    }
     m_boxes.clear();
+    m_headers.clear();
     m_marked.clear();
     m_values = values;
+    m_groups = groups.size() == values.size() ? groups : QStringList();
     // New boxes join the end of the window's focus chain; Tab must reach them here, in form order: after
     // the last tab stop before this list (setTabOrder ignores widgets without focus, such as this one).
     QWidget* previous = previousInFocusChain();
@@ -49,17 +55,50 @@ void CheckList::setItems(const QStringList& labels, const QVariantList& values)
     if (previous == this) {
         previous = nullptr;
     }
+    int row = 0;
+    int column = 0;
     for (int i = 0; i < static_cast<int>(values.size()); ++i) {
+        if (!m_groups.isEmpty() && (i == 0 || m_groups[i] != m_groups[i - 1])) {
+            if (column > 0) {
+                ++row;
+            }
+            auto* header = new QLabel(QStringLiteral("<b>%1</b>").arg(m_groups[i].toHtmlEscaped()), this);
+            header->setObjectName(m_name + QStringLiteral(".group"));
+            m_grid->addWidget(header, row++, 0, 1, m_columns);
+            m_headers.push_back(header);
+            column = 0;
+        }
         auto* box = new QCheckBox(labels.value(i), this);
         box->setChecked(previously.contains(values[i]));
         connect(box, &QCheckBox::clicked, this, &CheckList::edited);
-        m_grid->addWidget(box, i / m_columns, i % m_columns);
+        m_grid->addWidget(box, row, column);
+        if (++column == m_columns) {
+            column = 0;
+            ++row;
+        }
         m_boxes.push_back(box);
         if (previous) {
             QWidget::setTabOrder(previous, box);
         }
         previous = box;
     }
+}
+
+QStringList CheckList::groupTitles() const
+{
+    QStringList titles;
+    for (const QString& g : m_groups) {
+        if (titles.isEmpty() || titles.back() != g) {
+            titles << g;
+        }
+    }
+    return titles;
+}
+
+QString CheckList::groupOf(const QVariant& value) const
+{
+    const auto i = m_values.indexOf(value);
+    return i >= 0 && i < m_groups.size() ? m_groups[i] : QString();
 }
 
 void CheckList::setMarked(const QVariantList& values, const QString& reason)

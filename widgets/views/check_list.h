@@ -16,8 +16,12 @@ class CheckList : public QWidget {
 public:
     CheckList(const QString& name, int columns, QWidget* parent = nullptr);
 
-    // Replaces the candidates; values that were checked before stay checked.
-    void setItems(const QStringList& labels, const QVariantList& values);
+    // Replaces the candidates; values that were checked before stay checked. With `groups` (one title per
+    // item, items of a group next to each other) each group starts on its own row under its title.
+    void setItems(const QStringList& labels, const QVariantList& values, const QStringList& groups = {});
+    // The group titles shown, in order (empty without groups), and the title a value is shown under.
+    QStringList groupTitles() const;
+    QString groupOf(const QVariant& value) const;
     void setChecked(const QVariantList& values);
     void setAllChecked(bool checked);
     // Marks these values' boxes (red, with `reason` as tooltip) as chosen but not usable; clears the rest.
@@ -40,6 +44,8 @@ private:
     int m_columns;
     QVariantList m_values;
     QList<QCheckBox*> m_boxes;
+    QStringList m_groups;          // per item
+    QList<QLabel*> m_headers;
     QVariantList m_marked;
     QGridLayout* m_grid = nullptr;
     QLabel* m_errorLabel = nullptr;

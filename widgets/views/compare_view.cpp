@@ -238,6 +238,8 @@ void CompareView::fillSummary()
         {tr("Iteration time"), [](const SimulationResult& r) { return r.iteration_time_s; }, seconds, true},
         {tr("Compute"), [](const SimulationResult& r) { return r.breakdown.compute_s; }, seconds, true},
         {tr("Tensor-parallel comm"), [](const SimulationResult& r) { return r.breakdown.tp_comm_s; }, seconds, true},
+        {tr("Expert all-to-all (exposed)"), [](const SimulationResult& r) { return r.breakdown.ep_comm_s; }, seconds, true},
+        {tr("Context-parallel comm (exposed)"), [](const SimulationResult& r) { return r.breakdown.cp_comm_s; }, seconds, true},
         {tr("Pipeline comm"), [](const SimulationResult& r) { return r.breakdown.pp_comm_s; }, seconds, true},
         {tr("Data-parallel comm (exposed)"), [](const SimulationResult& r) { return r.breakdown.dp_comm_exposed_s; }, seconds, true},
         {tr("Optimizer"), [](const SimulationResult& r) { return r.breakdown.optimizer_s; }, seconds, true},
@@ -275,7 +277,7 @@ void CompareView::fillStages()
     const std::size_t n = std::max(na, nb);
     m_stages->setRowCount(static_cast<int>(n));
     auto busy = [](const StageBreakdown& b) { return b.compute_s + b.optimizer_s; };
-    auto comm = [](const StageBreakdown& b) { return b.tp_comm_s + b.pp_comm_s + b.dp_comm_exposed_s; };
+    auto comm = [](const StageBreakdown& b) { return b.tp_comm_s + b.ep_comm_s + b.cp_comm_s + b.pp_comm_s + b.dp_comm_exposed_s; };
     for (std::size_t s = 0; s < n; ++s) {
         const int row = static_cast<int>(s);
         m_stages->setItem(row, 0, cell(QString::number(s)));

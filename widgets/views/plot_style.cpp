@@ -98,6 +98,17 @@ QColor tensorCommColor()
     return QColor(0x76, 0xb7, 0xb2);
 }
 
+// Distinct from the task colours and from TP comm's teal, readable on light and dark backgrounds.
+QColor expertCommColor()
+{
+    return QColor(0x8a, 0x5c, 0xd6);
+}
+
+QColor contextCommColor()
+{
+    return QColor(0xd4, 0xb0, 0x3a);
+}
+
 QColor bubbleColor()
 {
     return QColor(0xd6, 0x27, 0x28, 60);

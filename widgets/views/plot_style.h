@@ -23,6 +23,8 @@ QString taskShortName(TaskKind kind); // "F", "B", "R", ...
 QString taskName(TaskKind kind);      // "forward", "backward", ...
 QColor bubbleColor();
 QColor tensorCommColor();
+QColor expertCommColor();  // expert all-to-all (dispatch/combine)
+QColor contextCommColor(); // context-parallel exchange
 
 void applyPalette(QCustomPlot* plot, const QPalette& palette);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "views/scenario_editor.h"
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
@@ -18,6 +20,31 @@
 #include "vtrain/scenario_json.h"
 
 namespace vtrain::ui {
+namespace {
+
+// What makes two committed scenarios different: their file form, plus the newer search axes spelled out
+// (a core whose file form lacks them must still see a click on "cp 2" as an edit).
+std::string editKey(const Scenario& s)
+{
+    nlohmann::json j = scenario_to_json(s);
+    if (s.search) {
+        nlohmann::json axes;
+        axes["cp"] = s.search->cp;
+        axes["ep"] = s.search->ep;
+        axes["etp"] = s.search->etp;
+        std::vector<std::string> precisions;
+        for (Precision p : s.search->precision) {
+            precisions.emplace_back(to_string(p));
+        }
+        axes["precision"] = precisions;
+        axes["tp_overlap"] = s.search->tp_overlap;
+        axes["moe_overlap"] = s.search->moe_overlap;
+        j["__axes"] = std::move(axes);
+    }
+    return j.dump();
+}
+
+} // namespace
 
 ScenarioEditor::ScenarioEditor(QWidget* parent)
     : QWidget(parent)
@@ -48,6 +75,7 @@ ScenarioEditor::ScenarioEditor(QWidget* parent)
     column->addWidget(m_presetDescription);
 
     column->addWidget(buildGroup(tr("Model"), static_cast<int>(form::Group::Model)));
+    column->addWidget(buildGroup(tr("Mixture of experts"), static_cast<int>(form::Group::Experts)));
     column->addWidget(buildGroup(tr("Cluster and budget"), static_cast<int>(form::Group::Cluster)));
     column->addWidget(buildSearchGroup());
     m_status = new QLabel(content);
@@ -119,7 +147,18 @@ QGroupBox* ScenarioEditor::buildGroup(const QString& title, int group)
             }
             formLayout->addRow(f.label, combo);
             m_choices[f.name] = combo;
-            connect(combo, &QComboBox::activated, this, &ScenarioEditor::commit);
+            if (f.name == u"training.precision") {
+                // A single precision to explore follows the choice (the sweep runs what the list says); a
+                // list of several is the user's comparison and stays.
+                connect(combo, &QComboBox::activated, this, [this, combo] {
+                    if (CheckList* list = checkList(QStringLiteral("search.precision")); list && list->checkedValues().size() <= 1) {
+                        list->setChecked({combo->currentData()});
+                    }
+                    commit();
+                });
+            } else {
+                connect(combo, &QComboBox::activated, this, &ScenarioEditor::commit);
+            }
         }
     }
     return box;
@@ -141,12 +180,66 @@ CheckList* ScenarioEditor::addList(QFormLayout* form, const QString& label, cons
 
 void ScenarioEditor::setProfiles(const QStringList& ids, const QHash<QString, double>& defaultPrices)
 {
-    m_prices = defaultPrices;
-    QVariantList values;
+    QList<GpuChoice> gpus;
     for (const QString& id : ids) {
-        values << id;
+        gpus.push_back({id, id, QString(), 0, defaultPrices.value(id, 0)});
     }
-    m_lists.at(QStringLiteral("search.gpu"))->setItems(ids, values);
+    setGpuChoices(std::move(gpus));
+}
+
+void ScenarioEditor::setGpuChoices(QList<GpuChoice> gpus)
+{
+    // NVIDIA first (most profiles and most published runs), then AMD, then other vendors by name.
+    auto rank = [](const QString& vendor) {
+        return vendor.compare(QLatin1String("NVIDIA"), Qt::CaseInsensitive) == 0 ? 0
+               : vendor.compare(QLatin1String("AMD"), Qt::CaseInsensitive) == 0 ? 1
+               : vendor.isEmpty()                                               ? 3
+                                                                                : 2;
+    };
+    std::stable_sort(gpus.begin(), gpus.end(), [&rank](const GpuChoice& a, const GpuChoice& b) {
+        const int ra = rank(a.vendor);
+        const int rb = rank(b.vendor);
+        return ra != rb ? ra < rb : (ra == 2 && a.vendor != b.vendor ? a.vendor < b.vendor : false);
+    });
+    m_gpus = std::move(gpus);
+    m_prices.clear();
+    for (const GpuChoice& g : m_gpus) {
+        m_prices.insert(g.id, g.pricePerHour);
+    }
+    showGpuItems({});
+}
+
+void ScenarioEditor::showGpuItems(const QString& extraId)
+{
+    const bool grouped = std::any_of(m_gpus.begin(), m_gpus.end(), [](const GpuChoice& g) { return !g.vendor.isEmpty(); });
+    QStringList labels;
+    QVariantList values;
+    QStringList groups;
+    for (const GpuChoice& g : m_gpus) {
+        QString label = g.id;
+        if (g.memoryGib > 0) {
+            label += QStringLiteral(" · %1 GiB").arg(g.memoryGib, 0, 'f', 0);
+        }
+        if (g.pricePerHour > 0) {
+            label += QStringLiteral(" · $%1/h").arg(g.pricePerHour, 0, 'f', 2);
+        }
+        labels << label;
+        values << g.id;
+        groups << (g.vendor.isEmpty() ? tr("Other") : g.vendor);
+    }
+    if (!extraId.isEmpty() && !values.contains(extraId)) {
+        // A GPU without a profile here still shows, so the user sees why the sweep cannot run.
+        labels << extraId;
+        values << extraId;
+        groups << tr("No profile found");
+    }
+    CheckList* list = m_lists.at(QStringLiteral("search.gpu"));
+    list->setItems(labels, values, grouped ? groups : QStringList());
+    for (const GpuChoice& g : m_gpus) {
+        if (QCheckBox* box = list->box(g.id); box && g.name != g.id) {
+            box->setToolTip(g.name);
+        }
+    }
 }
 
 void ScenarioEditor::loadPreset(const QString& id)
@@ -190,7 +283,7 @@ void ScenarioEditor::setScenario(const Scenario& s)
     showPresetOf(s);
     m_loading = false;
     validate();
-    m_committed = m_valid ? scenario_to_json(*m_valid).dump() : std::string();
+    m_committed = m_valid ? editKey(*m_valid) : std::string();
 }
 
 void ScenarioEditor::showPresetOf(const Scenario& s)
@@ -227,7 +320,7 @@ void ScenarioEditor::commit()
     if (!m_valid) {
         return;
     }
-    std::string json = scenario_to_json(*m_valid).dump();
+    std::string json = editKey(*m_valid);
     if (json == m_committed) {
         return; // Enter on an unchanged field, or a focus change: nothing new
     }
@@ -269,6 +362,7 @@ void ScenarioEditor::validate()
         s.plan.reset();
     }
     m_valid = ok ? std::optional<Scenario>(s) : std::nullopt;
+    showApplicableFields(s);
     updateEstimate(s);
     const QStringList problems = errors();
     m_status->setText(ok ? tr("About %1 plans to evaluate.").arg(formatCount(static_cast<double>(m_estimate)))
@@ -277,6 +371,30 @@ void ScenarioEditor::validate()
     if (wasValid != m_valid.has_value()) {
         Q_EMIT validityChanged(m_valid.has_value());
     }
+}
+
+void ScenarioEditor::showApplicableFields(const Scenario& s)
+{
+    // Fields that only mean something with another choice are shown with it: the MLA ranks with MLA, the
+    // expert details once there are experts, the FP8 recipe with FP8. A hidden field keeps its value.
+    auto show = [](QWidget* w, bool visible) {
+        if (!w || !w->parentWidget()) {
+            return;
+        }
+        if (auto* form = qobject_cast<QFormLayout*>(w->parentWidget()->layout())) {
+            form->setRowVisible(w, visible);
+        }
+    };
+    const bool mla = s.model.attention == AttentionKind::Mla;
+    const bool moe = s.model.moe.enabled() || !m_fields.at(QStringLiteral("model.moe.experts"))->text().trimmed().isEmpty();
+    for (const auto& [name, row] : m_fields) {
+        if (name.startsWith(u"model.mla.")) {
+            show(row, mla || row->hasError());
+        } else if (name.startsWith(u"model.moe.") && name != u"model.moe.experts") {
+            show(row, moe || row->hasError());
+        }
+    }
+    show(m_choices.at(QStringLiteral("training.fp8_recipe")), s.training.precision == Precision::Fp8);
 }
 
 void ScenarioEditor::applyCoreDiagnostics(const Scenario& s, bool& ok)

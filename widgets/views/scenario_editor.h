@@ -27,6 +27,15 @@ namespace vtrain::ui {
 class CheckList;
 class FieldRow;
 
+// A GPU type the editor offers, as its profile describes it.
+struct GpuChoice {
+    QString id;          // profile id, what the scenario names
+    QString name;        // "NVIDIA B200-SXM-180GB (HGX B200)"
+    QString vendor;      // "NVIDIA", "AMD"; empty = unknown
+    double memoryGib = 0;
+    double pricePerHour = 0; // the profile's default price, USD per GPU-hour
+};
+
 class ScenarioEditor : public QWidget {
     Q_OBJECT
 public:
@@ -34,6 +43,9 @@ public:
 
     // GPU types offered, with their default price (shown as the price field's placeholder).
     void setProfiles(const QStringList& ids, const QHash<QString, double>& defaultPrices);
+    // The same with vendor, memory and price: the list is grouped by vendor (NVIDIA, AMD, then others)
+    // and each entry says its memory and price.
+    void setGpuChoices(QList<GpuChoice> gpus);
     // Fills every field from `scenario` (no scenarioEdited signal).
     void setScenario(const Scenario& scenario);
     // Asked before the preset picker replaces the scenario; returning false keeps it (unsaved edits).
@@ -70,10 +82,12 @@ private:
     void loadSearch(const Scenario& scenario);
     void readSearch(Scenario& scenario);
     void updatePipelineCandidates();
+    void showGpuItems(const QString& extraId);
     void onPipelineListEdited();
     void onTyped();
     void commit();
     void validate();
+    void showApplicableFields(const Scenario& scenario);
     void applyCoreDiagnostics(const Scenario& scenario, bool& ok);
     void updateEstimate(const Scenario& scenario);
     void showPresetOf(const Scenario& scenario);
@@ -85,6 +99,7 @@ private:
     QLabel* m_presetDescription = nullptr;
     QLabel* m_status = nullptr;
     QHash<QString, double> m_prices;
+    QList<GpuChoice> m_gpus;
     Scenario m_base;               // what was loaded: keeps the fields the editor does not show (links, plan)
     std::optional<Scenario> m_valid;
     std::string m_committed;       // JSON of the last scenario sent or loaded: an unchanged commit sends nothing

@@ -22,6 +22,9 @@ namespace {
 const QList<int> kTpCandidates{1, 2, 4, 8, 16, 32, 64};
 const QList<int> kMicroBatchCandidates{1, 2, 4, 8, 16, 32};
 const QList<int> kVirtualStageCandidates{2, 3, 4, 5, 6, 7, 8};
+const QList<int> kCpCandidates{1, 2, 4, 8, 16};
+const QList<int> kEpCandidates{1, 2, 4, 8, 16, 32, 64, 128};
+const QList<int> kEtpCandidates{1, 2, 4, 8};
 
 void setIntItems(CheckList* list, const QList<int>& values)
 {
@@ -79,8 +82,36 @@ QGroupBox* ScenarioEditor::buildSearchGroup()
     addList(form, tr("Sequence parallel"), QStringLiteral("search.sequence_parallel"), 3,
             tr("Megatron sequence parallelism (needs tp ≥ 2); both checked = on wherever tp ≥ 2"))
         ->setItems({tr("off"), tr("on")}, {false, true});
-    addList(form, tr("Optimizer sharding"), QStringLiteral("search.zero_stage"), 3, tr("ZeRO stage: 0 none, 1 optimizer states, 2 + gradients"))
-        ->setItems({tr("none"), QStringLiteral("ZeRO-1"), QStringLiteral("ZeRO-2")}, {0, 1, 2});
+    addList(form, tr("Optimizer sharding"), QStringLiteral("search.zero_stage"), 4,
+            tr("ZeRO stage: 0 none, 1 optimizer states, 2 + gradients, 3 + parameters (FSDP full shard)"))
+        ->setItems({tr("none"), QStringLiteral("ZeRO-1"), QStringLiteral("ZeRO-2"), QStringLiteral("ZeRO-3")}, {0, 1, 2, 3});
+    setIntItems(addList(form, tr("Context parallel"), QStringLiteral("search.cp"), 4,
+                        tr("Context-parallel widths (cp): the sequence split across GPUs, for long contexts")),
+                kCpCandidates);
+    setIntItems(addList(form, tr("Expert parallel"), QStringLiteral("search.ep"), 4,
+                        tr("Expert-parallel widths (ep): experts spread over GPUs, tokens sent by all-to-all; MoE models only")),
+                kEpCandidates);
+    {
+        QStringList labels{tr("= tp")};
+        QVariantList values{0};
+        for (int v : kEtpCandidates) {
+            labels << QString::number(v);
+            values << v;
+        }
+        addList(form, tr("Expert tensor parallel"), QStringLiteral("search.etp"), 5,
+                tr("Tensor-parallel width inside an expert (etp); \"= tp\" is Megatron's default"))
+            ->setItems(labels, values);
+    }
+    addList(form, tr("Precision"), QStringLiteral("search.precision"), 5,
+            tr("GEMM number formats to compare; FP8 uses the FP8 scaling chosen above"))
+        ->setItems({QStringLiteral("BF16"), QStringLiteral("FP16"), QStringLiteral("FP32"), QStringLiteral("FP8"), QStringLiteral("NVFP4")},
+                   {QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp32"), QStringLiteral("fp8"), QStringLiteral("nvfp4")});
+    addList(form, tr("TP comm overlap"), QStringLiteral("search.tp_overlap"), 3,
+            tr("Tensor-parallel traffic hidden behind GEMMs (userbuffers, async TP)"))
+        ->setItems({tr("off"), tr("on")}, {false, true});
+    addList(form, tr("MoE comm overlap"), QStringLiteral("search.moe_overlap"), 3,
+            tr("Expert all-to-all overlapped with compute (DualPipe, batch-level overlap); MoE models only"))
+        ->setItems({tr("off"), tr("on")}, {false, true});
     return box;
 }
 
@@ -152,13 +183,7 @@ void ScenarioEditor::loadSearch(const Scenario& s)
     QVariantList gpus = toVariants(q.gpu, [](const std::string& g) { return QVariant(QString::fromStdString(g)); });
     const QVariantList offered = m_lists.at(QStringLiteral("search.gpu"))->values();
     if (!offered.contains(QString::fromStdString(s.cluster.gpu))) {
-        // A GPU without a profile here still shows, so the user sees why the sweep cannot run.
-        QStringList labels;
-        for (const QVariant& v : offered) {
-            labels << v.toString();
-        }
-        labels << QString::fromStdString(s.cluster.gpu);
-        m_lists.at(QStringLiteral("search.gpu"))->setItems(labels, QVariantList(offered) << QString::fromStdString(s.cluster.gpu));
+        showGpuItems(QString::fromStdString(s.cluster.gpu));
     }
     load("search.gpu", gpus, {QString::fromStdString(s.cluster.gpu)});
 
@@ -178,6 +203,36 @@ void ScenarioEditor::loadSearch(const Scenario& s)
          {QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full")});
     load("search.sequence_parallel", toVariants(q.sequence_parallel, [](bool v) { return QVariant(v); }), {false, true});
     load("search.zero_stage", ints(q.zero_stage), {0, 1});
+    // Today's axes: unchecked lists default to the loaded plan's value, as the explorer does.
+    const Plan given = s.plan.value_or(Plan{});
+    // A width the candidates lack (ep 256 in a file) joins them, so what the file says stays checked.
+    auto widen = [this](const char* name, const QVariantList& wanted) {
+        CheckList* list = m_lists.at(QLatin1String(name));
+        QVariantList values = list->values();
+        bool grown = false;
+        for (const QVariant& v : wanted) {
+            if (!values.contains(v)) {
+                values << v;
+                grown = true;
+            }
+        }
+        if (grown) {
+            std::sort(values.begin(), values.end(), [](const QVariant& a, const QVariant& b) { return a.toInt() < b.toInt(); });
+            QStringList labels;
+            for (const QVariant& v : values) {
+                labels << (v.toInt() == 0 ? tr("= tp") : QString::number(v.toInt()));
+            }
+            list->setItems(labels, values);
+        }
+        return wanted;
+    };
+    load("search.cp", widen("search.cp", q.cp.empty() ? QVariantList{given.cp} : ints(q.cp)), {});
+    load("search.ep", widen("search.ep", q.ep.empty() ? QVariantList{given.ep} : ints(q.ep)), {});
+    load("search.etp", widen("search.etp", q.etp.empty() ? QVariantList{given.etp} : ints(q.etp)), {});
+    load("search.precision", toVariants(q.precision, [](Precision v) { return QVariant(QString::fromLatin1(to_string(v))); }),
+         {QString::fromLatin1(to_string(s.training.precision))});
+    load("search.tp_overlap", toVariants(q.tp_overlap, [](bool v) { return QVariant(v); }), {given.tp_overlap});
+    load("search.moe_overlap", toVariants(q.moe_overlap, [](bool v) { return QVariant(v); }), {given.moe_overlap});
 }
 
 void ScenarioEditor::readSearch(Scenario& s)
@@ -260,6 +315,26 @@ void ScenarioEditor::readSearch(Scenario& s)
         }
     }
     q.zero_stage = ints(checked("search.zero_stage"));
+    q.cp = ints(checked("search.cp"));
+    q.ep = ints(checked("search.ep"));
+    q.etp = ints(checked("search.etp"));
+    q.precision.clear();
+    for (const QVariant& v : checked("search.precision")) {
+        q.precision.push_back(precision_from_string(v.toString().toStdString()).value_or(Precision::Bf16));
+    }
+    auto flags = [](const QVariantList& values) {
+        std::vector<bool> out;
+        for (const QVariant& v : values) {
+            out.push_back(v.toBool());
+        }
+        return out;
+    };
+    q.tp_overlap = flags(checked("search.tp_overlap"));
+    q.moe_overlap = flags(checked("search.moe_overlap"));
+    // Expert parallelism needs experts: a dense model with ep > 1 checked would only produce rejections.
+    if (!s.model.moe.enabled() && std::any_of(q.ep.begin(), q.ep.end(), [](int v) { return v > 1; })) {
+        m_lists.at(QStringLiteral("search.ep"))->setError(tr("expert parallelism needs routed experts (Mixture of experts above)"));
+    }
 }
 
 void ScenarioEditor::updateEstimate(const Scenario& s)
@@ -278,7 +353,8 @@ void ScenarioEditor::updateEstimate(const Scenario& s)
     }
     m_estimate = n(q.gpu.size(), 1) * n(q.num_gpus.size(), 1) * n(q.tp.size(), 1) * pp * n(q.micro_batch.size(), 1) *
                  std::max<std::uint64_t>(schedules, 1) * n(q.recompute.size(), 1) * n(q.sequence_parallel.size(), 2) *
-                 n(q.zero_stage.size(), 1);
+                 n(q.zero_stage.size(), 1) * n(q.cp.size(), 1) * n(q.ep.size(), 1) * n(q.etp.size(), 1) * n(q.precision.size(), 1) *
+                 n(q.tp_overlap.size(), 1) * n(q.moe_overlap.size(), 1);
 }
 
 } // namespace vtrain::ui

@@ -103,10 +103,20 @@ std::vector<LegendEntry> timelineLegend(const TimelineData& data)
 {
     bool present[16] = {};
     bool tensor = false;
+    bool expert = false;
+    bool context = false;
     bool idle = false;
     for (const TimelineRow& row : data.rows) {
         if (row.lane == TimelineLane::Tensor) {
             tensor = tensor || !row.bars.empty();
+            continue;
+        }
+        if (row.lane == TimelineLane::Expert) {
+            expert = expert || !row.bars.empty();
+            continue;
+        }
+        if (row.lane == TimelineLane::Context) {
+            context = context || !row.bars.empty();
             continue;
         }
         idle = idle || !row.idle.empty();
@@ -122,6 +132,12 @@ std::vector<LegendEntry> timelineLegend(const TimelineData& data)
     }
     if (tensor) {
         entries.push_back({QStringLiteral("TP comm"), plot_style::tensorCommColor()});
+    }
+    if (expert) {
+        entries.push_back({QStringLiteral("EP all-to-all"), plot_style::expertCommColor()});
+    }
+    if (context) {
+        entries.push_back({QStringLiteral("CP comm"), plot_style::contextCommColor()});
     }
     for (TaskKind k : {TaskKind::SendForward, TaskKind::SendBackward, TaskKind::GradReduce, TaskKind::EmbeddingSync, TaskKind::ParamGather,
                        TaskKind::OptimizerStep}) {
@@ -260,7 +276,7 @@ void paintTimeline(QPainter& p, const QRect& rect, const TimelineData& data, con
             QFont laneFont = small;
             laneFont.setPixelSize(std::max(6, static_cast<int>(h)));
             p.setFont(laneFont);
-            const char* names[] = {"", "TP", "PP", "DP"};
+            const char* names[] = {"", "TP", "EP", "CP", "PP", "DP"}; // by TimelineLane
             p.drawText(QRectF(rect.left() + 6, y, layout.labelWidth - 10, h), Qt::AlignVCenter | Qt::AlignRight,
                        QString::fromLatin1(names[static_cast<int>(row.lane)]));
         }
@@ -281,7 +297,10 @@ void paintTimeline(QPainter& p, const QRect& rect, const TimelineData& data, con
         const QFontMetrics sfm(small);
         for (const DrawItem& item : items) {
             const TimelineBar& bar = row.bars[item.first];
-            QColor color = row.lane == TimelineLane::Tensor ? plot_style::tensorCommColor() : plot_style::taskColor(item.kind);
+            QColor color = row.lane == TimelineLane::Tensor    ? plot_style::tensorCommColor()
+                           : row.lane == TimelineLane::Expert  ? plot_style::expertCommColor()
+                           : row.lane == TimelineLane::Context ? plot_style::contextCommColor()
+                                                               : plot_style::taskColor(item.kind);
             if (item.folded() && item.mixed) {
                 color = color.lighter(115); // merged tasks of several kinds: the dominant one's colour, paler
             }

@@ -297,8 +297,10 @@ QString TimelineView::describeTask(int rowIndex, int barIndex) const
     const TimelineRow& row = m_data.rows[static_cast<std::size_t>(rowIndex)];
     const TimelineBar& bar = row.bars[static_cast<std::size_t>(barIndex)];
     QString text = tr("Stage %1 · %2 lane\n%3").arg(row.stage).arg(QString::fromLatin1(laneName(row.lane)),
-                                                                    row.lane == TimelineLane::Tensor ? tr("tensor-parallel collectives")
-                                                                                                     : plot_style::taskName(bar.kind));
+                                                                    row.lane == TimelineLane::Tensor    ? tr("tensor-parallel collectives")
+                                                                    : row.lane == TimelineLane::Expert  ? tr("expert all-to-all (dispatch + combine)")
+                                                                    : row.lane == TimelineLane::Context ? tr("context-parallel exchange")
+                                                                                                        : plot_style::taskName(bar.kind));
     if (bar.micro_batch >= 0) {
         text += tr(" · micro-batch %1").arg(bar.micro_batch);
         if (m_result && m_result->plan.virtual_stages > 1) {
@@ -313,6 +315,12 @@ QString TimelineView::describeTask(int rowIndex, int barIndex) const
         const TimelineTask& task = m_result->timeline[static_cast<std::size_t>(bar.task)];
         if (task.tp_comm_s > 0) {
             text += tr(" · tensor-parallel comm %1").arg(formatSeconds(task.tp_comm_s));
+        }
+        if (task.ep_comm_s > 0) {
+            text += tr(" · expert all-to-all %1").arg(formatSeconds(task.ep_comm_s));
+        }
+        if (task.cp_comm_s > 0) {
+            text += tr(" · context-parallel comm %1").arg(formatSeconds(task.cp_comm_s));
         }
     }
     return text;
