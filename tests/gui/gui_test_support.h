@@ -2,6 +2,8 @@
 #pragma once
 // Shared setup of the GUI tests: isolated settings and app data (QStandardPaths test mode), the
 // resources, and small scenarios that sweep in a fraction of a second.
+#include <cerrno> // program_invocation_short_name (glibc)
+
 #include <QCoreApplication>
 #include <QStandardPaths>
 
@@ -16,7 +18,13 @@ inline void initTestEnvironment()
 {
     QStandardPaths::setTestModeEnabled(true); // ~/.qttest: never touch the user's settings or autosave
     QCoreApplication::setOrganizationName(QStringLiteral("vtrain-tests"));
-    QCoreApplication::setApplicationName(QStringLiteral("vtrain-explorer-tests"));
+    // One settings file and autosave per test program (and scale): ctest runs them in parallel, and a
+    // shared file lets one test's restored state leak into another's.
+    QString name = QStringLiteral("vtrain-explorer-tests-") + QString::fromLocal8Bit(program_invocation_short_name);
+    if (const QByteArray scale = qgetenv("QT_SCALE_FACTOR"); !scale.isEmpty()) {
+        name += QStringLiteral("-scale-") + QString::fromLatin1(scale);
+    }
+    QCoreApplication::setApplicationName(name);
 }
 
 // GPT 350M on 8 or 16 A100s, 16 plans: tp {1, 2} x pp {1, 2} x micro-batch {1, 2} x GPUs {8, 16}.

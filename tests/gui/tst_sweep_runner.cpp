@@ -187,7 +187,10 @@ private Q_SLOTS:
             QTest::qWait(1 + i % 4);
         }
         // The last edit was a debounced one: it starts, finishes, and is what stays.
-        QTRY_VERIFY_WITH_TIMEOUT(!runner.isRunning() && !finishedJobs.empty() && finishedJobs.back() == lastStarted, 120000);
+        // (Wait for its start too: the sweep before it may finish before the debounce timer fires.)
+        const int lastGpus = edits.back().search->num_gpus.front();
+        QTRY_VERIFY_WITH_TIMEOUT(shownGpus == lastGpus && !runner.isRunning() && !finishedJobs.empty() && finishedJobs.back() == lastStarted,
+                                 120000);
         QCOMPARE(staleRows, 0);
         QCOMPARE(staleFinishes, 0);
         QVERIFY(started >= kEdits / 2);
