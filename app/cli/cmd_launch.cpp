@@ -12,7 +12,7 @@
 
 namespace vtrain::cli {
 
-const char* const kLaunchHelp = R"(usage: vtrain launch SCENARIO.json [--framework megatron|deepspeed] [--plan PLAN.json] [-o FILE]
+const char* const kLaunchHelp = R"(usage: vtrain launch SCENARIO.json [--framework megatron|deepspeed|torchtitan] [--plan PLAN.json] [-o FILE]
 
 Writes the scenario's "plan" as the launch flags of the framework that runs it:
   megatron    a torchrun line and the pretrain_gpt.py arguments of Megatron-LM (the default)
@@ -22,7 +22,8 @@ What the framework cannot express, and what you must still set (data, tokenizer,
 printed on standard error as "warning:" lines.
 
 options:
-  --framework NAME     megatron (default) or deepspeed
+  --framework NAME     megatron (default), deepspeed, or torchtitan (a job TOML for dense
+                       Llama-style models; the torchrun line goes to standard error)
   --plan FILE          export this plan instead of the scenario's: a JSON object like a scenario's
                        "plan" block, or a row of `vtrain explore --json` (its "gpu" and "num_gpus" apply)
   --profile FILE       GPU profile that gives the node size when cluster.gpus_per_node is not set
@@ -33,6 +34,7 @@ exit status: 0 on success, 2 on bad input (the message names the field and why).
 example:
   vtrain launch examples/gpt3-175b.json
   vtrain launch examples/gpt3-175b.json --framework deepspeed -o ds_config.json
+  vtrain launch examples/llama3-8b-h100-fsdp.json --framework torchtitan -o llama3_8b.toml
 )";
 
 namespace {
@@ -88,8 +90,8 @@ int run_launch(const std::vector<std::string>& argv)
         return report_bad_input("launch takes one scenario file (see vtrain launch --help)");
     }
     const std::string framework = args->value("--framework").value_or("megatron");
-    if (framework != "megatron" && framework != "deepspeed") {
-        return report_bad_input("--framework: must be \"megatron\" or \"deepspeed\", not \"" + framework + "\"");
+    if (framework != "megatron" && framework != "deepspeed" && framework != "torchtitan") {
+        return report_bad_input("--framework: must be \"megatron\", \"deepspeed\" or \"torchtitan\", not \"" + framework + "\"");
     }
     const std::string& path = args->positional[0];
     auto loaded = load_scenario(path);
@@ -112,7 +114,7 @@ int run_launch(const std::vector<std::string>& argv)
 
     std::string text;
     std::vector<std::string> warnings;
-    std::string deepspeed_command;
+    std::string launch_note; // how to start the framework with a config file that was written
     if (framework == "megatron") {
         const auto launch = megatron_launch(scenario, *scenario.plan, *node_size);
         if (!launch.ok()) {
@@ -120,13 +122,21 @@ int run_launch(const std::vector<std::string>& argv)
         }
         text = launch->command_text();
         warnings = launch->warnings;
+    } else if (framework == "torchtitan") {
+        const auto launch = torchtitan_launch(scenario, *scenario.plan, *node_size);
+        if (!launch.ok()) {
+            return report_bad_input(launch.errors());
+        }
+        text = launch->toml;
+        launch_note = "note: launch torchtitan with the TOML written:\n" + launch->command_text();
+        warnings = launch->warnings;
     } else {
         const auto launch = deepspeed_launch(scenario, *scenario.plan, *node_size);
         if (!launch.ok()) {
             return report_bad_input(launch.errors());
         }
         text = output_json(launch->config, 2) + '\n';
-        deepspeed_command = launch->command_text();
+        launch_note = "note: launch with Megatron-DeepSpeed, ds_config.json being the JSON written:\n" + launch->command_text();
         warnings = launch->warnings;
     }
 
@@ -135,12 +145,13 @@ int run_launch(const std::vector<std::string>& argv)
         if (!write_text_file(*output, text, error)) {
             return report_write_failure(error);
         }
-        std::cerr << "wrote " << (framework == "megatron" ? "Megatron-LM launch flags" : "DeepSpeed config") << " to " << *output << '\n';
+        const char* what = framework == "megatron" ? "Megatron-LM launch flags" : framework == "torchtitan" ? "torchtitan job TOML" : "DeepSpeed config";
+        std::cerr << "wrote " << what << " to " << *output << '\n';
     } else {
         std::cout << text;
     }
-    if (!deepspeed_command.empty()) {
-        std::cerr << "note: launch with Megatron-DeepSpeed, ds_config.json being the JSON written:\n" << deepspeed_command;
+    if (!launch_note.empty()) {
+        std::cerr << launch_note;
     }
     print_warnings(warnings);
     return kExitOk;

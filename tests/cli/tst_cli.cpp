@@ -178,6 +178,23 @@ private slots:
         QVERIFY(r.err.contains(QStringLiteral("deepspeed --num_gpus 8 pretrain_gpt.py")));
     }
 
+    void launch_writes_a_torchtitan_toml()
+    {
+        // Llama 3 8B FSDP on 8 H100: one node, everything sharded over the 8 data-parallel ranks.
+        const Run r = vtrain({QStringLiteral("launch"), QStringLiteral("examples/llama3-8b-h100-fsdp.json"), QStringLiteral("--framework"),
+                              QStringLiteral("torchtitan")});
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("[parallelism]")), qPrintable(r.out));
+        QVERIFY(r.out.contains(QStringLiteral("data_parallel_shard_degree = 8")));
+        QVERIFY(r.out.contains(QStringLiteral("tensor_parallel_degree = 1")));
+        QVERIFY(r.err.contains(QStringLiteral("note: launch torchtitan")));
+        // A mixture-of-experts model is refused with the reason.
+        const Run moe = vtrain({QStringLiteral("launch"), QStringLiteral("examples/deepseek-v3-671b-h800.json"), QStringLiteral("--framework"),
+                                QStringLiteral("torchtitan")});
+        QCOMPARE(moe.exit_code, 2);
+        QVERIFY(moe.err.contains(QStringLiteral("dense")));
+    }
+
     void launch_takes_a_plan_file()
     {
         QTemporaryDir dir;
