@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "vtrain/comm_model.h"
+
 namespace vtrain {
 namespace {
 
@@ -259,7 +261,15 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
             errors.push_back({search.gpu.empty() ? "cluster.gpu" : "search.gpu", "no GPU profile \"" + space.gpus[i] + "\" was loaded"});
             continue;
         }
-        largest_node = std::max(largest_node, gpus_per_node_for(scenario, it->second));
+        // Tensor parallelism stays in an NVLink domain; on racks whose domain spans hosts (NVL72: trays of
+        // 4) the default still tries up to 8, the width Megatron recipes use there.
+        const int host = gpus_per_node_for(scenario, it->second);
+        LinkSpec links = it->second.links;
+        links.gpus_per_node = host;
+        if (scenario.cluster.nvlink_domain_gpus > 0) {
+            links.nvlink_domain_gpus = scenario.cluster.nvlink_domain_gpus;
+        }
+        largest_node = std::max(largest_node, std::max(host, std::min(8, nvlink_domain_size(links))));
     }
     space.num_gpus = search.num_gpus.empty() ? std::vector<int>{scenario.cluster.num_gpus} : unique_in_order(search.num_gpus);
     if (std::any_of(space.num_gpus.begin(), space.num_gpus.end(), [](int n) { return n < 1; })) {

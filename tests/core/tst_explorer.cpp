@@ -142,6 +142,24 @@ private slots:
         QCOMPARE(space->size(), expected);
     }
 
+    void default_tp_reaches_8_inside_an_nvl72_domain()
+    {
+        // GB200 NVL72: hosts (trays) of 4 GPUs in a 72-GPU NVLink domain; the default tp list still tries 8.
+        Scenario s = small_scenario();
+        s.cluster.gpu = "gb200-nvl72";
+        s.cluster.gpus_per_node = 0;
+        std::map<std::string, GpuProfile> nvl72{{"gb200-nvl72", test::shipped_profile("gb200-nvl72")}};
+        QCOMPARE(nvl72.at("gb200-nvl72").links.gpus_per_node, 4);
+        const auto space = make_plan_space(s, nvl72, false);
+        QVERIFY(space.ok());
+        QCOMPARE(space->tp, (std::vector<int>{1, 2, 4, 8}));
+        // A scenario that says its domain is the host keeps tp at the host size.
+        s.cluster.nvlink_domain_gpus = 4;
+        const auto host_only = make_plan_space(s, nvl72, false);
+        QVERIFY(host_only.ok());
+        QCOMPARE(host_only->tp, (std::vector<int>{1, 2, 4}));
+    }
+
     void indices_are_stable_and_complete()
     {
         Scenario s = small_scenario();

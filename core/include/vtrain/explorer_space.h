@@ -17,7 +17,8 @@
 //
 // Defaults for lists the search leaves out (or when there is no "search" block):
 //   gpu          cluster.gpu                 num_gpus    cluster.num_gpus
-//   tp           powers of two up to the largest node size (up to 64 with allow_tp_across_nodes)
+//   tp           powers of two up to the largest host, or its NVLink domain capped at 8 where the domain
+//                spans hosts (GB200 NVL72); up to 64 with allow_tp_across_nodes
 //   pp           every divisor of model.layers
 //   micro_batch  1, 2, 4, 8, 16
 //   schedule     gpipe, 1f1b, interleaved
