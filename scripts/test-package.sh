@@ -65,10 +65,13 @@ step "vtrain --version"
 grep -Eq '^vtrain [0-9.]+ \(built .*, (release|debug)\)$' "$work/out" || fail "vtrain --version"
 
 step "vtrain profiles"
-/usr/bin/vtrain profiles | tee "$work/out"
-# Every profile comes from the installed share/vtrain/profiles, none from the source tree.
-[ "$(awk 'NR > 1' "$work/out" | grep -vc ' /usr/share/vtrain/profiles/')" = 0 ] || fail "a profile came from outside /usr/share"
-[ "$(awk 'NR > 1' "$work/out" | wc -l)" -ge 4 ] || fail "fewer than 4 installed profiles"
+/usr/bin/vtrain profiles
+/usr/bin/vtrain profiles --json > "$work/out"
+# Every profile comes from the installed share/vtrain/profiles, none from the source tree (the table
+# has no file column; the JSON names each profile's file).
+grep '"file":' "$work/out" > "$work/files" || true
+[ "$(grep -vc '"/usr/share/vtrain/profiles/' "$work/files")" = 0 ] || fail "a profile came from outside /usr/share"
+[ "$(wc -l < "$work/files")" -ge 4 ] || fail "fewer than 4 installed profiles"
 
 step "vtrain simulate"
 cp /usr/share/vtrain/examples/gpt-1.3b.json .
