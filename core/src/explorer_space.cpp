@@ -91,7 +91,12 @@ PlanVariant PlanGroup::variant(std::uint64_t i) const
     v.sequence_parallel = s.sequence_parallel.empty() ? sp == 1 : static_cast<bool>(s.sequence_parallel[sp]);
     v.recompute = s.recompute[digit(s.recompute.size())];
     std::size_t k = static_cast<std::size_t>(i); // the schedule choice
-    const std::vector<int>& vs = s.virtual_stages.empty() ? s.default_v[static_cast<std::size_t>(pp_index)] : s.virtual_stages;
+    // default_v is only filled when the interleaved schedule is searched: index it only then (as the
+    // evaluator and the shard split do), never an empty list.
+    static const std::vector<int> kNone;
+    const std::vector<int>& vs = !s.virtual_stages.empty() ? s.virtual_stages
+                                 : s.default_v.empty()      ? kNone
+                                                            : s.default_v[static_cast<std::size_t>(pp_index)];
     for (const Schedule sched : s.schedules) {
         const std::size_t n = sched == Schedule::Interleaved ? vs.size() : 1;
         if (k < n) {
