@@ -59,15 +59,6 @@ namespace {
 // Layers whose parameters differ (MoE, hybrid patterns) are summed one by one; a uniform stack multiplies.
 bool uniform_layers(const ModelSpec& m) { return !m.moe.enabled() && m.layer_pattern.empty(); }
 
-// A multi-token-prediction module: one more transformer layer (shaped like the last) plus its projection
-// of [h; embedding] (2h x h) and two norms; it shares the embedding and output layer (DeepSeek-V3 Sec. 2.2).
-LayerParamSplit mtp_params(const ModelSpec& m)
-{
-    LayerParamSplit p = layer_param_split(m, m.layers - 1);
-    p.dense += 2.0 * m.hidden * m.hidden + 2.0 * m.hidden;
-    return p;
-}
-
 } // namespace
 
 int expert_data_parallel(const Plan& p)
@@ -109,7 +100,7 @@ ParamShare virtual_stage_params(const ModelSpec& m, const Plan& p, const Virtual
         }
     }
     if (v.mtp_layers > 0) {
-        const LayerParamSplit one = mtp_params(m);
+        const LayerParamSplit one = mtp_param_split(m); // model_math: the one count of an MTP module
         out.dense += one.dense / tp * v.mtp_layers;
         out.expert += one.expert / ep_etp * v.mtp_layers;
     }
