@@ -221,8 +221,7 @@ std::optional<PlanRow> PlanEvaluator::group_best_case(const PlanGroup& group, Th
     }
     const Gpu& gpu = m_gpus[static_cast<std::size_t>(group.gpu)];
     int most_v = 1; // the shortest model chunk: the least pipeline fill
-    for (const int v : m_space.virtual_stages.empty() && !m_space.default_v.empty() ? m_space.default_v[static_cast<std::size_t>(group.pp_index)]
-                                                                                      : m_space.virtual_stages) {
+    for (const int v : m_space.virtual_stage_choices(group.pp_index)) {
         most_v = std::max(most_v, v);
     }
     double least_s = -1;

@@ -61,7 +61,7 @@ std::vector<double> estimate_group_costs(const Scenario& scenario, const std::ma
     // Per pp: the sum of v over its schedule choices (1 for gpipe and 1f1b), so a group's cost is O(1).
     std::vector<double> chunk_sums(space.pp.size(), 0.0);
     for (std::size_t pi = 0; pi < space.pp.size(); ++pi) {
-        const std::vector<int>& vs = space.virtual_stages.empty() && !space.default_v.empty() ? space.default_v[pi] : space.virtual_stages;
+        const std::vector<int>& vs = space.virtual_stage_choices(static_cast<int>(pi));
         for (const Schedule s : space.schedules) {
             if (s != Schedule::Interleaved) {
                 chunk_sums[pi] += 1.0;

@@ -72,6 +72,16 @@ int PlanSpace::sequence_parallel_choices(int tp_index) const
     return static_cast<int>(sp_prefix[static_cast<std::size_t>(tp_index) + 1] - sp_prefix[static_cast<std::size_t>(tp_index)]);
 }
 
+const std::vector<int>& PlanSpace::virtual_stage_choices(int pp_index) const
+{
+    // default_v is only filled when the interleaved schedule is searched: never index an empty list.
+    static const std::vector<int> kNone;
+    if (!virtual_stages.empty()) {
+        return virtual_stages;
+    }
+    return default_v.empty() ? kNone : default_v[static_cast<std::size_t>(pp_index)];
+}
+
 PlanVariant PlanGroup::variant(std::uint64_t i) const
 {
     const PlanSpace& s = *space;
@@ -91,12 +101,7 @@ PlanVariant PlanGroup::variant(std::uint64_t i) const
     v.sequence_parallel = s.sequence_parallel.empty() ? sp == 1 : static_cast<bool>(s.sequence_parallel[sp]);
     v.recompute = s.recompute[digit(s.recompute.size())];
     std::size_t k = static_cast<std::size_t>(i); // the schedule choice
-    // default_v is only filled when the interleaved schedule is searched: index it only then (as the
-    // evaluator and the shard split do), never an empty list.
-    static const std::vector<int> kNone;
-    const std::vector<int>& vs = !s.virtual_stages.empty() ? s.virtual_stages
-                                 : s.default_v.empty()      ? kNone
-                                                            : s.default_v[static_cast<std::size_t>(pp_index)];
+    const std::vector<int>& vs = s.virtual_stage_choices(pp_index);
     for (const Schedule sched : s.schedules) {
         const std::size_t n = sched == Schedule::Interleaved ? vs.size() : 1;
         if (k < n) {

@@ -104,6 +104,9 @@ struct PlanSpace {
     // Lengths of the axes whose length depends on another.
     int schedule_choices(int pp_index) const;
     int sequence_parallel_choices(int tp_index) const;
+    // The virtual-stage counts the interleaved schedule tries at pp index `pp_index` (empty when the
+    // interleaved schedule is not searched).
+    const std::vector<int>& virtual_stage_choices(int pp_index) const;
 
     struct Entry {
         int gpu = 0;
