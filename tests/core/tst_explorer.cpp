@@ -368,6 +368,7 @@ private slots:
         QTest::newRow("gpt3-175b, default search") << "gpt3-175b.json" << true;
         QTest::newRow("gpt-1.3b, default search, 4 GPU counts") << "gpt-1.3b.json" << true;
         QTest::newRow("llama3-70b-h100, default search") << "llama3-70b-h100.json" << true;
+        QTest::newRow("qwen3-235b-a22b-gb200 (balanced layouts)") << "qwen3-235b-a22b-gb200.json" << false;
     }
     void pruning_keeps_the_front_and_the_top_lists()
     {
