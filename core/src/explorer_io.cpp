@@ -89,8 +89,8 @@ std::string plan_row_label(const PlanRow& row)
 std::string plan_row_csv_header()
 {
     return "index,gpu,num_gpus,tp,pp,dp,micro_batch,schedule,virtual_stages,recompute,sequence_parallel,zero_stage,cp,ep,etp,precision,tp_overlap,moe_overlap,"
-           "iteration_time_s,iteration_time_low_s,iteration_time_high_s,tokens_per_s,mfu,bubble_fraction,peak_memory_gib,training_days,cost_usd,on_front,"
-           "overlap_grad_reduce,rank_order,offload_optimizer,offload_activations,pipeline_layout";
+           "iteration_time_s,iteration_time_low_s,iteration_time_high_s,tokens_per_s,mfu,bubble_fraction,peak_memory_gib,training_days,cost_usd,"
+           "overlap_grad_reduce,rank_order,offload_optimizer,offload_activations,pipeline_layout,on_front";
 }
 
 std::string plan_row_to_csv(const PlanRow& r)
@@ -107,7 +107,6 @@ std::string plan_row_to_csv(const PlanRow& r)
         s += ',';
         append_number(s, v);
     }
-    s += r.on_front ? ",true" : ",false";
     s += p.overlap_grad_reduce ? ",true," : ",false,";
     s += to_string(p.rank_order);
     s += p.offload_optimizer ? ",true," : ",false,";
@@ -119,6 +118,7 @@ std::string plan_row_to_csv(const PlanRow& r)
             s += c;
         }
     }
+    s += r.on_front ? ",true" : ",false"; // last: the CLI's spool strips it and marks the front at the end
     return s;
 }
 
