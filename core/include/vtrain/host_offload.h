@@ -15,6 +15,9 @@
 // of each layer's stashed activations is copied to the host after its forward and back before its
 // backward, on copy engines beside the compute; only the part of a copy longer than the compute it
 // hides behind adds time. The GPU still holds the set being computed (one micro-batch through one chunk).
+// Not modeled: the host link shared with the NIC behind one PCIe switch (DGX H100 pairs them), so
+// offload copies during data-parallel traffic may be slower than this says; pinned-buffer setup and
+// CPU contention between the GPUs of a host beyond the DRAM share.
 #include "vtrain/gpu_profile.h"
 #include "vtrain/memory_model.h"
 
