@@ -175,8 +175,8 @@ std::optional<std::string> rank_order_problem(const ModelSpec& model, const Plan
     }
     const RankStrides s = rank_strides(p);
     if (s.pp != s.expert_pp) {
-        return "rank order " + to_string(p.rank_order) + " puts pipeline neighbours " + std::to_string(s.pp) + " ranks apart in dense layers but " +
-               std::to_string(s.expert_pp) + " in expert layers (etp x ep = " + std::to_string(p.effective_etp() * p.ep) +
+        return "rank order " + to_string(p.rank_order) + " gives pipeline neighbours a rank stride of " + std::to_string(s.pp) +
+               " in dense layers but " + std::to_string(s.expert_pp) + " in expert layers (etp x ep = " + std::to_string(p.effective_etp() * p.ep) +
                "); Megatron-Core needs one pipeline group for both";
     }
     return std::nullopt;
