@@ -113,7 +113,8 @@ nlohmann::json band_to_json(const PredictionBand& band, const std::vector<double
             {"source", band.source},
             {"error_quantiles_pct", quantiles},
             {"meaning", "measured iteration time lies in [low x predicted, high x predicted] for `coverage` of the validation rows; "
-                        "error_quantiles_pct are quantiles of the signed cross-validated error (predicted - measured) / measured x 100"}};
+                        "error_quantiles_pct are quantiles of the signed cross-validated error of the iteration time, (predicted - measured) / "
+                        "measured x 100 (a throughput error e counts as the time error 1 / (1 + e) - 1)"}};
 }
 
 std::optional<PredictionBand> band_from_json(const nlohmann::json& j)
