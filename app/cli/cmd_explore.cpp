@@ -175,12 +175,19 @@ void print_summary(std::ostream& out, const Scenario& scenario, const ExploreRes
 void print_bands(std::ostream& out, const std::map<std::string, GpuProfile>& profiles)
 {
     out << "\nUncertainty band by GPU type (\"!\" in the band column: the uncalibrated default)\n";
+    const PredictionBand fallback = default_uncalibrated_band();
+    bool any_default = false;
     for (const auto& [id, profile] : profiles) {
-        const PredictionBand band = prediction_band(profile).value_or(default_uncalibrated_band());
+        const PredictionBand band = prediction_band(profile).value_or(fallback);
         char line[128];
         std::snprintf(line, sizeof line, "  %-18s %-28s %-16s ", id.c_str(), band.calibrated ? "calibrated" : "UNCALIBRATED (default band)",
                       band_label(band).c_str());
-        out << line << band.source << "\n";
+        const bool is_default = !band.calibrated && band.source == fallback.source;
+        any_default = any_default || is_default;
+        out << line << (is_default ? "*" : band.source) << "\n";
+    }
+    if (any_default) {
+        out << "  * " << fallback.source << "\n";
     }
 }
 

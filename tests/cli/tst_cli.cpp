@@ -108,7 +108,7 @@ private slots:
             "model": {"name": "GPT 1.3B", "layers": 24, "hidden": 2048, "heads": 16, "seq_len": 2048, "vocab": 50257},
             "cluster": {"gpu": "mi300x", "num_gpus": 8},
             "training": {"global_batch": 512, "tokens": 26e9},
-            "plan": {"dp": 8, "micro_batch": 8}})");
+            "plan": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 8}})");
         const Run text = vtrain({QStringLiteral("simulate"), mi300x});
         QCOMPARE(text.exit_code, 0);
         QVERIFY2(text.out.contains(QStringLiteral("UNCALIBRATED default band")), qPrintable(text.out));
