@@ -329,6 +329,24 @@ private slots:
         QCOMPARE(band_label(PredictionBand{0.96, 1.08, 0.8, ""}), std::string("-4.0%/+8.0%"));
     }
 
+    // The default band of an uncalibrated part is wider on both sides than every band calibration
+    // measured: an unfitted profile must never look surer than a fitted one (issue 16).
+    void default_band_is_wider_than_every_calibrated_band()
+    {
+        const PredictionBand prior = default_uncalibrated_band();
+        QVERIFY(!prior.calibrated);
+        int calibrated = 0;
+        for (const char* id : {"a100-sxm4-80gb", "a100-sxm4-40gb", "h100-sxm5-80gb", "b200-sxm-180gb", "gb200-nvl72"}) {
+            const auto band = prediction_band(test::shipped_profile(id));
+            QVERIFY2(band.has_value(), id);
+            if (band->calibrated) {
+                ++calibrated;
+                QVERIFY2(prior.low < band->low && prior.high > band->high, id);
+            }
+        }
+        QVERIFY(calibrated >= 2);
+    }
+
     void shipped_a100_profiles_record_their_calibration()
     {
         for (const char* id : {"a100-sxm4-80gb", "a100-sxm4-40gb"}) {
