@@ -104,6 +104,7 @@ PlanEvaluator::PlanEvaluator(const Scenario& scenario, const std::map<std::strin
         if (const auto band = prediction_band(*g.profile)) {
             g.band_low = band->low;
             g.band_high = band->high;
+            g.band_calibrated = band->calibrated;
         }
         m_gpus.push_back(g);
     }
@@ -206,6 +207,7 @@ void PlanEvaluator::fill_metrics(PlanRow& row, double iteration_s, const Gpu& gp
     row.iteration_time_s = T;
     row.iteration_time_low_s = T * gpu.band_low;
     row.iteration_time_high_s = T * gpu.band_high;
+    row.band_calibrated = gpu.band_calibrated;
     row.tokens_per_s = T > 0 ? m_tokens_per_iteration / T : 0;
     const double model_tflops_per_gpu = T > 0 ? m_model_flops / T / row.num_gpus / 1e12 : 0;
     const double peak = gpu.peak_flops[static_cast<std::size_t>(precision_index)];
@@ -360,6 +362,7 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
             row.iteration_time_s = sim.iteration_time_s;
             row.iteration_time_low_s = sim.iteration_time_s * gpu.band_low;
             row.iteration_time_high_s = sim.iteration_time_s * gpu.band_high;
+            row.band_calibrated = gpu.band_calibrated;
             row.tokens_per_s = sim.tokens_per_s;
             row.mfu = sim.mfu;
             row.bubble_fraction = sim.bubble_fraction;

@@ -100,6 +100,7 @@ private:
         std::vector<double> peak_flops; // per precision of the space
         double band_low = 1;  // the profile's uncertainty band, as multipliers on an iteration time
         double band_high = 1;
+        bool band_calibrated = false; // false: the wide default band of an uncalibrated profile
     };
 
     void fill_metrics(PlanRow& row, double iteration_s, const Gpu& gpu, int precision_index) const;

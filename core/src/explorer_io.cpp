@@ -90,7 +90,7 @@ std::string plan_row_csv_header()
 {
     return "index,gpu,num_gpus,tp,pp,dp,micro_batch,schedule,virtual_stages,recompute,sequence_parallel,zero_stage,cp,ep,etp,precision,tp_overlap,moe_overlap,"
            "iteration_time_s,iteration_time_low_s,iteration_time_high_s,tokens_per_s,mfu,bubble_fraction,peak_memory_gib,training_days,cost_usd,"
-           "overlap_grad_reduce,rank_order,offload_optimizer,offload_activations,pipeline_layout,on_front";
+           "overlap_grad_reduce,rank_order,offload_optimizer,offload_activations,pipeline_layout,band,on_front";
 }
 
 std::string plan_row_to_csv(const PlanRow& r)
@@ -118,6 +118,7 @@ std::string plan_row_to_csv(const PlanRow& r)
             s += c;
         }
     }
+    s += r.band_calibrated ? ",calibrated" : ",uncalibrated"; // whether the band was measured or is the default
     s += r.on_front ? ",true" : ",false"; // last: the CLI's spool strips it and marks the front at the end
     return s;
 }
@@ -137,7 +138,8 @@ nlohmann::json plan_row_to_json(const PlanRow& r)
             {"peak_memory_gib", r.peak_memory_gib},
             {"training_days", r.training_days},
             {"cost_usd", r.cost_usd},
-            {"on_front", r.on_front}};
+            {"on_front", r.on_front},
+            {"band_calibrated", r.band_calibrated}};
     // The search axes, whether or not plan_to_json() writes them.
     nlohmann::json& plan = j["plan"];
     plan["cp"] = r.plan.cp;

@@ -145,6 +145,7 @@ void write_row(Writer& w, const PlanRow& r)
         w.f64(v);
     }
     w.u8(r.on_front ? 1 : 0);
+    w.u8(r.band_calibrated ? 1 : 0);
 }
 
 // False on an out-of-range enum or flag (the reader's own failures are checked by the caller).
@@ -191,7 +192,8 @@ bool read_row(Reader& in, PlanRow& r)
         *v = in.f64();
     }
     const std::uint8_t on_front = in.u8();
-    if (schedule > static_cast<std::uint8_t>(Schedule::Interleaved) || recompute > static_cast<std::uint8_t>(Recompute::Full) || sp > 1 ||
+    const std::uint8_t band_calibrated = in.u8();
+    if (band_calibrated > 1 || schedule > static_cast<std::uint8_t>(Schedule::Interleaved) || recompute > static_cast<std::uint8_t>(Recompute::Full) || sp > 1 ||
         overlap > 1 || on_front > 1 || param_gather > 1 || cp_kind > static_cast<std::uint8_t>(ContextParallelKind::AllToAll) || moe_overlap > 1 ||
         tp_overlap > 1 || precision > static_cast<std::uint8_t>(Precision::Nvfp4) || !order_ok || offload_optimizer > 1 ||
         !(p.offload_activations >= 0 && p.offload_activations <= 1)) {
@@ -207,6 +209,7 @@ bool read_row(Reader& in, PlanRow& r)
     p.sequence_parallel = sp == 1;
     p.overlap_grad_reduce = overlap == 1;
     r.on_front = on_front == 1;
+    r.band_calibrated = band_calibrated == 1;
     return true;
 }
 

@@ -443,6 +443,7 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
         r.iteration_time_high_s = band->high * T;
         r.band_coverage = band->coverage;
         r.band_source = band->source;
+        r.band_calibrated = band->calibrated;
     }
     const double tokens = static_cast<double>(training.global_batch) * model.seq_len;
     r.tokens_per_s = T > 0 ? tokens / T : 0;
