@@ -176,7 +176,7 @@ bool read_row(Reader& in, PlanRow& r)
         *v = in.f64();
     }
     const std::uint8_t on_front = in.u8();
-    if (schedule > static_cast<std::uint8_t>(Schedule::Interleaved) || recompute > static_cast<std::uint8_t>(Recompute::Full) || sp > 1 ||
+    if (schedule > static_cast<std::uint8_t>(Schedule::DualPipe) || recompute > static_cast<std::uint8_t>(Recompute::Full) || sp > 1 ||
         overlap > 1 || on_front > 1 || param_gather > 1 || cp_kind > static_cast<std::uint8_t>(ContextParallelKind::AllToAll) || moe_overlap > 1 ||
         tp_overlap > 1 || precision > static_cast<std::uint8_t>(Precision::Nvfp4)) {
         return false;

@@ -435,6 +435,15 @@ void dense_ffn(BlockBuilder& b, const Ctx& c)
     residual(b, c, "dropout 2", "residual 2");
 }
 
+// LatentMoE's projections around the routed experts (Megatron-Core moe_layer.py: fc1_latent_proj before the
+// dispatch, fc2_latent_proj after the combine): plain GEMMs over this rank's tokens, h -> l and l -> h.
+void latent_projection(BlockBuilder& b, const Ctx& c, const char* name, double tokens, double out_width, double in_width)
+{
+    if (c.m.moe.latent_size > 0) {
+        add_gemm(b, c, name, tokens, out_width, in_width, c.full);
+    }
+}
+
 // A mixture-of-experts FFN on one rank (Megatron-Core's alltoall dispatcher, token_dispatcher.py): router,
 // permutation, dispatch over the EP group (+ all-gather over ETP), grouped expert GEMMs, the reverse, and
 // the shared experts. Tokens enter sharded by sequence parallelism (Megatron requires SP with TP and MoE).
@@ -459,22 +468,24 @@ void moe_ffn(BlockBuilder& b, const Ctx& c)
     }
     const double width = routed_expert_ffn_hidden(m) / etp;
     const bool swiglu = m.activation == FfnActivation::SwiGlu;
+    const double io = moe.expert_input_width(m.hidden); // the latent under LatentMoE: what is permuted and sent
 
     add_memory_bound(b, c.hp, "layernorm 2", "layernorm", tokens * c.h * c.e, c.full);
     // Router: a BF16/FP32 GEMM to expert scores, then softmax/sigmoid + top-k over FP32 logits.
     add_gemm(b, c, "moe router", tokens, moe.experts, c.h, c.full, false);
     add_memory_bound(b, c.hp, "moe top-k", "softmax", tokens * moe.experts * 4, c.full);
+    latent_projection(b, c, "moe latent down-projection", tokens, io, c.h);
     // Permutation copies each token once per selected expert into destination order: a row gather.
-    const double permuted_bytes = tokens * k * c.h * c.e;
+    const double permuted_bytes = tokens * k * io * c.e;
     add_memory_bound(b, c.hp, "moe permute", "embedding", permuted_bytes, c.full);
 
     // Dispatch: DeepSeek-V3's blockwise FP8 recipe sends FP8 rows with 1x128 scales (Sec. 3.3.3); the
     // combine and every backward transfer stay BF16. The busiest receiver gets `skew` x the mean.
     const bool fp8_dispatch = c.lowp && c.in.training->precision == Precision::Fp8 && c.in.training->fp8_recipe == Fp8Recipe::Blockwise;
     const double dispatch_bpe = fp8_dispatch ? 1 + 4.0 / 128 : c.e;
-    const double dispatch = all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, c.h, dispatch_bpe) * skew, in.ep_group);
-    const double combine = all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, c.h, c.e) * skew, in.ep_group);
-    const double etp_bytes = rows * skew * c.h * c.e; // the gathered rows of the ETP group
+    const double dispatch = all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, io, dispatch_bpe) * skew, in.ep_group);
+    const double combine = all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, io, c.e) * skew, in.ep_group);
+    const double etp_bytes = rows * skew * io * c.e; // the gathered rows of the ETP group
     const double etp_gather = etp > 1 ? c.comm.collective_seconds(Collective::AllGather, etp_bytes, in.etp_group) : 0;
     const double etp_scatter = etp > 1 ? c.comm.collective_seconds(Collective::ReduceScatter, etp_bytes, in.etp_group) : 0;
     b.expert_comm(Phase::Forward, "ep dispatch (all-to-all)", dispatch);
@@ -487,10 +498,10 @@ void moe_ffn(BlockBuilder& b, const Ctx& c)
     }
 
     add_grouped_gemm(b, c, swiglu ? "experts gate+up (grouped)" : "experts up (grouped)", local_experts, rows_per_expert,
-                     (swiglu ? 2 : 1) * width, c.h, c.full);
+                     (swiglu ? 2 : 1) * width, io, c.full);
     add_memory_bound(b, c.hp, activation_name(m.activation), activation_kind(m.activation),
                      local_experts * rows_per_expert * width * c.e * (swiglu ? 2 : 1), c.full);
-    add_grouped_gemm(b, c, "experts down (grouped)", local_experts, rows_per_expert, c.h, width, c.full);
+    add_grouped_gemm(b, c, "experts down (grouped)", local_experts, rows_per_expert, io, width, c.full);
 
     b.expert_comm(Phase::Forward, "etp reduce-scatter", etp_scatter);
     b.expert_comm(Phase::Forward, "ep combine (all-to-all)", combine);
@@ -502,6 +513,7 @@ void moe_ffn(BlockBuilder& b, const Ctx& c)
     }
     // Unpermutation gathers the k copies back and sums them weighted by the router's probabilities.
     add_memory_bound(b, c.hp, "moe unpermute", "embedding", permuted_bytes, c.full);
+    latent_projection(b, c, "moe latent up-projection", tokens, c.h, io);
 
     const double shared = shared_expert_ffn_hidden_total(m);
     if (shared > 0) {

@@ -199,6 +199,11 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
         ParamShare params;
         for (int c = 0; c < layout.chunks; ++c) {
             params += virtual_stage_params(m, plan, layout.at(s, c));
+            if (plan.schedule == Schedule::DualPipe && plan.pp > 1) {
+                // DualPipe: this device also runs stage pp - 1 - s of the other direction (report Table 2:
+                // two copies of the parameters, gradients and optimizer states).
+                params += virtual_stage_params(m, plan, layout.at(plan.pp - 1 - s, c));
+            }
         }
         const double layer_params = params.dense + params.expert; // what low-precision recipes quantize
         // Sharded parameter counts: dense and vocabulary state over the dense group, experts over theirs.
@@ -212,6 +217,10 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
             mem.gradients_bytes = plan.zero_stage >= 2 ? sharded * bytes.gradient : params.total() * bytes.gradient;
         }
         mem.optimizer_bytes = (plan.zero_stage >= 1 ? sharded : params.total()) * bytes.optimizer;
+        const double expert_sharded = params.expert / shard.expert;
+        mem.expert_weights_bytes = plan.zero_stage >= 3 ? expert_sharded * bytes.weight : params.expert * (bytes.weight + bytes.low_precision);
+        mem.expert_gradients_bytes = (plan.zero_stage >= 2 ? expert_sharded : params.expert) * bytes.gradient;
+        mem.expert_optimizer_bytes = (plan.zero_stage >= 1 ? expert_sharded : params.expert) * bytes.optimizer;
 
         double stage_bytes = uniform_layer * layout.stage_layers(s) + mtp_layer * layout.stage_mtp_layers(s);
         if (!uniform) {
@@ -305,8 +314,13 @@ double kind_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, const Pla
         const double rows = etp * e.top_k * skew / c.tp;
         const double width = routed_expert_ffn_hidden(m) / etp;
         bytes += c.e * h / c.tp + h / c.rep + 4.0 * e.experts / c.tp; // norm input, dropout mask, FP32 router scores
-        // Dispatched rows (fc1 input), fc1 output, activation output, fc2 output for the weighted combine.
-        bytes += rows * (c.gemm_in * h + c.e * gate * width + c.gemm_in * width + c.e * h);
+        // Dispatched rows (fc1 input), fc1 output, activation output, fc2 output for the weighted combine;
+        // under LatentMoE the rows are latent-wide, and the two projections keep their inputs.
+        const double io = e.expert_input_width(m.hidden);
+        bytes += rows * (c.gemm_in * io + c.e * gate * width + c.gemm_in * width + c.e * io);
+        if (e.latent_size > 0) {
+            bytes += c.gemm_in * (h + io) / c.tp;
+        }
         const double shared = shared_expert_ffn_hidden_total(m) / c.tp;
         if (shared > 0) {
             bytes += c.gemm_in * h / c.rep + c.e * gate * shared + c.gemm_in * shared;

@@ -35,7 +35,7 @@ MlaSpec read_mla(Reader r)
 MoeSpec read_moe(Reader r, int layers, int ffn_hidden)
 {
     r.reject_unknown({"experts", "top_k", "expert_ffn_hidden", "shared_experts", "shared_expert_ffn_hidden", "first_dense_layers",
-                      "layer_freq", "dropless", "capacity_factor", "load_imbalance", "description"});
+                      "layer_freq", "dropless", "capacity_factor", "load_imbalance", "latent_size", "description"});
     MoeSpec s;
     s.experts = r.required_int("experts", 2, 1 << 20);
     s.top_k = r.optional_int("top_k", 1, 1 << 20).value_or(1);
@@ -56,6 +56,7 @@ MoeSpec read_moe(Reader r, int layers, int ffn_hidden)
         r.error("dropless", "is false, so \"capacity_factor\" is required (tokens per expert <= factor x tokens x top_k / experts)");
     }
     s.load_imbalance = r.optional_number("load_imbalance", 1.0, 1e6).value_or(1.0);
+    s.latent_size = r.optional_int("latent_size", 1, 1 << 24).value_or(0);
     if (s.top_k > s.experts) {
         r.error("top_k", "must not exceed experts (" + std::to_string(s.experts) + "), not " + std::to_string(s.top_k));
     }
@@ -179,6 +180,9 @@ ModelSpec read_model(Reader r)
     m.mtp_layers = r.optional_int("mtp_layers", 0, 64).value_or(0);
     if (r.has("moe")) {
         m.moe = read_moe(r.child("moe"), m.layers, m.effective_ffn_hidden());
+        if (m.hidden > 0 && m.moe.latent_size > m.hidden) {
+            r.error("moe.latent_size", "must not exceed hidden (" + std::to_string(m.hidden) + "): the latent is a down-projection");
+        }
     }
     m.layer_pattern = r.optional_string("layer_pattern").value_or("");
     if (!m.layer_pattern.empty()) {
@@ -477,6 +481,7 @@ const char* to_string(Schedule v)
     case Schedule::GPipe: return "gpipe";
     case Schedule::OneFOneB: return "1f1b";
     case Schedule::Interleaved: return "interleaved";
+    case Schedule::DualPipe: return "dualpipe";
     }
     return "1f1b";
 }
@@ -501,6 +506,9 @@ std::optional<Schedule> schedule_from_string(const std::string& s)
     }
     if (v == "interleaved" || v == "interleaved-1f1b") {
         return Schedule::Interleaved;
+    }
+    if (v == "dualpipe") {
+        return Schedule::DualPipe;
     }
     return std::nullopt;
 }
@@ -711,6 +719,9 @@ void model_shape_to_json(const ModelSpec& m, nlohmann::json& out)
         }
         if (e.load_imbalance != 1.0) {
             moe["load_imbalance"] = e.load_imbalance;
+        }
+        if (e.latent_size > 0) {
+            moe["latent_size"] = e.latent_size;
         }
         out["moe"] = moe;
     }

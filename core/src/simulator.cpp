@@ -434,7 +434,7 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
     r.task_count = ws.graph.size();
     r.micro_batches = builder.micro_batches();
 
-    const double T = ws.times.makespan;
+    const double T = ws.times.makespan - costs.closed_form_bubble_saving_s; // DualPipe's bubble in closed form
     r.iteration_time_s = T;
     if (const auto band = prediction_band(*cluster.profile)) {
         r.iteration_time_low_s = band->low * T;

@@ -17,7 +17,7 @@ enum class Precision { Bf16, Fp16, Fp32, Fp8, Nvfp4 };
 // How FP8 scales are chosen (Transformer Engine recipes): per-tensor delayed (amax history), per-tensor
 // current, 128x128/1x128 blockwise (DeepSeek-V3), and MXFP8 (32-element blocks, Blackwell).
 enum class Fp8Recipe { Delayed, Current, Blockwise, Mxfp8 };
-enum class Schedule { GPipe, OneFOneB, Interleaved };
+enum class Schedule { GPipe, OneFOneB, Interleaved, DualPipe }; // DualPipe: DeepSeek-V3 Sec. 3.2.1
 enum class Recompute { None, Selective, Full };
 // Attention of a transformer layer: multi-head or grouped-query (kv_heads says which), or DeepSeek's
 // multi-head latent attention (MlaSpec).
@@ -57,7 +57,9 @@ struct MoeSpec {
     bool dropless = true;             // no token dropping; otherwise capacity_factor bounds tokens per expert
     double capacity_factor = 0;       // tokens per expert <= capacity_factor x tokens x top_k / experts
     double load_imbalance = 1.0;      // busiest expert's tokens / mean (1.0 = balanced, as vendor benchmarks force)
+    int latent_size = 0;              // LatentMoE: routed experts work in this width between h->l and l->h projections; 0 = none
     bool enabled() const { return experts > 0; }
+    int expert_input_width(int hidden) const { return latent_size > 0 ? latent_size : hidden; } // what experts read and dispatch moves
 };
 
 // Mamba-2 mixer dimensions for hybrid stacks (Megatron's --mamba-* flags; defaults are Nemotron-H's).
