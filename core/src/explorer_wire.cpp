@@ -15,7 +15,7 @@ constexpr std::size_t kReasons = static_cast<std::size_t>(RejectReason::Count);
 
 #if defined(__GLIBCXX__) && UINTPTR_MAX == UINT64_MAX
 // A tripwire: a new PlanRow (or Plan) field changes the size; encode and decode it below, then update.
-static_assert(sizeof(PlanRow) == 248, "PlanRow changed: serialise the new field in explorer_wire.cpp");
+static_assert(sizeof(PlanRow) == 256, "PlanRow changed: serialise the new field in explorer_wire.cpp");
 #endif
 
 class Writer {
@@ -131,6 +131,7 @@ void write_row(Writer& w, const PlanRow& r)
     w.i32(p.first_stage_layers);
     w.i32(p.last_stage_layers);
     w.str(p.pipeline_layout);
+    w.u8(static_cast<std::uint8_t>(p.recompute_modules));
     w.u8(static_cast<std::uint8_t>(r.precision));
     w.str(r.gpu);
     w.i32(r.num_gpus);
@@ -168,6 +169,7 @@ bool read_row(Reader& in, PlanRow& r)
     p.first_stage_layers = in.i32();
     p.last_stage_layers = in.i32();
     p.pipeline_layout = in.str();
+    const std::uint8_t recompute_modules = in.u8();
     const std::uint8_t precision = in.u8();
     r.gpu = in.str();
     r.num_gpus = in.i32();
@@ -178,13 +180,14 @@ bool read_row(Reader& in, PlanRow& r)
     const std::uint8_t on_front = in.u8();
     if (schedule > static_cast<std::uint8_t>(Schedule::DualPipe) || recompute > static_cast<std::uint8_t>(Recompute::Full) || sp > 1 ||
         overlap > 1 || on_front > 1 || param_gather > 1 || cp_kind > static_cast<std::uint8_t>(ContextParallelKind::AllToAll) || moe_overlap > 1 ||
-        tp_overlap > 1 || precision > static_cast<std::uint8_t>(Precision::Nvfp4)) {
+        tp_overlap > 1 || precision > static_cast<std::uint8_t>(Precision::Nvfp4) || recompute_modules > 7) {
         return false;
     }
     r.precision = static_cast<Precision>(precision);
     p.overlap_param_gather = param_gather == 1;
     p.cp_kind = static_cast<ContextParallelKind>(cp_kind);
     p.moe_overlap = moe_overlap == 1;
+    p.recompute_modules = recompute_modules;
     p.tp_overlap = tp_overlap == 1;
     p.schedule = static_cast<Schedule>(schedule);
     p.recompute = static_cast<Recompute>(recompute);

@@ -244,7 +244,8 @@ ClusterSpec read_cluster(Reader r)
 
 TrainingSpec read_training(Reader r)
 {
-    r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "description"});
+    r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "optimizer_moments",
+                      "description"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
@@ -274,6 +275,13 @@ TrainingSpec read_training(Reader r)
         }
     }
     t.grad_accumulation_bytes = r.optional_number("grad_accumulation_bytes", 0, 64).value_or(0);
+    if (const auto moments = r.optional_string("optimizer_moments")) {
+        if (*moments == "bf16" || *moments == "fp32") {
+            t.bf16_optimizer_moments = *moments == "bf16";
+        } else {
+            r.error("optimizer_moments", "must be \"fp32\" or \"bf16\", not \"" + json_fields::bounded(*moments) + "\"");
+        }
+    }
     return t;
 }
 
@@ -311,7 +319,8 @@ Plan read_plan(Reader r)
 {
     r.reject_unknown({"tp", "pp", "dp", "micro_batch", "schedule", "virtual_stages", "recompute", "sequence_parallel", "zero_stage",
                       "shard_group", "grad_bucket_mb", "overlap_grad_reduce", "overlap_param_gather", "cp", "cp_kind", "ep", "etp",
-                      "moe_overlap", "tp_overlap", "first_stage_layers", "last_stage_layers", "pipeline_layout", "description"});
+                      "moe_overlap", "tp_overlap", "first_stage_layers", "last_stage_layers", "pipeline_layout", "recompute_modules",
+                      "description"});
     Plan p;
     p.tp = r.required_int("tp", 1, 1 << 16);
     p.pp = r.required_int("pp", 1, 1 << 16);
@@ -341,6 +350,25 @@ Plan read_plan(Reader r)
     p.etp = r.optional_int("etp", 1, 1 << 16).value_or(0);
     p.moe_overlap = r.optional_bool("moe_overlap").value_or(false);
     p.tp_overlap = r.optional_bool("tp_overlap").value_or(false);
+    if (r.has("recompute_modules")) {
+        const nlohmann::json& list = r.json().at("recompute_modules");
+        if (!list.is_array()) {
+            r.error("recompute_modules", "must be a list of \"layernorm\", \"mla_up_proj\", \"moe_act\"");
+        } else {
+            for (const auto& v : list) {
+                const std::string name = v.is_string() ? v.get<std::string>() : std::string();
+                if (name == "layernorm") {
+                    p.recompute_modules |= kRecomputeLayernorm;
+                } else if (name == "mla_up_proj") {
+                    p.recompute_modules |= kRecomputeMlaUpProj;
+                } else if (name == "moe_act") {
+                    p.recompute_modules |= kRecomputeMoeAct;
+                } else {
+                    r.error("recompute_modules", "knows \"layernorm\", \"mla_up_proj\" and \"moe_act\", not " + json_fields::excerpt(v));
+                }
+            }
+        }
+    }
     p.first_stage_layers = r.optional_int("first_stage_layers", 1, 100000).value_or(0);
     p.last_stage_layers = r.optional_int("last_stage_layers", 1, 100000).value_or(0);
     p.pipeline_layout = r.optional_string("pipeline_layout").value_or("");
@@ -656,6 +684,15 @@ nlohmann::json plan_to_json(const Plan& p)
     if (!p.pipeline_layout.empty()) {
         j["pipeline_layout"] = p.pipeline_layout;
     }
+    if (p.recompute_modules != 0) {
+        nlohmann::json modules = nlohmann::json::array();
+        for (const auto& [bit, name] : {std::pair{kRecomputeLayernorm, "layernorm"}, {kRecomputeMlaUpProj, "mla_up_proj"}, {kRecomputeMoeAct, "moe_act"}}) {
+            if ((p.recompute_modules & bit) != 0) {
+                modules.push_back(name);
+            }
+        }
+        j["recompute_modules"] = modules;
+    }
     return j;
 }
 
@@ -788,6 +825,9 @@ nlohmann::json scenario_to_json(const Scenario& s)
     }
     if (s.training.grad_accumulation_bytes > 0) {
         j["training"]["grad_accumulation_bytes"] = s.training.grad_accumulation_bytes;
+    }
+    if (s.training.bf16_optimizer_moments) {
+        j["training"]["optimizer_moments"] = "bf16";
     }
     if (s.plan) {
         j["plan"] = plan_to_json(*s.plan);

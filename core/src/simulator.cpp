@@ -394,6 +394,7 @@ LayerCosts plan_layer_costs(const ModelSpec& model, const TrainingSpec& training
     in.micro_batch = plan.micro_batch;
     in.sequence_parallel = plan.sequence_parallel;
     in.recompute = plan.recompute;
+    in.recompute_modules = plan.recompute_modules;
     // Megatron's rank order: tp innermost, then cp (then dp, pp); expert layers fold etp innermost, then ep.
     in.tp_group = place_group(plan.tp, 1, cluster.links);
     in.cp = plan.cp;

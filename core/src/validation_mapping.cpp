@@ -235,6 +235,12 @@ RowMapping map_run(const RunRow& r)
     }
     if (sw.framework == Framework::DeepSeekHaiLlm) {
         p.moe_overlap = true; // DeepSeek-V3 report Sec. 3.2.1: all-to-all hidden behind computation
+        // Sec. 3.2.3: every RMSNorm and the MLA up-projections recomputed; Sec. 3.3.2: the MoE SwiGLU's input
+        // cached in FP8, its output recomputed; AdamW moments in BF16 (master weights, gradients FP32).
+        p.recompute_modules = kRecomputeLayernorm | kRecomputeMlaUpProj | kRecomputeMoeAct;
+        t.bf16_optimizer_moments = true;
+        note("HAI-LLM (DeepSeek-V3 Sec. 3.2.3, 3.3.2): RMSNorm, MLA up-projection and MoE SwiGLU recomputed, SwiGLU input in FP8, "
+             "BF16 AdamW moments");
     }
     if (contains(r.software, "async tp") || contains(r.software, "asynctp")) {
         p.tp_overlap = true;

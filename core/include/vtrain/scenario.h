@@ -136,7 +136,12 @@ struct TrainingSpec {
     // 10 = fp16 gradient added into an fp32 main_grad (Megatron-LM 2021: read 2 + 4, write 4 bytes);
     // 6 = fp16 .grad accumulated by autograd (DeepSpeed engines: read 2 + 2, write 2 bytes).
     double grad_accumulation_bytes = 0;
+    bool bf16_optimizer_moments = false; // Adam moments in BF16, master weights and gradients FP32 (DeepSeek-V3 Sec. 3.3.2)
 };
+
+// Plan::recompute_modules bits: "layernorm" (every norm's output), "mla_up_proj" (MLA's per-head Q, K, V
+// from the latents), "moe_act" (the experts' activation: its input is kept, its output recomputed).
+enum RecomputeModule : unsigned { kRecomputeLayernorm = 1u, kRecomputeMlaUpProj = 2u, kRecomputeMoeAct = 4u };
 
 struct Plan {
     int tp = 1;
@@ -172,6 +177,10 @@ struct Plan {
     int first_stage_layers = 0;
     int last_stage_layers = 0;
     std::string pipeline_layout;
+
+    // Parts of a layer recomputed in the backward on top of `recompute` (Megatron-Core --recompute-modules
+    // names; DeepSeek-V3 Sec. 3.2.3 and 3.3.2 recompute all three): RecomputeModule bits.
+    unsigned recompute_modules = 0;
 
     int effective_etp() const { return etp > 0 ? etp : tp; }
     int num_gpus() const { return tp * cp * pp * dp; }
