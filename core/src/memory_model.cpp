@@ -331,15 +331,17 @@ double kind_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, const Pla
         const double rows = etp * e.top_k * skew / c.tp;
         const double width = routed_expert_ffn_hidden(m) / etp;
         bytes += c.e * h / c.tp + h / c.rep + 4.0 * e.experts / c.tp; // norm input, dropout mask, FP32 router scores
-        // Dispatched rows (fc1 input), fc1 output, activation output, fc2 output for the weighted combine;
-        // under LatentMoE the rows are latent-wide, and the two projections keep their inputs.
+        // Dispatched rows (fc1 input), fc1 output, activation output; under LatentMoE the rows are latent-wide,
+        // and the two projections keep their inputs. The router's probabilities are applied inside the
+        // activation (Megatron-Core experts.py TEGroupedMLP: weighted_bias_swiglu_impl with permuted_probs),
+        // so the unpermute is a plain gather and no expert output is kept for the combine's backward.
         const double io = e.expert_input_width(m.hidden);
         // Recomputing the activation keeps only its input: in FP8 under DeepSeek's blockwise recipe (Sec. 3.3.2
         // "Inputs of the SwiGLU operator in MoE ... stored in FP8"; Megatron-Core --activation-func-fp8-input-store),
         // else in the activation precision.
         const double act_in = rc_moe_act && t.precision == Precision::Fp8 && t.fp8_recipe == Fp8Recipe::Blockwise ? 1.0 : c.e;
         const double act_out = rc_moe_act ? 0.0 : c.gemm_in;
-        bytes += rows * (c.gemm_in * io + act_in * gate * width + act_out * width + c.e * io);
+        bytes += rows * (c.gemm_in * io + act_in * gate * width + act_out * width);
         if (e.latent_size > 0) {
             bytes += c.gemm_in * (h + io) / c.tp;
         }
