@@ -309,7 +309,7 @@ private slots:
         QTest::addColumn<QString>("reason");
         QTest::newRow("architecture") << "arch_family" << "\"moe\"" << "model dimensions not given";
         QTest::newRow("unspecified") << "arch_family" << "\"deepseek_v4_moe_unspecified\"" << "model dimensions not given";
-        QTest::newRow("dualpipe") << "pipeline_schedule" << "\"DualPipe\"" << "DualPipe";
+        QTest::newRow("gated deltanet") << "arch_family" << "\"qwen3next_gateddeltanet\"" << "gated DeltaNet";
         QTest::newRow("no gpu") << "gpu_type" << "null" << "gpu_type not given";
         QTest::newRow("unknown gpu") << "gpu_type" << "\"TPU v4\"" << "no GPU profile";
         QTest::newRow("no batch") << "global_batch_size" << "null" << "global_batch_size not given";
@@ -326,6 +326,15 @@ private slots:
         const RowMapping m = map_run(parse_one(row));
         QVERIFY(!m.run);
         QVERIFY2(m.skipped_reason.find(reason.toStdString()) != std::string::npos, m.skipped_reason.c_str());
+    }
+
+    void a_dualpipe_row_runs_the_dualpipe_schedule()
+    {
+        nlohmann::json row = base_row("dualpipe");
+        row["pipeline_schedule"] = "DualPipe (bidirectional)";
+        const MappedRun run = map_one(row);
+        QCOMPARE(run.plan.schedule, Schedule::DualPipe);
+        QCOMPARE(run.plan.virtual_stages, 1);
     }
 
     void gpu_types_map_to_profiles()
@@ -469,7 +478,7 @@ private slots:
         QVERIFY(first["skipped_reason"].is_null());
         const auto& second = j["rows"][1];
         QVERIFY(second["predicted"].is_null());
-        QVERIFY(second["skipped_reason"].get<std::string>().find("DualPipe") != std::string::npos);
+        QVERIFY(second["skipped_reason"].get<std::string>().find("DeltaNet") != std::string::npos);
         for (const char* key : {"used", "skipped", "mape_pct", "median_pct", "max_pct", "bias_pct"}) {
             QVERIFY2(j["subsets"]["test"].contains(key), key);
         }
