@@ -215,7 +215,7 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
         st.gather_s = sc.param_gather_s;
     }
 
-    const double T = makespan;
+    const double T = makespan - ic.closed_form_bubble_saving_s; // as simulator.cpp: DualPipe's bubble in closed form
     double bubble_sum = 0;
     for (int s = 0; s < pp; ++s) {
         const FastSimScratch::Stage& st = w.stage[s];

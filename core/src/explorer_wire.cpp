@@ -15,7 +15,7 @@ constexpr std::size_t kReasons = static_cast<std::size_t>(RejectReason::Count);
 
 #if defined(__GLIBCXX__) && UINTPTR_MAX == UINT64_MAX
 // A tripwire: a new PlanRow (or Plan) field changes the size; encode and decode it below, then update.
-static_assert(sizeof(PlanRow) == 264, "PlanRow changed: serialise the new field in explorer_wire.cpp");
+static_assert(sizeof(PlanRow) == 272, "PlanRow changed: serialise the new field in explorer_wire.cpp");
 #endif
 
 class Writer {
@@ -137,6 +137,7 @@ void write_row(Writer& w, const PlanRow& r)
     }
     w.u8(p.offload_optimizer ? 1 : 0);
     w.f64(p.offload_activations);
+    w.u8(static_cast<std::uint8_t>(p.recompute_modules));
     w.u8(static_cast<std::uint8_t>(r.precision));
     w.str(r.gpu);
     w.i32(r.num_gpus);
@@ -184,6 +185,7 @@ bool read_row(Reader& in, PlanRow& r)
     const std::uint8_t offload_optimizer = in.u8();
     p.offload_optimizer = offload_optimizer == 1;
     p.offload_activations = in.f64();
+    const std::uint8_t recompute_modules = in.u8();
     const std::uint8_t precision = in.u8();
     r.gpu = in.str();
     r.num_gpus = in.i32();
@@ -193,16 +195,17 @@ bool read_row(Reader& in, PlanRow& r)
     }
     const std::uint8_t on_front = in.u8();
     const std::uint8_t band_calibrated = in.u8();
-    if (band_calibrated > 1 || schedule > static_cast<std::uint8_t>(Schedule::Interleaved) || recompute > static_cast<std::uint8_t>(Recompute::Full) || sp > 1 ||
+    if (band_calibrated > 1 || schedule > static_cast<std::uint8_t>(Schedule::DualPipe) || recompute > static_cast<std::uint8_t>(Recompute::Full) || sp > 1 ||
         overlap > 1 || on_front > 1 || param_gather > 1 || cp_kind > static_cast<std::uint8_t>(ContextParallelKind::AllToAll) || moe_overlap > 1 ||
         tp_overlap > 1 || precision > static_cast<std::uint8_t>(Precision::Nvfp4) || !order_ok || offload_optimizer > 1 ||
-        !(p.offload_activations >= 0 && p.offload_activations <= 1)) {
+        !(p.offload_activations >= 0 && p.offload_activations <= 1) || recompute_modules > 7) {
         return false;
     }
     r.precision = static_cast<Precision>(precision);
     p.overlap_param_gather = param_gather == 1;
     p.cp_kind = static_cast<ContextParallelKind>(cp_kind);
     p.moe_overlap = moe_overlap == 1;
+    p.recompute_modules = recompute_modules;
     p.tp_overlap = tp_overlap == 1;
     p.schedule = static_cast<Schedule>(schedule);
     p.recompute = static_cast<Recompute>(recompute);

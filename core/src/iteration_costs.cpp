@@ -9,6 +9,7 @@
 #include "vtrain/model_math.h"
 #include "vtrain/operator_timer.h"
 #include "vtrain/rank_layout.h"
+#include "vtrain/pipeline_schedule.h"
 
 namespace vtrain {
 namespace {
@@ -350,6 +351,17 @@ void build_iteration_costs(const ModelSpec& model, const TrainingSpec& training,
                            const LayerCosts& costs, IterationCosts& out)
 {
     Builder(model, training, cluster, plan, costs, out).build();
+    out.closed_form_bubble_saving_s = 0;
+    if (plan.schedule == Schedule::DualPipe && out.stages > 1) {
+        // The slowest stage sets both bubbles (its forward and backward, recompute included).
+        double f = 0, b = 0;
+        for (int s = 0; s < out.stages; ++s) {
+            const ChunkCosts& c = out.at(s, 0);
+            f = std::max(f, c.forward_total_s);
+            b = std::max(b, c.backward_total_s[0] + c.recompute.total_s());
+        }
+        out.closed_form_bubble_saving_s = dualpipe_bubble_saving_s(out.stages, f, b);
+    }
 }
 
 } // namespace vtrain

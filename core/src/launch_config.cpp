@@ -294,7 +294,9 @@ Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& s, const Plan& p, i
          "\ndata_parallel_shard_degree = " + str(shard) + "\ntensor_parallel_degree = " + str(p.tp) +
          "\ncontext_parallel_degree = " + str(p.cp) + "\npipeline_parallel_degree = " + str(p.pp) + "\n";
     if (p.pp > 1) {
-        const char* schedule = p.schedule == Schedule::GPipe ? "GPipe" : p.schedule == Schedule::OneFOneB ? "1F1B" : "Interleaved1F1B";
+        const char* schedule = p.schedule == Schedule::GPipe                                           ? "GPipe"
+                               : p.schedule == Schedule::OneFOneB || p.schedule == Schedule::DualPipe ? "1F1B"
+                                                                                                     : "Interleaved1F1B";
         t += "pipeline_parallel_schedule = \"" + std::string(schedule) + "\"\npipeline_parallel_microbatch_size = " + str(p.micro_batch) + "\n";
         if (p.schedule == Schedule::Interleaved || p.first_stage_layers > 0 || p.last_stage_layers > 0 || !p.pipeline_layout.empty()) {
             w.emplace_back("torchtitan splits layers over pipeline stages by its own rule (pipeline_parallel_layers_per_stage): "
@@ -447,6 +449,10 @@ Expected<MegatronLaunch> megatron_launch(const Scenario& s, const Plan& p, int g
     }
     add_rank_order_and_offload(s.model, p, args, warnings);
 
+    if (p.schedule == Schedule::DualPipe && p.pp > 1) {
+        warnings.emplace_back("DualPipe is DeepSeek's own schedule (github.com/deepseek-ai/DualPipe): the exported plan runs 1F1B, "
+                              "whose bubble is larger than simulated");
+    }
     if (p.schedule == Schedule::GPipe && p.pp > 1) {
         warnings.emplace_back("Megatron-LM has no GPipe schedule: it runs pipeline plans with 1F1B, which keeps fewer "
                               "micro-batches' activations in flight than the simulated GPipe");

@@ -164,6 +164,7 @@ struct Ctx {
     double activation_bytes = 0;  // one [tokens, h] activation
     bool full = false;
     bool selective = false;
+    bool rc_norm = false, rc_mla_up = false, rc_moe_act = false; // Plan::recompute_modules
     bool lowp = false;            // FP8 or NVFP4 GEMMs
     double cast_bpe = 0;
 };
@@ -323,7 +324,7 @@ void attention_mixer(BlockBuilder& b, const Ctx& c, bool windowed)
     const double head_dim = m.head_dim();
     const double q = static_cast<double>(m.heads) * head_dim;
     const double kv = static_cast<double>(m.effective_kv_heads()) * head_dim;
-    add_memory_bound(b, c.hp, "layernorm 1", "layernorm", c.hidden_bytes, c.full);
+    add_memory_bound(b, c.hp, "layernorm 1", "layernorm", c.hidden_bytes, c.full || c.rc_norm);
     tp_collectives(b, c, true);
     add_gemm(b, c, "qkv projection", c.tokens, (q + 2 * kv) / c.t, c.h, c.full);
     if (m.qk_norm) {
@@ -343,18 +344,18 @@ void mla_mixer(BlockBuilder& b, const Ctx& c)
     const MlaSpec& a = m.mla;
     const double heads_local = m.heads / c.t;
     const double qk = a.qk_head_dim + a.qk_rope_head_dim;
-    add_memory_bound(b, c.hp, "layernorm 1", "layernorm", c.hidden_bytes, c.full);
+    add_memory_bound(b, c.hp, "layernorm 1", "layernorm", c.hidden_bytes, c.full || c.rc_norm);
     tp_collectives(b, c, true);
     if (a.q_lora_rank > 0) {
         add_gemm(b, c, "mla q down-projection", c.tokens, a.q_lora_rank, c.h, c.full);
-        add_memory_bound(b, c.hp, "mla q norm", "layernorm", c.tokens * a.q_lora_rank * c.e, c.full);
-        add_gemm(b, c, "mla q up-projection", c.tokens, heads_local * qk, a.q_lora_rank, c.full);
+        add_memory_bound(b, c.hp, "mla q norm", "layernorm", c.tokens * a.q_lora_rank * c.e, c.full || c.rc_norm);
+        add_gemm(b, c, "mla q up-projection", c.tokens, heads_local * qk, a.q_lora_rank, c.full || c.rc_mla_up);
     } else {
         add_gemm(b, c, "mla q projection", c.tokens, heads_local * qk, c.h, c.full);
     }
     add_gemm(b, c, "mla kv down-projection", c.tokens, a.kv_lora_rank + a.qk_rope_head_dim, c.h, c.full);
-    add_memory_bound(b, c.hp, "mla kv norm", "layernorm", c.tokens * a.kv_lora_rank * c.e, c.full);
-    add_gemm(b, c, "mla kv up-projection", c.tokens, heads_local * (a.qk_head_dim + a.v_head_dim), a.kv_lora_rank, c.full);
+    add_memory_bound(b, c.hp, "mla kv norm", "layernorm", c.tokens * a.kv_lora_rank * c.e, c.full || c.rc_norm);
+    add_gemm(b, c, "mla kv up-projection", c.tokens, heads_local * (a.qk_head_dim + a.v_head_dim), a.kv_lora_rank, c.full || c.rc_mla_up);
     // Flash attention's cost scales with d_qk + d_v: the mean head size stands for both. Context parallelism
     // exchanges the materialised per-head K and V (the latent form is not what the kernels pass).
     const double kv_width = heads_local * (qk + a.v_head_dim);
@@ -375,7 +376,7 @@ void mamba_mixer(BlockBuilder& b, const Ctx& c)
     const double groups = std::max(1.0, s.groups / c.t);
     const double inner = heads * s.head_dim;
     const double bc = 2 * groups * s.state_dim;
-    add_memory_bound(b, c.hp, "layernorm 1", "layernorm", c.hidden_bytes, c.full);
+    add_memory_bound(b, c.hp, "layernorm 1", "layernorm", c.hidden_bytes, c.full || c.rc_norm);
     tp_collectives(b, c, true);
     add_gemm(b, c, "mamba in-projection", c.tokens, 2 * inner + bc + heads, c.h, c.full);
     add_memory_bound(b, c.hp, "mamba conv1d", "gelu", c.tokens * (inner + bc) * c.e, c.full);
@@ -428,11 +429,20 @@ void ffn_gemms(BlockBuilder& b, const Ctx& c, double rows, double width_local, c
 void dense_ffn(BlockBuilder& b, const Ctx& c)
 {
     const bool swiglu = c.m.activation == FfnActivation::SwiGlu;
-    add_memory_bound(b, c.hp, "layernorm 2", "layernorm", c.hidden_bytes, c.full);
+    add_memory_bound(b, c.hp, "layernorm 2", "layernorm", c.hidden_bytes, c.full || c.rc_norm);
     tp_collectives(b, c, true);
     ffn_gemms(b, c, c.tokens, c.m.effective_ffn_hidden() / c.t, swiglu ? "ffn gate+up" : "ffn up", "ffn down");
     tp_collectives(b, c, false);
     residual(b, c, "dropout 2", "residual 2");
+}
+
+// LatentMoE's projections around the routed experts (Megatron-Core moe_layer.py: fc1_latent_proj before the
+// dispatch, fc2_latent_proj after the combine): plain GEMMs over this rank's tokens, h -> l and l -> h.
+void latent_projection(BlockBuilder& b, const Ctx& c, const char* name, double tokens, double out_width, double in_width)
+{
+    if (c.m.moe.latent_size > 0) {
+        add_gemm(b, c, name, tokens, out_width, in_width, c.full);
+    }
 }
 
 // A mixture-of-experts FFN on one rank (Megatron-Core's alltoall dispatcher, token_dispatcher.py): router,
@@ -459,22 +469,24 @@ void moe_ffn(BlockBuilder& b, const Ctx& c)
     }
     const double width = routed_expert_ffn_hidden(m) / etp;
     const bool swiglu = m.activation == FfnActivation::SwiGlu;
+    const double io = moe.expert_input_width(m.hidden); // the latent under LatentMoE: what is permuted and sent
 
-    add_memory_bound(b, c.hp, "layernorm 2", "layernorm", tokens * c.h * c.e, c.full);
+    add_memory_bound(b, c.hp, "layernorm 2", "layernorm", tokens * c.h * c.e, c.full || c.rc_norm);
     // Router: a BF16/FP32 GEMM to expert scores, then softmax/sigmoid + top-k over FP32 logits.
     add_gemm(b, c, "moe router", tokens, moe.experts, c.h, c.full, false);
     add_memory_bound(b, c.hp, "moe top-k", "softmax", tokens * moe.experts * 4, c.full);
+    latent_projection(b, c, "moe latent down-projection", tokens, io, c.h);
     // Permutation copies each token once per selected expert into destination order: a row gather.
-    const double permuted_bytes = tokens * k * c.h * c.e;
+    const double permuted_bytes = tokens * k * io * c.e;
     add_memory_bound(b, c.hp, "moe permute", "embedding", permuted_bytes, c.full);
 
     // Dispatch: DeepSeek-V3's blockwise FP8 recipe sends FP8 rows with 1x128 scales (Sec. 3.3.3); the
     // combine and every backward transfer stay BF16. The busiest receiver gets `skew` x the mean.
     const bool fp8_dispatch = c.lowp && c.in.training->precision == Precision::Fp8 && c.in.training->fp8_recipe == Fp8Recipe::Blockwise;
     const double dispatch_bpe = fp8_dispatch ? 1 + 4.0 / 128 : c.e;
-    const double dispatch = all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, c.h, dispatch_bpe) * skew, in.ep_group);
-    const double combine = all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, c.h, c.e) * skew, in.ep_group);
-    const double etp_bytes = rows * skew * c.h * c.e; // the gathered rows of the ETP group
+    const double dispatch = all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, io, dispatch_bpe) * skew, in.ep_group);
+    const double combine = all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, io, c.e) * skew, in.ep_group);
+    const double etp_bytes = rows * skew * io * c.e; // the gathered rows of the ETP group
     const double etp_gather = etp > 1 ? c.comm.collective_seconds(Collective::AllGather, etp_bytes, in.etp_group) : 0;
     const double etp_scatter = etp > 1 ? c.comm.collective_seconds(Collective::ReduceScatter, etp_bytes, in.etp_group) : 0;
     b.expert_comm(Phase::Forward, "ep dispatch (all-to-all)", dispatch);
@@ -487,10 +499,10 @@ void moe_ffn(BlockBuilder& b, const Ctx& c)
     }
 
     add_grouped_gemm(b, c, swiglu ? "experts gate+up (grouped)" : "experts up (grouped)", local_experts, rows_per_expert,
-                     (swiglu ? 2 : 1) * width, c.h, c.full);
+                     (swiglu ? 2 : 1) * width, io, c.full);
     add_memory_bound(b, c.hp, activation_name(m.activation), activation_kind(m.activation),
-                     local_experts * rows_per_expert * width * c.e * (swiglu ? 2 : 1), c.full);
-    add_grouped_gemm(b, c, "experts down (grouped)", local_experts, rows_per_expert, c.h, width, c.full);
+                     local_experts * rows_per_expert * width * c.e * (swiglu ? 2 : 1), c.full || c.rc_moe_act);
+    add_grouped_gemm(b, c, "experts down (grouped)", local_experts, rows_per_expert, io, width, c.full);
 
     b.expert_comm(Phase::Forward, "etp reduce-scatter", etp_scatter);
     b.expert_comm(Phase::Forward, "ep combine (all-to-all)", combine);
@@ -502,6 +514,7 @@ void moe_ffn(BlockBuilder& b, const Ctx& c)
     }
     // Unpermutation gathers the k copies back and sums them weighted by the router's probabilities.
     add_memory_bound(b, c.hp, "moe unpermute", "embedding", permuted_bytes, c.full);
+    latent_projection(b, c, "moe latent up-projection", tokens, c.h, io);
 
     const double shared = shared_expert_ffn_hidden_total(m);
     if (shared > 0) {
@@ -577,6 +590,9 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
     c.activation_bytes = c.tokens * c.h * c.e; // a full [b, s/cp, h] activation
     c.full = in.recompute == Recompute::Full;
     c.selective = in.recompute == Recompute::Selective;
+    c.rc_norm = (in.recompute_modules & kRecomputeLayernorm) != 0;
+    c.rc_mla_up = (in.recompute_modules & kRecomputeMlaUpProj) != 0;
+    c.rc_moe_act = (in.recompute_modules & kRecomputeMoeAct) != 0;
     c.lowp = lowp;
     c.cast_bpe = lowp ? cast_bytes_per_element(precision, in.training->fp8_recipe) : 0;
     const double host_s = in.profile->host_overhead_us * 1e-6;

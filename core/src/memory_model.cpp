@@ -138,6 +138,9 @@ ParamBytes param_bytes(const TrainingSpec& t, const Plan& plan)
     b.gradient = t.precision == Precision::Fp16 ? 2 : 4;
     // Adam: fp32 master weights (not needed when training in fp32), first and second moments.
     b.optimizer = t.precision == Precision::Fp32 ? 8 : 12;
+    if (t.bf16_optimizer_moments) {
+        b.optimizer -= 4; // two 2-byte moments instead of two 4-byte ones (DeepSeek-V3 Sec. 3.3.2)
+    }
     b.gather = b.weight;
     // Low-precision recipes keep the bf16 weight and cache quantized copies of each decoder weight for the
     // micro-batches of an iteration: a row-wise copy for Fprop and a column-wise (transposed) one for
@@ -200,6 +203,11 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
         ParamShare params;
         for (int c = 0; c < layout.chunks; ++c) {
             params += virtual_stage_params(m, plan, layout.at(s, c));
+            if (plan.schedule == Schedule::DualPipe && plan.pp > 1) {
+                // DualPipe: this device also runs stage pp - 1 - s of the other direction (report Table 2:
+                // two copies of the parameters, gradients and optimizer states).
+                params += virtual_stage_params(m, plan, layout.at(plan.pp - 1 - s, c));
+            }
         }
         const double layer_params = params.dense + params.expert; // what low-precision recipes quantize
         // Sharded parameter counts: dense and vocabulary state over the dense group, experts over theirs.
@@ -213,26 +221,38 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
             mem.gradients_bytes = plan.zero_stage >= 2 ? sharded * bytes.gradient : params.total() * bytes.gradient;
         }
         mem.optimizer_bytes = (plan.zero_stage >= 1 ? sharded : params.total()) * bytes.optimizer;
+        const double expert_sharded = params.expert / shard.expert;
+        mem.expert_weights_bytes = plan.zero_stage >= 3 ? expert_sharded * bytes.weight : params.expert * (bytes.weight + bytes.low_precision);
+        mem.expert_gradients_bytes = (plan.zero_stage >= 2 ? expert_sharded : params.expert) * bytes.gradient;
+        mem.expert_optimizer_bytes = (plan.zero_stage >= 1 ? expert_sharded : params.expert) * bytes.optimizer;
 
-        double stage_bytes = uniform_layer * layout.stage_layers(s) + mtp_layer * layout.stage_mtp_layers(s);
-        if (!uniform) {
-            stage_bytes = mtp_layer * layout.stage_mtp_layers(s);
-            for (int c = 0; c < layout.chunks; ++c) {
-                const VirtualStage& v = layout.at(s, c);
-                for (int i = v.first_layer; i < v.first_layer + v.layers; ++i) {
-                    stage_bytes += layer_activation_bytes_at(m, t, plan, i);
+        auto stage_activation_bytes = [&](int stage) {
+            double bytes_sum = uniform_layer * layout.stage_layers(stage) + mtp_layer * layout.stage_mtp_layers(stage);
+            if (!uniform) {
+                bytes_sum = mtp_layer * layout.stage_mtp_layers(stage);
+                for (int c = 0; c < layout.chunks; ++c) {
+                    const VirtualStage& v = layout.at(stage, c);
+                    for (int i = v.first_layer; i < v.first_layer + v.layers; ++i) {
+                        bytes_sum += layer_activation_bytes_at(m, t, plan, i);
+                    }
                 }
             }
-        }
+            return bytes_sum;
+        };
+        // DualPipe: the device's PP + 1 sets (report Table 2 gives the total only) split between its two
+        // stages, s and pp - 1 - s; both end devices hold the embedding and the loss.
+        const bool dualpipe = plan.schedule == Schedule::DualPipe && plan.pp > 1;
+        const double stage_bytes =
+            dualpipe ? (stage_activation_bytes(s) + stage_activation_bytes(plan.pp - 1 - s)) / 2 : stage_activation_bytes(s);
         const double sets = s < static_cast<int>(in_flight_chunks.size()) ? in_flight_chunks[s] : 0.0;
         // A set is one micro-batch through one chunk; chunks of a rank hold about the same layers.
         mem.activations_bytes = stage_bytes * sets / layout.chunks;
         mem.working_bytes = full_layer;
-        if (s == 0) {
+        if (s == 0 || (dualpipe && s == plan.pp - 1)) {
             // Embedding output and its dropout mask for each micro-batch in flight (Korthikanti Sec. 4.3).
-            mem.activations_bytes += (sets / layout.chunks) * sbh * (e + 1) / (plan.sequence_parallel ? plan.tp : 1);
+            mem.activations_bytes += (sets / layout.chunks) * sbh * (e + 1) / (plan.sequence_parallel ? plan.tp : 1) / (dualpipe ? 2 : 1);
         }
-        if (s == plan.pp - 1) {
+        if (s == plan.pp - 1 || (dualpipe && s == 0)) {
             // fp32 logits and their gradient for the micro-batch in the loss.
             mem.working_bytes += 2.0 * 4.0 * m.seq_len / cp * plan.micro_batch * (static_cast<double>(m.vocab) / plan.tp);
         }
@@ -262,17 +282,23 @@ struct ActivationCtx {
 double kind_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, const LayerKind& k, const ActivationCtx& c)
 {
     const double h = c.h;
+    // Megatron-Core's --recompute-modules (DeepSeek-V3 Sec. 3.2.3: "recompute all RMSNorm operations and MLA
+    // up-projections"; Sec. 3.3.2: SwiGLU inputs cached, its output recomputed): what is recomputed is not kept.
+    const bool rc_norm = (plan.recompute_modules & kRecomputeLayernorm) != 0;
+    const bool rc_mla_up = (plan.recompute_modules & kRecomputeMlaUpProj) != 0;
+    const bool rc_moe_act = (plan.recompute_modules & kRecomputeMoeAct) != 0;
+    const double norm_out = rc_norm ? 0.0 : c.gemm_in; // a norm's output, the next GEMM's input
     double bytes = 0;
     if (k.mixer == MixerKind::Attention) {
-        bytes += c.e * h / c.rep + c.gemm_in * h / c.rep + h / c.rep; // norm input, QKV input, dropout mask
+        bytes += c.e * h / c.rep + norm_out * h / c.rep + h / c.rep; // norm input, QKV input, dropout mask
         if (m.attention == AttentionKind::Mla) {
             const MlaSpec& a = m.mla;
             const double heads = m.heads / c.tp;
             const double qk = a.qk_head_dim + a.qk_rope_head_dim;
             // Compressed latents (and their normed copies feeding the up projections), then per-head Q, K, V
             // and the attention output (flash keeps O and the log-sum-exp only).
-            bytes += (c.e + c.gemm_in) * (a.q_lora_rank + a.kv_lora_rank) + c.e * a.qk_rope_head_dim;
-            bytes += c.e * heads * (2 * qk + a.v_head_dim) + c.gemm_in * heads * a.v_head_dim;
+            bytes += (c.e + (rc_norm || rc_mla_up ? 0.0 : c.gemm_in)) * (a.q_lora_rank + a.kv_lora_rank) + c.e * a.qk_rope_head_dim;
+            bytes += (rc_mla_up ? 0.0 : c.e * heads * (2 * qk + a.v_head_dim)) + c.gemm_in * heads * a.v_head_dim;
         } else {
             const double q = static_cast<double>(m.heads) * m.head_dim();
             const double kv = static_cast<double>(m.effective_kv_heads()) * m.head_dim();
@@ -299,7 +325,7 @@ double kind_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, const Pla
     const double gate = m.activation == FfnActivation::SwiGlu ? 2.0 : 1.0;
     if (k.ffn == FfnKind::Dense) {
         const double f = m.effective_ffn_hidden() / c.tp;
-        bytes += c.e * h / c.rep + c.gemm_in * h / c.rep + h / c.rep; // norm input, fc1 input, dropout mask
+        bytes += c.e * h / c.rep + norm_out * h / c.rep + h / c.rep; // norm input, fc1 input, dropout mask
         bytes += c.e * gate * f + c.gemm_in * f;                       // fc1 output, activation output
     } else if (k.ffn == FfnKind::Moe) {
         const MoeSpec& e = m.moe;
@@ -309,8 +335,20 @@ double kind_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, const Pla
         const double rows = etp * e.top_k * skew / c.tp;
         const double width = routed_expert_ffn_hidden(m) / etp;
         bytes += c.e * h / c.tp + h / c.rep + 4.0 * e.experts / c.tp; // norm input, dropout mask, FP32 router scores
-        // Dispatched rows (fc1 input), fc1 output, activation output, fc2 output for the weighted combine.
-        bytes += rows * (c.gemm_in * h + c.e * gate * width + c.gemm_in * width + c.e * h);
+        // Dispatched rows (fc1 input), fc1 output, activation output; under LatentMoE the rows are latent-wide,
+        // and the two projections keep their inputs. The router's probabilities are applied inside the
+        // activation (Megatron-Core experts.py TEGroupedMLP: weighted_bias_swiglu_impl with permuted_probs),
+        // so the unpermute is a plain gather and no expert output is kept for the combine's backward.
+        const double io = e.expert_input_width(m.hidden);
+        // Recomputing the activation keeps only its input: in FP8 under DeepSeek's blockwise recipe (Sec. 3.3.2
+        // "Inputs of the SwiGLU operator in MoE ... stored in FP8"; Megatron-Core --activation-func-fp8-input-store),
+        // else in the activation precision.
+        const double act_in = rc_moe_act && t.precision == Precision::Fp8 && t.fp8_recipe == Fp8Recipe::Blockwise ? 1.0 : c.e;
+        const double act_out = rc_moe_act ? 0.0 : c.gemm_in;
+        bytes += rows * (c.gemm_in * io + act_in * gate * width + act_out * width);
+        if (e.latent_size > 0) {
+            bytes += c.gemm_in * (h + io) / c.tp;
+        }
         const double shared = shared_expert_ffn_hidden_total(m) / c.tp;
         if (shared > 0) {
             bytes += c.gemm_in * h / c.rep + c.e * gate * shared + c.gemm_in * shared;

@@ -61,18 +61,21 @@ Count attention_count(const ModelSpec& m)
     return c;
 }
 
-Count ffn_count(const ModelSpec& m, double width)
+// An FFN of `width` reading and writing `io_width` (the model's hidden size, or a LatentMoE latent).
+Count ffn_count(const ModelSpec& m, double width, double io_width)
 {
     Count c;
     if (width <= 0) {
         return c;
     }
-    c.matrix = ffn_matrices(m) * m.hidden * width;
+    c.matrix = ffn_matrices(m) * io_width * width;
     if (linear_biases(m) && m.activation != FfnActivation::SwiGlu) {
-        c.other = width + m.hidden;
+        c.other = width + io_width;
     }
     return c;
 }
+
+Count ffn_count(const ModelSpec& m, double width) { return ffn_count(m, width, m.hidden); }
 
 Count mamba_count(const ModelSpec& m)
 {
@@ -127,12 +130,17 @@ LayerCount count_layer(const ModelSpec& m, const LayerKind& k)
         out.active_other += f.other + norm_params(m, h);
     } else if (k.ffn == FfnKind::Moe) {
         const MoeSpec& e = m.moe;
-        const Count expert = ffn_count(m, routed_expert_ffn_hidden(m));
+        // LatentMoE (Megatron-Core moe_layer.py, moe_latent_size): the router and shared experts read the
+        // full hidden state; fc1_latent_proj (h -> l) runs before the dispatch, the routed experts work in
+        // the latent l, and fc2_latent_proj (l -> h) follows the combine. The projections are dense weights.
+        const double io = e.expert_input_width(m.hidden);
+        const Count expert = ffn_count(m, routed_expert_ffn_hidden(m), io);
         const Count shared = ffn_count(m, shared_expert_ffn_hidden_total(m));
         const double router = h * e.experts;
-        out.dense_params += norm_params(m, h) + router + shared.params();
+        const double latent_projections = e.latent_size > 0 ? 2 * h * e.latent_size : 0;
+        out.dense_params += norm_params(m, h) + router + shared.params() + latent_projections;
         out.expert_params += e.experts * expert.params();
-        out.active_matrix += router + shared.matrix + e.top_k * expert.matrix;
+        out.active_matrix += router + shared.matrix + e.top_k * expert.matrix + latent_projections;
         out.active_other += norm_params(m, h) + shared.other + e.top_k * expert.other;
     }
     return out;

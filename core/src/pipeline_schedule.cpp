@@ -86,6 +86,7 @@ std::vector<StageOrder> build_schedule(Schedule schedule, int stages, int micro_
     case Schedule::GPipe:
         return gpipe_schedule(stages, micro_batches);
     case Schedule::OneFOneB:
+    case Schedule::DualPipe:
         return one_f_one_b_schedule(stages, micro_batches);
     case Schedule::Interleaved:
         return interleaved_schedule(stages, micro_batches, chunks);
@@ -127,6 +128,8 @@ int peak_in_flight_closed_form(Schedule schedule, int stages, int micro_batches,
         const int warmup = std::min((stages - stage - 1) * 2 + (chunks - 1) * stages, total);
         return std::min(warmup + 1, total);
     }
+    case Schedule::DualPipe:
+        return dualpipe_peak_in_flight(stages, micro_batches);
     }
     return micro_batches;
 }

@@ -163,6 +163,11 @@ std::optional<PlanRejection> check_plan(const ModelSpec& m, const TrainingSpec& 
             return reject(RejectReason::InterleavedNeedsPipeline, "plan.micro_batch",
                           "the interleaved schedule needs the " + str(micro_batches) + " micro-batches per replica to be a multiple of pp = " + str(p.pp));
         }
+    } else if (p.schedule == Schedule::DualPipe && (p.pp < 2 || p.pp % 2 != 0 || micro_batches < p.pp || micro_batches % 2 != 0)) {
+        // DualPipe feeds half the micro-batches from each end of an even pipeline (DeepSeek-V3 Sec. 3.2.1).
+        return reject(RejectReason::InterleavedNeedsPipeline, "plan.schedule",
+                      "DualPipe needs an even pp >= 2 and an even number of micro-batches per replica of at least pp (pp = " + str(p.pp) +
+                          ", micro-batches = " + str(micro_batches) + ")");
     } else if (p.virtual_stages != 1) {
         return reject(RejectReason::InterleavedNeedsPipeline, "plan.virtual_stages",
                       "virtual_stages = " + str(p.virtual_stages) + " needs the interleaved schedule");

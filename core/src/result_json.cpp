@@ -63,7 +63,10 @@ nlohmann::json result_to_json(const SimulationResult& r)
                             {"optimizer", st.memory.optimizer_bytes / kGiB},
                             {"activations", st.memory.activations_bytes / kGiB},
                             {"working", st.memory.working_bytes / kGiB},
-                            {"total", st.peak_memory_gib}}},
+                            {"total", st.peak_memory_gib},
+                            {"expert_weights", st.memory.expert_weights_bytes / kGiB},
+                            {"expert_gradients", st.memory.expert_gradients_bytes / kGiB},
+                            {"expert_optimizer", st.memory.expert_optimizer_bytes / kGiB}}},
                           {"breakdown", breakdown_to_json(st.breakdown)}});
     }
     j["peak_memory_gib"] = peaks;

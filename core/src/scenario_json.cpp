@@ -36,7 +36,7 @@ MlaSpec read_mla(Reader r)
 MoeSpec read_moe(Reader r, int layers, int ffn_hidden)
 {
     r.reject_unknown({"experts", "top_k", "expert_ffn_hidden", "shared_experts", "shared_expert_ffn_hidden", "first_dense_layers",
-                      "layer_freq", "dropless", "capacity_factor", "load_imbalance", "description"});
+                      "layer_freq", "dropless", "capacity_factor", "load_imbalance", "latent_size", "description"});
     MoeSpec s;
     s.experts = r.required_int("experts", 2, 1 << 20);
     s.top_k = r.optional_int("top_k", 1, 1 << 20).value_or(1);
@@ -57,6 +57,7 @@ MoeSpec read_moe(Reader r, int layers, int ffn_hidden)
         r.error("dropless", "is false, so \"capacity_factor\" is required (tokens per expert <= factor x tokens x top_k / experts)");
     }
     s.load_imbalance = r.optional_number("load_imbalance", 1.0, 1e6).value_or(1.0);
+    s.latent_size = r.optional_int("latent_size", 1, 1 << 24).value_or(0);
     if (s.top_k > s.experts) {
         r.error("top_k", "must not exceed experts (" + std::to_string(s.experts) + "), not " + std::to_string(s.top_k));
     }
@@ -180,6 +181,9 @@ ModelSpec read_model(Reader r)
     m.mtp_layers = r.optional_int("mtp_layers", 0, 64).value_or(0);
     if (r.has("moe")) {
         m.moe = read_moe(r.child("moe"), m.layers, m.effective_ffn_hidden());
+        if (m.hidden > 0 && m.moe.latent_size > m.hidden) {
+            r.error("moe.latent_size", "must not exceed hidden (" + std::to_string(m.hidden) + "): the latent is a down-projection");
+        }
     }
     m.layer_pattern = r.optional_string("layer_pattern").value_or("");
     if (!m.layer_pattern.empty()) {
@@ -241,7 +245,8 @@ ClusterSpec read_cluster(Reader r)
 
 TrainingSpec read_training(Reader r)
 {
-    r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "description"});
+    r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "optimizer_moments",
+                      "description"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
@@ -271,6 +276,13 @@ TrainingSpec read_training(Reader r)
         }
     }
     t.grad_accumulation_bytes = r.optional_number("grad_accumulation_bytes", 0, 64).value_or(0);
+    if (const auto moments = r.optional_string("optimizer_moments")) {
+        if (*moments == "bf16" || *moments == "fp32") {
+            t.bf16_optimizer_moments = *moments == "bf16";
+        } else {
+            r.error("optimizer_moments", "must be \"fp32\" or \"bf16\", not \"" + json_fields::bounded(*moments) + "\"");
+        }
+    }
     return t;
 }
 
@@ -309,7 +321,7 @@ Plan read_plan(Reader r)
     r.reject_unknown({"tp", "pp", "dp", "micro_batch", "schedule", "virtual_stages", "recompute", "sequence_parallel", "zero_stage",
                       "shard_group", "grad_bucket_mb", "overlap_grad_reduce", "overlap_param_gather", "cp", "cp_kind", "ep", "etp",
                       "moe_overlap", "tp_overlap", "first_stage_layers", "last_stage_layers", "pipeline_layout", "rank_order",
-                      "offload_optimizer", "offload_activations", "description"});
+                      "offload_optimizer", "offload_activations", "recompute_modules", "description"});
     Plan p;
     p.tp = r.required_int("tp", 1, 1 << 16);
     p.pp = r.required_int("pp", 1, 1 << 16);
@@ -339,6 +351,25 @@ Plan read_plan(Reader r)
     p.etp = r.optional_int("etp", 1, 1 << 16).value_or(0);
     p.moe_overlap = r.optional_bool("moe_overlap").value_or(false);
     p.tp_overlap = r.optional_bool("tp_overlap").value_or(false);
+    if (r.has("recompute_modules")) {
+        const nlohmann::json& list = r.json().at("recompute_modules");
+        if (!list.is_array()) {
+            r.error("recompute_modules", "must be a list of \"layernorm\", \"mla_up_proj\", \"moe_act\"");
+        } else {
+            for (const auto& v : list) {
+                const std::string name = v.is_string() ? v.get<std::string>() : std::string();
+                if (name == "layernorm") {
+                    p.recompute_modules |= kRecomputeLayernorm;
+                } else if (name == "mla_up_proj") {
+                    p.recompute_modules |= kRecomputeMlaUpProj;
+                } else if (name == "moe_act") {
+                    p.recompute_modules |= kRecomputeMoeAct;
+                } else {
+                    r.error("recompute_modules", "knows \"layernorm\", \"mla_up_proj\" and \"moe_act\", not " + json_fields::excerpt(v));
+                }
+            }
+        }
+    }
     p.first_stage_layers = r.optional_int("first_stage_layers", 1, 100000).value_or(0);
     p.last_stage_layers = r.optional_int("last_stage_layers", 1, 100000).value_or(0);
     p.pipeline_layout = r.optional_string("pipeline_layout").value_or("");
@@ -498,6 +529,7 @@ const char* to_string(Schedule v)
     case Schedule::GPipe: return "gpipe";
     case Schedule::OneFOneB: return "1f1b";
     case Schedule::Interleaved: return "interleaved";
+    case Schedule::DualPipe: return "dualpipe";
     }
     return "1f1b";
 }
@@ -522,6 +554,9 @@ std::optional<Schedule> schedule_from_string(const std::string& s)
     }
     if (v == "interleaved" || v == "interleaved-1f1b") {
         return Schedule::Interleaved;
+    }
+    if (v == "dualpipe") {
+        return Schedule::DualPipe;
     }
     return std::nullopt;
 }
@@ -678,6 +713,15 @@ nlohmann::json plan_to_json(const Plan& p)
     if (p.offload_activations > 0) {
         j["offload_activations"] = p.offload_activations;
     }
+    if (p.recompute_modules != 0) {
+        nlohmann::json modules = nlohmann::json::array();
+        for (const auto& [bit, name] : {std::pair{kRecomputeLayernorm, "layernorm"}, {kRecomputeMlaUpProj, "mla_up_proj"}, {kRecomputeMoeAct, "moe_act"}}) {
+            if ((p.recompute_modules & bit) != 0) {
+                modules.push_back(name);
+            }
+        }
+        j["recompute_modules"] = modules;
+    }
     return j;
 }
 
@@ -741,6 +785,9 @@ void model_shape_to_json(const ModelSpec& m, nlohmann::json& out)
         }
         if (e.load_imbalance != 1.0) {
             moe["load_imbalance"] = e.load_imbalance;
+        }
+        if (e.latent_size > 0) {
+            moe["latent_size"] = e.latent_size;
         }
         out["moe"] = moe;
     }
@@ -807,6 +854,9 @@ nlohmann::json scenario_to_json(const Scenario& s)
     }
     if (s.training.grad_accumulation_bytes > 0) {
         j["training"]["grad_accumulation_bytes"] = s.training.grad_accumulation_bytes;
+    }
+    if (s.training.bf16_optimizer_moments) {
+        j["training"]["optimizer_moments"] = "bf16";
     }
     if (s.plan) {
         j["plan"] = plan_to_json(*s.plan);

@@ -395,6 +395,7 @@ LayerCosts plan_layer_costs(const ModelSpec& model, const TrainingSpec& training
     in.micro_batch = plan.micro_batch;
     in.sequence_parallel = plan.sequence_parallel;
     in.recompute = plan.recompute;
+    in.recompute_modules = plan.recompute_modules;
     // The plan's rank order (Megatron's by default: tp innermost, then cp; expert layers etp, then ep).
     const PlanGroups groups = place_plan_groups(plan, cluster.links);
     in.tp_group = groups.tp;
@@ -436,7 +437,7 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
     r.task_count = ws.graph.size();
     r.micro_batches = builder.micro_batches();
 
-    const double T = ws.times.makespan;
+    const double T = ws.times.makespan - costs.closed_form_bubble_saving_s; // DualPipe's bubble in closed form
     r.iteration_time_s = T;
     if (const auto band = prediction_band(*cluster.profile)) {
         r.iteration_time_low_s = band->low * T;

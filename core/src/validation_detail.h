@@ -44,6 +44,10 @@ PrecisionChoice precision_of(const RunRow& r);
 // Returns a skip reason when the row's model cannot be expressed.
 std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes);
 
+// A published configuration for a row that names its model but gives no dimensions
+// (validation_model_configs.cpp); false when the row has dimensions or the model is not known.
+bool published_model_config(const RunRow& r, ModelSpec& m, Notes& notes);
+
 // fsdp as bool or integer: 0 none, 1 the whole data-parallel group, k > 1 a sharding group of k.
 std::optional<int> fsdp_degree(const RunRow& r);
 

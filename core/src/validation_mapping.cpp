@@ -69,8 +69,8 @@ RowMapping map_run(const RunRow& r)
     }
 
     // Vocabulary: Megatron pads it to a multiple of 128 x tp (make-vocab-size-divisible-by).
-    const int vocab = r.vocab_size.value_or(50257);
-    if (!r.vocab_size) {
+    const int vocab = r.vocab_size.value_or(m.vocab > 0 ? m.vocab : 50257);
+    if (!r.vocab_size && m.vocab <= 0) {
         note("vocab_size not given: 50257 (GPT-2 BPE, vTrain's default)");
     }
     const int padded = round_up(vocab, 128 * p.tp);
@@ -235,6 +235,12 @@ RowMapping map_run(const RunRow& r)
     }
     if (sw.framework == Framework::DeepSeekHaiLlm) {
         p.moe_overlap = true; // DeepSeek-V3 report Sec. 3.2.1: all-to-all hidden behind computation
+        // Sec. 3.2.3: every RMSNorm and the MLA up-projections recomputed; Sec. 3.3.2: the MoE SwiGLU's input
+        // cached in FP8, its output recomputed; AdamW moments in BF16 (master weights, gradients FP32).
+        p.recompute_modules = kRecomputeLayernorm | kRecomputeMlaUpProj | kRecomputeMoeAct;
+        t.bf16_optimizer_moments = true;
+        note("HAI-LLM (DeepSeek-V3 Sec. 3.2.3, 3.3.2): RMSNorm, MLA up-projection and MoE SwiGLU recomputed, SwiGLU input in FP8, "
+             "BF16 AdamW moments");
     }
     if (contains(r.software, "async tp") || contains(r.software, "asynctp")) {
         p.tp_overlap = true;
@@ -247,10 +253,12 @@ RowMapping map_run(const RunRow& r)
     const int micro_batches = t.global_batch % (p.dp * p.micro_batch) == 0 ? t.global_batch / (p.dp * p.micro_batch) : 0;
     (void)micro_batches;
     const bool says_interleaved = contains(r.pipeline_schedule, "interleav") || r.virtual_pipeline_stages.value_or(1) > 1;
-    if (contains(r.pipeline_schedule, "dualpipe")) {
-        return skip("the DualPipe schedule is not modeled");
-    }
-    if (p.pp == 1) {
+    if (contains(r.pipeline_schedule, "dualpipe") && p.pp > 1) {
+        // DeepSeek-V3 Sec. 3.2.1: bidirectional pipeline, bubble and memory in closed form (pipeline_schedule_dualpipe.cpp).
+        p.schedule = Schedule::DualPipe;
+        p.virtual_stages = 1;
+        note("pipeline_schedule DualPipe: bubble (pp/2 - 1)(F&B + B - 3W), two parameter copies, pp + 1 activation sets (report Table 2)");
+    } else if (p.pp == 1) {
         p.schedule = Schedule::OneFOneB;
         p.virtual_stages = 1;
     } else if (contains(r.pipeline_schedule, "gpipe")) {

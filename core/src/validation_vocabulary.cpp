@@ -156,8 +156,19 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
     if (has("gatedattn")) {
         return std::string("gated attention is not modeled");
     }
+    if (published_model_config(r, m, notes)) {
+        if (!r.seq_length) {
+            return std::string("model dimensions not given (seq_length)");
+        }
+        m.seq_len = *r.seq_length;
+        if (m.moe.enabled()) {
+            notes.push_back("MoE routing balanced (README caveat 3: vendor benchmarks force-balance the experts)");
+        }
+        return std::nullopt;
+    }
     if (has("latentmoe")) {
-        return std::string("latent mixture-of-experts (experts in a projected latent space) is not modeled");
+        // No structured key carries the latent width: only a published configuration gives it.
+        return std::string("model dimensions not given (latent mixture-of-experts without a published configuration)");
     }
     for (const auto& [value, name] : {std::pair{&r.num_layers, "num_layers"}, {&r.hidden_size, "hidden_size"},
                                       {&r.num_attention_heads, "num_attention_heads"}, {&r.seq_length, "seq_length"}}) {

@@ -69,6 +69,56 @@ private slots:
         QCOMPARE(plan_memory(m, tr, p)[1].gradients_bytes, 4 * params[1] / 8);
     }
 
+    // DeepSeek-V3 as trained (PP16 x EP64, ZeRO-1 over dp 128, FP8 blockwise): the expert parts of the
+    // model states by hand, DualPipe's two parameter copies, and the report's memory savings.
+    void deepseek_v3_expert_states_dualpipe_and_recompute_modules()
+    {
+        const ModelSpec m = test::deepseek_v3();
+        TrainingSpec tr;
+        tr.global_batch = 15360;
+        tr.precision = Precision::Fp8;
+        tr.fp8_recipe = Fp8Recipe::Blockwise;
+        Plan p;
+        p.pp = 16;
+        p.dp = 128;
+        p.ep = 64;
+        p.zero_stage = 1;
+        p.pipeline_layout = "Et*4|(t*4|)*14t*1mL";
+        const auto one = plan_memory(m, tr, p);
+        // Stage 3: four MoE layers, each 256 experts x 3 x 7168 x 2048 split over ep 64; the expert
+        // data-parallel group is tp x dp / ep = 2, so Adam's 12 bytes are halved.
+        const double expert_params = 4 * 256.0 * 3 * 7168 * 2048 / 64;
+        QCOMPARE(one[3].expert_optimizer_bytes, expert_params * 12 / 2);
+        QCOMPARE(one[3].expert_gradients_bytes, expert_params * 4);
+        QCOMPARE(one[3].expert_weights_bytes, expert_params * (2 + 2 * (1 + 4.0 / (128 * 128))));
+        QVERIFY(one[3].expert_weights_bytes < one[3].weights_bytes);
+
+        // DualPipe: stage s also holds stage 15 - s (report Table 2: parameters 2x).
+        Plan dual = p;
+        dual.schedule = Schedule::DualPipe;
+        const auto two = plan_memory(m, tr, dual);
+        QCOMPARE(two[3].weights_bytes, one[3].weights_bytes + one[12].weights_bytes);
+        QCOMPARE(two[3].optimizer_bytes, one[3].optimizer_bytes + one[12].optimizer_bytes);
+        QCOMPARE(two[3].expert_gradients_bytes, 2 * one[3].expert_gradients_bytes);
+
+        // BF16 Adam moments (Sec. 3.3.2): 4 + 2 + 2 bytes instead of 4 + 4 + 4.
+        TrainingSpec bf16_moments = tr;
+        bf16_moments.bf16_optimizer_moments = true;
+        QCOMPARE(plan_memory(m, bf16_moments, p)[3].expert_optimizer_bytes, expert_params * 8 / 2);
+
+        // moe_act: the SwiGLU output (1 FP8 byte x 2048) is not kept and its input (2 x 2048) is kept in FP8:
+        // 8 routed rows x (2048 + 2048 x 2 x (2 - 1)) bytes less per token, over the micro-batch's 4096 tokens.
+        Plan act = p;
+        act.recompute_modules = kRecomputeMoeAct;
+        const double saved = layer_activation_bytes_at(m, tr, p, 10) - layer_activation_bytes_at(m, tr, act, 10);
+        QCOMPARE(saved, 4096.0 * 8 * (2048 + 2048 * 2));
+        // mla_up_proj: per-head Q, K, V (2 bytes x 128 heads x (192 + 192 + 128)) and the latents' FP8 copies.
+        Plan mla = p;
+        mla.recompute_modules = kRecomputeMlaUpProj;
+        const double saved_mla = layer_activation_bytes_at(m, tr, p, 10) - layer_activation_bytes_at(m, tr, mla, 10);
+        QCOMPARE(saved_mla, 4096.0 * (2 * 128 * (192 + 192 + 128) + 1 * (1536 + 512)));
+    }
+
     void stage_parameters_add_up_to_the_model()
     {
         const ModelSpec m = test::gpt(105, 20480, 128);

@@ -163,6 +163,59 @@ private slots:
         QVERIFY(model_flops_per_iteration(m, 1) / s > 6 * 37e9);
     }
 
+    // LatentMoE by hand: hidden 64, latent 16, 4 experts of width 32 (squared ReLU: up and down), top-2,
+    // one MHA layer of 4 heads, RMSNorm. Attention 64 x (64 + 128) + 64 x 64 = 16,384 plus its norm (64);
+    // MoE norm 64, router 64 x 4 = 256, projections 2 x 64 x 16 = 2,048 (dense), experts 4 x 2 x 16 x 32.
+    void latent_moe_counts_by_hand()
+    {
+        ModelSpec m = test::gpt(1, 64, 4, 128, 256);
+        m.activation = FfnActivation::SquaredRelu;
+        m.normalization = Normalization::RmsNorm;
+        m.tied_embeddings = false;
+        m.moe.experts = 4;
+        m.moe.top_k = 2;
+        m.moe.expert_ffn_hidden = 32;
+        m.moe.latent_size = 16;
+        const LayerParamSplit split = layer_param_split(m, 0);
+        QCOMPARE(split.dense, 64.0 + 16384 + 64 + 256 + 2048);
+        QCOMPARE(split.expert, 4.0 * 2 * 16 * 32);
+        const double active_matrix = 16384 + 256 + 2048 + 2 * (2 * 16 * 32);
+        QCOMPARE(layer_forward_flops_per_token(m, 0) - attention_core_forward_flops_per_token(m, 0), 2 * active_matrix);
+        // Without the latent the experts read and write the full 64: 4 x 2 x 64 x 32, no projections.
+        m.moe.latent_size = 0;
+        QCOMPARE(layer_param_split(m, 0).expert, 4.0 * 2 * 64 * 32);
+        QCOMPARE(layer_param_split(m, 0).dense, 64.0 + 16384 + 64 + 256);
+    }
+
+    // Nemotron 3 Super "120B-A12B" (Megatron-Bridge Nemotron3SuperProvider: 88 layers, 40 MoE of 512
+    // experts top-22, latent 1024). By hand: 40 x 512 x 2 x 1024 x 2688 = 112.7B routed; the rest (Mamba-2,
+    // attention, shared experts, projections, embeddings, MTP excluded) brings it near 120B, and 22 routed
+    // experts per token (40 x 22 x 2 x 1024 x 2688 = 4.8B) plus the dense part near 12B active.
+    void nemotron_3_super_is_120b_total_12b_active()
+    {
+        ModelSpec m = test::gpt(88, 4096, 32, 8192, 131072);
+        m.layer_pattern = "MEMEMEM*EMEMEMEM*EMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEM*EMEMEMEME";
+        m.kv_heads = 2;
+        m.attention = AttentionKind::Gqa;
+        m.activation = FfnActivation::SquaredRelu;
+        m.normalization = Normalization::RmsNorm;
+        m.tied_embeddings = false;
+        m.mamba.heads = 128;
+        m.moe.experts = 512;
+        m.moe.top_k = 22;
+        m.moe.expert_ffn_hidden = 2688;
+        m.moe.shared_experts = 1;
+        m.moe.shared_expert_ffn_hidden = 5376;
+        m.moe.latent_size = 1024;
+        double routed = 0;
+        for (int i = 0; i < m.layers; ++i) {
+            routed += layer_param_split(m, i).expert;
+        }
+        QCOMPARE(routed, 40.0 * 512 * 2 * 1024 * 2688);
+        QVERIFY2(std::abs(total_params(m) / 1e9 - 120) < 4, qPrintable(QString::number(total_params(m) / 1e9)));
+        QVERIFY2(std::abs(active_params(m) / 1e9 - 12) < 1.5, qPrintable(QString::number(active_params(m) / 1e9)));
+    }
+
     void sliding_window_attends_to_the_window()
     {
         ModelSpec m = test::gpt(4, 2048, 16, 8192);

@@ -128,6 +128,45 @@ private slots:
         QVERIFY2(std::abs(t - expected) < 1e-9, qPrintable(QStringLiteral("got %1, expected %2").arg(t).arg(expected)));
     }
 
+    // DeepSeek-V3 report Table 2 by hand: pp 8, F = 1, B = 2 (W = B / 2 = 1): DualPipe's bubble
+    // (8/2 - 1)(F&B + B - 3W) = 3 x (3 + 2 - 3) = 6 against 1F1B's (8 - 1)(F + B) = 21.
+    void dualpipe_bubble_follows_table_2()
+    {
+        QCOMPARE(dualpipe_bubble_s(8, 1.0, 2.0), 6.0);
+        QCOMPARE(dualpipe_bubble_saving_s(8, 1.0, 2.0), 15.0);
+        QCOMPARE(dualpipe_bubble_s(2, 1.0, 2.0), 0.0); // pp 2: the two directions fill each other's bubble
+        for (int s = 0; s < 8; ++s) {
+            QCOMPARE(peak_in_flight_closed_form(Schedule::DualPipe, 8, 32, 1, s), 9); // PP + 1 on every device
+        }
+    }
+
+    // The simulated iteration is 1F1B's minus the closed-form saving of the stages' F and B.
+    void dualpipe_iteration_is_1f1b_minus_the_saving()
+    {
+        const int p = 4, m = 8;
+        const double f_layer = 1e-3, b_layer = 2e-3;
+        Scenario sc;
+        sc.model = test::gpt(p * 2, 1024, 16);
+        sc.cluster.gpu = "test-gpu";
+        sc.cluster.num_gpus = p;
+        sc.training.global_batch = m;
+        Plan plan;
+        plan.pp = p;
+        const LayerCosts costs = uniform_costs(f_layer, b_layer);
+        static const GpuProfile profile = test::free_network_profile();
+        const auto one_f_one_b = simulate(sc, plan, profile, SimulationOptions{false, &costs});
+        plan.schedule = Schedule::DualPipe;
+        const auto dualpipe = simulate(sc, plan, profile, SimulationOptions{false, &costs});
+        QVERIFY(one_f_one_b.ok() && dualpipe.ok());
+        const double saving = dualpipe_bubble_saving_s(p, 2 * f_layer, 2 * b_layer); // two layers per stage
+        QVERIFY(saving > 0);
+        QCOMPARE(one_f_one_b->iteration_time_s - dualpipe->iteration_time_s, saving);
+        plan.pp = 3; // odd: refused with the reason
+        sc.cluster.num_gpus = 3;
+        sc.model = test::gpt(6, 1024, 16);
+        QVERIFY(!simulate(sc, plan, profile, SimulationOptions{false, &costs}).ok());
+    }
+
     void event_simulation_follows_streams_and_dependencies()
     {
         TaskGraph g;

@@ -309,7 +309,7 @@ private slots:
         QTest::addColumn<QString>("reason");
         QTest::newRow("architecture") << "arch_family" << "\"moe\"" << "model dimensions not given";
         QTest::newRow("unspecified") << "arch_family" << "\"deepseek_v4_moe_unspecified\"" << "model dimensions not given";
-        QTest::newRow("dualpipe") << "pipeline_schedule" << "\"DualPipe\"" << "DualPipe";
+        QTest::newRow("gated deltanet") << "arch_family" << "\"qwen3next_gateddeltanet\"" << "gated DeltaNet";
         QTest::newRow("no gpu") << "gpu_type" << "null" << "gpu_type not given";
         QTest::newRow("unknown gpu") << "gpu_type" << "\"TPU v4\"" << "no GPU profile";
         QTest::newRow("no batch") << "global_batch_size" << "null" << "global_batch_size not given";
@@ -326,6 +326,15 @@ private slots:
         const RowMapping m = map_run(parse_one(row));
         QVERIFY(!m.run);
         QVERIFY2(m.skipped_reason.find(reason.toStdString()) != std::string::npos, m.skipped_reason.c_str());
+    }
+
+    void a_dualpipe_row_runs_the_dualpipe_schedule()
+    {
+        nlohmann::json row = base_row("dualpipe");
+        row["pipeline_schedule"] = "DualPipe (bidirectional)";
+        const MappedRun run = map_one(row);
+        QCOMPARE(run.plan.schedule, Schedule::DualPipe);
+        QCOMPARE(run.plan.virtual_stages, 1);
     }
 
     void gpu_types_map_to_profiles()
@@ -436,7 +445,7 @@ private slots:
     {
         nlohmann::json good = base_row("good");
         nlohmann::json skipped = base_row("skipped");
-        skipped["pipeline_schedule"] = "DualPipe"; // a schedule the scenario cannot express
+        skipped["arch_family"] = "qwen3next_gateddeltanet"; // a layer kind the scenario cannot express
         nlohmann::json memory = base_row("memory");
         memory["subset"] = "other";
         memory["peak_memory_gb_per_gpu"] = 30.0;
@@ -454,7 +463,7 @@ private slots:
         QCOMPARE(j.size(), std::size_t{3});
         QCOMPARE(j["coverage"]["rows"].get<int>(), 3);
         QCOMPARE(j["coverage"]["modeled"].get<int>(), 2);
-        QCOMPARE(report.skip_reasons.at("the DualPipe schedule is not modeled"), 1);
+        QCOMPARE(report.skip_reasons.at("gated DeltaNet (linear attention) layers are not modeled"), 1);
         for (const auto& row : j["rows"]) {
             QCOMPARE(row.size(), std::size_t{10});
             for (const char* key : {"id", "subset", "metric", "measured", "predicted", "error_pct", "skipped_reason", "predicted_low",
@@ -469,7 +478,7 @@ private slots:
         QVERIFY(first["skipped_reason"].is_null());
         const auto& second = j["rows"][1];
         QVERIFY(second["predicted"].is_null());
-        QVERIFY(second["skipped_reason"].get<std::string>().find("DualPipe") != std::string::npos);
+        QVERIFY(second["skipped_reason"].get<std::string>().find("DeltaNet") != std::string::npos);
         for (const char* key : {"used", "skipped", "mape_pct", "median_pct", "max_pct", "bias_pct"}) {
             QVERIFY2(j["subsets"]["test"].contains(key), key);
         }
@@ -595,6 +604,30 @@ private slots:
         ModelSpec mh;
         const auto why = validation_detail::model_of(parse_one(hybrid), mh, notes);
         QVERIFY(why && why->find("model dimensions not given") == 0);
+    }
+
+    // A LatentMoE row without dimensions: its model name finds the published configuration (never its id or
+    // subset); an unknown name is skipped with the reason; a row with dimensions of its own keeps them.
+    void a_latent_moe_row_takes_its_published_configuration()
+    {
+        nlohmann::json row = modern_row("anything");
+        row["model_name"] = "Nemotron_3_Super";
+        row["arch_family"] = "nemotron_h_hybrid_mamba2_attn_latentmoe";
+        for (const char* key : {"num_layers", "hidden_size", "num_attention_heads", "num_query_groups", "ffn_hidden_size", "vocab_size"}) {
+            row[key] = nullptr;
+        }
+        validation_detail::Notes notes;
+        ModelSpec m;
+        QVERIFY(!validation_detail::model_of(parse_one(row), m, notes));
+        QCOMPARE(m.layers, 88);
+        QCOMPARE(m.hidden, 4096);
+        QCOMPARE(m.moe.latent_size, 1024);
+        QCOMPARE(m.moe.top_k, 22);
+        QCOMPARE(m.seq_len, 4096); // the row's own sequence length
+        row["model_name"] = "Some_Other_LatentMoE";
+        ModelSpec other;
+        const auto why = validation_detail::model_of(parse_one(row), other, notes);
+        QVERIFY(why && why->find("latent mixture-of-experts without a published configuration") != std::string::npos);
     }
 
     void an_inexpressible_row_is_skipped_with_the_simulators_reason()

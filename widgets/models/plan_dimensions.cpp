@@ -39,6 +39,7 @@ QString scheduleName(Schedule schedule)
     case Schedule::GPipe: return QStringLiteral("GPipe");
     case Schedule::OneFOneB: return QStringLiteral("1F1B");
     case Schedule::Interleaved: return QStringLiteral("interleaved");
+    case Schedule::DualPipe: return QStringLiteral("DualPipe");
     }
     return {};
 }

@@ -79,6 +79,7 @@ struct IterationCosts {
     PipelineLayout layout;
     std::vector<ChunkCosts> chunk; // index stage * chunks + chunk
     std::vector<StageCosts> stage;
+    double closed_form_bubble_saving_s = 0; // DualPipe: 1F1B's bubble minus DualPipe's, subtracted from the graph's makespan
 
     const ChunkCosts& at(int s, int c) const { return chunk[static_cast<std::size_t>(s) * chunks + c]; }
     // A phase's duration and its communication parts; `first_of_stage`: the stage's first forward (which

@@ -75,6 +75,7 @@ struct LayerCostInput {
     int micro_batch = 1;
     bool sequence_parallel = false;
     Recompute recompute = Recompute::None;
+    unsigned recompute_modules = 0; // Plan::recompute_modules: parts redone on top of `recompute`
     GroupPlacement tp_group;
 
     // Context parallelism: each rank holds seq_len / cp tokens (causal load balancing); ring attention

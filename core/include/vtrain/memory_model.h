@@ -17,6 +17,11 @@ struct StageMemory {
     double optimizer_bytes = 0;
     double activations_bytes = 0; // stored for the micro-batches in flight
     double working_bytes = 0;     // transient: one layer's full activations during its backward, logits
+    // Of the three model-state parts above, what the routed experts take (sharded over ep x etp, and over
+    // the expert data-parallel group where the optimizer shards); the rest is dense. Not added to the total.
+    double expert_weights_bytes = 0;
+    double expert_gradients_bytes = 0;
+    double expert_optimizer_bytes = 0;
     double total_bytes() const { return weights_bytes + gradients_bytes + optimizer_bytes + activations_bytes + working_bytes; }
 };
 

@@ -28,7 +28,16 @@ std::vector<StageOrder> one_f_one_b_schedule(int stages, int micro_batches);
 // `stages`; needs micro_batches % stages == 0.
 std::vector<StageOrder> interleaved_schedule(int stages, int micro_batches, int chunks);
 
+// DualPipe's orders are 1F1B's (the same work per device); its bubble is taken in closed form
+// (pipeline_schedule_dualpipe.cpp).
 std::vector<StageOrder> build_schedule(Schedule schedule, int stages, int micro_batches, int chunks);
+
+// DualPipe (DeepSeek-V3 report Table 2), per device: the bubble (PP/2 - 1)(F&B + B - 3W) for a chunk's
+// forward F and full backward B, what it saves against 1F1B's (PP - 1)(F + B), and the activation sets
+// held at the peak (PP + 1).
+double dualpipe_bubble_s(int stages, double forward_s, double backward_s);
+double dualpipe_bubble_saving_s(int stages, double forward_s, double backward_s);
+int dualpipe_peak_in_flight(int stages, int micro_batches);
 
 // For each stage, the most forward passes whose backward has not run yet, weighted by layers per chunk
 // (all chunks of a stage have the same layer count): the activation sets the stage holds at its peak.

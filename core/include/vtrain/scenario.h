@@ -18,7 +18,7 @@ enum class Precision { Bf16, Fp16, Fp32, Fp8, Nvfp4 };
 // How FP8 scales are chosen (Transformer Engine recipes): per-tensor delayed (amax history), per-tensor
 // current, 128x128/1x128 blockwise (DeepSeek-V3), and MXFP8 (32-element blocks, Blackwell).
 enum class Fp8Recipe { Delayed, Current, Blockwise, Mxfp8 };
-enum class Schedule { GPipe, OneFOneB, Interleaved };
+enum class Schedule { GPipe, OneFOneB, Interleaved, DualPipe }; // DualPipe: DeepSeek-V3 Sec. 3.2.1
 enum class Recompute { None, Selective, Full };
 // Attention of a transformer layer: multi-head or grouped-query (kv_heads says which), or DeepSeek's
 // multi-head latent attention (MlaSpec).
@@ -58,7 +58,9 @@ struct MoeSpec {
     bool dropless = true;             // no token dropping; otherwise capacity_factor bounds tokens per expert
     double capacity_factor = 0;       // tokens per expert <= capacity_factor x tokens x top_k / experts
     double load_imbalance = 1.0;      // busiest expert's tokens / mean (1.0 = balanced, as vendor benchmarks force)
+    int latent_size = 0;              // LatentMoE: routed experts work in this width between h->l and l->h projections; 0 = none
     bool enabled() const { return experts > 0; }
+    int expert_input_width(int hidden) const { return latent_size > 0 ? latent_size : hidden; } // what experts read and dispatch moves
 };
 
 // Mamba-2 mixer dimensions for hybrid stacks (Megatron's --mamba-* flags; defaults are Nemotron-H's).
@@ -135,6 +137,7 @@ struct TrainingSpec {
     // 10 = fp16 gradient added into an fp32 main_grad (Megatron-LM 2021: read 2 + 4, write 4 bytes);
     // 6 = fp16 .grad accumulated by autograd (DeepSpeed engines: read 2 + 2, write 2 bytes).
     double grad_accumulation_bytes = 0;
+    bool bf16_optimizer_moments = false; // Adam moments in BF16, master weights and gradients FP32 (DeepSeek-V3 Sec. 3.3.2)
 };
 
 // Where each parallel dimension's ranks sit: the order in which consecutive ranks step through the
@@ -148,6 +151,9 @@ struct RankOrder {
     std::array<ParallelDim, 5> dims{ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Dp, ParallelDim::Pp};
     bool operator==(const RankOrder&) const = default;
 };
+// Plan::recompute_modules bits: "layernorm" (every norm's output), "mla_up_proj" (MLA's per-head Q, K, V
+// from the latents), "moe_act" (the experts' activation: its input is kept, its output recomputed).
+enum RecomputeModule : unsigned { kRecomputeLayernorm = 1u, kRecomputeMlaUpProj = 2u, kRecomputeMoeAct = 4u };
 
 struct Plan {
     int tp = 1;
@@ -187,6 +193,9 @@ struct Plan {
     RankOrder rank_order;             // "rank_order": rank layout over nodes and domains (default Megatron's)
     bool offload_optimizer = false;   // fp32 master weights and optimizer states in host memory, step on the CPU
     double offload_activations = 0;   // share (0-1) of the stashed activations kept in host memory between forward and backward
+    // Parts of a layer recomputed in the backward on top of `recompute` (Megatron-Core --recompute-modules
+    // names; DeepSeek-V3 Sec. 3.2.3 and 3.3.2 recompute all three): RecomputeModule bits.
+    unsigned recompute_modules = 0;
 
     int effective_etp() const { return etp > 0 ? etp : tp; }
     int num_gpus() const { return tp * cp * pp * dp; }

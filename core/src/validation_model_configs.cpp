@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// Published model configurations for rows whose model dimensions the runs file leaves null (README
+// "Model dimensions never appear in the benchmark tables: they come from public model configs"). A row
+// is matched by its model_name (never its id or subset), and only when it carries no dimensions of its
+// own; every value used is written into the row's notes with the file it comes from.
+#include "validation_detail.h"
+
+namespace vtrain::validation_detail {
+
+namespace {
+
+// Nemotron 3 Super (120B-A12B, LatentMoE): NVIDIA-NeMo/Megatron-Bridge
+// src/megatron/bridge/models/nemotronh/nemotron_h_provider.py @ 160ccccbb49d8eb37d05197a9fd4c4390eb9f88e
+// (Nemotron3SuperProvider over NemotronHModelProvider: squared ReLU, RMSNorm, mamba_num_groups 8).
+// Vocabulary: the recipe's tokenizer is Nemotron 3 Nano's (recipes/nemotronh/nemotron_3_super.py,
+// tokenizer_model "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"), 131,072 entries. MTP: the same recipe
+// sets mtp_num_layers 2 with mtp_hybrid_override_pattern "*E" (an attention + MoE block per depth).
+ModelSpec nemotron_3_super()
+{
+    ModelSpec m;
+    m.name = "Nemotron 3 Super 120B-A12B";
+    m.layers = 88;
+    m.layer_pattern = "MEMEMEM*EMEMEMEM*EMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEMEM*EMEMEMEM*EMEMEMEME";
+    m.hidden = 4096;
+    m.heads = 32;
+    m.kv_heads = 2;
+    m.attention = AttentionKind::Gqa;
+    m.ffn_hidden = 2688;
+    m.vocab = 131072;
+    m.activation = FfnActivation::SquaredRelu;
+    m.normalization = Normalization::RmsNorm;
+    m.tied_embeddings = false;
+    m.mamba.heads = 128;
+    m.mamba.head_dim = 64;
+    m.mamba.state_dim = 128;
+    m.mamba.groups = 8;
+    m.moe.experts = 512;
+    m.moe.top_k = 22;
+    m.moe.expert_ffn_hidden = 2688;
+    m.moe.shared_experts = 1;
+    m.moe.shared_expert_ffn_hidden = 5376;
+    m.moe.latent_size = 1024;
+    m.mtp_layers = 2;
+    return m;
+}
+
+} // namespace
+
+bool published_model_config(const RunRow& r, ModelSpec& m, Notes& notes)
+{
+    if (r.num_layers || r.hidden_size || r.num_attention_heads || !r.model_name) {
+        return false; // the row's own dimensions are the authority
+    }
+    const std::string name = lower(*r.model_name);
+    if (name == "nemotron_3_super" || name == "nemotron 3 super") {
+        m = nemotron_3_super();
+        notes.push_back("model dimensions not in the row: Nemotron 3 Super from Megatron-Bridge nemotron_h_provider.py @ 160cccc "
+                        "(Nemotron3SuperProvider: 88 layers, hidden 4096, 32 heads / 2 KV groups, 512 experts top-22 of width 2688, "
+                        "shared 5376, moe_latent_size 1024, Mamba-2 128 heads x 64)");
+        notes.push_back("vocabulary 131072 (the recipe's tokenizer, Nemotron 3 Nano's); MTP 2 blocks (recipe mtp_num_layers 2, \"*E\")");
+        return true;
+    }
+    return false;
+}
+
+} // namespace vtrain::validation_detail
