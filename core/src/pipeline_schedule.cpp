@@ -93,6 +93,40 @@ std::vector<StageOrder> build_schedule(Schedule schedule, int stages, int micro_
     return {};
 }
 
+std::optional<SchedulePeriod> schedule_period(Schedule schedule, int stages, int chunks)
+{
+    const int p = stages;
+    SchedulePeriod period;
+    period.first_cut.resize(static_cast<std::size_t>(p));
+    switch (schedule) {
+    case Schedule::OneFOneB:
+        // Steady step i of stage s: F(p - s - 1 + i), B(i). F waits for step i - 1 of stage s - 1, B for
+        // step i of stage s + 1: cutting every stage after the same step is closed.
+        period.micro_batches = 1;
+        period.ops = 2;
+        period.min_micro_batches = p;
+        for (int s = 0; s < p; ++s) {
+            period.first_cut[s] = p - s - 1;
+        }
+        return period;
+    case Schedule::Interleaved:
+        // Steady step i of stage s: the (w_s + i)-th forward, the i-th backward, w_s = 2(p - s - 1) + (v - 1)p.
+        // A forward waits for step i - 2 of stage s - 1, or (stage 0) step i + p - 2 of stage p - 1; a
+        // backward for step i of stage s + 1, or (stage p - 1) step i - p of stage 0. Cutting stage s
+        // after step k + s satisfies all four. Chunks and micro-batch groups repeat every p x v steps.
+        period.micro_batches = p;
+        period.ops = 2 * p * chunks;
+        period.min_micro_batches = 2 * p; // more than p (else every forward goes first), whole groups
+        for (int s = 0; s < p; ++s) {
+            period.first_cut[s] = 2 * (p - s - 1) + (chunks - 1) * p + 2 * s;
+        }
+        return period;
+    case Schedule::GPipe:
+        break;
+    }
+    return std::nullopt;
+}
+
 std::vector<double> peak_in_flight_chunks(const std::vector<StageOrder>& orders)
 {
     std::vector<double> peaks;
