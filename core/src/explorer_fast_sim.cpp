@@ -63,20 +63,30 @@ int reduced_micro_batches(const SchedulePeriod& period, int m, int settle_period
     return m - (m - need) / period.micro_batches * period.micro_batches;
 }
 
-// One walk of the schedule in `w` (built for w.micro_batches), stage by stage.
+// One walk of the schedule in `w` (built for w.micro_batches), stage by stage. The schedule may be
+// lengthened part-way (lengthen()): up to any cut in the middle, a longer one runs the same ops.
 class Walk {
 public:
-    Walk(FastSimScratch& scratch, const IterationCosts& costs) : w(scratch), ic(costs), pp(costs.stages), v(costs.chunks), m(scratch.micro_batches) {}
+    Walk(FastSimScratch& scratch, const IterationCosts& costs) : w(scratch), ic(costs), pp(costs.stages), v(costs.chunks) {}
 
     void reset()
     {
-        const std::size_t slots = static_cast<std::size_t>(pp) * v * m;
+        const std::size_t slots = static_cast<std::size_t>(pp) * v * w.micro_batches;
         w.forward_arrival.assign(slots, -1.0);
         w.backward_arrival.assign(slots, -1.0);
         w.stage.assign(static_cast<std::size_t>(pp), FastSimScratch::Stage{});
         w.queued.assign(static_cast<std::size_t>(pp), 0);
         w.ready.clear();
         w.pending = 0;
+        m_cut_index = -1;
+    }
+
+    // After prepare_schedule() built a longer schedule: room for its messages (slots do not move).
+    void lengthen()
+    {
+        const std::size_t slots = static_cast<std::size_t>(pp) * v * w.micro_batches;
+        w.forward_arrival.resize(slots, -1.0);
+        w.backward_arrival.resize(slots, -1.0);
     }
 
     // Lets every stage run up to its op `limit` (or to its end) and walks; false when a stage waits
@@ -102,43 +112,52 @@ public:
         return true;
     }
 
-    // Walks to the end, extending the steady state by `periods` periods on the way. The outcome says
-    // whether it did, or why not (then the walk stopped somewhere in the middle).
+    // Walks on from cut to cut and, once the state repeats, extends the steady state by `periods`
+    // periods and walks to the end. Otherwise it stops at the last cut reached and says why: the state
+    // did not settle before the schedule's middle ended, or it repeats after `cycle` periods, which do
+    // not divide `periods`. Called again after lengthen(), it goes on from there.
     enum class Outcome { Extended, NotSettled, OtherCycle, Stalled };
     int settled_at = -1; // the cut at which the state repeated
     Outcome run_extended(const SchedulePeriod& period, long periods, int& cycle)
     {
         auto& ring = w.snapshots;
         ring.resize(kMaxCycle + 1);
-        bool held[kMaxCycle + 1] = {}; // whether the state at that cut holds every message in flight
-        std::vector<int> cut = period.first_cut;
-        for (int k = 0;; ++k) {
-            for (int s = 0; s < pp; ++s) {
-                cut[s] += k > 0 ? period.ops : 0;
-                // Past the middle (a chunk's last backward is behind), or too near the end to hold a state.
-                if (w.splits_before[s][static_cast<std::size_t>(std::min<int>(cut[s], static_cast<int>(w.orders[s].size())))] > 0 ||
-                    cut[s] + kWindowOps > static_cast<int>(w.orders[s].size())) {
-                    return Outcome::NotSettled;
+        for (;;) {
+            if (!m_compare_again) {
+                const int k = m_cut_index + 1;
+                if (k > period.last_cut(w.micro_batches)) {
+                    return Outcome::NotSettled; // out of the middle
                 }
+                for (int s = 0; s < pp; ++s) {
+                    m_cut[s] = period.first_cut[s] + k * period.ops;
+                    if (m_cut[s] + kWindowOps > static_cast<int>(w.orders[s].size())) {
+                        return Outcome::NotSettled; // too near the end to hold a state
+                    }
+                }
+                if (!run_to(&m_cut)) {
+                    return Outcome::Stalled;
+                }
+                m_cut_index = k;
+                const std::size_t at = static_cast<std::size_t>(k % (kMaxCycle + 1));
+                m_held[at] = snapshot(m_cut, ring[at]);
             }
-            if (!run_to(&cut)) {
-                return Outcome::Stalled;
-            }
+            m_compare_again = false;
+            const int k = m_cut_index;
             const std::size_t at = static_cast<std::size_t>(k % (kMaxCycle + 1));
-            std::vector<double>& now = ring[at];
-            held[at] = snapshot(cut, now);
-            for (int c = 1; held[at] && c <= std::min(k, kMaxCycle); ++c) {
+            const std::vector<double>& now = ring[at];
+            for (int c = 1; m_held[at] && c <= std::min(k, kMaxCycle); ++c) {
                 const std::size_t before = static_cast<std::size_t>((k - c) % (kMaxCycle + 1));
-                if (!plain(cut, c * period.ops)) {
-                    break; // the ops since then hold a stage's first op
+                if (!plain(m_cut, c * period.ops)) {
+                    break; // the ops since then hold a chunk's last backward
                 }
-                if (!held[before]) {
+                if (!m_held[before]) {
                     continue;
                 }
                 const std::vector<double>& then = ring[before];
                 if (periods % c != 0) {
                     if (settled(then, now, periods / c + 1) > 0) {
                         cycle = c;
+                        m_compare_again = true; // once lengthened to fit the cycle
                         return Outcome::OtherCycle;
                     }
                     continue;
@@ -147,7 +166,7 @@ public:
                 if (shift > 0) {
                     settled_at = k;
                     cycle = c;
-                    extend(cut, then, now, periods / c, shift);
+                    extend(m_cut, then, now, periods / c, shift);
                     return run_to(nullptr) ? Outcome::Extended : Outcome::Stalled;
                 }
             }
@@ -155,7 +174,8 @@ public:
     }
 
 private:
-    std::size_t slot(int s, int c, int mb) const { return (static_cast<std::size_t>(s) * v + c) * m + mb; }
+    // Micro-batch major, so that a longer schedule keeps every slot where it was.
+    std::size_t slot(int s, int c, int mb) const { return (static_cast<std::size_t>(mb) * pp + s) * v + c; }
 
     void wake(int s)
     {
@@ -350,7 +370,11 @@ private:
 
     FastSimScratch& w;
     const IterationCosts& ic;
-    int pp, v, m;
+    int pp, v;
+    int m_cut_index = -1;             // the last cut reached
+    std::vector<int> m_cut = std::vector<int>(static_cast<std::size_t>(pp));
+    bool m_held[kMaxCycle + 1] = {};  // per ring entry: whether that state holds every message in flight
+    bool m_compare_again = false;     // compare at the last cut again (after lengthening for a cycle)
 };
 
 // Each chunk's durations as the walk adds them, in the task graph's order of operations.
@@ -433,25 +457,19 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
     const int m = ic.micro_batches;
     fill_steps(ic, w.steps);
 
-    // Walk a shorter schedule and extend its steady state; if it does not settle in time (or settles
-    // into a cycle of periods that the missing ones do not fill), walk again.
+    // Walk a shorter schedule and extend its steady state. Until the state settles, lengthen the
+    // schedule (to every micro-batch at worst) and walk on; lengthen it to fit a cycle of several periods.
     const auto period = schedule_period(p.schedule, pp, v);
-    int walked = period && w.extend_steady_state ? reduced_micro_batches(*period, m, w.settle_periods) : m;
-    out.walks = 0;
+    int budget = std::max(0, w.settle_periods);
+    int walked = period && w.extend_steady_state ? reduced_micro_batches(*period, m, budget) : m;
+    out.walks = 1;
     out.extended_micro_batches = 0;
     out.settled_at_cut = -1;
     out.cycle = 0;
-    for (;;) {
-        ++out.walks;
-        prepare_schedule(w, p.schedule, pp, walked, v);
-        Walk walk(w, ic);
-        walk.reset();
-        if (walked == m) {
-            if (!walk.run_to(nullptr)) {
-                return false; // a stage waits forever: the schedule has a cycle
-            }
-            break;
-        }
+    prepare_schedule(w, p.schedule, pp, walked, v);
+    Walk walk(w, ic);
+    walk.reset();
+    while (walked < m) {
         const long periods = (m - walked) / period->micro_batches;
         int cycle = 1;
         const auto outcome = walk.run_extended(*period, periods, cycle);
@@ -461,8 +479,21 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
             out.cycle = cycle;
             break;
         }
-        // Another cycle: leave out a multiple of it (once); else every micro-batch.
-        walked = outcome == Walk::Outcome::OtherCycle && out.walks == 1 ? walked + static_cast<int>(periods % cycle) * period->micro_batches : m;
+        ++out.walks;
+        if (outcome == Walk::Outcome::Stalled) {
+            walked = m; // a cut that is not closed: a bug in schedule_period(); walk everything afresh
+            prepare_schedule(w, p.schedule, pp, walked, v);
+            walk.reset();
+            break;
+        }
+        budget = std::max(4, 4 * budget);
+        walked = outcome == Walk::Outcome::OtherCycle ? walked + static_cast<int>(periods % cycle) * period->micro_batches
+                                                      : std::max(walked, reduced_micro_batches(*period, m, budget));
+        prepare_schedule(w, p.schedule, pp, walked, v);
+        walk.lengthen();
+    }
+    if (out.extended_micro_batches == 0 && !walk.run_to(nullptr)) {
+        return false; // a stage waits forever: the schedule has a cycle
     }
 
     // After the last backward: remaining gradient buckets, the tied-embedding sync, the optimizer step

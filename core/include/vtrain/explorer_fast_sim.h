@@ -15,8 +15,9 @@
 // constant shifts all outputs by it, and a difference between two states never grows. So the missing
 // periods are added in closed form (clocks by the shift, busy sums by their per-period growth) and the
 // walk goes on to the cool-down. The cost is that of the warm-up, the settling and the cool-down, not of
-// the micro-batch count. The match tolerance bounds the error of every extended time to 1e-12 of it;
-// a state that does not settle within the reduced schedule is walked in full instead.
+// the micro-batch count. The match tolerance bounds the error of every extended time to 1e-12 of it.
+// A state that has not settled by the end of the shorter schedule's middle walks on in a longer one
+// (the same ops up to there), up to every micro-batch.
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -31,7 +32,7 @@ namespace vtrain {
 
 struct FastSimScratch {
     bool extend_steady_state = true; // false: walk every micro-batch (the reference the tests compare with)
-    int settle_periods = 4;          // periods the shorter schedule leaves the state to settle in (tests lower it)
+    int settle_periods = 2;          // periods the shorter schedule leaves the state to settle in (tests lower it)
 
     // The last schedule built, reused while the next plan has the same shape.
     Schedule schedule = Schedule::OneFOneB;
@@ -67,7 +68,7 @@ struct FastSimResult {
     double iteration_time_s = 0;
     double bubble_fraction = 0;
     std::int64_t extended_micro_batches = 0; // micro-batches added in closed form (0: every one walked)
-    int walks = 1;                           // > 1 when a reduced walk did not settle and was redone
+    int walks = 1;                           // schedules walked: > 1 when a shorter one was lengthened on the way
     int settled_at_cut = -1;                 // the period cut where the state repeated (-1: not extended)
     int cycle = 0;                           // periods between the repeating states
 };
