@@ -32,7 +32,7 @@ namespace vtrain {
 
 struct FastSimScratch {
     bool extend_steady_state = true; // false: walk every micro-batch (the reference the tests compare with)
-    int settle_periods = 2;          // periods the shorter schedule leaves the state to settle in (tests lower it)
+    int settle_periods = 1;          // periods the shorter schedule leaves the state to settle in (tests lower it)
 
     // The last schedule built, reused while the next plan has the same shape.
     Schedule schedule = Schedule::OneFOneB;
