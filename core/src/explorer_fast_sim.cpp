@@ -546,7 +546,7 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
         b.dp_comm_exposed_s += std::max(0.0, st.optimizer_start - last_work_end) + sc.param_gather_s;
         b.optimizer_s = sc.optimizer_s;
         const double busy = b.compute_s + b.tp_comm_s + b.ep_comm_s + b.cp_comm_s + b.pp_comm_s + b.dp_comm_exposed_s + b.optimizer_s;
-        b.bubble_s = std::max(0.0, T - busy);
+        b.bubble_s = bubble_seconds(T, busy);
         bubble_sum += T > 0 ? b.bubble_s / T : 0;
         if (breakdown != nullptr) {
             (*breakdown)[static_cast<std::size_t>(s)] = b;
