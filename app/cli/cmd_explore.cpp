@@ -48,8 +48,10 @@ const char* const kExploreHelp = R"(usage: vtrain explore SCENARIO.json [--csv P
                       [--prune bound|none] [--allow-tp-across-nodes]
 
 Enumerates every plan of the scenario's "search" block (tp, cp, pp, ep, etp, micro_batch, schedule,
-virtual_stages, recompute, sequence_parallel, zero_stage, precision, tp_overlap, moe_overlap, num_gpus,
-gpu; dp follows from the GPU count), rejects each illegal one with its reason, bounds out the plans that
+virtual_stages, recompute, sequence_parallel, zero_stage, precision, tp_overlap, moe_overlap,
+overlap_grad_reduce, rank_order, offload_optimizer, offload_activations, num_gpus, gpu; dp follows from
+the GPU count; a pp x v that does not divide the layers but divides layers + 2 or + 1 runs the layout
+counting embedding and loss as layers), rejects each illegal one with its reason, bounds out the plans that
 provably cannot reach the front or a top-K list, simulates the rest in parallel and prints: how many
 plans were enumerated, simulated, bounded out and rejected (by reason, with an example), the Pareto front
 of (training time, cost), and the top K plans by training time, by cost and by MFU. When the scenario

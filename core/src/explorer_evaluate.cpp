@@ -236,7 +236,7 @@ std::optional<PlanRow> PlanEvaluator::group_best_case(const PlanGroup& group, Th
         v.virtual_stages = most_v;
         const Plan p = group.plan(v);
         const CostKey key{group.gpu, group.tp, group.cp, group.ep, group.etp, group.micro_batch, static_cast<int>(v.recompute), v.precision_index,
-                          v.sequence_parallel, v.tp_overlap, v.moe_overlap};
+                          v.sequence_parallel, v.tp_overlap, v.moe_overlap, v.rank_order_index};
         const double t = iteration_lower_bound_s(m_scenario.model, m_scenario.training.global_batch, *costs_for(key, p, state), p);
         least_s = least_s < 0 ? t : std::min(least_s, t);
     }
@@ -269,7 +269,7 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
     const Gpu& gpu = m_gpus[static_cast<std::size_t>(group.gpu)];
     auto key_of = [&](const PlanVariant& v) {
         return CostKey{group.gpu, group.tp, group.cp, group.ep, group.etp, group.micro_batch, static_cast<int>(v.recompute), v.precision_index,
-                       v.sequence_parallel, v.tp_overlap, v.moe_overlap};
+                       v.sequence_parallel, v.tp_overlap, v.moe_overlap, v.rank_order_index};
     };
 
     if (prune.active) {
