@@ -16,7 +16,8 @@
 //   with pruning, "feasible covered/s" counts the feasible plans of the brute-force sweep per wall second.
 //   (c) with --large: a streaming check of bounded memory -- GPT-3 175B on H100 on every multiple of 8
 //       GPUs from 8 to 8,192 with the default search (13.8 million plans), rows to a counting sink.
-//   usage: bench_explore [--exact] [--large]   (--exact: the task-graph simulation for every plan)
+//   usage: bench_explore [--exact] [--large] [--only LETTERS]   (--exact: the task-graph simulation for
+//   every plan; --only: just the sweeps named, e.g. --only d)
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -98,28 +99,39 @@ int main(int argc, char** argv)
 {
     bool exact = false;
     bool large = false;
+    std::string only = "abcd";
     for (int i = 1; i < argc; ++i) {
         exact = exact || std::strcmp(argv[i], "--exact") == 0;
         large = large || std::strcmp(argv[i], "--large") == 0;
+        if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+            only = argv[++i];
+        }
     }
+    auto wanted = [&only](char sweep) { return only.find(sweep) != std::string::npos; };
     std::printf("bench_explore (%s)\n", exact ? "task-graph simulation for every plan" : "explorer fast path");
     const Scenario mtnlg = bench::load_example("mt-nlg-530b.json");
-    sweep("(a) MT-NLG 530B, A100-80GB, 2,240-4,480 GPUs (step 280)", mtnlg, exact);
-    sweep("(a) same, --prune bound", mtnlg, exact, true, g_last.feasible);
+    if (wanted('a')) {
+        sweep("(a) MT-NLG 530B, A100-80GB, 2,240-4,480 GPUs (step 280)", mtnlg, exact);
+        sweep("(a) same, --prune bound", mtnlg, exact, true, g_last.feasible);
+    }
 
     Scenario gpt3 = bench::load_example("gpt3-175b.json");
     gpt3.cluster.gpu = "h100-sxm5-80gb";
     gpt3.search = SearchSpace{};
-    sweep("(b) GPT-3 175B, 1,024 H100-80GB, default search", gpt3, exact);
-    sweep("(b) same, --prune bound", gpt3, exact, true, g_last.feasible);
+    if (wanted('b')) {
+        sweep("(b) GPT-3 175B, 1,024 H100-80GB, default search", gpt3, exact);
+        sweep("(b) same, --prune bound", gpt3, exact, true, g_last.feasible);
+    }
 
     auto gpt3_13b = load_scenario(std::string(VTRAIN_SOURCE_DIR) + "/bench/gpt3-13b-a100-64.json");
     if (!gpt3_13b.ok()) {
         std::fprintf(stderr, "%s\n", gpt3_13b.first_error().c_str());
         return 1;
     }
-    sweep("(d) GPT-3 13B, 64 A100-80GB, global batch 512 (bench/gpt3-13b-a100-64.json), every plan simulated", *gpt3_13b, exact);
-    sweep("(d) same, --prune bound", *gpt3_13b, exact, true, g_last.feasible);
+    if (wanted('d')) {
+        sweep("(d) GPT-3 13B, 64 A100-80GB, global batch 512 (bench/gpt3-13b-a100-64.json), every plan simulated", *gpt3_13b, exact);
+        sweep("(d) same, --prune bound", *gpt3_13b, exact, true, g_last.feasible);
+    }
 
     if (large) {
         Scenario huge = gpt3;

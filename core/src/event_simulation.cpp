@@ -9,18 +9,19 @@ void simulate_events(const TaskGraph& g, TaskTimes& times, EventSimulationScratc
 {
     const auto n = static_cast<std::int32_t>(g.size());
     times.start.assign(static_cast<std::size_t>(n), 0.0);
-    times.end.assign(static_cast<std::size_t>(n), 0.0);
+    times.end.resize(static_cast<std::size_t>(n)); // each written when its task runs
     times.makespan = 0;
 
     // Stream order is an implicit edge from each task to the next one on its stream.
     s.last_on_stream.assign(static_cast<std::size_t>(g.stream_count), -1);
-    s.next_on_stream.assign(static_cast<std::size_t>(n), -1);
-    s.pending.assign(static_cast<std::size_t>(n), 0);
+    s.next_on_stream.resize(static_cast<std::size_t>(n));
+    s.pending.resize(static_cast<std::size_t>(n));
     for (std::int32_t i = 0; i < n; ++i) {
         auto& last = s.last_on_stream[g.stream[i]];
+        s.next_on_stream[i] = -1;
+        s.pending[i] = last >= 0 ? 1 : 0;
         if (last >= 0) {
             s.next_on_stream[last] = i;
-            ++s.pending[i];
         }
         last = i;
     }
@@ -52,11 +53,12 @@ void simulate_events(const TaskGraph& g, TaskTimes& times, EventSimulationScratc
             s.queue.push_back(child);
         }
     };
+    double makespan = 0;
     for (std::size_t head = 0; head < s.queue.size(); ++head) {
         const std::int32_t u = s.queue[head];
         const double end = times.start[u] + g.duration[u];
         times.end[u] = end;
-        times.makespan = std::max(times.makespan, end);
+        makespan = std::max(makespan, end);
         if (s.next_on_stream[u] >= 0) {
             release(s.next_on_stream[u], end);
         }
@@ -64,6 +66,7 @@ void simulate_events(const TaskGraph& g, TaskTimes& times, EventSimulationScratc
             release(s.children[e], end);
         }
     }
+    times.makespan = makespan;
     times.complete = static_cast<std::int32_t>(s.queue.size()) == n;
 }
 

@@ -94,6 +94,56 @@ std::vector<StageOrder> build_schedule(Schedule schedule, int stages, int micro_
     return {};
 }
 
+std::optional<SchedulePeriod> schedule_period(Schedule schedule, int stages, int chunks)
+{
+    const int p = stages;
+    SchedulePeriod period;
+    period.first_cut.resize(static_cast<std::size_t>(p));
+    period.stages = p;
+    period.chunks = chunks;
+    period.schedule = schedule;
+    switch (schedule) {
+    case Schedule::DualPipe: // its orders are 1F1B's (the bubble saving is closed form on top)
+    case Schedule::OneFOneB:
+        // Steady step i of stage s: F(p - s - 1 + i), B(i). F waits for step i - 1 of stage s - 1, B for
+        // step i of stage s + 1: cutting every stage after the same step is closed. Cut 0 follows step
+        // 0, whose forwards wait for warm-up ones: from there on every period waits for steady steps only.
+        period.micro_batches = 1;
+        period.ops = 2;
+        period.min_micro_batches = p;
+        for (int s = 0; s < p; ++s) {
+            period.first_cut[s] = p - s - 1 + 2;
+        }
+        return period;
+    case Schedule::Interleaved:
+        // Steady step i of stage s: the (w_s + i)-th forward, the i-th backward, w_s = 2(p - s - 1) + (v - 1)p.
+        // A forward waits for step i - 2 of stage s - 1, or (stage 0) step i + p - 2 of stage p - 1; a
+        // backward for step i of stage s + 1, or (stage p - 1) step i - p of stage 0. Cutting stage s
+        // after step k + s satisfies all four; from k = 2 on, every period waits for steady steps only.
+        // Chunks and micro-batch groups repeat every p x v steps.
+        period.micro_batches = p;
+        period.ops = 2 * p * chunks;
+        period.min_micro_batches = 2 * p; // more than p (else every forward goes first), whole groups
+        for (int s = 0; s < p; ++s) {
+            period.first_cut[s] = 2 * (p - s - 1) + (chunks - 1) * p + 2 * (s + 2);
+        }
+        return period;
+    case Schedule::GPipe:
+        break;
+    }
+    return std::nullopt;
+}
+
+int SchedulePeriod::last_cut(int m) const
+{
+    const int p = stages, v = chunks;
+    if (schedule == Schedule::Interleaved) {
+        // Cut k of stage s follows step k p v + s + 2 of m v - w_s; stage 0 has the fewest to spare.
+        return (m * v - p - v * p) / (p * v);
+    }
+    return m - p; // cut k follows step k + 1 of m - p + 1 on stage 0
+}
+
 std::vector<double> peak_in_flight_chunks(const std::vector<StageOrder>& orders)
 {
     std::vector<double> peaks;

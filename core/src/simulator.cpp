@@ -38,15 +38,21 @@ int stream_id(int stage, Lane lane) { return stage * 3 + static_cast<int>(lane);
 // which the explorer's fast path reads too.
 class IterationBuilder {
 public:
-    IterationBuilder(const IterationCosts& costs, TaskGraph& graph, std::vector<TaskInfo>* info) : m_costs(costs), m_graph(graph), m_info(info) {}
+    // Reused across calls (one per thread): its buffers keep their capacity, as the graph's do.
+    void reset(const IterationCosts& costs, TaskGraph& graph, std::vector<TaskInfo>* info)
+    {
+        m_costs = &costs;
+        m_graph = &graph;
+        m_info = info;
+    }
 
     int micro_batches() const { return m_micro_batches; }
 
     void build(Schedule schedule)
     {
-        const int pp = m_costs.stages;
-        m_micro_batches = m_costs.micro_batches;
-        m_chunks = m_costs.chunks;
+        const int pp = m_costs->stages;
+        m_micro_batches = m_costs->micro_batches;
+        m_chunks = m_costs->chunks;
         const auto orders = build_schedule(schedule, pp, m_micro_batches, m_chunks);
 
         // Index of every (stage, chunk, micro-batch) forward and backward task, for cross-stage edges.
@@ -58,7 +64,11 @@ public:
         m_send_backward.assign(slots, -1);
         m_stage_last_compute.assign(static_cast<std::size_t>(pp), -1);
         m_stage_last_backward.assign(static_cast<std::size_t>(pp), -1);
-        m_bucket_tasks.assign(static_cast<std::size_t>(pp), {});
+        m_bucket_tasks.resize(static_cast<std::size_t>(pp));
+        for (auto& tasks : m_bucket_tasks) {
+            tasks.clear();
+        }
+        m_stage_trailing_sends.clear();
 
         m_next_compute.clear();
         for (int s = 0; s < pp; ++s) {
@@ -81,7 +91,7 @@ private:
 
     std::int32_t add(int stage, Lane lane, TaskKind kind, int mb, int chunk, int layers, double seconds, const TaskComm& comm = {})
     {
-        const std::int32_t id = m_graph.add_task(stream_id(stage, lane), seconds);
+        const std::int32_t id = m_graph->add_task(stream_id(stage, lane), seconds);
         m_next_compute.push_back(-1);
         if (lane == Lane::Compute) {
             if (m_previous_compute >= 0) {
@@ -95,7 +105,7 @@ private:
         return id;
     }
 
-    bool is_last_virtual_stage(int stage, int chunk) const { return stage == m_costs.stages - 1 && chunk == m_chunks - 1; }
+    bool is_last_virtual_stage(int stage, int chunk) const { return stage == m_costs->stages - 1 && chunk == m_chunks - 1; }
     bool is_first_virtual_stage(int stage, int chunk) const { return stage == 0 && chunk == 0; }
 
     void add_stage_compute(int s, const StageOrder& order)
@@ -107,33 +117,33 @@ private:
                 last_backward_index[order[i].chunk] = static_cast<int>(i);
             }
         }
-        const bool overlap = m_costs.bucket_overlap;
-        const StageCosts& stage = m_costs.stage[static_cast<std::size_t>(s)];
+        const bool overlap = m_costs->bucket_overlap;
+        const StageCosts& stage = m_costs->stage[static_cast<std::size_t>(s)];
         for (std::size_t i = 0; i < order.size(); ++i) {
             const PipelineOp& op = order[i];
             const std::size_t k = slot(s, op.chunk, op.micro_batch);
-            const ChunkCosts& ch = m_costs.at(s, op.chunk);
+            const ChunkCosts& ch = m_costs->at(s, op.chunk);
             if (op.kind == PipelineOp::Kind::Forward) {
                 const bool first = i == 0;
-                m_forward[k] = add(s, Lane::Compute, TaskKind::Forward, op.micro_batch, op.chunk, ch.layers, m_costs.forward_s(s, op.chunk, first),
-                                   m_costs.forward_comm(s, op.chunk, first));
+                m_forward[k] = add(s, Lane::Compute, TaskKind::Forward, op.micro_batch, op.chunk, ch.layers, m_costs->forward_s(s, op.chunk, first),
+                                   m_costs->forward_comm(s, op.chunk, first));
                 m_stage_last_compute[s] = m_forward[k];
                 if (!is_last_virtual_stage(s, op.chunk)) {
                     // Sends go on the stage's pipeline stream in the order the stage produces them.
                     m_send_forward[k] = add(s, Lane::Pipeline, TaskKind::SendForward, op.micro_batch, op.chunk, 0, stage.send_forward_s);
-                    m_graph.add_dependency(m_forward[k], m_send_forward[k]);
+                    m_graph->add_dependency(m_forward[k], m_send_forward[k]);
                 }
                 continue;
             }
             const PhaseTime& r = ch.recompute;
             std::int32_t first = -1;
             if (r.total_s() > 0) {
-                first = add(s, Lane::Compute, TaskKind::Recompute, op.micro_batch, op.chunk, ch.layers, r.total_s(), m_costs.recompute_comm(s, op.chunk));
+                first = add(s, Lane::Compute, TaskKind::Recompute, op.micro_batch, op.chunk, ch.layers, r.total_s(), m_costs->recompute_comm(s, op.chunk));
             }
             const bool split = overlap && static_cast<int>(i) == last_backward_index[op.chunk];
             const int parts = split ? ch.buckets : 1;
-            const double b = m_costs.backward_s(s, op.chunk, split);
-            const TaskComm bc = m_costs.backward_comm(s, op.chunk, split);
+            const double b = m_costs->backward_s(s, op.chunk, split);
+            const TaskComm bc = m_costs->backward_comm(s, op.chunk, split);
             TaskComm part_comm;
             part_comm.tp_s = bc.tp_s / parts;
             part_comm.ep_s = bc.ep_s / parts;
@@ -153,15 +163,15 @@ private:
             m_backward_last[k] = last;
             if (!is_first_virtual_stage(s, op.chunk)) {
                 m_send_backward[k] = add(s, Lane::Pipeline, TaskKind::SendBackward, op.micro_batch, op.chunk, 0, stage.send_backward_s);
-                m_graph.add_dependency(last, m_send_backward[k]);
+                m_graph->add_dependency(last, m_send_backward[k]);
             }
             m_stage_last_compute[s] = last;
             m_stage_last_backward[s] = last;
         }
-        if (m_costs.reduce_grads && !overlap) {
+        if (m_costs->reduce_grads && !overlap) {
             // All buckets reduce after the last backward of the stage.
             for (int c = 0; c < m_chunks; ++c) {
-                const ChunkCosts& ch = m_costs.at(s, c);
+                const ChunkCosts& ch = m_costs->at(s, c);
                 for (int part = 0; part < ch.buckets; ++part) {
                     m_bucket_tasks[s].push_back(add_bucket(s, m_stage_last_backward[s], ch.bucket_s));
                 }
@@ -172,17 +182,17 @@ private:
     std::int32_t add_bucket(int s, std::int32_t ready_after, double seconds)
     {
         const std::int32_t id = add(s, Lane::DataParallel, TaskKind::GradReduce, -1, 0, 0, seconds);
-        m_graph.add_dependency(ready_after, id);
+        m_graph->add_dependency(ready_after, id);
         return id;
     }
 
     void add_pipeline_edges()
     {
-        const int pp = m_costs.stages;
+        const int pp = m_costs->stages;
         if (pp == 1 && m_chunks == 1) {
             for (int mb = 0; mb < m_micro_batches; ++mb) {
                 const std::size_t k = slot(0, 0, mb);
-                m_graph.add_dependency(m_forward[k], m_backward_first[k]); // the loss joins F and B
+                m_graph->add_dependency(m_forward[k], m_backward_first[k]); // the loss joins F and B
             }
             return;
         }
@@ -195,12 +205,12 @@ private:
                 for (int mb = 0; mb < m_micro_batches; ++mb) {
                     const std::size_t k = slot(s, c, mb);
                     if (is_last_virtual_stage(s, c)) {
-                        m_graph.add_dependency(m_forward[k], m_backward_first[k]);
+                        m_graph->add_dependency(m_forward[k], m_backward_first[k]);
                     } else {
-                        m_graph.add_dependency(m_send_forward[k], m_forward[slot(next_stage, next_chunk, mb)]);
+                        m_graph->add_dependency(m_send_forward[k], m_forward[slot(next_stage, next_chunk, mb)]);
                     }
                     if (!is_first_virtual_stage(s, c)) {
-                        m_graph.add_dependency(m_send_backward[k], m_backward_first[slot(prev_stage, prev_chunk, mb)]);
+                        m_graph->add_dependency(m_send_backward[k], m_backward_first[slot(prev_stage, prev_chunk, mb)]);
                     }
                 }
             }
@@ -219,7 +229,7 @@ private:
         }
         const std::int32_t next = m_next_compute[task];
         if (next >= 0) {
-            m_graph.add_dependency(send, next);
+            m_graph->add_dependency(send, next);
         } else {
             m_stage_trailing_sends.push_back(send);
         }
@@ -227,39 +237,39 @@ private:
 
     void add_embedding_sync()
     {
-        if (!m_costs.embedding_sync) {
+        if (!m_costs->embedding_sync) {
             return;
         }
-        const int pp = m_costs.stages;
+        const int pp = m_costs->stages;
         for (const int s : {0, pp - 1}) {
-            const std::int32_t id = add(s, Lane::DataParallel, TaskKind::EmbeddingSync, -1, 0, 0, m_costs.embedding_sync_s);
-            m_graph.add_dependency(m_stage_last_backward[0], id);
-            m_graph.add_dependency(m_stage_last_backward[pp - 1], id);
+            const std::int32_t id = add(s, Lane::DataParallel, TaskKind::EmbeddingSync, -1, 0, 0, m_costs->embedding_sync_s);
+            m_graph->add_dependency(m_stage_last_backward[0], id);
+            m_graph->add_dependency(m_stage_last_backward[pp - 1], id);
             m_bucket_tasks[s].push_back(id);
         }
     }
 
     void add_optimizer(int s)
     {
-        const StageCosts& stage = m_costs.stage[static_cast<std::size_t>(s)];
+        const StageCosts& stage = m_costs->stage[static_cast<std::size_t>(s)];
         const std::int32_t opt = add(s, Lane::Compute, TaskKind::OptimizerStep, -1, 0, 0, stage.optimizer_s);
         for (const auto bucket : m_bucket_tasks[s]) {
-            m_graph.add_dependency(bucket, opt);
+            m_graph->add_dependency(bucket, opt);
         }
         for (const auto send : m_stage_trailing_sends) {
-            if (m_graph.stream[send] == stream_id(s, Lane::Pipeline)) {
-                m_graph.add_dependency(send, opt);
+            if (m_graph->stream[send] == stream_id(s, Lane::Pipeline)) {
+                m_graph->add_dependency(send, opt);
             }
         }
         if (stage.param_gather_s > 0) {
             const std::int32_t gather = add(s, Lane::DataParallel, TaskKind::ParamGather, -1, 0, 0, stage.param_gather_s);
-            m_graph.add_dependency(opt, gather);
+            m_graph->add_dependency(opt, gather);
         }
     }
 
-    const IterationCosts& m_costs;
-    TaskGraph& m_graph;
-    std::vector<TaskInfo>* m_info;
+    const IterationCosts* m_costs = nullptr;
+    TaskGraph* m_graph = nullptr;
+    std::vector<TaskInfo>* m_info = nullptr;
     int m_micro_batches = 0;
     int m_chunks = 1;
     std::vector<std::int32_t> m_forward, m_backward_first, m_backward_last, m_send_forward, m_send_backward;
@@ -316,7 +326,7 @@ std::vector<StageBreakdown> account_stages(const TaskGraph& g, const TaskTimes& 
         StageBreakdown& b = out[s];
         b.dp_comm_exposed_s = std::max(0.0, optimizer_start[s] - last_work_end[s]) + gather_s[s] + inline_dp_s[s];
         const double busy = b.compute_s + b.tp_comm_s + b.ep_comm_s + b.cp_comm_s + b.pp_comm_s + b.dp_comm_exposed_s + b.optimizer_s;
-        b.bubble_s = std::max(0.0, iteration_s - busy);
+        b.bubble_s = bubble_seconds(iteration_s, busy);
     }
     return out;
 }
@@ -427,11 +437,15 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
     r.num_gpus = plan.num_gpus();
     r.layer_costs = options.cached_costs != nullptr ? *options.cached_costs : plan_layer_costs(model, training, cluster, plan);
 
-    std::vector<TaskInfo> info;
+    // Per-thread buffers, as the workspace's: allocating ~30k tasks' bookkeeping afresh each call costs
+    // more than filling it.
+    thread_local std::vector<TaskInfo> info;
+    thread_local IterationBuilder builder;
+    thread_local IterationCosts costs;
+    info.clear();
     ws.graph.clear();
-    IterationCosts costs;
     build_iteration_costs(model, training, cluster, plan, r.layer_costs, costs);
-    IterationBuilder builder(costs, ws.graph, &info);
+    builder.reset(costs, ws.graph, &info);
     builder.build(plan.schedule);
     simulate_events(ws.graph, ws.times, ws.scratch);
     r.task_count = ws.graph.size();

@@ -4,6 +4,7 @@
 // the bubble to (p - 1)(f + b) / v.
 #include <QtTest>
 
+#include <map>
 #include <set>
 
 #include "test_support.h"
@@ -50,6 +51,35 @@ double simulate_uniform(Schedule schedule, int p, int m, int v, double f, double
         }
     }
     return last_backward;
+}
+
+// Where each op's incoming message comes from: the (stage, op index) of the pass it waits for on another
+// virtual stage, or (-1, -1) for the pipeline's first forward and last backward.
+std::vector<std::vector<std::pair<int, int>>> producers(const std::vector<StageOrder>& orders, int chunks)
+{
+    const int p = static_cast<int>(orders.size());
+    std::map<std::tuple<int, int, int, int>, int> where; // (stage, kind, chunk, micro-batch) -> index
+    for (int s = 0; s < p; ++s) {
+        for (int i = 0; i < static_cast<int>(orders[s].size()); ++i) {
+            const PipelineOp& op = orders[s][i];
+            where[{s, int(op.kind), op.chunk, op.micro_batch}] = i;
+        }
+    }
+    std::vector<std::vector<std::pair<int, int>>> out(static_cast<std::size_t>(p));
+    for (int s = 0; s < p; ++s) {
+        for (const PipelineOp& op : orders[s]) {
+            const int virtual_stage = op.chunk * p + s;
+            const bool forward = op.kind == PipelineOp::Kind::Forward;
+            const int from = forward ? virtual_stage - 1 : virtual_stage + 1;
+            if (from < 0 || from >= p * chunks) {
+                out[s].push_back({-1, -1});
+                continue;
+            }
+            const int q = from % p;
+            out[s].push_back({q, where.at({q, int(op.kind), from / p, op.micro_batch})});
+        }
+    }
+    return out;
 }
 
 } // namespace
@@ -165,6 +195,84 @@ private slots:
         sc.cluster.num_gpus = 3;
         sc.model = test::gpt(6, 1024, 16);
         QVERIFY(!simulate(sc, plan, profile, SimulationOptions{false, &costs}).ok());
+    }
+
+    // What the fast path's steady-state extension relies on (pipeline_schedule.h, SchedulePeriod): at every
+    // cut up to last_cut() (and before any chunk's last backward), the schedule with one period more is this one
+    // with the period before the cut repeated there, every op after the cut fed by the op one period
+    // later than before on the same stage, and nothing before a cut fed from after another stage's cut.
+    // Up to the cut, both run the very same ops (micro-batches included), so a walk can lengthen its
+    // schedule part-way.
+    void schedule_period_repeats_the_middle_data()
+    {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<int>("chunks");
+        QTest::newRow("1f1b") << int(Schedule::OneFOneB) << 1;
+        QTest::newRow("interleaved v2") << int(Schedule::Interleaved) << 2;
+        QTest::newRow("interleaved v3") << int(Schedule::Interleaved) << 3;
+        QTest::newRow("interleaved v5") << int(Schedule::Interleaved) << 5;
+    }
+    void schedule_period_repeats_the_middle()
+    {
+        QFETCH(int, schedule);
+        QFETCH(int, chunks);
+        const auto kind = static_cast<Schedule>(schedule);
+        int cuts_checked = 0;
+        for (const int p : {1, 2, 3, 4, 6, 8}) {
+            if (kind == Schedule::Interleaved && p < 2) {
+                continue;
+            }
+            const auto period = schedule_period(kind, p, chunks);
+            QVERIFY(period.has_value());
+            QCOMPARE(int(period->first_cut.size()), p);
+            for (int m = period->min_micro_batches; m <= period->min_micro_batches + 4 * period->micro_batches; m += period->micro_batches) {
+                const auto a = build_schedule(kind, p, m, chunks);
+                const auto b = build_schedule(kind, p, m + period->micro_batches, chunks);
+                const auto from_a = producers(a, chunks);
+                const auto from_b = producers(b, chunks);
+                for (int k = 1; k <= period->last_cut(m); ++k) {
+                    std::vector<int> cut(static_cast<std::size_t>(p));
+                    bool middle = true;
+                    for (int s = 0; s < p; ++s) {
+                        cut[s] = period->first_cut[s] + k * period->ops;
+                        // In the middle: no chunk's last backward before the cut.
+                        std::set<int> backward_chunks_after;
+                        for (int i = cut[s]; i < int(a[s].size()); ++i) {
+                            if (a[s][i].kind == PipelineOp::Kind::Backward) {
+                                backward_chunks_after.insert(a[s][i].chunk);
+                            }
+                        }
+                        middle = middle && cut[s] <= int(a[s].size()) && int(backward_chunks_after.size()) == chunks;
+                    }
+                    QVERIFY2(middle || (chunks == 1 && p == 1), qPrintable(QStringLiteral("p %1 m %2 cut %3 past the middle").arg(p).arg(m).arg(k)));
+                    if (!middle) {
+                        continue; // a single stage's last backward closes every steady step
+                    }
+                    ++cuts_checked;
+                    const QString where = QStringLiteral("p %1 m %2 cut %3").arg(p).arg(m).arg(k);
+                    for (int s = 0; s < p; ++s) {
+                        QCOMPARE(b[s].size(), a[s].size() + std::size_t(period->ops));
+                        for (int j = 0; j < int(b[s].size()); ++j) {
+                            const int was = j < cut[s] ? j : j - period->ops; // the op of `a` it repeats
+                            if (j < cut[s]) {
+                                QVERIFY2(b[s][j] == a[s][j], qPrintable(where)); // the same op, micro-batch included
+                            }
+                            QVERIFY2(b[s][j].kind == a[s][was].kind && b[s][j].chunk == a[s][was].chunk, qPrintable(where));
+                            auto [q, i] = from_a[s][was];
+                            if (j >= cut[s] && q >= 0) {
+                                i += period->ops;
+                            }
+                            QVERIFY2(from_b[s][j] == std::make_pair(q, i), qPrintable(where + QStringLiteral(" stage %1 op %2").arg(s).arg(j)));
+                            if (j < cut[s] && q >= 0) {
+                                QVERIFY2(from_a[s][j].second < cut[q], qPrintable(where + QStringLiteral(" cut not closed at stage %1").arg(s)));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        QVERIFY(cuts_checked >= 20);
+        QVERIFY(!schedule_period(Schedule::GPipe, 4, 1).has_value());
     }
 
     void event_simulation_follows_streams_and_dependencies()

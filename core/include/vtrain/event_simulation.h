@@ -59,6 +59,15 @@ struct EventSimulationScratch {
 };
 
 void simulate_events(const TaskGraph& graph, TaskTimes& times, EventSimulationScratch& scratch);
+
+// A stage's idle time, from the iteration time and the sum of its busy parts. The task graph and the
+// explorer's fast path add the same parts in different orders, so an idle time within rounding of the
+// iteration time (1e-12 of it) is none in both.
+inline double bubble_seconds(double iteration_s, double busy_s)
+{
+    const double idle = iteration_s - busy_s;
+    return idle > 1e-12 * iteration_s ? idle : 0.0;
+}
 TaskTimes simulate_events(const TaskGraph& graph);
 
 } // namespace vtrain

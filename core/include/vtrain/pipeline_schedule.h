@@ -4,6 +4,7 @@
 // runs its forward and backward passes; the dependencies between stages are the same for all:
 // F(s, mb, c) needs F of the previous virtual stage, B(s, mb, c) needs B of the next one.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "vtrain/scenario.h"
@@ -38,6 +39,25 @@ std::vector<StageOrder> build_schedule(Schedule schedule, int stages, int micro_
 double dualpipe_bubble_s(int stages, double forward_s, double backward_s);
 double dualpipe_bubble_saving_s(int stages, double forward_s, double backward_s);
 int dualpipe_peak_in_flight(int stages, int micro_batches);
+// The repeating middle of a schedule, which lets a simulation extend the steady state instead of walking
+// it (explorer_fast_sim.cpp). For micro_batches >= min_micro_batches, the schedule with `micro_batches`
+// more micro-batches is this one with `ops` more operations on every stage, inserted at any cut k
+// (0 < k <= last_cut()), that repeat the `ops` before the cut: same kinds and chunks, each fed by the
+// operation `ops` later than its model on the same producing stage. Cut k of stage s lies at
+// first_cut[s] + k * ops operations, and cuts are closed: nothing before a cut waits for an operation
+// after another stage's cut. tst_schedules checks all three. None for GPipe: its phases are chains,
+// whose stages need not settle into a common period.
+struct SchedulePeriod {
+    int micro_batches = 1;     // added per period (the interleaved schedule groups micro-batches by stages)
+    int ops = 2;               // operations per stage per period
+    int min_micro_batches = 1; // the smallest count with the full warm-up, steady state and cool-down
+    std::vector<int> first_cut; // per stage
+    int stages = 1, chunks = 1;
+    Schedule schedule = Schedule::OneFOneB;
+    // The last cut still inside every stage's steady state, with `micro_batches` micro-batches.
+    int last_cut(int micro_batches) const;
+};
+std::optional<SchedulePeriod> schedule_period(Schedule schedule, int stages, int chunks);
 
 // For each stage, the most forward passes whose backward has not run yet, weighted by layers per chunk
 // (all chunks of a stage have the same layer count): the activation sets the stage holds at its peak.
