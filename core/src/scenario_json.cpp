@@ -240,7 +240,8 @@ ClusterSpec read_cluster(Reader r)
 
 TrainingSpec read_training(Reader r)
 {
-    r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "description"});
+    r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "bf16_gradients",
+                     "fp8_param_gather", "description"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
@@ -270,6 +271,8 @@ TrainingSpec read_training(Reader r)
         }
     }
     t.grad_accumulation_bytes = r.optional_number("grad_accumulation_bytes", 0, 64).value_or(0);
+    t.bf16_gradients = r.optional_bool("bf16_gradients").value_or(false);
+    t.fp8_param_gather = r.optional_bool("fp8_param_gather").value_or(false);
     return t;
 }
 
@@ -777,6 +780,12 @@ nlohmann::json scenario_to_json(const Scenario& s)
     }
     if (s.training.grad_accumulation_bytes > 0) {
         j["training"]["grad_accumulation_bytes"] = s.training.grad_accumulation_bytes;
+    }
+    if (s.training.bf16_gradients) {
+        j["training"]["bf16_gradients"] = true;
+    }
+    if (s.training.fp8_param_gather) {
+        j["training"]["fp8_param_gather"] = true;
     }
     if (s.plan) {
         j["plan"] = plan_to_json(*s.plan);

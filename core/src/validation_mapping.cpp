@@ -128,6 +128,9 @@ RowMapping map_run(const RunRow& r)
             note(std::string("FP8 recipe not stated: ") + to_string(sw.fp8_recipe) + " (the software's default)");
         }
     }
+    t.bf16_gradients = sw.bf16_gradients && t.precision != Precision::Fp32;
+    t.fp8_param_gather = sw.fp8_param_gather && t.precision == Precision::Fp8 &&
+                         (t.fp8_recipe == Fp8Recipe::Current || t.fp8_recipe == Fp8Recipe::Delayed);
 
     // Batch.
     OpenSettings open;

@@ -102,8 +102,27 @@ SoftwareSettings software_settings(const RunRow& r)
         s.precision = Precision::Bf16;
         s.fp8_recipe = contains(r.gpu_type, "b200") || contains(r.gpu_type, "b300") ? Fp8Recipe::Mxfp8 : Fp8Recipe::Current;
         s.distributed_optimizer = true;
+        // What the performance recipes set and the tables do not print (Megatron-Bridge @ 067f987,
+        // src/megatron/bridge/recipes/llama/llama3.py and scripts/performance/configs/llama/llama3(1)_llm_pretrain.py):
+        // recompute_granularity None; sequence_parallel True with TP; ddp overlap_param_gather True;
+        // CommOverlapConfig(tp_comm_overlap=True), turned off for NVFP4 (tp_comm_overlap = False if precision ==
+        // "nvfp4"); grad_reduce_in_fp32 = False (bf16 gradients); the FP8 precision configs (delayed,
+        // current scaling) set fp8_param_gather = True (training/mixed_precision.py).
+        // These are the Llama 3 / 3.1 recipes' values: they apply to dense Llama-family models only (the
+        // mixture-of-experts recipes set their own recompute modules and overlaps).
         s.description = "Megatron-Core (Megatron-Bridge performance recipes): distributed optimizer, overlapped gradient reduce-scatter, "
                         "fused gradient accumulation, TE fused attention, bf16";
+        if (contains(r.arch_family, "llama") && !r.num_experts && !contains(r.arch_family, "moe")) {
+            s.bf16_gradients = true;
+            s.fp8_param_gather = true;
+            s.recipe_recompute = Recompute::None;
+            s.recipe_sequence_parallel = true;
+            s.recipe_overlap_param_gather = true;
+            s.recipe_tp_overlap = !contains(r.precision, "nvfp4");
+            s.description += "; the Llama 3 recipes: bf16 gradients, FP8 weights gathered in FP8 (per-tensor recipes), and as the "
+                             "centre of a range where they fit no recompute, sequence parallelism, overlapped parameter gather, TP "
+                             "communication overlap (not with NVFP4)";
+        }
         return s;
     }
     s.description = "software not recognised: overlapped gradient reduction, flash attention, bf16 (today's Megatron-LM defaults)";

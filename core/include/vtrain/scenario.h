@@ -134,6 +134,8 @@ struct TrainingSpec {
     // 10 = fp16 gradient added into an fp32 main_grad (Megatron-LM 2021: read 2 + 4, write 4 bytes);
     // 6 = fp16 .grad accumulated by autograd (DeepSpeed engines: read 2 + 2, write 2 bytes).
     double grad_accumulation_bytes = 0;
+    bool bf16_gradients = false;   // gradient buffers and their reduction in bf16 (Megatron grad_reduce_in_fp32 false), else fp32
+    bool fp8_param_gather = false; // fp8: weights held only as their FP8 copies (no bf16 copy) and all-gathered in FP8
 };
 
 struct Plan {
