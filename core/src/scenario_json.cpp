@@ -241,7 +241,7 @@ ClusterSpec read_cluster(Reader r)
 TrainingSpec read_training(Reader r)
 {
     r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "bf16_gradients",
-                     "fp8_param_gather", "description"});
+                     "fp8_param_gather", "per_op_sac", "tp_overlap_forward_only", "eager_elementwise", "description"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
@@ -273,6 +273,9 @@ TrainingSpec read_training(Reader r)
     t.grad_accumulation_bytes = r.optional_number("grad_accumulation_bytes", 0, 64).value_or(0);
     t.bf16_gradients = r.optional_bool("bf16_gradients").value_or(false);
     t.fp8_param_gather = r.optional_bool("fp8_param_gather").value_or(false);
+    t.per_op_sac = r.optional_bool("per_op_sac").value_or(false);
+    t.tp_overlap_forward_only = r.optional_bool("tp_overlap_forward_only").value_or(false);
+    t.eager_elementwise = r.optional_bool("eager_elementwise").value_or(false);
     return t;
 }
 
@@ -786,6 +789,15 @@ nlohmann::json scenario_to_json(const Scenario& s)
     }
     if (s.training.fp8_param_gather) {
         j["training"]["fp8_param_gather"] = true;
+    }
+    if (s.training.per_op_sac) {
+        j["training"]["per_op_sac"] = true;
+    }
+    if (s.training.tp_overlap_forward_only) {
+        j["training"]["tp_overlap_forward_only"] = true;
+    }
+    if (s.training.eager_elementwise) {
+        j["training"]["eager_elementwise"] = true;
     }
     if (s.plan) {
         j["plan"] = plan_to_json(*s.plan);

@@ -64,6 +64,8 @@ struct SoftwareSettings {
     bool no_grad_accumulation = false;      // the global batch is local batch x dp (torchtitan 2024-25)
     bool bf16_gradients = false;            // gradients kept and reduced in bf16 (TrainingSpec::bf16_gradients)
     bool fp8_param_gather = false;          // per-tensor FP8 recipes keep and gather FP8 weights only (TrainingSpec)
+    bool eager_elementwise = false;         // elementwise ops as eager PyTorch sequences (TrainingSpec)
+    bool tp_overlap_forward_only = false;   // its TP overlap (async TP) hides forward traffic only (TrainingSpec)
     // The values a framework's documented recipes use for settings the rows leave out: the centre of a
     // row's range where they fit in memory (the other values stay in the range). nullopt = not documented.
     std::optional<Recompute> recipe_recompute;

@@ -174,6 +174,13 @@ RowMapping map_run(const RunRow& r)
     } else {
         return skip("activation_recompute \"" + json_fields::bounded(*r.activation_recompute) + "\" is not recognised");
     }
+    if (sw.framework == Framework::Torchtitan && p.recompute == Recompute::Selective &&
+        (rc.find("per-op") != std::string::npos || rc.find("per op") != std::string::npos || rc.find("selective op") != std::string::npos)) {
+        t.per_op_sac = true;
+        note("torchtitan per-op selective checkpointing: every second matmul of a layer and the elementwise ops recomputed");
+    }
+    t.eager_elementwise = sw.eager_elementwise;
+    t.tp_overlap_forward_only = sw.tp_overlap_forward_only;
     if (r.sequence_parallel) {
         p.sequence_parallel = *r.sequence_parallel;
     } else if (rc.find("sequence parallel") != std::string::npos || rc.find("+ sp") != std::string::npos) {
