@@ -66,6 +66,10 @@ struct SoftwareSettings {
     bool fp8_param_gather = false;          // per-tensor FP8 recipes keep and gather FP8 weights only (TrainingSpec)
     bool eager_elementwise = false;         // elementwise ops as eager PyTorch sequences (TrainingSpec)
     bool tp_overlap_forward_only = false;   // its TP overlap (async TP) hides forward traffic only (TrainingSpec)
+    // Pipeline defaults where a row leaves them out: stages per rank of an interleaved schedule (0 = not
+    // documented), and micro-batches per iteration = the number of pipeline stages (pp x stages per rank).
+    int default_interleaved_stages = 0;
+    bool microbatches_are_stages = false;
     // The values a framework's documented recipes use for settings the rows leave out: the centre of a
     // row's range where they fit in memory (the other values stay in the range). nullopt = not documented.
     std::optional<Recompute> recipe_recompute;

@@ -269,6 +269,9 @@ RowMapping map_run(const RunRow& r)
         p.schedule = Schedule::Interleaved;
         if (r.virtual_pipeline_stages) {
             p.virtual_stages = *r.virtual_pipeline_stages;
+        } else if (sw.default_interleaved_stages > 1) {
+            p.virtual_stages = sw.default_interleaved_stages;
+            note("virtual_pipeline_stages not given: " + std::to_string(p.virtual_stages) + " stages per rank (the software's default split)");
         } else {
             // Open: the candidates are every v > 1 dividing the layers per stage (validation_ranges.cpp).
             const int per_stage = m.layers % p.pp == 0 ? m.layers / p.pp : 0;
@@ -292,6 +295,16 @@ RowMapping map_run(const RunRow& r)
         p.schedule = Schedule::OneFOneB;
         if (!r.pipeline_schedule) {
             note("pipeline_schedule not given: 1F1B");
+        }
+    }
+    if (open.micro_batch && sw.microbatches_are_stages && p.pp > 1) {
+        const int stages = p.pp * std::max(1, p.virtual_stages);
+        const int per_replica = p.dp > 0 && t.global_batch % p.dp == 0 ? t.global_batch / p.dp : 0;
+        if (per_replica > 0 && per_replica % stages == 0) {
+            p.micro_batch = per_replica / stages;
+            open.micro_batch = false;
+            note("micro_batch_size not given: " + std::to_string(p.micro_batch) + " (the software splits the " + std::to_string(per_replica) +
+                 " sequences per replica into one micro-batch per pipeline stage, " + std::to_string(stages) + ")");
         }
     }
     // A layout the row states ("custom layout Et|(tt|)*30L") wins; else an even split or the frameworks' rule.

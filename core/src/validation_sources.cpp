@@ -80,6 +80,12 @@ SoftwareSettings software_settings(const RunRow& r)
         // end (discuss.pytorch.org/t/209487), and torchtitan's 2025-06 table 1.04-1.16x: what hiding the
         // forward passes' TP traffic alone gives, so the backward's stays exposed.
         s.tp_overlap_forward_only = true;
+        // Pipelining without split points: 1 stage per rank for single-stage schedules, 2 for interleaved
+        // ones ("this is the default if no pipeline split is specified", generate_split_points), and
+        // pipeline_parallel_microbatches "will be the number of pipeline stages, if unspecified" (torchtitan
+        // config_manager.py, 2024-12).
+        s.default_interleaved_stages = 2;
+        s.microbatches_are_stages = true;
         // torch.compile fuses the norms, RoPE and SwiGLU; without it (training.compile defaults to false)
         // they run as eager op sequences (layer_costs.cpp, kEager*).
         s.eager_elementwise = !contains(r.software, "compile");
