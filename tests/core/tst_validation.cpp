@@ -687,6 +687,35 @@ private slots:
         }
     }
 
+    void torchtitan_rows_get_its_checkpointing_compile_and_pipeline_defaults()
+    {
+        nlohmann::json row = modern_row("titan");
+        row["arch_family"] = "llama_rmsnorm_swiglu_rope_gqa";
+        for (const char* k : {"num_experts", "moe_top_k", "moe_ffn_hidden_size", "num_shared_experts", "moe_first_dense_layers",
+                              "moe_layer_freq"}) {
+            row[k] = nullptr;
+        }
+        row["software"] = "torchtitan 9dec370; FSDP2; async TP";
+        row["activation_recompute"] = "selective per-op (\"per op SAC\")";
+        row["micro_batch_size"] = nullptr;
+        row["pipeline_schedule"] = "1F1B";
+        MappedRun run = map_one(row);
+        const TrainingSpec& t = run.scenario.training;
+        QVERIFY(t.per_op_sac);
+        QVERIFY(t.eager_elementwise); // no torch.compile named
+        QVERIFY(t.tp_overlap_forward_only);
+        // 64 sequences over dp 4 = 16 per replica, split into one micro-batch per stage (pp 2): 8 each.
+        QCOMPARE(run.plan.micro_batch, 8);
+        QCOMPARE(run.candidates.size(), std::size_t{1});
+        // Interleaved without stated stages: 2 per rank; torch.compile named: fused elementwise kernels.
+        row["pipeline_schedule"] = "interleaved 1F1B";
+        row["software"] = "torchtitan 9dec370; FSDP2; torch.compile";
+        run = map_one(row);
+        QCOMPARE(run.plan.virtual_stages, 2);
+        QCOMPARE(run.plan.micro_batch, 4);
+        QVERIFY(!run.scenario.training.eager_elementwise);
+    }
+
     void tokens_per_second_is_the_global_batch_over_time()
     {
         nlohmann::json row = base_row("tps");
