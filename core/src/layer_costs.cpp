@@ -634,15 +634,35 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
 
     // --- transformer layers: each distinct kind is costed once and shared ------------------------
     {
+        // Low-precision recipes that keep the first and last n layers in BF16 (TrainingSpec::bf16_edge_layers):
+        // those layers are a kind of their own, costed with the BF16 timer and no casts.
+        const int edge = lowp ? std::max(0, in.training->bf16_edge_layers) : 0;
+        auto in_bf16 = [&](int i) { return i < edge || i >= m.layers - edge; };
+        Ctx bf16{c.m, c.in, hp, hp, c.comm};
+        bf16.t = c.t;
+        bf16.tokens = c.tokens;
+        bf16.h = c.h;
+        bf16.e = c.e;
+        bf16.hidden_bytes = c.hidden_bytes;
+        bf16.activation_bytes = c.activation_bytes;
+        bf16.full = c.full;
+        bf16.selective = c.selective;
+        bf16.sac = c.sac;
+        bf16.eager = c.eager;
         std::vector<LayerKind> kinds;       // distinct kinds in order of appearance
+        std::vector<bool> kind_bf16;        // ... and whether they run in BF16 under a low-precision recipe
         std::vector<int> first_index;       // a layer of each kind (for its parameter split)
         std::vector<int> count;
         std::vector<int> kind_of(static_cast<std::size_t>(std::max(0, m.layers)), 0);
         for (int i = 0; i < m.layers; ++i) {
             const LayerKind k = layer_kind(m, i);
-            const int id = static_cast<int>(std::find(kinds.begin(), kinds.end(), k) - kinds.begin());
+            int id = 0;
+            while (id < static_cast<int>(kinds.size()) && !(kinds[static_cast<std::size_t>(id)] == k && kind_bf16[static_cast<std::size_t>(id)] == in_bf16(i))) {
+                ++id;
+            }
             if (id == static_cast<int>(kinds.size())) {
                 kinds.push_back(k);
+                kind_bf16.push_back(in_bf16(i));
                 first_index.push_back(i);
                 count.push_back(0);
             }
@@ -651,13 +671,15 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
         }
         if (kinds.empty()) {
             kinds.push_back(layer_kind(m, 0));
+            kind_bf16.push_back(false);
             first_index.push_back(0);
             count.push_back(1);
         }
         const auto common = static_cast<std::size_t>(std::max_element(count.begin(), count.end()) - count.begin());
         std::vector<BlockCost> costs(kinds.size());
         for (std::size_t k = 0; k < kinds.size(); ++k) {
-            build_layer(costs[k], k == common ? &out.layer_operators : nullptr, c, kinds[k], layer_param_split(m, first_index[k]));
+            build_layer(costs[k], k == common ? &out.layer_operators : nullptr, kind_bf16[k] ? bf16 : c, kinds[k],
+                        layer_param_split(m, first_index[k]));
         }
         out.layer = costs[static_cast<std::size_t>(kind_of.empty() ? 0 : kind_of[0])];
         if (kinds.size() > 1) {

@@ -241,7 +241,8 @@ ClusterSpec read_cluster(Reader r)
 TrainingSpec read_training(Reader r)
 {
     r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "bf16_gradients",
-                     "fp8_param_gather", "per_op_sac", "tp_overlap_forward_only", "eager_elementwise", "description"});
+                     "fp8_param_gather", "per_op_sac", "tp_overlap_forward_only", "eager_elementwise", "bf16_edge_layers",
+                     "description"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
@@ -276,6 +277,7 @@ TrainingSpec read_training(Reader r)
     t.per_op_sac = r.optional_bool("per_op_sac").value_or(false);
     t.tp_overlap_forward_only = r.optional_bool("tp_overlap_forward_only").value_or(false);
     t.eager_elementwise = r.optional_bool("eager_elementwise").value_or(false);
+    t.bf16_edge_layers = r.optional_int("bf16_edge_layers", 0, 1'000'000).value_or(0);
     return t;
 }
 
@@ -798,6 +800,9 @@ nlohmann::json scenario_to_json(const Scenario& s)
     }
     if (s.training.eager_elementwise) {
         j["training"]["eager_elementwise"] = true;
+    }
+    if (s.training.bf16_edge_layers > 0) {
+        j["training"]["bf16_edge_layers"] = s.training.bf16_edge_layers;
     }
     if (s.plan) {
         j["plan"] = plan_to_json(*s.plan);

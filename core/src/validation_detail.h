@@ -64,6 +64,7 @@ struct SoftwareSettings {
     bool no_grad_accumulation = false;      // the global batch is local batch x dp (torchtitan 2024-25)
     bool bf16_gradients = false;            // gradients kept and reduced in bf16 (TrainingSpec::bf16_gradients)
     bool fp8_param_gather = false;          // per-tensor FP8 recipes keep and gather FP8 weights only (TrainingSpec)
+    int current_scaling_bf16_edge_layers = 0; // FP8 current scaling keeps the first/last n layers in BF16 (TrainingSpec)
     bool eager_elementwise = false;         // elementwise ops as eager PyTorch sequences (TrainingSpec)
     bool tp_overlap_forward_only = false;   // its TP overlap (async TP) hides forward traffic only (TrainingSpec)
     // Pipeline defaults where a row leaves them out: stages per rank of an interleaved schedule (0 = not

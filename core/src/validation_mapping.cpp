@@ -131,6 +131,7 @@ RowMapping map_run(const RunRow& r)
     t.bf16_gradients = sw.bf16_gradients && t.precision != Precision::Fp32;
     t.fp8_param_gather = sw.fp8_param_gather && t.precision == Precision::Fp8 &&
                          (t.fp8_recipe == Fp8Recipe::Current || t.fp8_recipe == Fp8Recipe::Delayed);
+    t.bf16_edge_layers = t.precision == Precision::Fp8 && t.fp8_recipe == Fp8Recipe::Current ? sw.current_scaling_bf16_edge_layers : 0;
 
     // Batch.
     OpenSettings open;

@@ -130,11 +130,14 @@ SoftwareSettings software_settings(const RunRow& r)
         if (contains(r.arch_family, "llama") && !r.num_experts && !contains(r.arch_family, "moe")) {
             s.bf16_gradients = true;
             s.fp8_param_gather = true;
+            // bf16_with_fp8_current_scaling_mixed(): first_last_layers_bf16 = True, one layer at each end.
+            s.current_scaling_bf16_edge_layers = 1;
             s.recipe_recompute = Recompute::None;
             s.recipe_sequence_parallel = true;
             s.recipe_overlap_param_gather = true;
             s.recipe_tp_overlap = !contains(r.precision, "nvfp4");
-            s.description += "; the Llama 3 recipes: bf16 gradients, FP8 weights gathered in FP8 (per-tensor recipes), and as the "
+            s.description += "; the Llama 3 recipes: bf16 gradients, FP8 weights gathered in FP8 (per-tensor recipes), FP8 current "
+                             "scaling with the first and last layer in BF16, and as the "
                              "centre of a range where they fit no recompute, sequence parallelism, overlapped parameter gather, TP "
                              "communication overlap (not with NVFP4)";
         }

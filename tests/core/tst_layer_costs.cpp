@@ -319,6 +319,28 @@ private slots:
         QCOMPARE(on.layer.backward.tp_comm_s, off.layer.backward.tp_comm_s);
     }
 
+    void bf16_edge_layers_run_at_bf16_speed()
+    {
+        // FP8 current scaling with the first and last layer in BF16 (Megatron-Bridge first_last_layers_bf16):
+        // of 4 layers, 0 and 3 cost what a BF16 layer costs, 1 and 2 the FP8 layer.
+        ModelSpec m = llama_layer();
+        m.layers = 4;
+        Setup fp8(m, 1979);
+        fp8.training.precision = Precision::Fp8;
+        fp8.training.fp8_recipe = Fp8Recipe::Current;
+        const LayerCosts plain = fp8.run();
+        QVERIFY(plain.layers.empty());
+        fp8.training.bf16_edge_layers = 1;
+        const LayerCosts edge = fp8.run();
+        Setup bf16(m, 1979);
+        const LayerCosts ref = bf16.run();
+        QCOMPARE(edge.layers.size(), std::size_t{4});
+        QVERIFY(close(forward_s(edge.layers[0]), forward_s(ref.layer)));
+        QVERIFY(close(forward_s(edge.layers[3]), forward_s(ref.layer)));
+        QVERIFY(close(forward_s(edge.layers[1]), forward_s(plain.layer)));
+        QVERIFY(forward_s(edge.layers[1]) < forward_s(edge.layers[0]));
+    }
+
     void bf16_gradients_and_fp8_parameter_gather_bytes()
     {
         TrainingSpec t;

@@ -43,7 +43,7 @@ const std::map<std::string, Pin>& modern_set_pins()
     // Figures at main 1bdfb53 (every contract field modeled; profiles not yet calibrated on these rows); the
     // megatron_bridge_dense_* and torchtitan_* pins lowered with the recipe defaults and torchtitan structure (h-dense).
     static const std::map<std::string, Pin> pins{
-        {"megatron_bridge_dense_h100", {13, 6.1}}, {"megatron_bridge_dense_b200", {8, 5.9}},  {"megatron_bridge_dense_gb200", {37, 12.6}},
+        {"megatron_bridge_dense_h100", {13, 7.6}}, {"megatron_bridge_dense_b200", {8, 4.6}},  {"megatron_bridge_dense_gb200", {37, 11.6}},
         {"megatron_bridge_moe_h100", {23, 34.4}},   {"megatron_bridge_moe_b200", {24, 54.5}},   {"megatron_bridge_moe_gb200", {43, 34.8}},
         {"mcore_dsv3_gb200_optimization", {1, 37.0}}, {"deepseek_v3", {0, -1}},                 {"torchtitan_h100", {18, 40.2}},
         {"torchtitan_asynctp_h100", {12, 37.5}},    {"torchtitan_docs_2024", {6, 14.2}},        {"megatron_core_moe_readme", {0, -1}},

@@ -139,6 +139,7 @@ struct TrainingSpec {
     bool per_op_sac = false;       // selective recompute as torchtitan's per-op SAC: every second matmul of a layer and the elementwise ops
     bool tp_overlap_forward_only = false; // tp_overlap hides TP traffic in the forward passes only (PyTorch async TP)
     bool eager_elementwise = false; // norms, RoPE and activation run as eager PyTorch op sequences (no torch.compile fusion)
+    int bf16_edge_layers = 0;      // fp8/nvfp4: the first and the last this many transformer layers run in BF16
 };
 
 struct Plan {
