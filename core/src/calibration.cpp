@@ -550,7 +550,7 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
         }
         std::vector<RunCandidate> centre;
         for (const std::size_t k : range->central_indices) {
-            centre.push_back(m.run->candidates.empty() ? RunCandidate{m.run->scenario, m.run->plan, {}} : m.run->candidates[k]);
+            centre.push_back(m.run->candidates.empty() ? RunCandidate{m.run->scenario, m.run->plan, {}, 0} : m.run->candidates[k]);
         }
         auto it = std::find(subset_names.begin(), subset_names.end(), r.subset);
         if (it == subset_names.end()) {

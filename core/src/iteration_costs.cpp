@@ -292,8 +292,10 @@ private:
         st.param_gather_s = 0;
         st.first_forward_dp_s = 0;
         if ((p.zero_stage == 1 || p.zero_stage == 2) && m_out.reduce_grads) {
-            const double gather = m_comm.collective_seconds(Collective::AllGather, (params.dense + params.vocab) * m_bytes.weight, m_groups.shard) +
-                                  m_comm.collective_seconds(Collective::AllGather, params.expert * m_bytes.weight, m_groups.expert);
+            // Decoder weights at their gather width (FP8 with fp8_param_gather), the vocabulary in bf16.
+            const double gather = m_comm.collective_seconds(Collective::AllGather, params.dense * m_bytes.layer_gather + params.vocab * m_bytes.weight,
+                                                            m_groups.shard) +
+                                  m_comm.collective_seconds(Collective::AllGather, params.expert * m_bytes.layer_gather, m_groups.expert);
             if (p.overlap_param_gather) {
                 // Bucket by bucket behind the next iteration's first forward on this stage (first chunk).
                 const ChunkCosts& first = m_out.at(s, first_chunk(s));

@@ -42,12 +42,13 @@ public:
 
     // Overlap: a fraction of the tensor-parallel traffic runs under the GEMMs it feeds (never more than
     // their time); with moe_overlap the dispatch/combine runs under the layer's compute (max, not sum).
-    void apply_overlap(bool tp_overlap, double tp_fraction, bool moe_overlap)
+    // With `tp_forward_only` (PyTorch async TP) the backward's traffic stays exposed.
+    void apply_overlap(bool tp_overlap, double tp_fraction, bool moe_overlap, bool tp_forward_only = false)
     {
         const Phase phases[] = {Phase::Forward, Phase::Backward, Phase::Recompute};
         for (int i = 0; i < 3; ++i) {
             PhaseTime& t = phase_time(phases[i]);
-            if (tp_overlap) {
+            if (tp_overlap && !(tp_forward_only && phases[i] == Phase::Backward)) {
                 const double hidden = std::min(tp_fraction * t.tp_comm_s, m_gemm_s[i]);
                 t.tp_comm_s -= hidden;
                 note(phases[i], "tp communication hidden behind GEMMs", -hidden, OperatorTime::Stream::Tensor);
@@ -167,7 +168,19 @@ struct Ctx {
     bool rc_norm = false, rc_mla_up = false, rc_moe_act = false; // Plan::recompute_modules
     bool lowp = false;            // FP8 or NVFP4 GEMMs
     double cast_bpe = 0;
+    bool sac = false;             // torchtitan per-op SAC: selective recompute redoes every second matmul + elementwise ops
+    bool eager = false;           // eager PyTorch elementwise op sequences (TrainingSpec::eager_elementwise)
 };
+
+// Eager PyTorch runs torchtitan's Llama elementwise code as separate kernels (torchtitan @ 9dec370,
+// torchtitan/models/norms.py RMSNorm and torchtitan/models/llama/model.py apply_rotary_emb, FeedForward).
+// Bytes each streams per element, against the one fused kernel torch.compile (or Megatron/TE) runs:
+//   RMSNorm  x.float() 2+4, pow 4+4, mean 4, x * rsqrt 4+4, type_as 4+2, * weight 2+2 = 36   (fused: 2+2)
+//   SwiGLU   silu 2+2, * 2+2+2 = 10 per element of the FFN width                         (fused: 2+2+2)
+//   RoPE     .float() 2+4, complex multiply 8+8, type_as 4+2 = 28 per element of q and k  (fused, not modeled)
+constexpr double kEagerNormTraffic = 36.0 / 4.0;
+constexpr double kEagerSwigluTraffic = 10.0 / 6.0;
+constexpr double kEagerRopeBytesPerElement = 28.0;
 
 void add_gemm(BlockBuilder& b, const Ctx& c, const char* name, double m, double n, double k, bool recomputed, bool lowp = true)
 {
@@ -184,6 +197,15 @@ void add_gemm(BlockBuilder& b, const Ctx& c, const char* name, double m, double 
         if (recomputed) {
             b.cast_traffic(Phase::Recompute, m * k * c.cast_bpe);
         }
+    }
+}
+
+// Only the forward of a GEMM again, before its backward (per-op selective recompute redoes some GEMMs).
+void add_recomputed_gemm(BlockBuilder& b, const Ctx& c, const char* name, double m, double n, double k)
+{
+    b.gemm(Phase::Recompute, name, c.timer.gemm_seconds(m, n, k));
+    if (c.lowp) {
+        b.cast_traffic(Phase::Recompute, m * k * c.cast_bpe);
     }
 }
 
@@ -217,6 +239,12 @@ void add_memory_bound(BlockBuilder& b, const OperatorTimer& t, const char* name,
     if (recomputed) {
         b.compute(Phase::Recompute, name, fwd);
     }
+}
+
+// A block's RMSNorm/LayerNorm: eager op sequences stream more bytes; per-op SAC recomputes it.
+void add_norm(BlockBuilder& b, const Ctx& c, const char* name, double bytes)
+{
+    add_memory_bound(b, c.hp, name, "layernorm", bytes * (c.eager ? kEagerNormTraffic : 1.0), c.full || c.sac || c.rc_norm);
 }
 
 void tp_collectives(BlockBuilder& b, const Ctx& c, bool entering)
@@ -256,8 +284,12 @@ void attention_core(BlockBuilder& b, const Ctx& c, double heads_local, double he
     const double bh = in.micro_batch * heads_local;
     double fwd = 0, bwd = 0;
     if (in.training->attention == AttentionKernel::Flash) {
-        fwd = c.hp.flash_forward_seconds(bh, m.seq_len, head_dim) * share;
-        bwd = c.hp.flash_backward_seconds(bh, m.seq_len, head_dim) * share;
+        // Past the longest sequence of the profile's table the lookup scales time linearly; causal attention
+        // grows with the square of the sequence, so the other factor s / s_max is applied here.
+        const auto& grid = in.profile->flash_attention.seq;
+        const double beyond = !grid.empty() && m.seq_len > grid.back() ? m.seq_len / grid.back() : 1.0;
+        fwd = c.hp.flash_forward_seconds(bh, m.seq_len, head_dim) * share * beyond;
+        bwd = c.hp.flash_backward_seconds(bh, m.seq_len, head_dim) * share * beyond;
         b.compute(Phase::Forward, "attention core (flash)", fwd);
         b.compute(Phase::Backward, "attention core (flash)", bwd);
         if (c.full) {
@@ -324,14 +356,26 @@ void attention_mixer(BlockBuilder& b, const Ctx& c, bool windowed)
     const double head_dim = m.head_dim();
     const double q = static_cast<double>(m.heads) * head_dim;
     const double kv = static_cast<double>(m.effective_kv_heads()) * head_dim;
-    add_memory_bound(b, c.hp, "layernorm 1", "layernorm", c.hidden_bytes, c.full || c.rc_norm);
+    add_norm(b, c, "layernorm 1", c.hidden_bytes);
     tp_collectives(b, c, true);
     add_gemm(b, c, "qkv projection", c.tokens, (q + 2 * kv) / c.t, c.h, c.full);
     if (m.qk_norm) {
         add_memory_bound(b, c.hp, "q/k norm", "layernorm", c.tokens * (q + kv) / c.t * c.e, c.full);
     }
+    if (c.eager) {
+        // RoPE on q and k as eager complex arithmetic; a streaming add moves 3 bytes per input byte.
+        add_memory_bound(b, c.hp, "rope (eager)", "residual_add", c.tokens * (q + kv) / c.t * kEagerRopeBytesPerElement / 3, c.full || c.sac);
+    }
     attention_core(b, c, m.heads / c.t, head_dim, (q + 2 * kv) / c.t, q / c.t, 2 * kv / c.t, windowed);
     add_gemm(b, c, "output projection", c.tokens, c.h, q / c.t, c.full);
+    if (c.sac) {
+        // torchtitan's per-op SAC policy saves the outputs of matmuls, SDPA and reduce-scatters "except
+        // every second mm" of a layer (torchtitan parallelize_llama.py _apply_ac_to_transformer_block, Dec.
+        // 2024; torchtitan/distributed/activation_checkpoint.py later): in call order wq 1, wk 2, wv 3, wo 4,
+        // w1 5, w3 6, w2 7, so wk, wo and w3 are redone, and every elementwise op is recomputed.
+        add_recomputed_gemm(b, c, "k projection (per-op SAC)", c.tokens, kv / c.t, c.h);
+        add_recomputed_gemm(b, c, "output projection (per-op SAC)", c.tokens, c.h, q / c.t);
+    }
     tp_collectives(b, c, false);
     residual(b, c, "dropout 1", "residual 1");
 }
@@ -422,14 +466,19 @@ void ffn_gemms(BlockBuilder& b, const Ctx& c, double rows, double width_local, c
     const bool swiglu = c.m.activation == FfnActivation::SwiGlu;
     add_gemm(b, c, up, rows, (swiglu ? 2 : 1) * width_local, c.h, c.full);
     add_memory_bound(b, c.hp, activation_name(c.m.activation), activation_kind(c.m.activation),
-                     rows * width_local * c.e * (swiglu ? 2 : 1), c.full);
+                     rows * width_local * c.e * (swiglu ? 2 : 1) * (c.eager && swiglu ? kEagerSwigluTraffic : 1.0), c.full || c.sac);
     add_gemm(b, c, down, rows, c.h, width_local, c.full);
+    if (c.sac) {
+        // Per-op SAC (see attention_mixer): the layer's 6th matmul, w3 (the up half) with SwiGLU, else w2.
+        add_recomputed_gemm(b, c, swiglu ? "ffn up (per-op SAC)" : "ffn down (per-op SAC)", rows, swiglu ? width_local : c.h,
+                            swiglu ? c.h : width_local);
+    }
 }
 
 void dense_ffn(BlockBuilder& b, const Ctx& c)
 {
     const bool swiglu = c.m.activation == FfnActivation::SwiGlu;
-    add_memory_bound(b, c.hp, "layernorm 2", "layernorm", c.hidden_bytes, c.full || c.rc_norm);
+    add_norm(b, c, "layernorm 2", c.hidden_bytes);
     tp_collectives(b, c, true);
     ffn_gemms(b, c, c.tokens, c.m.effective_ffn_hidden() / c.t, swiglu ? "ffn gate+up" : "ffn up", "ffn down");
     tp_collectives(b, c, false);
@@ -551,7 +600,7 @@ void build_layer(BlockCost& block, std::vector<OperatorTime>* ops, const Ctx& c,
     const double traffic = local_params * c.in.training->grad_accumulation_bytes;
     b.compute(Phase::Backward, "weight-gradient accumulation",
               traffic > 0 ? c.hp.memory_bound_seconds("residual_add", traffic / 3, false) : 0.0);
-    b.apply_overlap(c.in.tp_overlap, c.in.tp_overlap_hidden_fraction, c.in.moe_overlap);
+    b.apply_overlap(c.in.tp_overlap, c.in.tp_overlap_hidden_fraction, c.in.moe_overlap, c.in.training->tp_overlap_forward_only);
     b.apply_host_floor(c.in.profile->host_overhead_us * 1e-6);
 }
 
@@ -595,19 +644,41 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
     c.rc_moe_act = (in.recompute_modules & kRecomputeMoeAct) != 0;
     c.lowp = lowp;
     c.cast_bpe = lowp ? cast_bytes_per_element(precision, in.training->fp8_recipe) : 0;
+    c.sac = c.selective && in.training->per_op_sac;
+    c.eager = in.training->eager_elementwise;
     const double host_s = in.profile->host_overhead_us * 1e-6;
 
     // --- transformer layers: each distinct kind is costed once and shared ------------------------
     {
+        // Low-precision recipes that keep the first and last n layers in BF16 (TrainingSpec::bf16_edge_layers):
+        // those layers are a kind of their own, costed with the BF16 timer and no casts.
+        const int edge = lowp ? std::max(0, in.training->bf16_edge_layers) : 0;
+        auto in_bf16 = [&](int i) { return i < edge || i >= m.layers - edge; };
+        Ctx bf16{c.m, c.in, hp, hp, c.comm};
+        bf16.t = c.t;
+        bf16.tokens = c.tokens;
+        bf16.h = c.h;
+        bf16.e = c.e;
+        bf16.hidden_bytes = c.hidden_bytes;
+        bf16.activation_bytes = c.activation_bytes;
+        bf16.full = c.full;
+        bf16.selective = c.selective;
+        bf16.sac = c.sac;
+        bf16.eager = c.eager;
         std::vector<LayerKind> kinds;       // distinct kinds in order of appearance
+        std::vector<bool> kind_bf16;        // ... and whether they run in BF16 under a low-precision recipe
         std::vector<int> first_index;       // a layer of each kind (for its parameter split)
         std::vector<int> count;
         std::vector<int> kind_of(static_cast<std::size_t>(std::max(0, m.layers)), 0);
         for (int i = 0; i < m.layers; ++i) {
             const LayerKind k = layer_kind(m, i);
-            const int id = static_cast<int>(std::find(kinds.begin(), kinds.end(), k) - kinds.begin());
+            int id = 0;
+            while (id < static_cast<int>(kinds.size()) && !(kinds[static_cast<std::size_t>(id)] == k && kind_bf16[static_cast<std::size_t>(id)] == in_bf16(i))) {
+                ++id;
+            }
             if (id == static_cast<int>(kinds.size())) {
                 kinds.push_back(k);
+                kind_bf16.push_back(in_bf16(i));
                 first_index.push_back(i);
                 count.push_back(0);
             }
@@ -616,13 +687,15 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
         }
         if (kinds.empty()) {
             kinds.push_back(layer_kind(m, 0));
+            kind_bf16.push_back(false);
             first_index.push_back(0);
             count.push_back(1);
         }
         const auto common = static_cast<std::size_t>(std::max_element(count.begin(), count.end()) - count.begin());
         std::vector<BlockCost> costs(kinds.size());
         for (std::size_t k = 0; k < kinds.size(); ++k) {
-            build_layer(costs[k], k == common ? &out.layer_operators : nullptr, c, kinds[k], layer_param_split(m, first_index[k]));
+            build_layer(costs[k], k == common ? &out.layer_operators : nullptr, kind_bf16[k] ? bf16 : c, kinds[k],
+                        layer_param_split(m, first_index[k]));
         }
         out.layer = costs[static_cast<std::size_t>(kind_of.empty() ? 0 : kind_of[0])];
         if (kinds.size() > 1) {

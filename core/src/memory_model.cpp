@@ -136,6 +136,11 @@ ParamBytes param_bytes(const TrainingSpec& t, const Plan& plan)
     b.weight = t.precision == Precision::Fp32 ? 4 : 2;
     // Megatron keeps fp32 main gradients for bf16 (accumulate-allreduce-grads-in-fp32) and fp32 training.
     b.gradient = t.precision == Precision::Fp16 ? 2 : 4;
+    // Megatron with grad_reduce_in_fp32 false (the Megatron-Bridge performance scripts) keeps bf16 main
+    // gradients and reduce-scatters them in bf16.
+    if (t.bf16_gradients && t.precision != Precision::Fp32) {
+        b.gradient = 2;
+    }
     // Adam: fp32 master weights (not needed when training in fp32), first and second moments.
     b.optimizer = t.precision == Precision::Fp32 ? 8 : 12;
     if (t.bf16_optimizer_moments) {
@@ -168,6 +173,16 @@ ParamBytes param_bytes(const TrainingSpec& t, const Plan& plan)
         }
     } else if (t.precision == Precision::Nvfp4) {
         b.low_precision = 2.0 * (0.5 + 1.0 / 16.0);
+    }
+    b.layer_weight = b.weight;
+    b.layer_gather = b.weight;
+    // fp8_param_gather (Megatron --fp8-param-gather; set by Megatron-Bridge's FP8 precision configs): the
+    // decoder weights exist only as FP8 tensors (no bf16 copy; the fp32 master lives in the optimizer) and
+    // the distributed optimizer all-gathers them in FP8 (MoE README: halves the parameter all-gather).
+    if (t.fp8_param_gather && t.precision == Precision::Fp8) {
+        b.layer_weight = 0;
+        b.layer_gather = b.low_precision / 2.0;
+        b.gather = std::min(b.gather, b.layer_gather);
     }
     return b;
 }
@@ -214,10 +229,10 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
         const double sharded = (params.dense + params.vocab) / shard.dense + params.expert / shard.expert;
         StageMemory& mem = out[s];
         if (plan.zero_stage >= 3) {
-            mem.weights_bytes = sharded * bytes.weight + 2.0 * unit * (bytes.weight + bytes.low_precision);
+            mem.weights_bytes = sharded * bytes.weight + 2.0 * unit * (bytes.layer_weight + bytes.low_precision);
             mem.gradients_bytes = sharded * bytes.gradient + unit * bytes.gradient;
         } else {
-            mem.weights_bytes = params.total() * bytes.weight + layer_params * bytes.low_precision;
+            mem.weights_bytes = params.vocab * bytes.weight + layer_params * (bytes.layer_weight + bytes.low_precision);
             mem.gradients_bytes = plan.zero_stage >= 2 ? sharded * bytes.gradient : params.total() * bytes.gradient;
         }
         mem.optimizer_bytes = (plan.zero_stage >= 1 ? sharded : params.total()) * bytes.optimizer;

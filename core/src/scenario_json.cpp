@@ -246,6 +246,7 @@ ClusterSpec read_cluster(Reader r)
 TrainingSpec read_training(Reader r)
 {
     r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "optimizer_moments",
+                      "bf16_gradients", "fp8_param_gather", "per_op_sac", "tp_overlap_forward_only", "eager_elementwise", "bf16_edge_layers",
                       "description"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
@@ -283,6 +284,12 @@ TrainingSpec read_training(Reader r)
             r.error("optimizer_moments", "must be \"fp32\" or \"bf16\", not \"" + json_fields::bounded(*moments) + "\"");
         }
     }
+    t.bf16_gradients = r.optional_bool("bf16_gradients").value_or(false);
+    t.fp8_param_gather = r.optional_bool("fp8_param_gather").value_or(false);
+    t.per_op_sac = r.optional_bool("per_op_sac").value_or(false);
+    t.tp_overlap_forward_only = r.optional_bool("tp_overlap_forward_only").value_or(false);
+    t.eager_elementwise = r.optional_bool("eager_elementwise").value_or(false);
+    t.bf16_edge_layers = r.optional_int("bf16_edge_layers", 0, 1'000'000).value_or(0);
     return t;
 }
 
@@ -857,6 +864,24 @@ nlohmann::json scenario_to_json(const Scenario& s)
     }
     if (s.training.bf16_optimizer_moments) {
         j["training"]["optimizer_moments"] = "bf16";
+    }
+    if (s.training.bf16_gradients) {
+        j["training"]["bf16_gradients"] = true;
+    }
+    if (s.training.fp8_param_gather) {
+        j["training"]["fp8_param_gather"] = true;
+    }
+    if (s.training.per_op_sac) {
+        j["training"]["per_op_sac"] = true;
+    }
+    if (s.training.tp_overlap_forward_only) {
+        j["training"]["tp_overlap_forward_only"] = true;
+    }
+    if (s.training.eager_elementwise) {
+        j["training"]["eager_elementwise"] = true;
+    }
+    if (s.training.bf16_edge_layers > 0) {
+        j["training"]["bf16_edge_layers"] = s.training.bf16_edge_layers;
     }
     if (s.plan) {
         j["plan"] = plan_to_json(*s.plan);

@@ -71,17 +71,18 @@ std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate
 
 std::optional<double> predict_run(const MappedRun& run, const GpuProfile& profile, std::string& reason)
 {
-    return predict_candidate(run, RunCandidate{run.scenario, run.plan, {}}, profile, reason);
+    return predict_candidate(run, RunCandidate{run.scenario, run.plan, {}, 0}, profile, reason);
 }
 
 std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProfile& profile, std::string& reason)
 {
     std::vector<RunCandidate> single;
-    const std::vector<RunCandidate>& candidates = run.candidates.empty() ? (single = {RunCandidate{run.scenario, run.plan, {}}}) : run.candidates;
+    const std::vector<RunCandidate>& candidates = run.candidates.empty() ? (single = {RunCandidate{run.scenario, run.plan, {}, 0}}) : run.candidates;
     struct Point {
         double value;
         bool fits;
         std::size_t index;
+        int departures;
     };
     std::vector<Point> points;
     std::map<std::string, int> dropped; // reason -> candidates
@@ -92,7 +93,7 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
         bool fits = true;
         const auto v = predict_candidate(run, candidates[i], profile, why, &fits);
         if (v) {
-            points.push_back({*v, fits, i});
+            points.push_back({*v, fits, i, candidates[i].departures});
         } else {
             if (first_reason.empty()) {
                 first_reason = why;
@@ -116,10 +117,15 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
         kept = points;
     }
     std::sort(kept.begin(), kept.end(), [](const Point& a, const Point& b) { return a.value < b.value; });
-    const std::size_t n = kept.size();
-    out.candidates = static_cast<int>(n);
+    const std::size_t n_range = kept.size();
+    out.candidates = static_cast<int>(n_range);
     out.low = kept.front().value;
     out.high = kept.back().value;
+    // The centre: among those, the runs closest to the framework's documented values (a recipe's own
+    // setting where it fits, validation_ranges.cpp); the median of all of them where none is documented.
+    const int fewest = std::min_element(kept.begin(), kept.end(), [](const Point& a, const Point& b) { return a.departures < b.departures; })->departures;
+    std::erase_if(kept, [fewest](const Point& p) { return p.departures > fewest; });
+    const std::size_t n = kept.size();
     out.central = n % 2 == 1 ? kept[n / 2].value : 0.5 * (kept[n / 2 - 1].value + kept[n / 2].value);
     out.central_indices = n % 2 == 1 ? std::vector<std::size_t>{kept[n / 2].index} : std::vector<std::size_t>{kept[n / 2 - 1].index, kept[n / 2].index};
     return out;

@@ -66,6 +66,21 @@ struct SoftwareSettings {
     bool sequence_parallel_with_tp = false; // it is always on with tp > 1 (torchtitan's TP plan)
     bool distributed_optimizer = false;     // optimizer states sharded over data parallelism by default
     bool no_grad_accumulation = false;      // the global batch is local batch x dp (torchtitan 2024-25)
+    bool bf16_gradients = false;            // gradients kept and reduced in bf16 (TrainingSpec::bf16_gradients)
+    bool fp8_param_gather = false;          // per-tensor FP8 recipes keep and gather FP8 weights only (TrainingSpec)
+    int current_scaling_bf16_edge_layers = 0; // FP8 current scaling keeps the first/last n layers in BF16 (TrainingSpec)
+    bool eager_elementwise = false;         // elementwise ops as eager PyTorch sequences (TrainingSpec)
+    bool tp_overlap_forward_only = false;   // its TP overlap (async TP) hides forward traffic only (TrainingSpec)
+    // Pipeline defaults where a row leaves them out: stages per rank of an interleaved schedule (0 = not
+    // documented), and micro-batches per iteration = the number of pipeline stages (pp x stages per rank).
+    int default_interleaved_stages = 0;
+    bool microbatches_are_stages = false;
+    // The values a framework's documented recipes use for settings the rows leave out: the centre of a
+    // row's range where they fit in memory (the other values stay in the range). nullopt = not documented.
+    std::optional<Recompute> recipe_recompute;
+    std::optional<bool> recipe_sequence_parallel;
+    std::optional<bool> recipe_overlap_param_gather;
+    std::optional<bool> recipe_tp_overlap;
     std::string description;
 };
 SoftwareSettings software_settings(const RunRow& r);

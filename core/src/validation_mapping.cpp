@@ -128,6 +128,10 @@ RowMapping map_run(const RunRow& r)
             note(std::string("FP8 recipe not stated: ") + to_string(sw.fp8_recipe) + " (the software's default)");
         }
     }
+    t.bf16_gradients = sw.bf16_gradients && t.precision != Precision::Fp32;
+    t.fp8_param_gather = sw.fp8_param_gather && t.precision == Precision::Fp8 &&
+                         (t.fp8_recipe == Fp8Recipe::Current || t.fp8_recipe == Fp8Recipe::Delayed);
+    t.bf16_edge_layers = t.precision == Precision::Fp8 && t.fp8_recipe == Fp8Recipe::Current ? sw.current_scaling_bf16_edge_layers : 0;
 
     // Batch.
     OpenSettings open;
@@ -171,6 +175,13 @@ RowMapping map_run(const RunRow& r)
     } else {
         return skip("activation_recompute \"" + json_fields::bounded(*r.activation_recompute) + "\" is not recognised");
     }
+    if (sw.framework == Framework::Torchtitan && p.recompute == Recompute::Selective &&
+        (rc.find("per-op") != std::string::npos || rc.find("per op") != std::string::npos || rc.find("selective op") != std::string::npos)) {
+        t.per_op_sac = true;
+        note("torchtitan per-op selective checkpointing: every second matmul of a layer and the elementwise ops recomputed");
+    }
+    t.eager_elementwise = sw.eager_elementwise;
+    t.tp_overlap_forward_only = sw.tp_overlap_forward_only;
     if (r.sequence_parallel) {
         p.sequence_parallel = *r.sequence_parallel;
     } else if (rc.find("sequence parallel") != std::string::npos || rc.find("+ sp") != std::string::npos) {
@@ -267,6 +278,9 @@ RowMapping map_run(const RunRow& r)
         p.schedule = Schedule::Interleaved;
         if (r.virtual_pipeline_stages) {
             p.virtual_stages = *r.virtual_pipeline_stages;
+        } else if (sw.default_interleaved_stages > 1) {
+            p.virtual_stages = sw.default_interleaved_stages;
+            note("virtual_pipeline_stages not given: " + std::to_string(p.virtual_stages) + " stages per rank (the software's default split)");
         } else {
             // Open: the candidates are every v > 1 dividing the layers per stage (validation_ranges.cpp).
             const int per_stage = m.layers % p.pp == 0 ? m.layers / p.pp : 0;
@@ -290,6 +304,16 @@ RowMapping map_run(const RunRow& r)
         p.schedule = Schedule::OneFOneB;
         if (!r.pipeline_schedule) {
             note("pipeline_schedule not given: 1F1B");
+        }
+    }
+    if (open.micro_batch && sw.microbatches_are_stages && p.pp > 1) {
+        const int stages = p.pp * std::max(1, p.virtual_stages);
+        const int per_replica = p.dp > 0 && t.global_batch % p.dp == 0 ? t.global_batch / p.dp : 0;
+        if (per_replica > 0 && per_replica % stages == 0) {
+            p.micro_batch = per_replica / stages;
+            open.micro_batch = false;
+            note("micro_batch_size not given: " + std::to_string(p.micro_batch) + " (the software splits the " + std::to_string(per_replica) +
+                 " sequences per replica into one micro-batch per pipeline stage, " + std::to_string(stages) + ")");
         }
     }
     // A layout the row states ("custom layout Et|(tt|)*30L") wins; else an even split or the frameworks' rule.

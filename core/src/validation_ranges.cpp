@@ -12,6 +12,11 @@
 //   virtual stages        every v > 1 that divides the layers per pipeline stage
 //   overlap flags         off and on (parameter all-gather, TP communication, expert all-to-all)
 // Values a plan cannot take (an interleaving the batch does not allow, ...) are dropped when predicted.
+// Where the framework documents the value its recipes use (SoftwareSettings::recipe_*, e.g. Megatron-
+// Bridge's performance recipes: no recompute, sequence parallelism, overlapped parameter gather and TP
+// communication), that value is marked preferred: each candidate counts the settings it takes away from
+// the recipe (RunCandidate::departures), and the centre is taken among the fitting runs with the fewest,
+// so the recipe's own run is scored where it fits in memory and the others still bound the range.
 #include <algorithm>
 #include <functional>
 
@@ -34,7 +39,23 @@ struct Axis {
     std::string name;
     std::vector<std::string> labels;
     std::vector<std::function<void(Scenario&, Plan&)>> apply;
+    int preferred = -1; // the value the framework's recipes document (an index into labels); -1 none
 };
+
+// The label's index of a documented value, -1 when it is not documented or not among the labels.
+int preferred_index(const Axis& a, const std::optional<std::string>& documented)
+{
+    if (!documented) {
+        return -1;
+    }
+    const auto it = std::find(a.labels.begin(), a.labels.end(), *documented);
+    return it == a.labels.end() ? -1 : static_cast<int>(it - a.labels.begin());
+}
+
+std::optional<std::string> on_off(const std::optional<bool>& v)
+{
+    return v ? std::optional<std::string>(*v ? "on" : "off") : std::nullopt;
+}
 
 } // namespace
 
@@ -69,6 +90,7 @@ void expand_candidates(MappedRun& run, const OpenSettings& open, const SoftwareS
             a.labels.push_back(to_string(rc));
             a.apply.push_back([rc](Scenario&, Plan& p) { p.recompute = rc; });
         }
+        a.preferred = preferred_index(a, sw.recipe_recompute ? std::optional<std::string>(to_string(*sw.recipe_recompute)) : std::nullopt);
         run.open_settings.push_back("activation_recompute not given: {" + join(a.labels, ", ") + "} (the runs that fit in memory" +
                                     (sw.has_selective_recompute ? "" : "; the software recomputes whole layers only") + ")");
         axes.push_back(std::move(a));
@@ -78,6 +100,7 @@ void expand_candidates(MappedRun& run, const OpenSettings& open, const SoftwareS
         for (const bool sp : {false, true}) {
             a.apply.push_back([sp](Scenario&, Plan& p) { p.sequence_parallel = sp; });
         }
+        a.preferred = preferred_index(a, on_off(sw.recipe_sequence_parallel));
         run.open_settings.push_back("sequence_parallel not given: {off, on}");
         axes.push_back(std::move(a));
     }
@@ -107,7 +130,7 @@ void expand_candidates(MappedRun& run, const OpenSettings& open, const SoftwareS
             axes.push_back(std::move(a));
         }
     }
-    auto flag_axis = [&](bool is_open, const char* name, bool Plan::*field) {
+    auto flag_axis = [&](bool is_open, const char* name, bool Plan::*field, const std::optional<bool>& documented) {
         if (!is_open) {
             return;
         }
@@ -115,22 +138,30 @@ void expand_candidates(MappedRun& run, const OpenSettings& open, const SoftwareS
         for (const bool on : {false, true}) {
             a.apply.push_back([field, on](Scenario&, Plan& p) { p.*field = on; });
         }
+        a.preferred = preferred_index(a, on_off(documented));
         run.open_settings.push_back(std::string(name) + " not given: {off, on}");
         axes.push_back(std::move(a));
     };
-    flag_axis(open.overlap_param_gather, "overlap_param_gather", &Plan::overlap_param_gather);
-    flag_axis(open.tp_overlap && base.tp > 1, "tp_overlap", &Plan::tp_overlap);
-    flag_axis(open.moe_overlap && base.ep > 1, "moe_overlap", &Plan::moe_overlap);
+    flag_axis(open.overlap_param_gather, "overlap_param_gather", &Plan::overlap_param_gather, sw.recipe_overlap_param_gather);
+    flag_axis(open.tp_overlap && base.tp > 1, "tp_overlap", &Plan::tp_overlap, sw.recipe_tp_overlap);
+    flag_axis(open.moe_overlap && base.ep > 1, "moe_overlap", &Plan::moe_overlap, std::nullopt);
+    // Each open line says which value the recipe documents.
+    for (std::size_t k = 0, line = run.open_settings.size() - axes.size(); k < axes.size(); ++k, ++line) {
+        if (axes[k].preferred >= 0 && line < run.open_settings.size()) {
+            run.open_settings[line] += "; the recipe's value: " + axes[k].labels[static_cast<std::size_t>(axes[k].preferred)];
+        }
+    }
 
     // The product of the open settings, the first value of each first.
     run.candidates.clear();
     std::vector<std::size_t> index(axes.size(), 0);
     while (true) {
-        RunCandidate c{run.scenario, run.plan, {}};
+        RunCandidate c{run.scenario, run.plan, {}, 0};
         std::vector<std::string> label;
         for (std::size_t k = 0; k < axes.size(); ++k) {
             axes[k].apply[index[k]](c.scenario, c.plan);
             label.push_back(axes[k].name + " " + axes[k].labels[index[k]]);
+            c.departures += axes[k].preferred >= 0 && static_cast<std::size_t>(axes[k].preferred) != index[k] ? 1 : 0;
         }
         c.label = join(label, ", ");
         run.candidates.push_back(std::move(c));

@@ -76,9 +76,21 @@ SoftwareSettings software_settings(const RunRow& r)
         s.no_grad_accumulation = true;
         s.description = "torchtitan: FSDP2 overlapped with the passes, flash attention (SDPA), bf16, sequence parallelism with TP, "
                         "no gradient accumulation, torchao float8 tensorwise scaling";
-        if (contains(r.software, "torch.compile")) {
-            s.description += "; torch.compile's kernel fusion is not modeled (operators costed as eager)";
-        }
+        // Async TP: PyTorch reports up to ~29% (Llama3 8B) / ~20% (70B) forward-pass speedup but ~8% end to
+        // end (discuss.pytorch.org/t/209487), and torchtitan's 2025-06 table 1.04-1.16x: what hiding the
+        // forward passes' TP traffic alone gives, so the backward's stays exposed.
+        s.tp_overlap_forward_only = true;
+        // Pipelining without split points: 1 stage per rank for single-stage schedules, 2 for interleaved
+        // ones ("this is the default if no pipeline split is specified", generate_split_points), and
+        // pipeline_parallel_microbatches "will be the number of pipeline stages, if unspecified" (torchtitan
+        // config_manager.py, 2024-12).
+        s.default_interleaved_stages = 2;
+        s.microbatches_are_stages = true;
+        // torch.compile fuses the norms, RoPE and SwiGLU; without it (training.compile defaults to false)
+        // they run as eager op sequences (layer_costs.cpp, kEager*).
+        s.eager_elementwise = !contains(r.software, "compile");
+        s.description += s.eager_elementwise ? "; no torch.compile: eager elementwise kernels" : "; torch.compile: fused elementwise kernels";
+        s.description += "; async TP hides forward TP traffic only";
         return s;
     }
     if (contains(r.software, "hai-llm")) {
@@ -94,16 +106,41 @@ SoftwareSettings software_settings(const RunRow& r)
         contains(r.software, "nemo")) {
         // Megatron-Core as Megatron-Bridge's performance recipes run it (scripts/performance): distributed
         // optimizer, gradient reduce-scatter overlapped with the backward, fused gradient accumulation,
-        // Transformer Engine fused (flash) attention, bf16. FP8 without a stated recipe: current scaling on
-        // Hopper and MXFP8 on Blackwell (the pages' later tables label the same rows "FP8-CS (FP8-MX)").
+        // Transformer Engine fused (flash) attention, bf16. FP8 without a stated recipe: per-tensor current
+        // scaling on every GPU. The pages' later tables label the same rows "FP8-CS (FP8-MX)", i.e. the main
+        // value is current scaling and MXFP8 the parenthesised variant (or a row of its own, "MXFP8"); the
+        // performance scripts' LLAMA31_405B_PRETRAIN_CONFIG_GB200_FP8_CS_V2 (TP4 PP16 VP4) is the layout of
+        // the unqualified "FP8" rows, FP8_MX_V2 (VP8) that of the "MXFP8" ones.
         s.framework = Framework::MegatronCore;
         s.overlap_grad_reduce = true;
         s.attention = AttentionKernel::Flash;
         s.precision = Precision::Bf16;
-        s.fp8_recipe = contains(r.gpu_type, "b200") || contains(r.gpu_type, "b300") ? Fp8Recipe::Mxfp8 : Fp8Recipe::Current;
+        s.fp8_recipe = Fp8Recipe::Current;
         s.distributed_optimizer = true;
+        // What the performance recipes set and the tables do not print (Megatron-Bridge @ 067f987,
+        // src/megatron/bridge/recipes/llama/llama3.py and scripts/performance/configs/llama/llama3(1)_llm_pretrain.py):
+        // recompute_granularity None; sequence_parallel True with TP; ddp overlap_param_gather True;
+        // CommOverlapConfig(tp_comm_overlap=True), turned off for NVFP4 (tp_comm_overlap = False if precision ==
+        // "nvfp4"); grad_reduce_in_fp32 = False (bf16 gradients); the FP8 precision configs (delayed,
+        // current scaling) set fp8_param_gather = True (training/mixed_precision.py).
+        // These are the Llama 3 / 3.1 recipes' values: they apply to dense Llama-family models only (the
+        // mixture-of-experts recipes set their own recompute modules and overlaps).
         s.description = "Megatron-Core (Megatron-Bridge performance recipes): distributed optimizer, overlapped gradient reduce-scatter, "
                         "fused gradient accumulation, TE fused attention, bf16";
+        if (contains(r.arch_family, "llama") && !r.num_experts && !contains(r.arch_family, "moe")) {
+            s.bf16_gradients = true;
+            s.fp8_param_gather = true;
+            // bf16_with_fp8_current_scaling_mixed(): first_last_layers_bf16 = True, one layer at each end.
+            s.current_scaling_bf16_edge_layers = 1;
+            s.recipe_recompute = Recompute::None;
+            s.recipe_sequence_parallel = true;
+            s.recipe_overlap_param_gather = true;
+            s.recipe_tp_overlap = !contains(r.precision, "nvfp4");
+            s.description += "; the Llama 3 recipes: bf16 gradients, FP8 weights gathered in FP8 (per-tensor recipes), FP8 current "
+                             "scaling with the first and last layer in BF16, and as the "
+                             "centre of a range where they fit no recompute, sequence parallelism, overlapped parameter gather, TP "
+                             "communication overlap (not with NVFP4)";
+        }
         return s;
     }
     s.description = "software not recognised: overlapped gradient reduction, flash attention, bf16 (today's Megatron-LM defaults)";

@@ -8,6 +8,7 @@
 #include "vtrain/layer_costs.h"
 #include "vtrain/memory_model.h"
 #include "vtrain/model_math.h"
+#include "vtrain/operator_timer.h"
 
 using namespace vtrain;
 
@@ -57,6 +58,30 @@ struct Setup {
 };
 
 double forward_s(const BlockCost& b) { return b.forward.total_s(); }
+
+// A Llama-3-8B-shaped layer: h 4096, 32 heads, 8 KV heads, SwiGLU FFN 14336, 8K tokens.
+ModelSpec llama_layer(int seq = 8192)
+{
+    ModelSpec m = test::gpt(1, 4096, 32, seq, 128256);
+    m.kv_heads = 8;
+    m.ffn_hidden = 14336;
+    m.activation = FfnActivation::SwiGlu;
+    m.normalization = Normalization::RmsNorm;
+    return m;
+}
+
+double op_seconds(const LayerCosts& c, const std::string& name, Phase phase)
+{
+    double s = 0;
+    for (const auto& op : c.layer_operators) {
+        if (op.name == name && op.phase == phase) {
+            s += op.seconds;
+        }
+    }
+    return s;
+}
+
+bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
 
 } // namespace
 
@@ -229,6 +254,113 @@ private slots:
         QVERIFY(on.layer.forward.tp_comm_s < off.layer.forward.tp_comm_s);
         QVERIFY(on.layer.forward.tp_comm_s >= 0.25 * off.layer.forward.tp_comm_s - 1e-12);
         QCOMPARE(on.layer.forward.compute_s, off.layer.forward.compute_s);
+    }
+
+    void per_op_sac_redoes_every_second_matmul_and_the_elementwise_ops()
+    {
+        // torchtitan's per-op SAC: of wq, wk, wv, wo, w1, w3, w2 the 2nd, 4th and 6th (wk, wo, w3) are redone,
+        // with both norms and the SwiGLU; Megatron's selective recompute with flash attention redoes nothing.
+        Setup s(llama_layer());
+        s.in.recompute = Recompute::Selective;
+        QCOMPARE(s.run().layer.recompute.total_s(), 0.0);
+        s.training.per_op_sac = true;
+        const LayerCosts c = s.run();
+        const OperatorTimer t(s.profile, Precision::Bf16);
+        const double tokens = 8192, h = 4096;
+        const double expected = t.gemm_seconds(tokens, 1024, h) + t.gemm_seconds(tokens, h, h) + t.gemm_seconds(tokens, 14336, h) +
+                                2 * t.memory_bound_seconds("layernorm", tokens * h * 2, false) +
+                                t.memory_bound_seconds("swiglu", tokens * 14336 * 2 * 2, false);
+        QVERIFY(close(c.layer.recompute.compute_s, expected));
+        QVERIFY(close(c.layer.forward.compute_s, Setup(llama_layer()).run().layer.forward.compute_s)); // forward unchanged
+    }
+
+    void eager_elementwise_streams_the_op_sequences()
+    {
+        // Eager RMSNorm streams 36 bytes per element (9x the fused 4), SwiGLU 10 instead of 6, RoPE 28 per
+        // element of q and k (a streaming add moves 3 bytes per input byte).
+        Setup fused(llama_layer());
+        Setup eager(llama_layer());
+        eager.training.eager_elementwise = true;
+        const LayerCosts f = fused.run();
+        const LayerCosts e = eager.run();
+        const OperatorTimer t(fused.profile, Precision::Bf16);
+        const double tokens = 8192, h = 4096;
+        QVERIFY(close(op_seconds(e, "layernorm 1", Phase::Forward), t.memory_bound_seconds("layernorm", 9 * tokens * h * 2, false)));
+        QVERIFY(close(op_seconds(e, "swiglu", Phase::Backward), t.memory_bound_seconds("swiglu", 10.0 / 6.0 * tokens * 14336 * 4, true)));
+        QVERIFY(close(op_seconds(e, "rope (eager)", Phase::Forward), t.memory_bound_seconds("residual_add", tokens * (4096 + 1024) * 28 / 3, false)));
+        QCOMPARE(op_seconds(f, "rope (eager)", Phase::Forward), 0.0);
+        QVERIFY(e.layer.forward.compute_s > f.layer.forward.compute_s);
+    }
+
+    void flash_attention_grows_quadratically_past_the_table()
+    {
+        // The profile's table ends at some sequence s_max; at 2 s_max one rank's causal attention costs 4x.
+        const double top = network_profile().flash_attention.seq.back();
+        Setup at(llama_layer(static_cast<int>(top)));
+        Setup twice(llama_layer(static_cast<int>(2 * top)));
+        const double a = op_seconds(at.run(), "attention core (flash)", Phase::Forward);
+        const double b = op_seconds(twice.run(), "attention core (flash)", Phase::Forward);
+        QVERIFY(a > 0);
+        QVERIFY(close(b, 4 * a));
+    }
+
+    void forward_only_tp_overlap_leaves_the_backward_exposed()
+    {
+        ModelSpec m = test::gpt(1, 8192, 64, 4096);
+        Setup s(m);
+        s.in.tp = 8;
+        s.in.sequence_parallel = true;
+        s.in.tp_group = place_group(8, 1, 8);
+        const LayerCosts off = s.run();
+        s.in.tp_overlap = true;
+        s.training.tp_overlap_forward_only = true;
+        const LayerCosts on = s.run();
+        QVERIFY(on.layer.forward.tp_comm_s < off.layer.forward.tp_comm_s);
+        QCOMPARE(on.layer.backward.tp_comm_s, off.layer.backward.tp_comm_s);
+    }
+
+    void bf16_edge_layers_run_at_bf16_speed()
+    {
+        // FP8 current scaling with the first and last layer in BF16 (Megatron-Bridge first_last_layers_bf16):
+        // of 4 layers, 0 and 3 cost what a BF16 layer costs, 1 and 2 the FP8 layer.
+        ModelSpec m = llama_layer();
+        m.layers = 4;
+        Setup fp8(m, 1979);
+        fp8.training.precision = Precision::Fp8;
+        fp8.training.fp8_recipe = Fp8Recipe::Current;
+        const LayerCosts plain = fp8.run();
+        QVERIFY(plain.layers.empty());
+        fp8.training.bf16_edge_layers = 1;
+        const LayerCosts edge = fp8.run();
+        Setup bf16(m, 1979);
+        const LayerCosts ref = bf16.run();
+        QCOMPARE(edge.layers.size(), std::size_t{4});
+        QVERIFY(close(forward_s(edge.layers[0]), forward_s(ref.layer)));
+        QVERIFY(close(forward_s(edge.layers[3]), forward_s(ref.layer)));
+        QVERIFY(close(forward_s(edge.layers[1]), forward_s(plain.layer)));
+        QVERIFY(forward_s(edge.layers[1]) < forward_s(edge.layers[0]));
+    }
+
+    void bf16_gradients_and_fp8_parameter_gather_bytes()
+    {
+        TrainingSpec t;
+        t.precision = Precision::Fp8;
+        t.fp8_recipe = Fp8Recipe::Current;
+        const Plan plan;
+        ParamBytes b = param_bytes(t, plan);
+        QCOMPARE(b.gradient, 4.0);
+        QCOMPARE(b.layer_weight, 2.0);
+        QCOMPARE(b.layer_gather, 2.0);
+        t.bf16_gradients = true;
+        t.fp8_param_gather = true;
+        b = param_bytes(t, plan);
+        // bf16 main gradients; decoder weights only as their row- and column-wise FP8 copies (2 bytes), the
+        // distributed optimizer gathering one byte per parameter.
+        QCOMPARE(b.gradient, 2.0);
+        QCOMPARE(b.layer_weight, 0.0);
+        QCOMPARE(b.low_precision, 2.0);
+        QCOMPARE(b.layer_gather, 1.0);
+        QCOMPARE(b.weight, 2.0); // the vocabulary stays bf16
     }
 
     void mamba_and_mtp_blocks_are_costed()

@@ -680,6 +680,75 @@ private slots:
         QVERIFY(point && point->low == point->high);
     }
 
+    void a_recipes_documented_values_are_the_centre_where_they_fit()
+    {
+        // A dense Llama row of Megatron-Bridge leaving recompute, SP and the overlaps out: the Llama 3 recipes
+        // run no recompute, SP, overlapped parameter gather and TP overlap, bf16 gradients, FP8 weights
+        // gathered in FP8 (current scaling). Every value stays in the range; the recipe's run is the centre.
+        nlohmann::json row = modern_row("llama");
+        row["arch_family"] = "llama_rmsnorm_swiglu_rope_gqa";
+        for (const char* k : {"num_experts", "moe_top_k", "moe_ffn_hidden_size", "num_shared_experts", "moe_first_dense_layers",
+                              "moe_layer_freq"}) {
+            row[k] = nullptr;
+        }
+        const MappedRun run = map_one(row);
+        QVERIFY(run.scenario.training.bf16_gradients);
+        QVERIFY(run.scenario.training.fp8_param_gather);
+        QVERIFY(run.candidates.size() > 1);
+        std::size_t recipe = run.candidates.size();
+        for (std::size_t i = 0; i < run.candidates.size(); ++i) {
+            const Plan& p = run.candidates[i].plan;
+            const bool is_recipe = p.recompute == Recompute::None && p.sequence_parallel && p.overlap_param_gather && p.tp_overlap;
+            QCOMPARE(run.candidates[i].departures == 0, is_recipe);
+            recipe = is_recipe ? i : recipe;
+        }
+        QVERIFY(recipe < run.candidates.size());
+        const GpuProfile profile = test::shipped_profile("h100-sxm5-80gb");
+        std::string reason;
+        bool fits = false;
+        const auto value = predict_candidate(run, run.candidates[recipe], profile, reason, &fits);
+        QVERIFY2(value && fits, reason.c_str());
+        const auto range = predict_range(run, profile, reason);
+        QVERIFY2(range, reason.c_str());
+        QCOMPARE(range->central, *value);
+        QVERIFY(range->low < range->high);
+        // The same row as a mixture-of-experts model keeps the plain median (the MoE recipes differ).
+        const MappedRun moe = map_one(modern_row("moe"));
+        QVERIFY(!moe.scenario.training.bf16_gradients);
+        for (const auto& c : moe.candidates) {
+            QCOMPARE(c.departures, 0);
+        }
+    }
+
+    void torchtitan_rows_get_its_checkpointing_compile_and_pipeline_defaults()
+    {
+        nlohmann::json row = modern_row("titan");
+        row["arch_family"] = "llama_rmsnorm_swiglu_rope_gqa";
+        for (const char* k : {"num_experts", "moe_top_k", "moe_ffn_hidden_size", "num_shared_experts", "moe_first_dense_layers",
+                              "moe_layer_freq"}) {
+            row[k] = nullptr;
+        }
+        row["software"] = "torchtitan 9dec370; FSDP2; async TP";
+        row["activation_recompute"] = "selective per-op (\"per op SAC\")";
+        row["micro_batch_size"] = nullptr;
+        row["pipeline_schedule"] = "1F1B";
+        MappedRun run = map_one(row);
+        const TrainingSpec& t = run.scenario.training;
+        QVERIFY(t.per_op_sac);
+        QVERIFY(t.eager_elementwise); // no torch.compile named
+        QVERIFY(t.tp_overlap_forward_only);
+        // 64 sequences over dp 4 = 16 per replica, split into one micro-batch per stage (pp 2): 8 each.
+        QCOMPARE(run.plan.micro_batch, 8);
+        QCOMPARE(run.candidates.size(), std::size_t{1});
+        // Interleaved without stated stages: 2 per rank; torch.compile named: fused elementwise kernels.
+        row["pipeline_schedule"] = "interleaved 1F1B";
+        row["software"] = "torchtitan 9dec370; FSDP2; torch.compile";
+        run = map_one(row);
+        QCOMPARE(run.plan.virtual_stages, 2);
+        QCOMPARE(run.plan.micro_batch, 4);
+        QVERIFY(!run.scenario.training.eager_elementwise);
+    }
+
     void tokens_per_second_is_the_global_batch_over_time()
     {
         nlohmann::json row = base_row("tps");

@@ -74,6 +74,8 @@ struct ParamBytes {
     double gradient = 4;        // main gradients (fp32 unless fp16 training)
     double optimizer = 12;      // fp32 master copy + Adam moments (moments only for fp32 training)
     double gather = 2;          // bytes per parameter a ZeRO-3 all-gather moves
+    double layer_weight = 2;    // high-precision copy of the decoder weights: 0 when only their FP8 copies are kept
+    double layer_gather = 2;    // bytes per decoder parameter the distributed optimizer's all-gather moves
 };
 ParamBytes param_bytes(const TrainingSpec& t, const Plan& plan);
 

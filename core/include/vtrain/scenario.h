@@ -138,6 +138,12 @@ struct TrainingSpec {
     // 6 = fp16 .grad accumulated by autograd (DeepSpeed engines: read 2 + 2, write 2 bytes).
     double grad_accumulation_bytes = 0;
     bool bf16_optimizer_moments = false; // Adam moments in BF16, master weights and gradients FP32 (DeepSeek-V3 Sec. 3.3.2)
+    bool bf16_gradients = false;   // gradient buffers and their reduction in bf16 (Megatron grad_reduce_in_fp32 false), else fp32
+    bool fp8_param_gather = false; // fp8: weights held only as their FP8 copies (no bf16 copy) and all-gathered in FP8
+    bool per_op_sac = false;       // selective recompute as torchtitan's per-op SAC: every second matmul of a layer and the elementwise ops
+    bool tp_overlap_forward_only = false; // tp_overlap hides TP traffic in the forward passes only (PyTorch async TP)
+    bool eager_elementwise = false; // norms, RoPE and activation run as eager PyTorch op sequences (no torch.compile fusion)
+    int bf16_edge_layers = 0;      // fp8/nvfp4: the first and the last this many transformer layers run in BF16
 };
 
 // Where each parallel dimension's ranks sit: the order in which consecutive ranks step through the

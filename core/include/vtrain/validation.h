@@ -80,6 +80,7 @@ struct RunCandidate {
     Scenario scenario;
     Plan plan;
     std::string label;                 // "micro_batch 2, recompute selective"; empty when nothing is open
+    int departures = 0;                // open settings away from the framework's documented value (0 = the recipe's own)
 };
 
 struct MappedRun {
