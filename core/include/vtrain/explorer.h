@@ -75,8 +75,8 @@ struct ExploreResult {
     std::uint64_t evaluated = 0;      // feasible + bounded + every rejected: equals total unless cancelled
     std::uint64_t feasible = 0;       // simulated and fitting in memory
     std::uint64_t bounded = 0;        // skipped: their lower bounds cannot reach the front or a top-k list
-                                      // (checked before the memory model and, for whole groups, before the
-                                      // variant's own rules; so rejected counts are lower with pruning)
+                                      // (checked before the plan's own rules and the memory model, after
+                                      // the rules of its group; so rejected counts are lower with pruning)
     std::array<std::uint64_t, static_cast<std::size_t>(RejectReason::Count)> rejected{};
     std::array<Diagnostic, static_cast<std::size_t>(RejectReason::Count)> example{}; // one message per reason
     std::array<std::uint64_t, static_cast<std::size_t>(RejectReason::Count)> example_index{}; // its plan: the lowest index
