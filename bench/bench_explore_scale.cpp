@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+// bench_explore_scale: issue 17's DeepSeek-V3-sized space (bench/deepseek-v3-space.json, ~1.3 x 10^8
+// plans over 3 GPU types, 8 GPU counts, tp, cp, pp, ep, etp, micro-batch, schedule and virtual stages,
+// recompute, ZeRO, precision, TP and MoE overlap), exact front with pruning by lower bounds.
+//   (1) One process on 2 threads: plans enumerated, simulated, bounded out and rejected, wall and CPU
+//       seconds, with the machine's load average (wall time on a shared machine also measures the others).
+//   (2) The sweep split into 4, 16 and 64 shards as `vtrain explore` splits it over MPI ranks, the shards
+//       run one after the other in this process on one thread each: per shard, CPU seconds (unlike wall
+//       time, not stretched by other processes); balance = fastest / slowest shard (as the MPI run prints
+//       it) and mean / slowest (the parallel efficiency the slowest shard allows). The merged result must
+//       equal the single-process one (front and top-k lists); the program says so or exits 1.
+//   usage: bench_explore_scale [SCENARIO.json] [--shards 4,16,64] [--no-single]
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "bench_common.h"
+#include "vtrain/explorer.h"
+#include "vtrain/explorer_io.h"
+#include "vtrain/explorer_shard.h"
+
+namespace {
+
+using namespace vtrain;
+
+double process_cpu_seconds()
+{
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+std::string load_average()
+{
+    std::ifstream in("/proc/loadavg");
+    std::string a, b, c;
+    in >> a >> b >> c;
+    return a + " " + b + " " + c;
+}
+
+std::uint64_t rejected_total(const ExploreResult& r) { return std::accumulate(r.rejected.begin(), r.rejected.end(), std::uint64_t{0}); }
+
+std::string rows_csv(const std::vector<PlanRow>& rows)
+{
+    std::string out;
+    for (const PlanRow& r : rows) {
+        out += plan_row_to_csv(r) + "\n";
+    }
+    return out;
+}
+
+bool same_answer(const ExploreResult& a, const ExploreResult& b)
+{
+    return rows_csv(a.front) == rows_csv(b.front) && rows_csv(a.fastest) == rows_csv(b.fastest) && rows_csv(a.cheapest) == rows_csv(b.cheapest) &&
+           rows_csv(a.best_mfu) == rows_csv(b.best_mfu) && a.total == b.total && a.evaluated == b.evaluated;
+}
+
+ExploreResult sweep(const Scenario& s, const std::map<std::string, GpuProfile>& profiles, const ExploreOptions& options)
+{
+    RunControl control;
+    auto r = explore(s, profiles, options, control);
+    if (!r.ok()) {
+        std::fprintf(stderr, "%s\n", r.first_error().c_str());
+        std::exit(1);
+    }
+    return std::move(r).value();
+}
+
+void print_counts(const ExploreResult& r)
+{
+    std::printf("  %llu plans enumerated: %llu simulated (feasible), %llu bounded out, %llu rejected; front %zu plans\n",
+                static_cast<unsigned long long>(r.total), static_cast<unsigned long long>(r.feasible), static_cast<unsigned long long>(r.bounded),
+                static_cast<unsigned long long>(rejected_total(r)), r.front.size());
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::string path = std::string(VTRAIN_SOURCE_DIR) + "/bench/deepseek-v3-space.json";
+    std::vector<int> shard_counts{4, 16, 64};
+    bool single = true;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--shards") == 0 && i + 1 < argc) {
+            shard_counts.clear();
+            std::stringstream list(argv[++i]);
+            for (std::string item; std::getline(list, item, ',');) {
+                shard_counts.push_back(std::atoi(item.c_str()));
+            }
+        } else if (std::strcmp(argv[i], "--no-single") == 0) {
+            single = false;
+        } else {
+            path = argv[i];
+        }
+    }
+    auto loaded = load_scenario(path);
+    if (!loaded.ok()) {
+        std::fprintf(stderr, "%s: %s\n", path.c_str(), loaded.first_error().c_str());
+        return 1;
+    }
+    const Scenario s = std::move(loaded).value();
+    std::map<std::string, GpuProfile> profiles;
+    for (const std::string& id : s.search && !s.search->gpu.empty() ? s.search->gpu : std::vector<std::string>{s.cluster.gpu}) {
+        profiles.emplace(id, bench::load_gpu(id));
+    }
+    ExploreOptions options;
+    options.prune = true;
+    options.top_k = 20; // the CLI's default
+    std::printf("%s\nhost: load average %s at the start\n", path.c_str(), load_average().c_str());
+
+    ExploreResult reference;
+    if (single) {
+        options.threads = 2;
+        const double cpu0 = process_cpu_seconds();
+        reference = sweep(s, profiles, options);
+        const double cpu = process_cpu_seconds() - cpu0;
+        std::printf("\n(1) one process, 2 threads: %.2f s wall, %.2f s CPU (load average now %s)\n", reference.elapsed_s, cpu, load_average().c_str());
+        print_counts(reference);
+    }
+
+    options.threads = 1;
+    for (const int n : shard_counts) {
+        auto split = plan_explore_split(s, profiles, options, n);
+        if (!split.ok()) {
+            std::fprintf(stderr, "%s\n", split.first_error().c_str());
+            return 1;
+        }
+        std::vector<ExploreResult> parts;
+        std::vector<double> cpu;
+        for (int shard = 0; shard < n; ++shard) {
+            const double cpu0 = process_cpu_seconds();
+            parts.push_back(sweep(s, profiles, options_for_shard(options, *split, shard)));
+            cpu.push_back(process_cpu_seconds() - cpu0);
+        }
+        const ExploreResult merged = merge_explore_results(parts, options.top_k);
+        const double slowest = *std::max_element(cpu.begin(), cpu.end());
+        const double fastest = *std::min_element(cpu.begin(), cpu.end());
+        const double total = std::accumulate(cpu.begin(), cpu.end(), 0.0);
+        std::printf("\n(2) %d shards, 1 thread each: %.2f s CPU in all, per shard %.3f-%.3f s: balance %.0f%% (fastest / slowest), %.0f%% (mean / "
+                    "slowest)\n",
+                    n, total, fastest, slowest, 100 * fastest / slowest, 100 * total / n / slowest);
+        print_counts(merged);
+        if (single) {
+            const bool same = same_answer(merged, reference);
+            std::printf("  merged front and top-%zu lists %s the single process's\n", options.top_k, same ? "equal" : "DIFFER FROM");
+            if (!same) {
+                return 1;
+            }
+        }
+        std::fflush(stdout);
+    }
+    return 0;
+}
