@@ -9,7 +9,7 @@
 //       time, not stretched by other processes); balance = fastest / slowest shard (as the MPI run prints
 //       it) and mean / slowest (the parallel efficiency the slowest shard allows). The merged result must
 //       equal the single-process one (front and top-k lists); the program says so or exits 1.
-//   usage: bench_explore_scale [SCENARIO.json] [--shards 4,16,64] [--no-single]
+//   usage: bench_explore_scale [SCENARIO.json] [--shards 4,16,64] [--no-single] [--verbose]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -88,6 +88,7 @@ int main(int argc, char** argv)
     std::string path = std::string(VTRAIN_SOURCE_DIR) + "/bench/deepseek-v3-space.json";
     std::vector<int> shard_counts{4, 16, 64};
     bool single = true;
+    bool verbose = false; // one line per shard
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--shards") == 0 && i + 1 < argc) {
             shard_counts.clear();
@@ -97,6 +98,8 @@ int main(int argc, char** argv)
             }
         } else if (std::strcmp(argv[i], "--no-single") == 0) {
             single = false;
+        } else if (std::strcmp(argv[i], "--verbose") == 0) {
+            verbose = true;
         } else {
             path = argv[i];
         }
@@ -139,6 +142,14 @@ int main(int argc, char** argv)
             const double cpu0 = process_cpu_seconds();
             parts.push_back(sweep(s, profiles, options_for_shard(options, *split, shard)));
             cpu.push_back(process_cpu_seconds() - cpu0);
+        }
+        if (verbose) {
+            for (int shard = 0; shard < n; ++shard) {
+                const ExploreResult& p = parts[static_cast<std::size_t>(shard)];
+                std::printf("    shard %2d: %.3f s CPU, %llu plans, %llu simulated, %llu bounded, %llu rejected, estimate %.3g\n", shard,
+                            cpu[static_cast<std::size_t>(shard)], static_cast<unsigned long long>(p.total), static_cast<unsigned long long>(p.feasible),
+                            static_cast<unsigned long long>(p.bounded), static_cast<unsigned long long>(rejected_total(p)), split->estimated_cost(shard));
+            }
         }
         const ExploreResult merged = merge_explore_results(parts, options.top_k);
         const double slowest = *std::max_element(cpu.begin(), cpu.end());

@@ -217,6 +217,59 @@ private slots:
         QCOMPARE(merged.result.cancelled, false);
     }
 
+    // Issue 17: with pruning, the split keeps every group of one cost-key unit (GPU type, tp, cp, ep, etp,
+    // micro-batch) on one shard, covers the space in order, and the merged shards give the single
+    // process's front and top-k lists and the same total.
+    void pruned_shards_keep_units_whole_and_merge_exactly()
+    {
+        const Scenario s = sweep_scenario();
+        auto space = make_plan_space(s, profiles(), false);
+        QVERIFY(space.ok());
+        ExploreOptions options;
+        options.top_k = 7;
+        options.prune = true;
+        options.threads = 1;
+        const Run single = run(s, options);
+        QVERIFY(single.result.bounded > 0);
+        for (const int shards : {1, 3, 5, 16}) {
+            auto split = plan_explore_split(s, profiles(), options, shards);
+            QVERIFY(split.ok());
+            QCOMPARE(split->shards, shards);
+            QCOMPARE(split->blocks.front().groups.begin, std::size_t{0});
+            QCOMPARE(split->blocks.back().groups.end, space->groups());
+            std::map<std::vector<int>, int> owner;
+            std::uint64_t plans = 0;
+            for (std::size_t i = 0; i < split->blocks.size(); ++i) {
+                const ShardBlock& b = split->blocks[i];
+                QVERIFY(b.groups.begin < b.groups.end);
+                QVERIFY(b.shard >= 0 && b.shard < shards);
+                if (i > 0) {
+                    QCOMPARE(b.groups.begin, split->blocks[i - 1].groups.end);
+                }
+                for (std::size_t g = b.groups.begin; g < b.groups.end; ++g) {
+                    const PlanGroup group = space->group(g);
+                    const auto [it, inserted] =
+                        owner.emplace(std::vector<int>{group.gpu, group.tp, group.cp, group.ep, group.etp, group.micro_batch}, b.shard);
+                    QCOMPARE(it->second, b.shard);
+                }
+            }
+            for (int shard = 0; shard < shards; ++shard) {
+                plans += split->plans(shard);
+                if (shards <= 5) {
+                    QVERIFY(split->plans(shard) > 0); // enough units for each
+                }
+            }
+            QCOMPARE(plans, space->size());
+            const Run merged = sharded(s, options, *split);
+            QCOMPARE(merged.result.total, single.result.total);
+            QCOMPARE(merged.result.evaluated, single.result.evaluated);
+            QCOMPARE(csv_rows(merged.result.front), csv_rows(single.result.front));
+            QCOMPARE(csv_rows(merged.result.fastest), csv_rows(single.result.fastest));
+            QCOMPARE(csv_rows(merged.result.cheapest), csv_rows(single.result.cheapest));
+            QCOMPARE(csv_rows(merged.result.best_mfu), csv_rows(single.result.best_mfu));
+        }
+    }
+
     // Shards that hold no group (all the work in a few groups), and more shards than groups.
     void empty_shards_change_nothing()
     {
