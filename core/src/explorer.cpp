@@ -74,6 +74,14 @@ std::vector<GroupRange> clamped_ranges(const ExploreOptions& options, const Plan
     return out;
 }
 
+// Rows by enumeration index, each once.
+std::vector<PlanRow> unique_by_index(std::vector<PlanRow> rows)
+{
+    std::sort(rows.begin(), rows.end(), [](const PlanRow& a, const PlanRow& b) { return a.index < b.index; });
+    rows.erase(std::unique(rows.begin(), rows.end(), [](const PlanRow& a, const PlanRow& b) { return a.index == b.index; }), rows.end());
+    return rows;
+}
+
 class Sweep {
 public:
     Sweep(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const ExploreOptions& options, const PlanSpace& space,
@@ -200,6 +208,20 @@ private:
         std::vector<PlanRow> rows;
         for (auto& part : parts) {
             rows.insert(rows.end(), std::make_move_iterator(part.rows.begin()), std::make_move_iterator(part.rows.end()));
+        }
+        if (m_options.share_seed) {
+            // Only the rows that can be thresholds travel: the seed's front and top-k rows.
+            std::vector<PlanRow> mine = pareto_front(rows);
+            TopK top;
+            merge_top(top.fastest, rows, m_options.top_k, faster);
+            merge_top(top.cheapest, rows, m_options.top_k, cheaper);
+            merge_top(top.best_mfu, rows, m_options.top_k, higher_mfu);
+            for (const auto* list : {&top.fastest, &top.cheapest, &top.best_mfu}) {
+                mine.insert(mine.end(), list->begin(), list->end());
+            }
+            std::vector<PlanRow> more = m_options.share_seed(unique_by_index(std::move(mine)));
+            rows.insert(rows.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+            rows = unique_by_index(std::move(rows)); // a row in two lists, or from two shards, counts once
         }
         m_seed_front = pareto_front(rows);
         merge_top(m_seed_top.fastest, rows, m_options.top_k, faster);

@@ -33,6 +33,8 @@ struct GroupRange {
     std::size_t end = 0;
 };
 
+struct PlanRow; // below
+
 struct ExploreOptions {
     int threads = 0;                  // 0 = all cores
     std::size_t top_k = 20;           // best plans kept per objective
@@ -49,6 +51,14 @@ struct ExploreOptions {
     // one shard of a sweep split across processes (explorer_shard.h). Empty: every group. The result
     // then counts the shard's plans only (total too).
     std::vector<GroupRange> group_ranges;
+    // With pruning: called once per sweep, after it has simulated its most promising groups (the seed),
+    // with those rows (its seed's front and top-k rows); returns rows of the same space found elsewhere,
+    // to bound plans against as well (thresholds only: they are counted where they are swept). A sweep
+    // split into shards passes each shard's seed to all (explorer_shard.h), so that every shard prunes
+    // against the best rows of the whole space, not only of its share; the merge stays exact because
+    // every such row is a real plan. Called from the thread that called explore(), also when the shard
+    // is empty or cancelled (a collective exchange must not wait for a missing shard).
+    std::function<std::vector<PlanRow>(const std::vector<PlanRow>& seed_rows)> share_seed;
 };
 
 // One evaluated plan, as the table, the plot and the CSV show it.
