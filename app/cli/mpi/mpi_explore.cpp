@@ -330,7 +330,29 @@ int run(World& world, const std::vector<std::string>& argv)
         sink = [&spool](const PlanRow& row) { *spool << csv_spool_line(row); };
     }
     RunControl control;
-    auto part = explore(request.scenario, request.profiles, options_for_shard(request.options, split, world.rank()), control, sink);
+    ExploreOptions shard_options = options_for_shard(request.options, split, world.rank());
+    // A pruned sweep hands its seed's best rows to every rank once (ExploreOptions::share_seed): each
+    // rank then bounds its plans against the best rows of the whole space. Every rank calls it.
+    shard_options.share_seed = [&world](const std::vector<PlanRow>& mine) {
+        ExploreResult rows;
+        rows.front = mine;
+        const std::vector<std::string> parts = world.gather(encode_explore_result(rows));
+        std::string all;
+        if (world.rank() == 0) {
+            ExploreResult merged;
+            for (const std::string& bytes : parts) {
+                auto decoded = decode_explore_result(bytes);
+                if (decoded.ok()) { // an unreadable part only weakens the thresholds
+                    merged.front.insert(merged.front.end(), decoded->front.begin(), decoded->front.end());
+                }
+            }
+            all = encode_explore_result(merged);
+        }
+        world.broadcast(all);
+        auto decoded = decode_explore_result(all);
+        return decoded.ok() ? decoded->front : std::vector<PlanRow>{};
+    };
+    auto part = explore(request.scenario, request.profiles, shard_options, control, sink);
     if (const char* fail_rank = std::getenv("VTRAIN_TEST_FAIL_RANK"); fail_rank != nullptr && std::atoi(fail_rank) == world.rank()) {
         throw std::runtime_error("failure injected by VTRAIN_TEST_FAIL_RANK after the sweep"); // the tests' stand-in for a crash
     }
@@ -348,8 +370,9 @@ int run(World& world, const std::vector<std::string>& argv)
 
     // 4. The merge: partial results (counts, examples, front, top k; no rows) to rank 0.
     const auto merge_start = Clock::now();
+    const std::uint64_t sent_before_merge = world.bytes_sent(); // the seed exchange is not the merge
     const std::vector<std::string> encoded = world.gather(encode_explore_result(*part));
-    const std::uint64_t merge_bytes_sent = world.bytes_sent();
+    const std::uint64_t merge_bytes_sent = world.bytes_sent() - sent_before_merge;
     ExploreResult merged;
     std::vector<double> sweep_s; // per rank
     if (root) {
