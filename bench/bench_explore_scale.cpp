@@ -6,11 +6,12 @@
 //       seconds, with the machine's load average (wall time on a shared machine also measures the others).
 //   (2) The sweep split into 4, 16 and 64 shards as `vtrain explore` splits it over MPI ranks, the shards
 //       run side by side in this process on one thread each, sharing their seeds' rows once as the ranks
-//       do (ExploreOptions::share_seed): per shard, the CPU seconds of its thread (unlike wall
+//       do (ExploreOptions::share_seed), and then their open groups' work, which is dealt again
+//       (ExploreOptions::rebalance; --no-rebalance leaves it out): per shard, the CPU seconds of its thread (unlike wall
 //       time, not stretched by other processes); balance = fastest / slowest shard (as the MPI run prints
 //       it) and mean / slowest (the parallel efficiency the slowest shard allows). The merged result must
 //       equal the single-process one (front and top-k lists); the program says so or exits 1.
-//   usage: bench_explore_scale [SCENARIO.json] [--shards 4,16,64] [--no-single] [--verbose]
+//   usage: bench_explore_scale [SCENARIO.json] [--shards 4,16,64] [--no-single] [--verbose] [--no-rebalance]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -95,6 +96,7 @@ int main(int argc, char** argv)
     std::vector<int> shard_counts{4, 16, 64};
     bool single = true;
     bool verbose = false; // one line per shard
+    bool rebalance = true; // the second exchange (ExploreOptions::rebalance)
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--shards") == 0 && i + 1 < argc) {
             shard_counts.clear();
@@ -106,6 +108,8 @@ int main(int argc, char** argv)
             single = false;
         } else if (std::strcmp(argv[i], "--verbose") == 0) {
             verbose = true;
+        } else if (std::strcmp(argv[i], "--no-rebalance") == 0) {
+            rebalance = false;
         } else {
             path = argv[i];
         }
@@ -161,12 +165,32 @@ int main(int argc, char** argv)
             }
             return shared;
         };
+        std::vector<std::vector<GroupWork>> open(static_cast<std::size_t>(n));
+        std::vector<double> settled(static_cast<std::size_t>(n), 0.0);
+        int reports = 0;
+        std::vector<std::vector<GroupRange>> answer;
         const double process_cpu0 = process_cpu_seconds();
         std::vector<std::thread> threads;
         for (int shard = 0; shard < n; ++shard) {
             threads.emplace_back([&, shard] {
                 const double cpu0 = thread_cpu_seconds();
-                parts[static_cast<std::size_t>(shard)] = sweep(s, profiles, options_for_shard(sharing, *split, shard));
+                ExploreOptions mine = options_for_shard(sharing, *split, shard);
+                if (rebalance) {
+                    // The second exchange: each shard's open groups, then every shard's groups from then on.
+                    mine.rebalance = [&, shard](const std::vector<GroupWork>& groups, double rest) {
+                        std::unique_lock lock(mutex);
+                        open[static_cast<std::size_t>(shard)] = groups;
+                        settled[static_cast<std::size_t>(shard)] = rest;
+                        if (++reports == n) {
+                            answer = rebalance_groups(*split, open, settled);
+                            all_in.notify_all();
+                        } else {
+                            all_in.wait(lock, [&] { return reports == n; });
+                        }
+                        return answer[static_cast<std::size_t>(shard)];
+                    };
+                }
+                parts[static_cast<std::size_t>(shard)] = sweep(s, profiles, mine);
                 cpu[static_cast<std::size_t>(shard)] = thread_cpu_seconds() - cpu0;
             });
         }

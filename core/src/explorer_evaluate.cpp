@@ -279,6 +279,37 @@ std::optional<PlanRow> PlanEvaluator::group_best_case(const PlanGroup& group, Th
     return bound;
 }
 
+std::optional<std::uint64_t> PlanEvaluator::plans_past_bound(const PlanGroup& group, ThreadState& state, const PruneThresholds& prune) const
+{
+    if (group.size == 0 || check_group(group)) {
+        return std::nullopt;
+    }
+    const auto best = group_best_case(group, state);
+    if (!best) {
+        return group.size;
+    }
+    if (cannot_matter(*best, prune)) {
+        return std::nullopt;
+    }
+    const KeySlots slots = key_slots(group);
+    const Gpu& gpu = m_gpus[static_cast<std::size_t>(group.gpu)];
+    std::uint64_t n = 0;
+    for (std::uint64_t i = 0; i < group.size; ++i) {
+        const BoundTerms* terms = state.slots[((i / slots.low / slots.zero) * slots.low + i % slots.low) % slots.slots];
+        if (terms == nullptr) {
+            continue;
+        }
+        const PlanVariant v = group.variant(i);
+        const Plan plan = group.plan(v);
+        PlanRow bound;
+        bound.index = group.first_index + i;
+        bound.num_gpus = group.num_gpus;
+        fill_metrics(bound, iteration_lower_bound_s(m_scenario.model, m_scenario.training.global_batch, *terms, plan), gpu, v.precision_index);
+        n += cannot_matter(bound, prune) ? 0 : 1;
+    }
+    return n;
+}
+
 bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control,
                                    const PruneThresholds& prune) const
 {

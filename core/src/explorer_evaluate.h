@@ -97,6 +97,10 @@ public:
     // Rejects, bounds out or simulates every plan of the group into `out`; false when cancelled part-way.
     bool evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control, const PruneThresholds& prune) const;
 
+    // After seeding: none when the group's rules reject it or its bound rules it out as a whole; else
+    // how many of its plans pass their own bounds (all of them when it has no bound).
+    std::optional<std::uint64_t> plans_past_bound(const PlanGroup& group, ThreadState& state, const PruneThresholds& prune) const;
+
     // The best any plan of a legal group can do (least days and cost, most MFU, its first index), or none
     // when the group's rules reject it.
     std::optional<PlanRow> group_best_case(const PlanGroup& group, ThreadState& state) const;

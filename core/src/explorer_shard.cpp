@@ -7,6 +7,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "explorer_order.h"
+#include "explorer_shard_work.h"
 #include "vtrain/model_math.h"
 #include "vtrain/plan_check.h"
 
@@ -234,6 +235,79 @@ ExploreSplit split_by_cost_keys(const PlanSpace& space, const std::vector<double
         b.groups.end = g + 1;
         b.plan_end = space.group_first(g + 1);
         b.estimated_cost += group_costs[g];
+    }
+    return out;
+}
+
+std::vector<std::vector<GroupRange>> rebalance_groups(const ExploreSplit& split, const std::vector<std::vector<GroupWork>>& open,
+                                                      const std::vector<double>& settled)
+{
+    const std::size_t shards = static_cast<std::size_t>(std::max(split.shards, 1));
+    std::vector<double> load(shards, 0.0);
+    struct Item {
+        GroupWork work;
+        std::size_t owner = 0;
+    };
+    std::vector<Item> items;
+    for (std::size_t s = 0; s < shards; ++s) {
+        load[s] = s < settled.size() ? settled[s] : 0.0;
+        if (s < open.size()) {
+            for (const GroupWork& w : open[s]) {
+                items.push_back({w, s});
+            }
+        }
+    }
+    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+        return a.work.cost != b.work.cost ? a.work.cost > b.work.cost : a.work.group < b.work.group;
+    });
+    std::vector<std::vector<std::uint64_t>> moved_out(shards), moved_in(shards);
+    for (const Item& item : items) {
+        std::size_t best = item.owner;
+        double best_load = load[item.owner] + item.work.cost;
+        for (std::size_t s = 0; s < shards; ++s) {
+            const double l = load[s] + item.work.cost + shard_work::kMoveGroup;
+            if (s != item.owner && l < best_load) {
+                best = s;
+                best_load = l;
+            }
+        }
+        load[best] = best_load;
+        if (best != item.owner) {
+            moved_out[item.owner].push_back(item.work.group);
+            moved_in[best].push_back(item.work.group);
+        }
+    }
+    std::vector<std::vector<GroupRange>> out(shards);
+    for (std::size_t s = 0; s < shards; ++s) {
+        std::vector<std::uint64_t>& gone = moved_out[s];
+        std::sort(gone.begin(), gone.end());
+        std::vector<GroupRange> pieces;
+        std::size_t k = 0;
+        for (const GroupRange& r : split.ranges(static_cast<int>(s))) {
+            std::uint64_t begin = r.begin;
+            for (; k < gone.size() && gone[k] < r.end; ++k) {
+                if (gone[k] >= begin) {
+                    if (gone[k] > begin) {
+                        pieces.push_back({begin, gone[k]});
+                    }
+                    begin = gone[k] + 1;
+                }
+            }
+            if (begin < r.end) {
+                pieces.push_back({begin, r.end});
+            }
+        }
+        for (const std::uint64_t g : moved_in[s]) {
+            pieces.push_back({g, g + 1});
+        }
+        std::sort(pieces.begin(), pieces.end(), [](const GroupRange& a, const GroupRange& b) { return a.begin < b.begin; });
+        for (const GroupRange& p : pieces) {
+            if (!out[s].empty() && out[s].back().end == p.begin) {
+                out[s].back().end = p.end;
+            } else {
+                out[s].push_back(p);
+            }
+        }
     }
     return out;
 }

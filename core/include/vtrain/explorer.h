@@ -35,6 +35,13 @@ struct GroupRange {
 
 struct PlanRow; // below
 
+// A plan group's remaining work as a shard estimates it once the seeds are exchanged: its plans whose
+// own bounds still pass the exchanged rows, each a simulation (ExploreOptions::rebalance).
+struct GroupWork {
+    std::uint64_t group = 0;
+    double cost = 0; // in explorer_shard.h's units
+};
+
 struct ExploreOptions {
     int threads = 0;                  // 0 = all cores
     std::size_t top_k = 20;           // best plans kept per objective
@@ -59,6 +66,12 @@ struct ExploreOptions {
     // every such row is a real plan. Called from the thread that called explore(), also when the shard
     // is empty or cancelled (a collective exchange must not wait for a missing shard).
     std::function<std::vector<PlanRow>(const std::vector<PlanRow>& seed_rows)> share_seed;
+    // With share_seed: called once right after it, with this shard's groups that the exchanged rows do
+    // not bound out as a whole (each with its remaining work) and the work of the rest of its groups
+    // (`settled`, which stays with it); returns the groups this shard sweeps from then on. The shards'
+    // answers must partition their groups (explorer_shard.h's rebalance_groups() computes them alike in
+    // every shard), so that the work near the front, known only now, is spread over every shard.
+    std::function<std::vector<GroupRange>(const std::vector<GroupWork>& open, double settled)> rebalance;
 };
 
 // One evaluated plan, as the table, the plot and the CSV show it.

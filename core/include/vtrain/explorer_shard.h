@@ -68,6 +68,14 @@ std::vector<double> estimate_pruned_group_costs(const Scenario& scenario, const 
 // Deterministic: every process computes the same split.
 ExploreSplit split_by_cost_keys(const PlanSpace& space, const std::vector<double>& group_costs, int shards);
 
+// ExploreOptions::rebalance for every shard at once: `open[s]` and `settled[s]` are what shard s reported
+// (its open groups with their work, the work of the rest). The open groups, costliest first, go to the
+// shard whose load stays least, a shard other than their own paying for the layer costs it must compute
+// again; the rest stay. Returns each shard's groups from then on: a partition of split's groups, in
+// enumeration order. Deterministic, so every shard computes the same answer from the same reports.
+std::vector<std::vector<GroupRange>> rebalance_groups(const ExploreSplit& split, const std::vector<std::vector<GroupWork>>& open,
+                                                      const std::vector<double>& settled);
+
 // Both steps from a scenario (split_by_cost_keys() when options.prune and not keep_all_rows, else
 // split_plan_space()); errors as make_plan_space() reports them, or a shard count below 1.
 Expected<ExploreSplit> plan_explore_split(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const ExploreOptions& options,
