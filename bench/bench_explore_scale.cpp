@@ -6,12 +6,12 @@
 //       seconds, with the machine's load average (wall time on a shared machine also measures the others).
 //   (2) The sweep split into 4, 16 and 64 shards as `vtrain explore` splits it over MPI ranks, the shards
 //       run side by side in this process on one thread each, sharing their seeds' rows once as the ranks
-//       do (ExploreOptions::share_seed), and then their open groups' work, which is dealt again
-//       (ExploreOptions::rebalance; --no-rebalance leaves it out): per shard, the CPU seconds of its thread (unlike wall
+//       do (ExploreOptions::share_seed) -- with --rebalance, also their open groups' work, which is dealt
+//       again (ExploreOptions::rebalance; better balance, but more work in all: see docs/mpi.md): per shard, the CPU seconds of its thread (unlike wall
 //       time, not stretched by other processes); balance = fastest / slowest shard (as the MPI run prints
 //       it) and mean / slowest (the parallel efficiency the slowest shard allows). The merged result must
 //       equal the single-process one (front and top-k lists); the program says so or exits 1.
-//   usage: bench_explore_scale [SCENARIO.json] [--shards 4,16,64] [--no-single] [--verbose] [--no-rebalance]
+//   usage: bench_explore_scale [SCENARIO.json] [--shards 4,16,64] [--no-single] [--verbose] [--rebalance]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -96,7 +96,7 @@ int main(int argc, char** argv)
     std::vector<int> shard_counts{4, 16, 64};
     bool single = true;
     bool verbose = false; // one line per shard
-    bool rebalance = true; // the second exchange (ExploreOptions::rebalance)
+    bool rebalance = false; // the second exchange (ExploreOptions::rebalance): off, as in `vtrain explore`
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--shards") == 0 && i + 1 < argc) {
             shard_counts.clear();
@@ -108,8 +108,8 @@ int main(int argc, char** argv)
             single = false;
         } else if (std::strcmp(argv[i], "--verbose") == 0) {
             verbose = true;
-        } else if (std::strcmp(argv[i], "--no-rebalance") == 0) {
-            rebalance = false;
+        } else if (std::strcmp(argv[i], "--rebalance") == 0) {
+            rebalance = true;
         } else {
             path = argv[i];
         }
@@ -198,6 +198,24 @@ int main(int argc, char** argv)
             t.join();
         }
         const double process_cpu = process_cpu_seconds() - process_cpu0;
+        if (rebalance && !answer.empty()) {
+            std::uint64_t open_groups = 0, moved = 0;
+            std::vector<int> owner;
+            for (const ShardBlock& b : split->blocks) {
+                owner.resize(std::max<std::size_t>(owner.size(), b.groups.end), -1);
+                std::fill(owner.begin() + static_cast<std::ptrdiff_t>(b.groups.begin), owner.begin() + static_cast<std::ptrdiff_t>(b.groups.end), b.shard);
+            }
+            for (int shard = 0; shard < n; ++shard) {
+                open_groups += open[static_cast<std::size_t>(shard)].size();
+                for (const GroupRange& r : answer[static_cast<std::size_t>(shard)]) {
+                    for (std::size_t g = r.begin; g < r.end; ++g) {
+                        moved += owner[g] != shard ? 1 : 0;
+                    }
+                }
+            }
+            std::printf("  rebalanced: %llu groups open after the seed exchange, %llu moved to another shard\n",
+                        static_cast<unsigned long long>(open_groups), static_cast<unsigned long long>(moved));
+        }
         if (verbose) {
             for (int shard = 0; shard < n; ++shard) {
                 const ExploreResult& p = parts[static_cast<std::size_t>(shard)];

@@ -270,6 +270,61 @@ private slots:
         }
     }
 
+    // ExploreOptions::rebalance's dealing: whatever the reports, the answer partitions the space's groups
+    // (each once, in order), a group stays with its shard unless moved for load, and the report survives
+    // the wire format.
+    void rebalanced_groups_partition_the_space()
+    {
+        const Scenario s = sweep_scenario();
+        ExploreOptions options;
+        options.prune = true;
+        auto space = make_plan_space(s, profiles(), false);
+        QVERIFY(space.ok());
+        for (const int shards : {1, 3, 7}) {
+            auto split = plan_explore_split(s, profiles(), options, shards);
+            QVERIFY(split.ok());
+            std::vector<std::vector<GroupWork>> open(static_cast<std::size_t>(shards));
+            std::vector<double> settled(static_cast<std::size_t>(shards), 0.0);
+            // Shard 0 reports every group of its own as heavy: the others must take some.
+            for (const GroupRange& r : split->ranges(0)) {
+                for (std::size_t g = r.begin; g < r.end; ++g) {
+                    open[0].push_back({g, 1e6});
+                }
+            }
+            const GroupWorkReport report{open[0], 12.5};
+            auto decoded = decode_group_work(encode_group_work(report));
+            QVERIFY(decoded.ok());
+            QCOMPARE(decoded->open.size(), report.open.size());
+            QCOMPARE(decoded->settled, 12.5);
+            QVERIFY(!decode_group_work("VTXW").ok());
+            const auto answer = rebalance_groups(*split, open, settled);
+            QCOMPARE(answer.size(), static_cast<std::size_t>(shards));
+            std::vector<int> seen(space->groups(), 0);
+            for (const auto& ranges : answer) {
+                for (std::size_t i = 0; i < ranges.size(); ++i) {
+                    QVERIFY(ranges[i].begin < ranges[i].end);
+                    QVERIFY(i == 0 || ranges[i - 1].end < ranges[i].begin); // sorted, merged
+                    for (std::size_t g = ranges[i].begin; g < ranges[i].end; ++g) {
+                        ++seen[g];
+                    }
+                }
+            }
+            QVERIFY(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+            auto count = [](const std::vector<GroupRange>& ranges) {
+                std::size_t n = 0;
+                for (const GroupRange& r : ranges) {
+                    n += r.end - r.begin;
+                }
+                return n;
+            };
+            if (shards > 1 && open[0].size() > static_cast<std::size_t>(shards)) {
+                for (int shard = 1; shard < shards; ++shard) {
+                    QVERIFY(count(answer[static_cast<std::size_t>(shard)]) > count(split->ranges(shard))); // took some of shard 0's
+                }
+            }
+        }
+    }
+
     // Shards that hold no group (all the work in a few groups), and more shards than groups.
     void empty_shards_change_nothing()
     {

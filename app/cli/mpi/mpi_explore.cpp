@@ -375,6 +375,7 @@ int run(World& world, const std::vector<std::string>& argv)
     const std::uint64_t merge_bytes_sent = world.bytes_sent() - sent_before_merge;
     ExploreResult merged;
     std::vector<double> sweep_s; // per rank
+    std::vector<std::uint64_t> rank_plans;
     if (root) {
         std::vector<ExploreResult> parts;
         for (std::size_t r = 0; r < encoded.size(); ++r) {
@@ -383,6 +384,7 @@ int run(World& world, const std::vector<std::string>& argv)
                 throw std::runtime_error("the result of rank " + std::to_string(r) + " is unreadable: " + decoded.first_error());
             }
             sweep_s.push_back(decoded->elapsed_s);
+            rank_plans.push_back(decoded->total); // the split's share, or what rebalancing left it
             parts.push_back(std::move(decoded).value());
         }
         merged = merge_explore_results(parts, request.options.top_k);
@@ -406,7 +408,7 @@ int run(World& world, const std::vector<std::string>& argv)
         for (std::size_t r = 0; r < sweep_s.size(); ++r) {
             most_sent = std::max<std::uint64_t>(most_sent, std::stoull(sent[r]));
             ranks.push_back({{"rank", r},
-                             {"plans", split.plans(static_cast<int>(r))},
+                             {"plans", rank_plans[r]},
                              {"sweep_s", sweep_s[r]},
                              {"merge_bytes_sent", std::stoull(sent[r])}});
         }
