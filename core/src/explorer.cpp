@@ -24,6 +24,7 @@
 
 #include "explorer_evaluate.h"
 #include "explorer_order.h"
+#include "explorer_shard_work.h"
 #include "vtrain/explorer_space.h"
 
 namespace vtrain {
@@ -72,6 +73,14 @@ std::vector<GroupRange> clamped_ranges(const ExploreOptions& options, const Plan
     // In enumeration order, so that rows reach the sink in order and the first example is the lowest.
     std::sort(out.begin(), out.end(), [](const GroupRange& a, const GroupRange& b) { return a.begin < b.begin; });
     return out;
+}
+
+// Rows by enumeration index, each once.
+std::vector<PlanRow> unique_by_index(std::vector<PlanRow> rows)
+{
+    std::sort(rows.begin(), rows.end(), [](const PlanRow& a, const PlanRow& b) { return a.index < b.index; });
+    rows.erase(std::unique(rows.begin(), rows.end(), [](const PlanRow& a, const PlanRow& b) { return a.index == b.index; }), rows.end());
+    return rows;
 }
 
 class Sweep {
@@ -201,6 +210,20 @@ private:
         for (auto& part : parts) {
             rows.insert(rows.end(), std::make_move_iterator(part.rows.begin()), std::make_move_iterator(part.rows.end()));
         }
+        if (m_options.share_seed) {
+            // Only the rows that can be thresholds travel: the seed's front and top-k rows.
+            std::vector<PlanRow> mine = pareto_front(rows);
+            TopK top;
+            merge_top(top.fastest, rows, m_options.top_k, faster);
+            merge_top(top.cheapest, rows, m_options.top_k, cheaper);
+            merge_top(top.best_mfu, rows, m_options.top_k, higher_mfu);
+            for (const auto* list : {&top.fastest, &top.cheapest, &top.best_mfu}) {
+                mine.insert(mine.end(), list->begin(), list->end());
+            }
+            std::vector<PlanRow> more = m_options.share_seed(unique_by_index(std::move(mine)));
+            rows.insert(rows.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
+            rows = unique_by_index(std::move(rows)); // a row in two lists, or from two shards, counts once
+        }
         m_seed_front = pareto_front(rows);
         merge_top(m_seed_top.fastest, rows, m_options.top_k, faster);
         merge_top(m_seed_top.cheapest, rows, m_options.top_k, cheaper);
@@ -219,9 +242,72 @@ private:
         return k > 0 && all.size() >= k ? std::optional<PlanRow>(all[k - 1]) : std::nullopt;
     }
 
+    // The thresholds from the seed's rows and the rows merged so far.
+    void update_thresholds()
+    {
+        m_prune.active = true;
+        m_prune.top_k = m_options.top_k;
+        std::vector<PlanRow> front = m_front;
+        for (const PlanRow& r : m_seed_front) {
+            if (std::none_of(m_front.begin(), m_front.end(), [&r](const PlanRow& f) { return f.index == r.index; })) {
+                front.push_back(r);
+            }
+        }
+        m_prune.front = pareto_front(std::move(front));
+        m_prune.kth_fastest = kth(m_top.fastest, m_seed_top.fastest, faster);
+        m_prune.kth_cheapest = kth(m_top.cheapest, m_seed_top.cheapest, cheaper);
+        m_prune.kth_mfu = kth(m_top.best_mfu, m_seed_top.best_mfu, higher_mfu);
+    }
+
+    // ExploreOptions::rebalance: this shard's open groups and their work against the seed's thresholds,
+    // then the groups it sweeps from now on.
+    void rebalance(ExploreResult& result)
+    {
+        update_thresholds();
+        std::vector<std::uint64_t> groups;
+        for (const GroupRange& r : m_ranges) {
+            for (std::uint64_t g = r.begin; g < r.end; ++g) {
+                groups.push_back(g);
+            }
+        }
+        std::vector<std::optional<std::uint64_t>> past(groups.size());
+        tbb::parallel_for(std::size_t{0}, groups.size(), [&](std::size_t i) {
+            if (!m_control.cancel.load(std::memory_order_relaxed)) {
+                past[i] = m_evaluator.plans_past_bound(m_space.group(groups[i]), m_states.local(), m_prune);
+            }
+        });
+        std::vector<GroupWork> open;
+        double settled = 0;
+        for (std::size_t i = 0; i < groups.size(); ++i) {
+            if (past[i]) {
+                open.push_back({groups[i], shard_work::kPassPlan * static_cast<double>(m_space.group(groups[i]).size) +
+                                               shard_work::kSimulatePlan * static_cast<double>(*past[i])});
+            } else {
+                settled += shard_work::kSettledGroup;
+            }
+        }
+        std::vector<GroupRange> ranges = m_options.rebalance(open, settled);
+        ExploreOptions moved;
+        moved.group_ranges = std::move(ranges);
+        m_ranges = clamped_ranges(moved, m_space);
+        if (moved.group_ranges.empty()) {
+            m_ranges.clear(); // nothing left here (clamped_ranges() reads an empty list as everything)
+        }
+        m_range = 0;
+        m_next_group = m_ranges.empty() ? 0 : m_ranges[0].begin;
+        result.total = 0;
+        for (const GroupRange& r : m_ranges) {
+            result.total += m_space.group_first(r.end) - m_space.group_first(r.begin);
+        }
+        m_control.total.store(result.total);
+    }
+
     void run_waves(ExploreResult& result, const RowSink& sink)
     {
         seed();
+        if (m_options.share_seed && m_options.rebalance) {
+            rebalance(result);
+        }
         std::vector<std::unique_ptr<Chunk>> wave;
         std::size_t wave_chunks = kFirstWaveChunks;
         for (;; wave_chunks = std::min(2 * wave_chunks, kWaveChunks)) {
@@ -236,18 +322,7 @@ private:
             if (wave.empty()) {
                 return;
             }
-            m_prune.active = true;
-            m_prune.top_k = m_options.top_k;
-            std::vector<PlanRow> front = m_front;
-            for (const PlanRow& r : m_seed_front) {
-                if (std::none_of(m_front.begin(), m_front.end(), [&r](const PlanRow& f) { return f.index == r.index; })) {
-                    front.push_back(r);
-                }
-            }
-            m_prune.front = pareto_front(std::move(front));
-            m_prune.kth_fastest = kth(m_top.fastest, m_seed_top.fastest, faster);
-            m_prune.kth_cheapest = kth(m_top.cheapest, m_seed_top.cheapest, cheaper);
-            m_prune.kth_mfu = kth(m_top.best_mfu, m_seed_top.best_mfu, higher_mfu);
+            update_thresholds();
             tbb::parallel_for(tbb::blocked_range<std::size_t>(0, wave.size(), 1), [&](const tbb::blocked_range<std::size_t>& r) {
                 for (std::size_t i = r.begin(); i != r.end(); ++i) {
                     evaluate(*wave[i]);

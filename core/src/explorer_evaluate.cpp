@@ -37,14 +37,16 @@ CostEntry make_cost_entry(const ModelSpec& model, const TrainingSpec& training, 
     e.costs = plan_layer_costs(model, training, cluster, plan);
     e.costs.layer_operators.clear(); // every simulation copies the costs it is given; keep that cheap
     e.costs.layer_operators.shrink_to_fit();
-    e.layer_work_s = work_s(e.costs.layer);
-    e.layer_forward_s = e.costs.layer.forward.total_s();
-    e.layer_backward_s = e.costs.layer.backward.total_s();
+    BoundTerms& b = e.bound;
+    b.layer_work_s = work_s(e.costs.layer);
+    b.layer_forward_s = e.costs.layer.forward.total_s();
+    b.layer_backward_s = e.costs.layer.backward.total_s();
     for (int i = 0; i < model.layers; ++i) {
-        e.all_layers_work_s += work_s(e.costs.layer_at(i));
+        b.all_layers_work_s += work_s(e.costs.layer_at(i));
     }
-    e.embedding_work_s = work_s(e.costs.embedding);
-    e.head_work_s = work_s(e.costs.head);
+    b.embedding_work_s = work_s(e.costs.embedding);
+    b.head_work_s = work_s(e.costs.head);
+    b.uniform_layers = e.costs.layers.empty();
     return e;
 }
 
@@ -58,10 +60,10 @@ CostEntry make_cost_entry(const ModelSpec& model, const TrainingSpec& training, 
 // which is the (pp - 1) x (f + b) fill-and-drain of 1F1B for the last stage. Other layouts use the
 // average stage: T >= micro-batches x (every layer + embedding + head) / pp. The optimizer step, the
 // pipeline sends, the recompute in the drain and the exposed data-parallel traffic are left out: all add time.
-double iteration_lower_bound_s(const ModelSpec& model, int global_batch, const CostEntry& e, const Plan& plan)
+double iteration_lower_bound_s(const ModelSpec& model, int global_batch, const BoundTerms& e, const Plan& plan)
 {
     const double micro_batches = static_cast<double>(global_batch / (plan.dp * plan.micro_batch));
-    const bool even = e.costs.layers.empty() && plan.first_stage_layers == 0 && plan.last_stage_layers == 0 && plan.pipeline_layout.empty();
+    const bool even = e.uniform_layers && plan.first_stage_layers == 0 && plan.last_stage_layers == 0 && plan.pipeline_layout.empty();
     double bound = 0;
     if (even) {
         const double stage_layers = static_cast<double>(model.layers) / plan.pp;
@@ -78,7 +80,7 @@ double iteration_lower_bound_s(const ModelSpec& model, int global_batch, const C
 
 double iteration_time_lower_bound_s(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan)
 {
-    return iteration_lower_bound_s(model, training.global_batch, make_cost_entry(model, training, cluster, plan), plan);
+    return iteration_lower_bound_s(model, training.global_batch, make_cost_entry(model, training, cluster, plan).bound, plan);
 }
 
 PlanEvaluator::PlanEvaluator(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const PlanSpace& space,
@@ -126,6 +128,17 @@ const CostEntry* PlanEvaluator::costs_for(const CostKey& key, const Plan& plan, 
     auto e = std::make_unique<CostEntry>(
         make_cost_entry(m_scenario.model, m_training[static_cast<std::size_t>(key.precision)], m_gpus[static_cast<std::size_t>(key.gpu)].cluster, plan));
     return state.costs.emplace(key, std::move(e)).first->second.get();
+}
+
+const BoundTerms& PlanEvaluator::bound_terms(const CostKey& key, const Plan& plan) const
+{
+    const auto it = m_bounds.find(key);
+    if (it != m_bounds.end()) {
+        return it->second;
+    }
+    const BoundTerms terms =
+        make_cost_entry(m_scenario.model, m_training[static_cast<std::size_t>(key.precision)], m_gpus[static_cast<std::size_t>(key.gpu)].cluster, plan).bound;
+    return m_bounds.emplace(key, terms).first->second;
 }
 
 // True when rows already found beat `best_case` (a plan's or a group's bounds: least time and cost, most
@@ -216,6 +229,15 @@ void PlanEvaluator::fill_metrics(PlanRow& row, double iteration_s, const Gpu& gp
     row.cost_usd = row.training_days * 24.0 * row.num_gpus * gpu.cluster.price_per_gpu_hour;
 }
 
+PlanEvaluator::KeySlots PlanEvaluator::key_slots(const PlanGroup& group) const
+{
+    KeySlots k;
+    k.low = static_cast<std::uint64_t>(m_space.moe_overlap.size() * m_space.tp_overlap.size() * m_space.precision.size());
+    k.zero = static_cast<std::uint64_t>(m_space.zero_stage.size());
+    k.slots = static_cast<std::uint64_t>(m_space.sequence_parallel_choices(group.tp_index)) * m_space.recompute.size() * k.low;
+    return k;
+}
+
 std::optional<PlanRow> PlanEvaluator::group_best_case(const PlanGroup& group, ThreadState& state) const
 {
     if (group.size == 0 || check_group(group)) {
@@ -227,10 +249,11 @@ std::optional<PlanRow> PlanEvaluator::group_best_case(const PlanGroup& group, Th
         most_v = std::max(most_v, v);
     }
     double least_s = -1;
-    // Schedule choice 0 with every other digit: each cost key of the group once.
-    const std::uint64_t keys = group.size / static_cast<std::uint64_t>(m_space.schedule_choices(group.pp_index));
-    for (std::uint64_t i = 0; i < keys; ++i) {
-        PlanVariant v = group.variant(i);
+    // Each cost key of the group once (schedule choice 0, ZeRO digit 0), its terms kept for the plans.
+    const KeySlots k = key_slots(group);
+    state.slots.assign(k.slots, nullptr);
+    for (std::uint64_t slot = 0; slot < k.slots; ++slot) {
+        PlanVariant v = group.variant((slot / k.low) * k.zero * k.low + slot % k.low);
         if (v.sequence_parallel && group.tp < 2) {
             continue; // rejected by the rules
         }
@@ -239,7 +262,9 @@ std::optional<PlanRow> PlanEvaluator::group_best_case(const PlanGroup& group, Th
         const Plan p = group.plan(v);
         const CostKey key{group.gpu, group.tp, group.cp, group.ep, group.etp, group.micro_batch, static_cast<int>(v.recompute), v.precision_index,
                           v.sequence_parallel, v.tp_overlap, v.moe_overlap, v.rank_order_index};
-        const double t = iteration_lower_bound_s(m_scenario.model, m_scenario.training.global_batch, *costs_for(key, p, state), p);
+        const BoundTerms& terms = bound_terms(key, p);
+        state.slots[slot] = &terms;
+        const double t = iteration_lower_bound_s(m_scenario.model, m_scenario.training.global_batch, terms, p);
         least_s = least_s < 0 ? t : std::min(least_s, t);
     }
     if (least_s < 0) {
@@ -254,6 +279,37 @@ std::optional<PlanRow> PlanEvaluator::group_best_case(const PlanGroup& group, Th
     }
     fill_metrics(bound, least_s, gpu, smallest_peak);
     return bound;
+}
+
+std::optional<std::uint64_t> PlanEvaluator::plans_past_bound(const PlanGroup& group, ThreadState& state, const PruneThresholds& prune) const
+{
+    if (group.size == 0 || check_group(group)) {
+        return std::nullopt;
+    }
+    const auto best = group_best_case(group, state);
+    if (!best) {
+        return group.size;
+    }
+    if (cannot_matter(*best, prune)) {
+        return std::nullopt;
+    }
+    const KeySlots slots = key_slots(group);
+    const Gpu& gpu = m_gpus[static_cast<std::size_t>(group.gpu)];
+    std::uint64_t n = 0;
+    for (std::uint64_t i = 0; i < group.size; ++i) {
+        const BoundTerms* terms = state.slots[((i / slots.low / slots.zero) * slots.low + i % slots.low) % slots.slots];
+        if (terms == nullptr) {
+            continue;
+        }
+        const PlanVariant v = group.variant(i);
+        const Plan plan = group.plan(v);
+        PlanRow bound;
+        bound.index = group.first_index + i;
+        bound.num_gpus = group.num_gpus;
+        fill_metrics(bound, iteration_lower_bound_s(m_scenario.model, m_scenario.training.global_batch, *terms, plan), gpu, v.precision_index);
+        n += cannot_matter(bound, prune) ? 0 : 1;
+    }
+    return n;
 }
 
 bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control,
@@ -274,10 +330,13 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
                        v.sequence_parallel, v.tp_overlap, v.moe_overlap, v.rank_order_index};
     };
 
+    const KeySlots slots = key_slots(group);
     if (prune.active) {
         // The whole group at once: its best case against what has been found.
-        const auto best = group_best_case(group, state);
-        if (best && cannot_matter(*best, prune)) {
+        const auto best = group_best_case(group, state); // also fills state.slots
+        if (!best) {
+            state.slots.assign(slots.slots, nullptr); // no plan is bounded; the rules judge each
+        } else if (cannot_matter(*best, prune)) {
             out.bounded += group.size;
             out.evaluated += group.size;
             control.done.fetch_add(group.size, std::memory_order_relaxed);
@@ -296,6 +355,21 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
         const PlanVariant v = group.variant(i);
         const Plan plan = group.plan(v);
         const TrainingSpec& training = m_training[static_cast<std::size_t>(v.precision_index)];
+        // The bound first: a table look-up, cheaper than the plan's own rules (which build a message
+        // when they reject), and most plans of a large space fail it. The group's rules passed, so the
+        // bound's inputs (dp, micro-batches) are whole.
+        const BoundTerms* terms = prune.active ? state.slots[((i / slots.low / slots.zero) * slots.low + i % slots.low) % slots.slots] : nullptr;
+        if (terms != nullptr) { // null: sequence parallelism at tp = 1, which the rules reject
+            PlanRow bound;
+            bound.index = index;
+            bound.num_gpus = group.num_gpus;
+            fill_metrics(bound, iteration_lower_bound_s(model, m_scenario.training.global_batch, *terms, plan), gpu, v.precision_index);
+            if (cannot_matter(bound, prune)) {
+                ++out.bounded;
+                ++out.evaluated;
+                continue;
+            }
+        }
         if (auto rejection = check_plan(model, training, plan, group.num_gpus)) {
             reject(out, *rejection, 1, index);
             continue;
@@ -305,18 +379,6 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
             continue;
         }
         const CostEntry* costs = nullptr;
-        if (prune.active) {
-            costs = costs_for(key_of(v), plan, state);
-            PlanRow bound;
-            bound.index = index;
-            bound.num_gpus = group.num_gpus;
-            fill_metrics(bound, iteration_lower_bound_s(model, m_scenario.training.global_batch, *costs, plan), gpu, v.precision_index);
-            if (cannot_matter(bound, prune)) {
-                ++out.bounded;
-                ++out.evaluated;
-                continue;
-            }
-        }
         // Memory first: it needs no simulation and rejects many plans.
         const auto memory = plan_memory(model, training, plan);
         double peak_bytes = 0;

@@ -11,6 +11,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <oneapi/tbb/concurrent_unordered_map.h>
+
 #include "vtrain/explorer.h"
 #include "vtrain/explorer_fast_sim.h"
 #include "vtrain/explorer_space.h"
@@ -49,25 +51,34 @@ struct CostKeyHash {
     }
 };
 
-// A plan's layer costs with the sums its lower bound needs (seconds on the compute stream, per micro-batch).
-struct CostEntry {
-    LayerCosts costs;
+// The sums a plan's lower bound needs (seconds on the compute stream, per micro-batch): a few numbers
+// per cost key, so that one table of them serves every plan of a sweep (pp, dp, the schedule and ZeRO
+// do not change them) while the full layer costs are built only for plans that get simulated.
+struct BoundTerms {
     double layer_work_s = 0;    // forward + recompute + backward of one layer (uniform layers)
     double layer_forward_s = 0; // forward of one layer (uniform layers)
     double layer_backward_s = 0; // backward of one layer (uniform layers)
     double all_layers_work_s = 0; // sum over every layer (any layout)
-    double embedding_work_s = 0, head_work_s = 0, mtp_work_s = 0;
+    double embedding_work_s = 0, head_work_s = 0;
+    bool uniform_layers = true; // every layer costs the same (LayerCosts::layers empty)
+};
+
+// A plan's layer costs with its bound terms.
+struct CostEntry {
+    LayerCosts costs;
+    BoundTerms bound;
 };
 
 CostEntry make_cost_entry(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan);
 // A lower bound on the plan's iteration time that its simulation can never beat (see the .cpp).
-double iteration_lower_bound_s(const ModelSpec& model, int global_batch, const CostEntry& costs, const Plan& plan);
+double iteration_lower_bound_s(const ModelSpec& model, int global_batch, const BoundTerms& terms, const Plan& plan);
 
 // Scratch space of one thread.
 struct ThreadState {
     SimulationWorkspace workspace;
     FastSimScratch fast;
     std::unordered_map<CostKey, std::unique_ptr<CostEntry>, CostKeyHash> costs; // bounded: cleared when large
+    std::vector<const BoundTerms*> slots; // the current group's bound terms per cost key (see key_slots)
 };
 
 // What a plan must beat to matter: the current front and the k-th row of each top-k list (copies taken
@@ -87,6 +98,10 @@ public:
     // Rejects, bounds out or simulates every plan of the group into `out`; false when cancelled part-way.
     bool evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control, const PruneThresholds& prune) const;
 
+    // After seeding: none when the group's rules reject it or its bound rules it out as a whole; else
+    // how many of its plans pass their own bounds (all of them when it has no bound).
+    std::optional<std::uint64_t> plans_past_bound(const PlanGroup& group, ThreadState& state, const PruneThresholds& prune) const;
+
     // The best any plan of a legal group can do (least days and cost, most MFU, its first index), or none
     // when the group's rules reject it.
     std::optional<PlanRow> group_best_case(const PlanGroup& group, ThreadState& state) const;
@@ -103,8 +118,20 @@ private:
         bool band_calibrated = false; // false: the wide default band of an uncalibrated profile
     };
 
+    // A group's cost keys, numbered by its variant digits less the schedule and the ZeRO stage: variant
+    // i has slot ((i / low / zero) x low + i % low) mod slots.
+    struct KeySlots {
+        std::uint64_t low = 1;  // MoE overlap x TP overlap x precision
+        std::uint64_t zero = 1; // ZeRO stages
+        std::uint64_t slots = 1; // recompute x sequence parallelism x low
+    };
+    KeySlots key_slots(const PlanGroup& group) const;
+
     void fill_metrics(PlanRow& row, double iteration_s, const Gpu& gpu, int precision_index) const;
     const CostEntry* costs_for(const CostKey& key, const Plan& plan, ThreadState& state) const;
+    // The key's bound terms from the table every thread shares (computed on first use; a race computes
+    // the same numbers twice, harmlessly).
+    const BoundTerms& bound_terms(const CostKey& key, const Plan& plan) const;
     bool cannot_matter(const PlanRow& best_case, const PruneThresholds& prune) const;
 
     std::optional<PlanRejection> check_group(const PlanGroup& group) const;
@@ -119,6 +146,7 @@ private:
     double m_tokens_per_iteration = 0;
     double m_iterations = 0;
     double m_model_flops = 0;
+    mutable tbb::concurrent_unordered_map<CostKey, BoundTerms, CostKeyHash> m_bounds; // grows to the keys met (tens of bytes each)
 };
 
 } // namespace vtrain

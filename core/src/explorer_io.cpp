@@ -2,6 +2,7 @@
 #include "vtrain/explorer_io.h"
 
 #include <cstdio>
+#include <numeric>
 
 #include "vtrain/rank_layout.h"
 #include "vtrain/scenario_json.h"
@@ -168,6 +169,7 @@ nlohmann::json explore_result_to_json(const ExploreResult& result)
             {"simulated", result.feasible},
             {"bounded", result.bounded},
             {"rejected", rejected},
+            {"rejected_total", std::accumulate(result.rejected.begin(), result.rejected.end(), std::uint64_t{0})},
             {"cancelled", result.cancelled},
             {"elapsed_s", result.elapsed_s},
             {"front", rows_to_json(result.front)},

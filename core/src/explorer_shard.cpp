@@ -7,6 +7,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include "explorer_order.h"
+#include "explorer_shard_work.h"
 #include "vtrain/model_math.h"
 #include "vtrain/plan_check.h"
 
@@ -18,6 +19,11 @@ constexpr double kRejectedGroup = 1.0; // the structural rules, once for the who
 constexpr double kPerPlan = 4.0;       // building the plan, its own rules, the row
 constexpr double kPerEvent = 10.0;      // one operation of the fast simulation (events cost more than memory stages)
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+// With pruning, in the same units: the layer costs of one cost key (computed once per sweep), a legal
+// group's bound, and one plan's bound when its group is not bounded out as a whole.
+constexpr double kPrunedKey = 20.0;
+constexpr double kPrunedGroup = 2.0;
+constexpr double kPrunedPlan = 0.05;
 
 } // namespace
 
@@ -142,6 +148,170 @@ ExploreSplit split_plan_space(const PlanSpace& space, const std::vector<double>&
     return out;
 }
 
+std::vector<double> estimate_pruned_group_costs(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const PlanSpace& space,
+                                                bool allow_tp_across_nodes)
+{
+    std::vector<int> node_size(space.gpus.size(), 1);
+    for (std::size_t i = 0; i < space.gpus.size(); ++i) {
+        const auto it = profiles.find(space.gpus[i]);
+        node_size[i] = it == profiles.end() ? 1 : gpus_per_node_for(scenario, it->second);
+    }
+    std::vector<double> costs(space.groups(), 0.0);
+    tbb::parallel_for(std::uint64_t{0}, space.groups(), [&](std::uint64_t g) {
+        const PlanGroup group = space.group(g);
+        const Plan plan = group.plan(PlanVariant{});
+        const bool rejected = group.size == 0 || plan.dp == 0 || check_plan(scenario.model, scenario.training, plan, group.num_gpus).has_value() ||
+                              (!allow_tp_across_nodes && group.tp > node_size[static_cast<std::size_t>(group.gpu)]);
+        // A legal group costs its bound (one look-up per cost key) and a pass over its plans' bounds
+        // when it is not bounded out as a whole; its keys' layer costs are counted once per unit below.
+        costs[g] = rejected ? kRejectedGroup : kPrunedGroup + kPrunedPlan * static_cast<double>(group.size);
+    });
+    return costs;
+}
+
+namespace {
+
+// Each group's unit: the groups that share one set of cost keys (GPU type, tp, cp, ep, etp, micro-batch).
+std::vector<std::uint64_t> cost_key_units(const PlanSpace& space, std::uint64_t& units)
+{
+    const std::uint64_t t = space.tp.size(), c = space.cp.size(), e = space.ep.size(), x = space.etp.size(), m = space.micro_batch.size();
+    units = space.gpus.size() * t * c * e * x * m;
+    std::vector<std::uint64_t> unit(space.groups());
+    for (std::uint64_t g = 0; g < space.groups(); ++g) {
+        const PlanGroup group = space.group(g);
+        unit[g] = ((((static_cast<std::uint64_t>(group.gpu) * t + static_cast<std::uint64_t>(group.tp_index)) * c + static_cast<std::uint64_t>(group.cp_index)) * e +
+                    static_cast<std::uint64_t>(group.ep_index)) * x + static_cast<std::uint64_t>(group.etp_index)) * m +
+                  static_cast<std::uint64_t>(group.micro_batch_index);
+    }
+    return unit;
+}
+
+} // namespace
+
+ExploreSplit split_by_cost_keys(const PlanSpace& space, const std::vector<double>& group_costs, int shards)
+{
+    ExploreSplit out;
+    out.shards = std::max(shards, 1);
+    std::uint64_t units = 0;
+    const std::vector<std::uint64_t> unit = cost_key_units(space, units);
+    const std::size_t groups = std::min<std::size_t>(space.groups(), group_costs.size());
+    std::vector<double> unit_cost(units, 0.0);
+    std::vector<double> key_cost(units, 0.0); // a unit whose groups are all rejected computes no layer costs
+    const double keys_but_sp = static_cast<double>(space.recompute.size() * space.precision.size() * space.tp_overlap.size() * space.moe_overlap.size() * space.rank_order.size());
+    for (std::size_t g = 0; g < groups; ++g) {
+        unit_cost[unit[g]] += group_costs[g];
+        if (group_costs[g] > kRejectedGroup) {
+            key_cost[unit[g]] = kPrunedKey * keys_but_sp * space.sequence_parallel_choices(space.group(g).tp_index);
+        }
+    }
+    for (std::uint64_t u = 0; u < units; ++u) {
+        unit_cost[u] += key_cost[u];
+    }
+    // Longest processing time first: the costliest unit to the least loaded shard (ties: the lower
+    // unit, the lower shard), so every process computes the same split.
+    std::vector<std::uint64_t> order(units);
+    for (std::uint64_t u = 0; u < units; ++u) {
+        order[u] = u;
+    }
+    std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) { return unit_cost[a] > unit_cost[b]; });
+    std::vector<int> owner(units, 0);
+    std::vector<double> load(static_cast<std::size_t>(out.shards), 0.0);
+    for (const std::uint64_t u : order) {
+        const auto least = std::min_element(load.begin(), load.end()); // the first of equal loads
+        owner[u] = static_cast<int>(least - load.begin());
+        *least += unit_cost[u];
+    }
+    // Blocks: runs of consecutive groups with one owner, in enumeration order.
+    for (std::size_t g = 0; g < groups; ++g) {
+        const int shard = owner[unit[g]];
+        if (out.blocks.empty() || out.blocks.back().shard != shard) {
+            ShardBlock b;
+            b.groups = {g, g};
+            b.plan_begin = space.group_first(g);
+            b.shard = shard;
+            out.blocks.push_back(b);
+        }
+        ShardBlock& b = out.blocks.back();
+        b.groups.end = g + 1;
+        b.plan_end = space.group_first(g + 1);
+        b.estimated_cost += group_costs[g];
+    }
+    return out;
+}
+
+std::vector<std::vector<GroupRange>> rebalance_groups(const ExploreSplit& split, const std::vector<std::vector<GroupWork>>& open,
+                                                      const std::vector<double>& settled)
+{
+    const std::size_t shards = static_cast<std::size_t>(std::max(split.shards, 1));
+    std::vector<double> load(shards, 0.0);
+    struct Item {
+        GroupWork work;
+        std::size_t owner = 0;
+    };
+    std::vector<Item> items;
+    for (std::size_t s = 0; s < shards; ++s) {
+        load[s] = s < settled.size() ? settled[s] : 0.0;
+        if (s < open.size()) {
+            for (const GroupWork& w : open[s]) {
+                items.push_back({w, s});
+            }
+        }
+    }
+    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+        return a.work.cost != b.work.cost ? a.work.cost > b.work.cost : a.work.group < b.work.group;
+    });
+    std::vector<std::vector<std::uint64_t>> moved_out(shards), moved_in(shards);
+    for (const Item& item : items) {
+        std::size_t best = item.owner;
+        double best_load = load[item.owner] + item.work.cost;
+        for (std::size_t s = 0; s < shards; ++s) {
+            const double l = load[s] + item.work.cost + shard_work::kMoveGroup;
+            if (s != item.owner && l < best_load) {
+                best = s;
+                best_load = l;
+            }
+        }
+        load[best] = best_load;
+        if (best != item.owner) {
+            moved_out[item.owner].push_back(item.work.group);
+            moved_in[best].push_back(item.work.group);
+        }
+    }
+    std::vector<std::vector<GroupRange>> out(shards);
+    for (std::size_t s = 0; s < shards; ++s) {
+        std::vector<std::uint64_t>& gone = moved_out[s];
+        std::sort(gone.begin(), gone.end());
+        std::vector<GroupRange> pieces;
+        std::size_t k = 0;
+        for (const GroupRange& r : split.ranges(static_cast<int>(s))) {
+            std::uint64_t begin = r.begin;
+            for (; k < gone.size() && gone[k] < r.end; ++k) {
+                if (gone[k] >= begin) {
+                    if (gone[k] > begin) {
+                        pieces.push_back({begin, gone[k]});
+                    }
+                    begin = gone[k] + 1;
+                }
+            }
+            if (begin < r.end) {
+                pieces.push_back({begin, r.end});
+            }
+        }
+        for (const std::uint64_t g : moved_in[s]) {
+            pieces.push_back({g, g + 1});
+        }
+        std::sort(pieces.begin(), pieces.end(), [](const GroupRange& a, const GroupRange& b) { return a.begin < b.begin; });
+        for (const GroupRange& p : pieces) {
+            if (!out[s].empty() && out[s].back().end == p.begin) {
+                out[s].back().end = p.end;
+            } else {
+                out[s].push_back(p);
+            }
+        }
+    }
+    return out;
+}
+
 Expected<ExploreSplit> plan_explore_split(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const ExploreOptions& options,
                                           int shards, int blocks_per_shard)
 {
@@ -151,6 +321,9 @@ Expected<ExploreSplit> plan_explore_split(const Scenario& scenario, const std::m
     auto space = make_plan_space(scenario, profiles, options.allow_tp_across_nodes);
     if (!space.ok()) {
         return space.errors();
+    }
+    if (options.prune && !options.keep_all_rows) {
+        return split_by_cost_keys(*space, estimate_pruned_group_costs(scenario, profiles, *space, options.allow_tp_across_nodes), shards);
     }
     return split_plan_space(*space, estimate_group_costs(scenario, profiles, *space, options.allow_tp_across_nodes), shards, blocks_per_shard);
 }

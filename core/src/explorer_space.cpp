@@ -271,8 +271,10 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
 
     PlanSpace space;
     const Plan given = scenario.plan.value_or(Plan{});
-    // Fields no search list sets keep the scenario plan's value; stage layouts do not carry over (they
-    // are written for the plan's own pp).
+    // Fields no search list sets keep the scenario plan's value. A pipeline_layout string does not carry
+    // over (it lists the stages of the plan's own pp); first/last stage layer counts do: they say the same
+    // thing at any pp (e.g. DeepSeek-V3's 61 layers as 4 per stage and 1 on the last), and plan_check()
+    // rejects a pp whose remaining layers do not split evenly.
     space.base.grad_bucket_mb = given.grad_bucket_mb;
     space.base.overlap_grad_reduce = given.overlap_grad_reduce;
     space.base.overlap_param_gather = given.overlap_param_gather;
@@ -280,6 +282,8 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
     space.base.cp_kind = given.cp_kind;
     space.layers = scenario.model.layers;
     space.mtp_layers = scenario.model.mtp_layers;
+    space.base.first_stage_layers = given.first_stage_layers;
+    space.base.last_stage_layers = given.last_stage_layers;
     space.gpus = search.gpu.empty() ? std::vector<std::string>{scenario.cluster.gpu} : unique_in_order(search.gpu);
     int largest_node = 1;
     for (std::size_t i = 0; i < space.gpus.size(); ++i) {

@@ -303,4 +303,48 @@ Expected<ExploreResult> decode_explore_result(std::string_view bytes)
     return result;
 }
 
+namespace {
+constexpr char kWorkMagic[4] = {'V', 'T', 'X', 'W'};
+} // namespace
+
+std::string encode_group_work(const GroupWorkReport& report)
+{
+    Writer w;
+    for (const char c : kWorkMagic) {
+        w.u8(static_cast<std::uint8_t>(c));
+    }
+    w.f64(report.settled);
+    w.u64(report.open.size());
+    for (const GroupWork& g : report.open) {
+        w.u64(g.group);
+        w.f64(g.cost);
+    }
+    return w.take();
+}
+
+Expected<GroupWorkReport> decode_group_work(std::string_view bytes)
+{
+    Reader in(bytes);
+    if (!in.raw(kWorkMagic, sizeof kWorkMagic)) {
+        return bad("not an encoded group-work report (wrong magic number)", 0);
+    }
+    GroupWorkReport report;
+    report.settled = in.f64();
+    const std::uint64_t n = in.count(16);
+    report.open.reserve(n);
+    for (std::uint64_t i = 0; i < n && !in.failed(); ++i) {
+        GroupWork g;
+        g.group = in.u64();
+        g.cost = in.f64();
+        report.open.push_back(g);
+    }
+    if (in.failed()) {
+        return bad("truncated group-work report", in.offset());
+    }
+    if (!in.at_end()) {
+        return bad(std::to_string(bytes.size() - in.offset()) + " unexpected trailing bytes", in.offset());
+    }
+    return report;
+}
+
 } // namespace vtrain

@@ -369,6 +369,9 @@ private slots:
         QTest::newRow("gpt-1.3b, default search, 4 GPU counts") << "gpt-1.3b.json" << true;
         QTest::newRow("llama3-70b-h100, default search") << "llama3-70b-h100.json" << true;
         QTest::newRow("qwen3-235b-a22b-gb200 (balanced layouts)") << "qwen3-235b-a22b-gb200.json" << false;
+        // Issue 17's DeepSeek-V3 space (MoE, MLA, MTP, uneven stages, two GPU types, ep, etp, cp, vp,
+        // precision, overlaps), sub-sampled so that simulating every plan stays quick.
+        QTest::newRow("deepseek-v3 space, sub-sampled") << "../bench/deepseek-v3-space.json" << false;
     }
     void pruning_keeps_the_front_and_the_top_lists()
     {
@@ -383,10 +386,27 @@ private slots:
                 s.search->num_gpus = {8, 16, 32, 64};
             }
         }
+        if (example.contains("deepseek")) {
+            SearchSpace& q = *s.search;
+            q.gpu = {"h800-sxm5-80gb", "h200-sxm-141gb"};
+            q.num_gpus = {1024, 2048};
+            q.tp = {1, 2};
+            q.cp = {1, 2};
+            q.pp = {4, 16};
+            q.ep = {16, 64};
+            q.etp = {1};
+            q.micro_batch = {1, 2};
+            q.virtual_stages = {2};
+            q.recompute = {Recompute::None, Recompute::Full};
+            q.zero_stage = {1, 2};
+        }
         if (!(s.training.tokens > 0)) {
             s.training.tokens = 1e11;
         }
         std::map<std::string, GpuProfile> gpus{{s.cluster.gpu, test::shipped_profile(s.cluster.gpu)}};
+        for (const std::string& id : s.search->gpu) {
+            gpus.emplace(id, test::shipped_profile(id));
+        }
         ExploreOptions options;
         options.threads = 2;
         options.top_k = 10;
@@ -422,9 +442,8 @@ private slots:
             QVERIFY(pruned->bounded > 0);
         }
         // The bound holds on every feasible plan.
-        const GpuProfile& profile = gpus.begin()->second;
-        const ResolvedCluster cluster = resolve_cluster(cluster_for_gpu(s, s.cluster.gpu, 0), profile);
         for (const PlanRow& row : all->rows) {
+            const ResolvedCluster cluster = resolve_cluster(cluster_for_gpu(s, row.gpu, 0), gpus.at(row.gpu));
             TrainingSpec t = s.training;
             t.precision = row.precision;
             const double bound = iteration_time_lower_bound_s(s.model, t, cluster, row.plan);

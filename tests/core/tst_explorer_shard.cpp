@@ -217,6 +217,114 @@ private slots:
         QCOMPARE(merged.result.cancelled, false);
     }
 
+    // Issue 17: with pruning, the split keeps every group of one cost-key unit (GPU type, tp, cp, ep, etp,
+    // micro-batch) on one shard, covers the space in order, and the merged shards give the single
+    // process's front and top-k lists and the same total.
+    void pruned_shards_keep_units_whole_and_merge_exactly()
+    {
+        const Scenario s = sweep_scenario();
+        auto space = make_plan_space(s, profiles(), false);
+        QVERIFY(space.ok());
+        ExploreOptions options;
+        options.top_k = 7;
+        options.prune = true;
+        options.threads = 1;
+        const Run single = run(s, options);
+        QVERIFY(single.result.bounded > 0);
+        for (const int shards : {1, 3, 5, 16}) {
+            auto split = plan_explore_split(s, profiles(), options, shards);
+            QVERIFY(split.ok());
+            QCOMPARE(split->shards, shards);
+            QCOMPARE(split->blocks.front().groups.begin, std::size_t{0});
+            QCOMPARE(split->blocks.back().groups.end, space->groups());
+            std::map<std::vector<int>, int> owner;
+            std::uint64_t plans = 0;
+            for (std::size_t i = 0; i < split->blocks.size(); ++i) {
+                const ShardBlock& b = split->blocks[i];
+                QVERIFY(b.groups.begin < b.groups.end);
+                QVERIFY(b.shard >= 0 && b.shard < shards);
+                if (i > 0) {
+                    QCOMPARE(b.groups.begin, split->blocks[i - 1].groups.end);
+                }
+                for (std::size_t g = b.groups.begin; g < b.groups.end; ++g) {
+                    const PlanGroup group = space->group(g);
+                    const auto [it, inserted] =
+                        owner.emplace(std::vector<int>{group.gpu, group.tp, group.cp, group.ep, group.etp, group.micro_batch}, b.shard);
+                    QCOMPARE(it->second, b.shard);
+                }
+            }
+            for (int shard = 0; shard < shards; ++shard) {
+                plans += split->plans(shard);
+                if (shards <= 5) {
+                    QVERIFY(split->plans(shard) > 0); // enough units for each
+                }
+            }
+            QCOMPARE(plans, space->size());
+            const Run merged = sharded(s, options, *split);
+            QCOMPARE(merged.result.total, single.result.total);
+            QCOMPARE(merged.result.evaluated, single.result.evaluated);
+            QCOMPARE(csv_rows(merged.result.front), csv_rows(single.result.front));
+            QCOMPARE(csv_rows(merged.result.fastest), csv_rows(single.result.fastest));
+            QCOMPARE(csv_rows(merged.result.cheapest), csv_rows(single.result.cheapest));
+            QCOMPARE(csv_rows(merged.result.best_mfu), csv_rows(single.result.best_mfu));
+        }
+    }
+
+    // ExploreOptions::rebalance's dealing: whatever the reports, the answer partitions the space's groups
+    // (each once, in order), a group stays with its shard unless moved for load, and the report survives
+    // the wire format.
+    void rebalanced_groups_partition_the_space()
+    {
+        const Scenario s = sweep_scenario();
+        ExploreOptions options;
+        options.prune = true;
+        auto space = make_plan_space(s, profiles(), false);
+        QVERIFY(space.ok());
+        for (const int shards : {1, 3, 7}) {
+            auto split = plan_explore_split(s, profiles(), options, shards);
+            QVERIFY(split.ok());
+            std::vector<std::vector<GroupWork>> open(static_cast<std::size_t>(shards));
+            std::vector<double> settled(static_cast<std::size_t>(shards), 0.0);
+            // Shard 0 reports every group of its own as heavy: the others must take some.
+            for (const GroupRange& r : split->ranges(0)) {
+                for (std::size_t g = r.begin; g < r.end; ++g) {
+                    open[0].push_back({g, 1e6});
+                }
+            }
+            const GroupWorkReport report{open[0], 12.5};
+            auto decoded = decode_group_work(encode_group_work(report));
+            QVERIFY(decoded.ok());
+            QCOMPARE(decoded->open.size(), report.open.size());
+            QCOMPARE(decoded->settled, 12.5);
+            QVERIFY(!decode_group_work("VTXW").ok());
+            const auto answer = rebalance_groups(*split, open, settled);
+            QCOMPARE(answer.size(), static_cast<std::size_t>(shards));
+            std::vector<int> seen(space->groups(), 0);
+            for (const auto& ranges : answer) {
+                for (std::size_t i = 0; i < ranges.size(); ++i) {
+                    QVERIFY(ranges[i].begin < ranges[i].end);
+                    QVERIFY(i == 0 || ranges[i - 1].end < ranges[i].begin); // sorted, merged
+                    for (std::size_t g = ranges[i].begin; g < ranges[i].end; ++g) {
+                        ++seen[g];
+                    }
+                }
+            }
+            QVERIFY(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+            auto count = [](const std::vector<GroupRange>& ranges) {
+                std::size_t n = 0;
+                for (const GroupRange& r : ranges) {
+                    n += r.end - r.begin;
+                }
+                return n;
+            };
+            if (shards > 1 && open[0].size() > static_cast<std::size_t>(shards)) {
+                for (int shard = 1; shard < shards; ++shard) {
+                    QVERIFY(count(answer[static_cast<std::size_t>(shard)]) > count(split->ranges(shard))); // took some of shard 0's
+                }
+            }
+        }
+    }
+
     // Shards that hold no group (all the work in a few groups), and more shards than groups.
     void empty_shards_change_nothing()
     {

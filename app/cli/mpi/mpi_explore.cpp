@@ -330,7 +330,29 @@ int run(World& world, const std::vector<std::string>& argv)
         sink = [&spool](const PlanRow& row) { *spool << csv_spool_line(row); };
     }
     RunControl control;
-    auto part = explore(request.scenario, request.profiles, options_for_shard(request.options, split, world.rank()), control, sink);
+    ExploreOptions shard_options = options_for_shard(request.options, split, world.rank());
+    // A pruned sweep hands its seed's best rows to every rank once (ExploreOptions::share_seed): each
+    // rank then bounds its plans against the best rows of the whole space. Every rank calls it.
+    shard_options.share_seed = [&world](const std::vector<PlanRow>& mine) {
+        ExploreResult rows;
+        rows.front = mine;
+        const std::vector<std::string> parts = world.gather(encode_explore_result(rows));
+        std::string all;
+        if (world.rank() == 0) {
+            ExploreResult merged;
+            for (const std::string& bytes : parts) {
+                auto decoded = decode_explore_result(bytes);
+                if (decoded.ok()) { // an unreadable part only weakens the thresholds
+                    merged.front.insert(merged.front.end(), decoded->front.begin(), decoded->front.end());
+                }
+            }
+            all = encode_explore_result(merged);
+        }
+        world.broadcast(all);
+        auto decoded = decode_explore_result(all);
+        return decoded.ok() ? decoded->front : std::vector<PlanRow>{};
+    };
+    auto part = explore(request.scenario, request.profiles, shard_options, control, sink);
     if (const char* fail_rank = std::getenv("VTRAIN_TEST_FAIL_RANK"); fail_rank != nullptr && std::atoi(fail_rank) == world.rank()) {
         throw std::runtime_error("failure injected by VTRAIN_TEST_FAIL_RANK after the sweep"); // the tests' stand-in for a crash
     }
@@ -348,10 +370,12 @@ int run(World& world, const std::vector<std::string>& argv)
 
     // 4. The merge: partial results (counts, examples, front, top k; no rows) to rank 0.
     const auto merge_start = Clock::now();
+    const std::uint64_t sent_before_merge = world.bytes_sent(); // the seed exchange is not the merge
     const std::vector<std::string> encoded = world.gather(encode_explore_result(*part));
-    const std::uint64_t merge_bytes_sent = world.bytes_sent();
+    const std::uint64_t merge_bytes_sent = world.bytes_sent() - sent_before_merge;
     ExploreResult merged;
     std::vector<double> sweep_s; // per rank
+    std::vector<std::uint64_t> rank_plans;
     if (root) {
         std::vector<ExploreResult> parts;
         for (std::size_t r = 0; r < encoded.size(); ++r) {
@@ -360,6 +384,7 @@ int run(World& world, const std::vector<std::string>& argv)
                 throw std::runtime_error("the result of rank " + std::to_string(r) + " is unreadable: " + decoded.first_error());
             }
             sweep_s.push_back(decoded->elapsed_s);
+            rank_plans.push_back(decoded->total); // the split's share, or what rebalancing left it
             parts.push_back(std::move(decoded).value());
         }
         merged = merge_explore_results(parts, request.options.top_k);
@@ -383,7 +408,7 @@ int run(World& world, const std::vector<std::string>& argv)
         for (std::size_t r = 0; r < sweep_s.size(); ++r) {
             most_sent = std::max<std::uint64_t>(most_sent, std::stoull(sent[r]));
             ranks.push_back({{"rank", r},
-                             {"plans", split.plans(static_cast<int>(r))},
+                             {"plans", rank_plans[r]},
                              {"sweep_s", sweep_s[r]},
                              {"merge_bytes_sent", std::stoull(sent[r])}});
         }

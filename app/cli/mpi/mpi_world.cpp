@@ -80,6 +80,17 @@ void World::broadcast(std::vector<std::uint64_t>& values)
     }
 }
 
+void World::broadcast(std::string& bytes)
+{
+    unsigned long long n = bytes.size();
+    MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    bytes.resize(n);
+    MPI_Bcast(bytes.data(), checked_int(n, "the broadcast bytes"), MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (m_rank == 0) {
+        m_sent += (sizeof n + n) * static_cast<std::uint64_t>(m_size - 1);
+    }
+}
+
 void World::send_chunk(const std::string& chunk)
 {
     MPI_Send(chunk.data(), checked_int(chunk.size(), "a CSV chunk"), MPI_BYTE, 0, kChunkTag, MPI_COMM_WORLD);

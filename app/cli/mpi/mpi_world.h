@@ -27,6 +27,8 @@ public:
     std::vector<std::string> gather(const std::string& mine);
     // Collective: rank 0's values everywhere.
     void broadcast(std::vector<std::uint64_t>& values);
+    // Collective: rank 0's bytes everywhere.
+    void broadcast(std::string& bytes);
 
     // Point to point, for streaming: a chunk to rank 0 (an empty chunk ends the stream), and rank 0's
     // receive of the next chunk from `source`.

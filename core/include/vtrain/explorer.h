@@ -33,6 +33,15 @@ struct GroupRange {
     std::size_t end = 0;
 };
 
+struct PlanRow; // below
+
+// A plan group's remaining work as a shard estimates it once the seeds are exchanged: its plans whose
+// own bounds still pass the exchanged rows, each a simulation (ExploreOptions::rebalance).
+struct GroupWork {
+    std::uint64_t group = 0;
+    double cost = 0; // in explorer_shard.h's units
+};
+
 struct ExploreOptions {
     int threads = 0;                  // 0 = all cores
     std::size_t top_k = 20;           // best plans kept per objective
@@ -49,6 +58,20 @@ struct ExploreOptions {
     // one shard of a sweep split across processes (explorer_shard.h). Empty: every group. The result
     // then counts the shard's plans only (total too).
     std::vector<GroupRange> group_ranges;
+    // With pruning: called once per sweep, after it has simulated its most promising groups (the seed),
+    // with those rows (its seed's front and top-k rows); returns rows of the same space found elsewhere,
+    // to bound plans against as well (thresholds only: they are counted where they are swept). A sweep
+    // split into shards passes each shard's seed to all (explorer_shard.h), so that every shard prunes
+    // against the best rows of the whole space, not only of its share; the merge stays exact because
+    // every such row is a real plan. Called from the thread that called explore(), also when the shard
+    // is empty or cancelled (a collective exchange must not wait for a missing shard).
+    std::function<std::vector<PlanRow>(const std::vector<PlanRow>& seed_rows)> share_seed;
+    // With share_seed: called once right after it, with this shard's groups that the exchanged rows do
+    // not bound out as a whole (each with its remaining work) and the work of the rest of its groups
+    // (`settled`, which stays with it); returns the groups this shard sweeps from then on. The shards'
+    // answers must partition their groups (explorer_shard.h's rebalance_groups() computes them alike in
+    // every shard), so that the work near the front, known only now, is spread over every shard.
+    std::function<std::vector<GroupRange>(const std::vector<GroupWork>& open, double settled)> rebalance;
 };
 
 // One evaluated plan, as the table, the plot and the CSV show it.
@@ -76,8 +99,8 @@ struct ExploreResult {
     std::uint64_t evaluated = 0;      // feasible + bounded + every rejected: equals total unless cancelled
     std::uint64_t feasible = 0;       // simulated and fitting in memory
     std::uint64_t bounded = 0;        // skipped: their lower bounds cannot reach the front or a top-k list
-                                      // (checked before the memory model and, for whole groups, before the
-                                      // variant's own rules; so rejected counts are lower with pruning)
+                                      // (checked before the plan's own rules and the memory model, after
+                                      // the rules of its group; so rejected counts are lower with pruning)
     std::array<std::uint64_t, static_cast<std::size_t>(RejectReason::Count)> rejected{};
     std::array<Diagnostic, static_cast<std::size_t>(RejectReason::Count)> example{}; // one message per reason
     std::array<std::uint64_t, static_cast<std::size_t>(RejectReason::Count)> example_index{}; // its plan: the lowest index

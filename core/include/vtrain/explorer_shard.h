@@ -53,7 +53,31 @@ std::vector<double> estimate_group_costs(const Scenario& scenario, const std::ma
 // to shard i % shards. Deterministic: every process computes the same split.
 ExploreSplit split_plan_space(const PlanSpace& space, const std::vector<double>& group_costs, int shards, int blocks_per_shard = kBlocksPerShard);
 
-// Both steps from a scenario; errors as make_plan_space() reports them, or a shard count below 1.
+// With pruning, most of a sweep's work is the bound of each legal group and, once per cost key (GPU type,
+// tp, cp, ep, etp, micro-batch and the variant flags the layer costs read), the layer costs the bounds
+// need; which plans are simulated depends on what each shard has found, so it is not estimated. The
+// estimate per group, in estimate_group_costs()'s units: 1 for a group the structural rules reject,
+// else its bound plus a pass over its plans' bounds.
+std::vector<double> estimate_pruned_group_costs(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const PlanSpace& space,
+                                                bool allow_tp_across_nodes);
+
+// The split for a pruned sweep: the groups that share cost keys (same GPU type, tp, cp, ep, etp and
+// micro-batch, every GPU count and pp) go to one shard, so that no two shards compute the same layer
+// costs; these units, each costed as its groups plus its keys' layer costs, are dealt costliest first
+// to the least loaded shard. Blocks are the runs of consecutive groups of one shard (many, small).
+// Deterministic: every process computes the same split.
+ExploreSplit split_by_cost_keys(const PlanSpace& space, const std::vector<double>& group_costs, int shards);
+
+// ExploreOptions::rebalance for every shard at once: `open[s]` and `settled[s]` are what shard s reported
+// (its open groups with their work, the work of the rest). The open groups, costliest first, go to the
+// shard whose load stays least, a shard other than their own paying for the layer costs it must compute
+// again; the rest stay. Returns each shard's groups from then on: a partition of split's groups, in
+// enumeration order. Deterministic, so every shard computes the same answer from the same reports.
+std::vector<std::vector<GroupRange>> rebalance_groups(const ExploreSplit& split, const std::vector<std::vector<GroupWork>>& open,
+                                                      const std::vector<double>& settled);
+
+// Both steps from a scenario (split_by_cost_keys() when options.prune and not keep_all_rows, else
+// split_plan_space()); errors as make_plan_space() reports them, or a shard count below 1.
 Expected<ExploreSplit> plan_explore_split(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const ExploreOptions& options,
                                           int shards, int blocks_per_shard = kBlocksPerShard);
 
