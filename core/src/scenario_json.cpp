@@ -240,7 +240,8 @@ ClusterSpec read_cluster(Reader r)
 
 TrainingSpec read_training(Reader r)
 {
-    r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "description"});
+    r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "description",
+                      "moe_dispatcher"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
@@ -270,6 +271,17 @@ TrainingSpec read_training(Reader r)
         }
     }
     t.grad_accumulation_bytes = r.optional_number("grad_accumulation_bytes", 0, 64).value_or(0);
+    if (const auto d = r.optional_string("moe_dispatcher")) {
+        const std::string s = lower(*d);
+        if (s == "alltoall") {
+            t.moe_dispatcher = MoeDispatcher::AllToAll;
+        } else if (s == "flex") {
+            t.moe_dispatcher = MoeDispatcher::Flex;
+        } else {
+            r.error("moe_dispatcher", "must be \"alltoall\" (NCCL, one row per token and expert) or \"flex\" (DeepEP/HybridEP: once per "
+                                      "destination NVLink domain), not \"" + *d + "\"");
+        }
+    }
     return t;
 }
 
@@ -440,6 +452,7 @@ const char* to_string(FfnActivation v)
 }
 const char* to_string(Normalization v) { return v == Normalization::LayerNorm ? "layernorm" : "rmsnorm"; }
 const char* to_string(AttentionKernel v) { return v == AttentionKernel::Flash ? "flash" : "unfused"; }
+const char* to_string(MoeDispatcher v) { return v == MoeDispatcher::Flex ? "flex" : "alltoall"; }
 const char* to_string(Precision v)
 {
     switch (v) {
@@ -777,6 +790,9 @@ nlohmann::json scenario_to_json(const Scenario& s)
     }
     if (s.training.grad_accumulation_bytes > 0) {
         j["training"]["grad_accumulation_bytes"] = s.training.grad_accumulation_bytes;
+    }
+    if (s.training.moe_dispatcher != MoeDispatcher::AllToAll) {
+        j["training"]["moe_dispatcher"] = to_string(s.training.moe_dispatcher);
     }
     if (s.plan) {
         j["plan"] = plan_to_json(*s.plan);

@@ -235,6 +235,11 @@ RowMapping map_run(const RunRow& r)
     }
     if (sw.framework == Framework::DeepSeekHaiLlm) {
         p.moe_overlap = true; // DeepSeek-V3 report Sec. 3.2.1: all-to-all hidden behind computation
+        // Sec. 3.2.2: each token crosses IB once per destination node, then NVLink forwards it.
+        t.moe_dispatcher = MoeDispatcher::Flex;
+        if (m.moe.enabled()) {
+            note("expert dispatch deduplicated per node (DeepSeek-V3 report Sec. 3.2.2): flex dispatcher");
+        }
     }
     if (contains(r.software, "async tp") || contains(r.software, "asynctp")) {
         p.tp_overlap = true;

@@ -11,6 +11,11 @@ namespace vtrain {
 enum class FfnActivation { Gelu, SwiGlu, SquaredRelu, Relu };
 enum class Normalization { LayerNorm, RmsNorm };
 enum class AttentionKernel { Flash, Unfused };
+// How expert-parallel tokens travel (Megatron-Core --moe-token-dispatcher-type): AllToAll sends one row per
+// (token, selected expert) over NCCL; Flex (DeepEP / HybridEP kernels, and DeepSeek-V3's own) sends a token
+// once per destination NVLink domain over the network and forwards it there over NVLink (DeepSeek-V3 report
+// Sec. 3.2.2; Megatron-LM deepseek-v3-gb200-optimization Sec. 2.2.1, 2.5).
+enum class MoeDispatcher { AllToAll, Flex };
 // The GEMM precision of a run. Fp8 and Nvfp4 keep weights' master copy, attention core, norms, router and
 // (per recipe) the first/last layers in BF16; model FLOPs do not depend on it.
 enum class Precision { Bf16, Fp16, Fp32, Fp8, Nvfp4 };
@@ -29,6 +34,7 @@ enum class ContextParallelKind { Ring, AllToAll };
 const char* to_string(FfnActivation value);
 const char* to_string(Normalization value);
 const char* to_string(AttentionKernel value);
+const char* to_string(MoeDispatcher value);
 const char* to_string(Precision value);
 const char* to_string(Fp8Recipe value);
 const char* to_string(Schedule value);
@@ -134,6 +140,7 @@ struct TrainingSpec {
     // 10 = fp16 gradient added into an fp32 main_grad (Megatron-LM 2021: read 2 + 4, write 4 bytes);
     // 6 = fp16 .grad accumulated by autograd (DeepSpeed engines: read 2 + 2, write 2 bytes).
     double grad_accumulation_bytes = 0;
+    MoeDispatcher moe_dispatcher = MoeDispatcher::AllToAll; // expert token dispatch ("alltoall" or "flex")
 };
 
 struct Plan {
