@@ -9,6 +9,7 @@
 #include "vtrain/memory_model.h"
 #include "vtrain/model_math.h"
 #include "vtrain/operator_timer.h"
+#include "vtrain/scenario_json.h"
 
 using namespace vtrain;
 
@@ -137,6 +138,26 @@ private slots:
         for (const auto& op : flex.layer_operators) {
             QVERIFY(op.name != "moe permute" && op.name != "moe unpermute");
         }
+    }
+
+    void moe_dispatcher_is_read_written_and_checked()
+    {
+        auto scenario = [](const std::string& dispatcher) {
+            return scenario_from_text(R"({"model": {"layers": 2, "hidden": 1024, "heads": 8, "seq_len": 1024, "vocab": 32000},
+                "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 8},
+                "training": {"global_batch": 8, "moe_dispatcher": ")" + dispatcher + R"("},
+                "plan": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 1}})");
+        };
+        const auto flex = scenario("flex");
+        QVERIFY(flex.ok());
+        QVERIFY(flex->training.moe_dispatcher == MoeDispatcher::Flex);
+        QCOMPARE(scenario_to_json(*flex)["training"]["moe_dispatcher"].get<std::string>(), std::string("flex"));
+        const auto plain = scenario("alltoall");
+        QVERIFY(plain.ok());
+        QVERIFY(!scenario_to_json(*plain)["training"].contains("moe_dispatcher")); // the default is not written
+        const auto bad = scenario("deepep");
+        QVERIFY(!bad.ok());
+        QVERIFY(QString::fromStdString(bad.errors().front().to_string()).contains("moe_dispatcher"));
     }
 
     void routed_experts_sort_by_local_expert_and_wait_for_the_host()
