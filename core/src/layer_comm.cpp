@@ -12,6 +12,41 @@ double all_to_all_seconds(const CommModel& comm, double bytes_per_rank, const Gr
     return comm.collective_seconds(Collective::AllToAll, bytes_per_rank, g);
 }
 
+double expert_all_to_all_seconds(const CommModel& comm, double bytes_per_rank, const GroupPlacement& g, double nvlink_efficiency,
+                                 double network_bytes)
+{
+    if (g.size <= 1 || bytes_per_rank <= 0) {
+        return 0;
+    }
+    CommModel expert = comm;
+    expert.links.nvlink_bus_gbytes_per_s *= std::clamp(nvlink_efficiency, 0.01, 1.0);
+    if (network_bytes < 0 || g.nodes <= 1) {
+        return expert.collective_seconds(Collective::AllToAll, bytes_per_rank, g);
+    }
+    // As CommModel's all-to-all, with the network tier carrying `network_bytes` instead of (size - k) chunks.
+    const int k = g.members_per_node;
+    const double chunk = bytes_per_rank / g.size;
+    const double nvlink = (k - 1) * chunk / expert.nvlink_bytes_per_s();
+    const double network = network_bytes / expert.inter_node_bytes_per_s_per_gpu();
+    const double latency = (expert.links.inter_node_base_latency_us + (g.nodes - 1) * expert.links.inter_node_latency_us) * 1e-6;
+    return latency + std::max(nvlink, network);
+}
+
+double moe_remote_domains_per_token(int experts, int top_k, int domains)
+{
+    if (domains <= 1 || experts <= 0 || top_k <= 0) {
+        return 0;
+    }
+    // P(no selected expert in a given domain) = C(E - E/D, k) / C(E, k) = prod_i (E - E/D - i) / (E - i).
+    const double e = experts;
+    const double outside = e - e / domains;
+    double miss = 1;
+    for (int i = 0; i < top_k && miss > 0; ++i) {
+        miss *= std::max(0.0, outside - i) / (e - i);
+    }
+    return (domains - 1) * (1 - miss);
+}
+
 double moe_dispatch_bytes(double tokens, int top_k, double hidden, double bytes_per_element)
 {
     return tokens * top_k * hidden * bytes_per_element;

@@ -29,6 +29,8 @@ public:
     }
     // Bytes streamed by FP8/FP4 quantize kernels in a phase, charged as one operator by finish_casts().
     void cast_traffic(Phase phase, double bytes) { m_cast_bytes[index(phase)] += bytes; }
+    // Seconds charged so far to a phase (compute and communication on the compute stream).
+    double phase_total(Phase phase) { return phase_time(phase).total_s(); }
 
     void finish_casts(const OperatorTimer& t)
     {
@@ -246,6 +248,21 @@ void add_norm(BlockBuilder& b, const Ctx& c, const char* name, double bytes)
 {
     add_memory_bound(b, c.hp, name, "layernorm", bytes * (c.eager ? kEagerNormTraffic : 1.0), c.full || c.sac || c.rc_norm);
 }
+
+// `passes` memory-bound kernels of the same size charged as one operator (small element-wise chains).
+void add_memory_bound_passes(BlockBuilder& b, const OperatorTimer& t, const char* name, const char* kind, double bytes, double passes,
+                             bool recomputed)
+{
+    const double fwd = passes * t.memory_bound_seconds(kind, bytes, false);
+    b.compute(Phase::Forward, name, fwd);
+    b.compute(Phase::Backward, name, passes * t.memory_bound_seconds(kind, bytes, true));
+    if (recomputed) {
+        b.compute(Phase::Recompute, name, fwd);
+    }
+}
+
+// Router kernels per MoE layer forward with router fusion (see moe_ffn()).
+constexpr double kMoeRouterKernels = 31;
 
 void tp_collectives(BlockBuilder& b, const Ctx& c, bool entering)
 {
@@ -494,6 +511,27 @@ void latent_projection(BlockBuilder& b, const Ctx& c, const char* name, double t
     }
 }
 
+// Host operators of the routed-expert section of one MoE layer, per pass (see moe_host_operators()).
+struct MoeHostOps {
+    double forward = 0;
+    double backward = 0;
+};
+
+// Operators the CPU issues between the dispatcher's device-host sync and the combine, counted from
+// Megatron-Core's alltoall dispatcher (token_dispatcher.py: permute, token and probability all-to-alls,
+// sort by local expert, and their mirrors) and Transformer Engine's grouped linear layers, which run one
+// GEMM per local expert (multi-stream cuBLAS, Megatron-LM deepseek-v3-gb200-optimization Sec. 1) and,
+// under FP8/FP4 recipes, quantize each expert's input separately. Forward: 8 section operators, per local
+// expert FC1 and FC2 (+ a quantize each); backward: 8, per local expert dgrad and wgrad of both (+ a
+// gradient quantize each).
+MoeHostOps moe_host_operators(double local_experts, bool low_precision)
+{
+    MoeHostOps ops;
+    ops.forward = 8 + local_experts * (low_precision ? 4 : 2);
+    ops.backward = 8 + local_experts * (low_precision ? 6 : 4);
+    return ops;
+}
+
 // A mixture-of-experts FFN on one rank (Megatron-Core's alltoall dispatcher, token_dispatcher.py): router,
 // permutation, dispatch over the EP group (+ all-gather over ETP), grouped expert GEMMs, the reverse, and
 // the shared experts. Tokens enter sharded by sequence parallelism (Megatron requires SP with TP and MoE).
@@ -521,20 +559,44 @@ void moe_ffn(BlockBuilder& b, const Ctx& c)
     const double io = moe.expert_input_width(m.hidden); // the latent under LatentMoE: what is permuted and sent
 
     add_memory_bound(b, c.hp, "layernorm 2", "layernorm", tokens * c.h * c.e, c.full || c.rc_norm);
-    // Router: a BF16/FP32 GEMM to expert scores, then softmax/sigmoid + top-k over FP32 logits.
+    // Router: a BF16/FP32 GEMM to expert scores, then the scoring, top-k, normalisation and aux-loss
+    // bookkeeping as small element-wise kernels over the [tokens, experts] FP32 scores: 31 kernels with
+    // Megatron-Core's --moe-router-fusion (72 without; Megatron-LM deepseek-v3-gb200-optimization Sec.
+    // 2.1.4). Each streams the score matrix once (kMoeRouterKernels passes of the "softmax" kind).
     add_gemm(b, c, "moe router", tokens, moe.experts, c.h, c.full, false);
-    add_memory_bound(b, c.hp, "moe top-k", "softmax", tokens * moe.experts * 4, c.full);
+    add_memory_bound_passes(b, c.hp, "moe router kernels (scores, top-k, aux loss)", "softmax", tokens * moe.experts * 4,
+                            kMoeRouterKernels, c.full);
     latent_projection(b, c, "moe latent down-projection", tokens, io, c.h);
-    // Permutation copies each token once per selected expert into destination order: a row gather.
+
+    // The routed-expert section starts here (after the tokens-per-expert sync): its GPU time per phase.
+    const Phase phases[] = {Phase::Forward, Phase::Backward, Phase::Recompute};
+    double section_start[3];
+    for (int i = 0; i < 3; ++i) {
+        section_start[i] = b.phase_total(phases[i]);
+    }
+
+    // Permutation copies each token once per selected expert into destination order: a row gather. The
+    // flex dispatchers (DeepEP, HybridEP) fuse it into their send kernel (Megatron-LM
+    // deepseek-v3-gb200-optimization Sec. 2.1.1).
+    const bool flex = in.training->moe_dispatcher == MoeDispatcher::Flex;
     const double permuted_bytes = tokens * k * io * c.e;
-    add_memory_bound(b, c.hp, "moe permute", "embedding", permuted_bytes, c.full);
+    if (!flex) {
+        add_memory_bound(b, c.hp, "moe permute", "embedding", permuted_bytes, c.full);
+    }
 
     // Dispatch: DeepSeek-V3's blockwise FP8 recipe sends FP8 rows with 1x128 scales (Sec. 3.3.3); the
     // combine and every backward transfer stay BF16. The busiest receiver gets `skew` x the mean.
     const bool fp8_dispatch = c.lowp && c.in.training->precision == Precision::Fp8 && c.in.training->fp8_recipe == Fp8Recipe::Blockwise;
     const double dispatch_bpe = fp8_dispatch ? 1 + 4.0 / 128 : c.e;
-    const double dispatch = all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, io, dispatch_bpe) * skew, in.ep_group);
-    const double combine = all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, io, c.e) * skew, in.ep_group);
+    const double a2a_efficiency = in.profile->expert_all_to_all_efficiency;
+    // A flex dispatcher sends a token once per remote NVLink domain its experts live in (then NVLink
+    // forwards it), not once per remote expert.
+    const double remote_rows = flex ? moe_remote_domains_per_token(moe.experts, moe.top_k, in.ep_group.nodes) : -1;
+    auto network_bytes = [&](double bpe) { return flex ? tokens * remote_rows * io * bpe * skew : -1.0; };
+    const double dispatch = expert_all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, io, dispatch_bpe) * skew, in.ep_group,
+                                                      a2a_efficiency, network_bytes(dispatch_bpe));
+    const double combine = expert_all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, io, c.e) * skew, in.ep_group,
+                                                     a2a_efficiency, network_bytes(c.e));
     const double etp_bytes = rows * skew * io * c.e; // the gathered rows of the ETP group
     const double etp_gather = etp > 1 ? c.comm.collective_seconds(Collective::AllGather, etp_bytes, in.etp_group) : 0;
     const double etp_scatter = etp > 1 ? c.comm.collective_seconds(Collective::ReduceScatter, etp_bytes, in.etp_group) : 0;
@@ -546,6 +608,13 @@ void moe_ffn(BlockBuilder& b, const Ctx& c)
         b.expert_comm(Phase::Recompute, "ep dispatch (all-to-all)", dispatch);
         b.expert_comm(Phase::Recompute, "etp all-gather", etp_gather);
     }
+    // Received rows arrive grouped by source rank; with more than one local expert they are sorted into
+    // expert order before the grouped GEMM and back after it (token_dispatcher.py sort_chunks_by_idxs; the
+    // flex dispatchers keep this local permute too, Megatron-LM deepseek-v3-gb200-optimization Sec. 2.1.1).
+    const double received_bytes = rows * skew * io * c.e;
+    if (local_experts > 1) {
+        add_memory_bound(b, c.hp, "moe sort by local expert", "embedding", received_bytes, c.full);
+    }
 
     add_grouped_gemm(b, c, swiglu ? "experts gate+up (grouped)" : "experts up (grouped)", local_experts, rows_per_expert,
                      (swiglu ? 2 : 1) * width, io, c.full);
@@ -553,6 +622,9 @@ void moe_ffn(BlockBuilder& b, const Ctx& c)
                      local_experts * rows_per_expert * width * c.e * (swiglu ? 2 : 1), c.full || c.rc_moe_act);
     add_grouped_gemm(b, c, "experts down (grouped)", local_experts, rows_per_expert, io, width, c.full);
 
+    if (local_experts > 1) {
+        add_memory_bound(b, c.hp, "moe unsort", "embedding", received_bytes, c.full);
+    }
     b.expert_comm(Phase::Forward, "etp reduce-scatter", etp_scatter);
     b.expert_comm(Phase::Forward, "ep combine (all-to-all)", combine);
     b.expert_comm(Phase::Backward, "etp all-gather backward", etp_gather);
@@ -561,8 +633,23 @@ void moe_ffn(BlockBuilder& b, const Ctx& c)
         b.expert_comm(Phase::Recompute, "etp reduce-scatter", etp_scatter);
         b.expert_comm(Phase::Recompute, "ep combine (all-to-all)", combine);
     }
-    // Unpermutation gathers the k copies back and sums them weighted by the router's probabilities.
-    add_memory_bound(b, c.hp, "moe unpermute", "embedding", permuted_bytes, c.full);
+    // Unpermutation gathers the k copies back and sums them weighted by the router's probabilities (fused
+    // into the combine kernel of a flex dispatcher).
+    if (!flex) {
+        add_memory_bound(b, c.hp, "moe unpermute", "embedding", permuted_bytes, c.full);
+    }
+
+    // Host-bound routed experts: the CPU issues the section's operators only after the sync, so the section
+    // lasts at least operators x moe_host_op_us; the GPU waits for the difference.
+    const double host_op_s = in.profile->moe_host_op_us * 1e-6;
+    if (host_op_s > 0) {
+        const MoeHostOps ops = moe_host_operators(local_experts, c.lowp);
+        const double host_s[3] = {ops.forward * host_op_s, ops.backward * host_op_s, c.full ? ops.forward * host_op_s : 0.0};
+        for (int i = 0; i < 3; ++i) {
+            const double gpu = b.phase_total(phases[i]) - section_start[i];
+            b.compute(phases[i], "host-bound wait (routed experts after the tokens-per-expert sync)", std::max(0.0, host_s[i] - gpu));
+        }
+    }
     latent_projection(b, c, "moe latent up-projection", tokens, c.h, io);
 
     const double shared = shared_expert_ffn_hidden_total(m);

@@ -248,7 +248,8 @@ Expected<ModelParameters> model_parameters_from_json(const nlohmann::json& json)
     Reader r(json, "model_parameters", diags);
     r.reject_unknown({"gemm_max_efficiency", "gemm_max_efficiency_fp8", "gemm_max_efficiency_fp4", "gemm_k_half", "gemm_fixed_us",
                       "flash_forward_efficiency", "flash_backward_efficiency", "memory_efficiency", "memory_half_bytes", "memory_fixed_us",
-                      "kernel_launch_overhead_us", "host_overhead_us", "microbatch_overhead_us"});
+                      "kernel_launch_overhead_us", "host_overhead_us", "microbatch_overhead_us",
+                      "expert_all_to_all_efficiency", "moe_host_op_us"});
     ModelParameters p;
     p.gemm_max_efficiency = r.optional_number("gemm_max_efficiency", 0.01, 1).value_or(p.gemm_max_efficiency);
     p.gemm_max_efficiency_fp8 = r.optional_number("gemm_max_efficiency_fp8", 0.01, 1).value_or(p.gemm_max_efficiency_fp8);
@@ -263,6 +264,9 @@ Expected<ModelParameters> model_parameters_from_json(const nlohmann::json& json)
     p.kernel_launch_overhead_us = r.optional_number("kernel_launch_overhead_us", 0, 1e4).value_or(p.kernel_launch_overhead_us);
     p.host_overhead_us = r.optional_number("host_overhead_us", 0, 1e4).value_or(p.host_overhead_us);
     p.microbatch_overhead_us = r.optional_number("microbatch_overhead_us", 0, 1e6).value_or(p.microbatch_overhead_us);
+    p.expert_all_to_all_efficiency =
+        r.optional_number("expert_all_to_all_efficiency", 0.01, 1).value_or(p.expert_all_to_all_efficiency);
+    p.moe_host_op_us = r.optional_number("moe_host_op_us", 0, 1e4).value_or(p.moe_host_op_us);
     if (!diags.empty()) {
         return diags;
     }
@@ -271,7 +275,7 @@ Expected<ModelParameters> model_parameters_from_json(const nlohmann::json& json)
 
 nlohmann::json model_parameters_to_json(const ModelParameters& p)
 {
-    return {{"gemm_max_efficiency", p.gemm_max_efficiency},
+    nlohmann::json j = {{"gemm_max_efficiency", p.gemm_max_efficiency},
             {"gemm_max_efficiency_fp8", p.gemm_max_efficiency_fp8},
             {"gemm_max_efficiency_fp4", p.gemm_max_efficiency_fp4},
             {"gemm_k_half", p.gemm_k_half},
@@ -284,6 +288,15 @@ nlohmann::json model_parameters_to_json(const ModelParameters& p)
             {"kernel_launch_overhead_us", p.kernel_launch_overhead_us},
             {"host_overhead_us", p.host_overhead_us},
             {"microbatch_overhead_us", p.microbatch_overhead_us}};
+    // The MoE terms only where they differ from their defaults (profiles made before them stay identical).
+    const ModelParameters defaults;
+    if (p.expert_all_to_all_efficiency != defaults.expert_all_to_all_efficiency) {
+        j["expert_all_to_all_efficiency"] = p.expert_all_to_all_efficiency;
+    }
+    if (p.moe_host_op_us != defaults.moe_host_op_us) {
+        j["moe_host_op_us"] = p.moe_host_op_us;
+    }
+    return j;
 }
 
 GpuProfile make_modeled_profile(const HardwareSpec& hw, const ModelParameters& p)
@@ -312,6 +325,8 @@ GpuProfile make_modeled_profile(const HardwareSpec& hw, const ModelParameters& p
     out.kernel_launch_overhead_us = p.kernel_launch_overhead_us;
     out.host_overhead_us = p.host_overhead_us;
     out.microbatch_overhead_us = p.microbatch_overhead_us;
+    out.expert_all_to_all_efficiency = p.expert_all_to_all_efficiency;
+    out.moe_host_op_us = p.moe_host_op_us;
     out.price_usd_per_gpu_hour = hw.price_usd_per_gpu_hour;
     out.price_source = hw.price_source;
     out.links = hw.links;

@@ -152,6 +152,8 @@ Expected<GpuProfile> profile_from_json(const nlohmann::json& json)
     p.kernel_launch_overhead_us = r.optional_number("kernel_launch_overhead_us", 0, 1e4).value_or(0);
     p.host_overhead_us = r.optional_number("host_overhead_us", 0, 1e4).value_or(0);
     p.microbatch_overhead_us = r.optional_number("microbatch_overhead_us", 0, 1e6).value_or(0);
+    p.expert_all_to_all_efficiency = r.optional_number("expert_all_to_all_efficiency", 0.01, 1).value_or(p.expert_all_to_all_efficiency);
+    p.moe_host_op_us = r.optional_number("moe_host_op_us", 0, 1e4).value_or(p.moe_host_op_us);
     p.price_usd_per_gpu_hour = r.optional_number("price_usd_per_gpu_hour", 0, 1e4).value_or(0);
     p.price_source = r.optional_string("price_source").value_or("");
 
@@ -302,6 +304,15 @@ nlohmann::json profile_to_json(const GpuProfile& p)
     }
     if (!p.default_band.is_null()) {
         j["default_band"] = p.default_band;
+    }
+    // The MoE terms are written only where they differ from their defaults (profiles made before them stay
+    // byte-identical).
+    const GpuProfile defaults;
+    if (p.expert_all_to_all_efficiency != defaults.expert_all_to_all_efficiency) {
+        j["expert_all_to_all_efficiency"] = p.expert_all_to_all_efficiency;
+    }
+    if (p.moe_host_op_us != defaults.moe_host_op_us) {
+        j["moe_host_op_us"] = p.moe_host_op_us;
     }
     return j;
 }

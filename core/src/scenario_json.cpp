@@ -247,7 +247,7 @@ TrainingSpec read_training(Reader r)
 {
     r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "optimizer_moments",
                       "bf16_gradients", "fp8_param_gather", "per_op_sac", "tp_overlap_forward_only", "eager_elementwise", "bf16_edge_layers",
-                      "description"});
+                      "moe_dispatcher", "description"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
@@ -290,6 +290,17 @@ TrainingSpec read_training(Reader r)
     t.tp_overlap_forward_only = r.optional_bool("tp_overlap_forward_only").value_or(false);
     t.eager_elementwise = r.optional_bool("eager_elementwise").value_or(false);
     t.bf16_edge_layers = r.optional_int("bf16_edge_layers", 0, 1'000'000).value_or(0);
+    if (const auto d = r.optional_string("moe_dispatcher")) {
+        const std::string s = lower(*d);
+        if (s == "alltoall") {
+            t.moe_dispatcher = MoeDispatcher::AllToAll;
+        } else if (s == "flex") {
+            t.moe_dispatcher = MoeDispatcher::Flex;
+        } else {
+            r.error("moe_dispatcher", "must be \"alltoall\" (NCCL, one row per token and expert) or \"flex\" (DeepEP/HybridEP: once per "
+                                      "destination NVLink domain), not \"" + *d + "\"");
+        }
+    }
     return t;
 }
 
@@ -499,6 +510,7 @@ const char* to_string(FfnActivation v)
 }
 const char* to_string(Normalization v) { return v == Normalization::LayerNorm ? "layernorm" : "rmsnorm"; }
 const char* to_string(AttentionKernel v) { return v == AttentionKernel::Flash ? "flash" : "unfused"; }
+const char* to_string(MoeDispatcher v) { return v == MoeDispatcher::Flex ? "flex" : "alltoall"; }
 const char* to_string(Precision v)
 {
     switch (v) {
@@ -882,6 +894,9 @@ nlohmann::json scenario_to_json(const Scenario& s)
     }
     if (s.training.bf16_edge_layers > 0) {
         j["training"]["bf16_edge_layers"] = s.training.bf16_edge_layers;
+    }
+    if (s.training.moe_dispatcher != MoeDispatcher::AllToAll) {
+        j["training"]["moe_dispatcher"] = to_string(s.training.moe_dispatcher);
     }
     if (s.plan) {
         j["plan"] = plan_to_json(*s.plan);

@@ -252,6 +252,11 @@ RowMapping map_run(const RunRow& r)
         t.bf16_optimizer_moments = true;
         note("HAI-LLM (DeepSeek-V3 Sec. 3.2.3, 3.3.2): RMSNorm, MLA up-projection and MoE SwiGLU recomputed, SwiGLU input in FP8, "
              "BF16 AdamW moments");
+        // Sec. 3.2.2: each token crosses IB once per destination node, then NVLink forwards it.
+        t.moe_dispatcher = MoeDispatcher::Flex;
+        if (m.moe.enabled()) {
+            note("expert dispatch deduplicated per node (DeepSeek-V3 report Sec. 3.2.2): flex dispatcher");
+        }
     }
     if (contains(r.software, "async tp") || contains(r.software, "asynctp")) {
         p.tp_overlap = true;

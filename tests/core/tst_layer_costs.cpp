@@ -9,6 +9,7 @@
 #include "vtrain/memory_model.h"
 #include "vtrain/model_math.h"
 #include "vtrain/operator_timer.h"
+#include "vtrain/scenario_json.h"
 
 using namespace vtrain;
 
@@ -112,6 +113,139 @@ private slots:
         const double inter = (20 + 7 * 5) * 1e-6 + bytes * 56 / 64 / 50e9;
         QCOMPARE(all_to_all_seconds(c, bytes, place_group(64, 1, 8)), inter);
         QCOMPARE(all_to_all_seconds(c, bytes, place_group(1, 1, 8)), 0.0);
+    }
+
+    void expert_all_to_all_runs_nvlink_at_its_efficiency()
+    {
+        const GpuProfile p = network_profile();
+        CommModel c;
+        c.links = p.links;
+        const double bytes = 469762048; // 4096 x 8 x 7168 x 2
+        // Inside one node the NVLink tier runs at 0.65 x 160 GB/s: 7/8 of the buffer after the latencies.
+        const double intra = (10 + 7 * 1) * 1e-6 + bytes * 7 / 8 / (0.65 * 160e9);
+        QCOMPARE(expert_all_to_all_seconds(c, bytes, place_group(8, 1, 8), 0.65), intra);
+        QCOMPARE(expert_all_to_all_seconds(c, bytes, place_group(8, 1, 8), 1.0), all_to_all_seconds(c, bytes, place_group(8, 1, 8)));
+        // Across 8 nodes the NIC share still sets the time: 56/64 through 50 GB/s (7/64 over NVLink at
+        // 104 GB/s is shorter).
+        const double inter = (20 + 7 * 5) * 1e-6 + bytes * 56 / 64 / 50e9;
+        QCOMPARE(expert_all_to_all_seconds(c, bytes, place_group(64, 1, 8), 0.65), inter);
+    }
+
+    void flex_dispatch_crosses_the_network_once_per_domain()
+    {
+        // 1 - C(E - E/D, k) / C(E, k) per other domain: DeepSeek-V3 (256 experts, top-8) over 8 nodes reaches
+        // 4.633 other nodes per token (an alltoall dispatcher sends 7 of its 8 rows off the node); Qwen3-30B-A3B
+        // (128, top-8) over 2 nodes 0.9969 (against 4); top-1 sends (D - 1) / D.
+        QVERIFY(std::abs(moe_remote_domains_per_token(256, 8, 8) - 4.63282) < 1e-4);
+        QVERIFY(std::abs(moe_remote_domains_per_token(128, 8, 2) - 0.996904) < 1e-5);
+        QCOMPARE(moe_remote_domains_per_token(64, 1, 8), 7.0 / 8);
+        QCOMPARE(moe_remote_domains_per_token(256, 8, 1), 0.0);
+
+        const GpuProfile p = network_profile();
+        CommModel c;
+        c.links = p.links;
+        const double bytes = 4096.0 * 8 * 7168 * 2;
+        const double network = 4096.0 * moe_remote_domains_per_token(256, 8, 8) * 7168 * 2;
+        const double expected = (20 + 7 * 5) * 1e-6 + std::max(7 * bytes / 64 / (0.65 * 160e9), network / 50e9);
+        QVERIFY(std::abs(expert_all_to_all_seconds(c, bytes, place_group(64, 1, 8), 0.65, network) - expected) < 1e-12);
+
+        // In a layer: DeepSeek-V3, EP64 over 8 nodes; the flex dispatcher sends less and skips the global permute.
+        ModelSpec m = test::deepseek_v3();
+        m.layers = 4;
+        Setup s(m);
+        s.in.ep = 64;
+        s.in.ep_group = place_group(64, 1, 8);
+        const BlockCost all_to_all = s.run().layers[3];
+        s.training.moe_dispatcher = MoeDispatcher::Flex;
+        const LayerCosts flex = s.run();
+        QVERIFY(flex.layers[3].forward.ep_comm_s < 0.7 * all_to_all.forward.ep_comm_s);
+        for (const auto& op : flex.layer_operators) {
+            QVERIFY(op.name != "moe permute" && op.name != "moe unpermute");
+        }
+    }
+
+    void moe_dispatcher_is_read_written_and_checked()
+    {
+        auto scenario = [](const std::string& dispatcher) {
+            return scenario_from_text(R"({"model": {"layers": 2, "hidden": 1024, "heads": 8, "seq_len": 1024, "vocab": 32000},
+                "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 8},
+                "training": {"global_batch": 8, "moe_dispatcher": ")" + dispatcher + R"("},
+                "plan": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 1}})");
+        };
+        const auto flex = scenario("flex");
+        QVERIFY(flex.ok());
+        QVERIFY(flex->training.moe_dispatcher == MoeDispatcher::Flex);
+        QCOMPARE(scenario_to_json(*flex)["training"]["moe_dispatcher"].get<std::string>(), std::string("flex"));
+        const auto plain = scenario("alltoall");
+        QVERIFY(plain.ok());
+        QVERIFY(!scenario_to_json(*plain)["training"].contains("moe_dispatcher")); // the default is not written
+        const auto bad = scenario("deepep");
+        QVERIFY(!bad.ok());
+        QVERIFY(QString::fromStdString(bad.errors().front().to_string()).contains("moe_dispatcher"));
+    }
+
+    void routed_experts_sort_by_local_expert_and_wait_for_the_host()
+    {
+        // One MoE layer: 64 experts of width 1024, top-8, hidden 4096, 4096 tokens, EP8 in one node: 8 local
+        // experts, so the received rows are sorted by expert and back.
+        ModelSpec m = test::gpt(1, 4096, 32, 4096);
+        m.activation = FfnActivation::SwiGlu;
+        m.seq_len = 4096;
+        m.moe.experts = 64;
+        m.moe.top_k = 8;
+        m.moe.expert_ffn_hidden = 1024;
+        Setup s(m);
+        s.in.ep = 8;
+        s.in.ep_group = place_group(8, 1, 8);
+        auto forward_op = [](const LayerCosts& costs, const char* name) {
+            double sum = 0;
+            for (const auto& op : costs.layer_operators) {
+                if (op.phase == Phase::Forward && op.name == name) {
+                    sum += op.seconds;
+                }
+            }
+            return sum;
+        };
+        s.profile.moe_host_op_us = 0;
+        const LayerCosts gpu_bound = s.run();
+        const OperatorTimer hp(s.profile, Precision::Bf16);
+        // 4096 tokens x 8 copies x 4096 x 2 bytes received, one gather pass each way.
+        const double received = 4096.0 * 8 * 4096 * 2;
+        QCOMPARE(forward_op(gpu_bound, "moe sort by local expert"), hp.memory_bound_seconds("embedding", received, false));
+        QCOMPARE(forward_op(gpu_bound, "moe unsort"), hp.memory_bound_seconds("embedding", received, false));
+        QCOMPARE(forward_op(gpu_bound, "host-bound wait (routed experts after the tokens-per-expert sync)"), 0.0);
+        // The router's 31 fused element-wise kernels each stream the [4096, 64] FP32 scores.
+        QCOMPARE(forward_op(gpu_bound, "moe router kernels (scores, top-k, aux loss)"),
+                 31 * hp.memory_bound_seconds("softmax", 4096.0 * 64 * 4, false));
+
+        // A slow host: 1 ms per operator. BF16 forward: 8 section operators + 2 per local expert = 24 ms,
+        // against the GPU time of the section (permute through unpermute).
+        s.profile.moe_host_op_us = 1000;
+        const LayerCosts host_bound = s.run();
+        double section = 0;
+        bool inside = false;
+        for (const auto& op : host_bound.layer_operators) {
+            if (op.phase != Phase::Forward) {
+                continue;
+            }
+            inside = inside || op.name == "moe permute";
+            if (inside && op.name.rfind("host-bound", 0) != 0) {
+                section += op.seconds;
+            }
+            if (op.name == "moe unpermute") {
+                break;
+            }
+        }
+        QVERIFY(section > 0);
+        const double wait = forward_op(host_bound, "host-bound wait (routed experts after the tokens-per-expert sync)");
+        QVERIFY(std::abs(wait - (24e-3 - section)) < 1e-9);
+        QVERIFY(host_bound.layer.forward.total_s() > gpu_bound.layer.forward.total_s());
+
+        // One expert per rank (EP64 would need 8 nodes; experts = ep here): no sort, fewer host operators.
+        s.in.ep = 64;
+        s.in.ep_group = place_group(64, 1, 8);
+        s.profile.moe_host_op_us = 0;
+        QCOMPARE(forward_op(s.run(), "moe sort by local expert"), 0.0);
     }
 
     void cp_ring_traffic_closed_form()

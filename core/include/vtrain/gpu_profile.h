@@ -100,6 +100,22 @@ struct GpuProfile {
     // The uncertainty band to report while the profile has no calibration band: {"low", "high", "coverage",
     // "source"} (optional; uncertainty.cpp has the built-in default for uncalibrated profiles).
     nlohmann::json default_band;
+    // Mixture-of-experts terms (optional in a profile file; written only when they differ from these defaults).
+    // Expert all-to-all inside an NVLink domain reaches this fraction of links.nvlink_bus_gbytes_per_s: the
+    // token dispatch/combine kernels move many small rows and use few SMs. Default 0.65: HybridEP on 8 B200
+    // moves 531-536 GB/s of dispatch buffer (BF16 dispatch/combine, torch API; DeepEP hybrid-ep
+    // docs/README_Hybrid-EP.md), i.e. 0.65 x 720 GB/s bus x 8/7 (shared/research/modern-training.md Sec. 3.3).
+    double expert_all_to_all_efficiency = 0.65;
+    // Host (CPU) time to issue one operator of the routed-expert section of a MoE layer (permutations,
+    // dispatch/combine, one GEMM and quantization per local expert, ...). Megatron-Core's dropless
+    // dispatchers read tokens-per-expert back to the host before it (a device-host sync), and that section
+    // has dynamic shapes so CUDA graphs cannot capture it: the CPU cannot run ahead there and the section
+    // takes max(GPU time, operators x this) (Megatron-LM docs/discussions/deepseek-v3-gb200-optimization,
+    // Sec. 2.3 and 3.1). 0 = never host-bound. See layer_costs.cpp, moe_ffn(). Default 30 us: one framework
+    // call (a TE GEMM or quantize launch, a permute), half the 60 us fitted per modeled operator (about two
+    // kernels) on vTrain's A100 runs (profiles/a100-*.json host_overhead_us); an estimate for calibration to
+    // refit. Megatron-Bridge's B200 MoE rows without CUDA graphs fit 20-50 us.
+    double moe_host_op_us = 30;
 
     // Dense peak FLOP/s for a data type; "nvfp4"/"mxfp4" read the "fp4" peak and "mxfp8" the "fp8" peak.
     double peak_flops(const std::string& dtype) const;

@@ -14,9 +14,25 @@ namespace vtrain {
 // t = S (n-1)/n / busbw on one tier). CommModel's Collective::AllToAll.
 double all_to_all_seconds(const CommModel& comm, double bytes_per_rank, const GroupPlacement& group);
 
+// The expert dispatch/combine: all_to_all_seconds with the NVLink tier at `nvlink_efficiency` of its bus
+// bandwidth (GpuProfile::expert_all_to_all_efficiency: token all-to-all kernels reach well below the
+// bandwidth of the large collectives the bus figure describes). The network tier keeps the NIC figures
+// (DeepEP's internode kernels run at the NIC's line rate: ~50 GB/s on 400 Gb/s CX7, DeepEP docs/legacy.md).
+// `network_bytes` >= 0 replaces what crosses the network (a deduplicating dispatcher sends less than the
+// (size - k) / size share of the buffer: see moe_remote_domains_per_token).
+double expert_all_to_all_seconds(const CommModel& comm, double bytes_per_rank, const GroupPlacement& group, double nvlink_efficiency,
+                                 double network_bytes = -1);
+
+// Expected number of other NVLink domains a token's top_k experts fall in, when `experts` are spread evenly
+// over `domains` domains and routing is uniform: (D - 1) x (1 - C(E - E/D, k) / C(E, k)). A deduplicating
+// dispatcher (MoeDispatcher::Flex) sends each token that many times over the network instead of
+// top_k x (D - 1) / D. DeepSeek-V3, E = 256, k = 8 over 8 nodes: 4.63 (not 7); Qwen3-30B-A3B, E = 128,
+// k = 8 over 2 nodes: 0.996 (not 4). Group-limited routing (DeepSeek's <= 4 nodes) lowers it further.
+double moe_remote_domains_per_token(int experts, int top_k, int domains);
+
 // Bytes one rank puts into the expert dispatch (or combine) buffer per MoE layer per micro-batch: one row of
 // `hidden` elements per (token, selected expert) pair, as Megatron's alltoall dispatcher sends them
-// (DeepEP-style deduplication per destination rank is not modeled: it is an upper bound).
+// (DeepEP-style deduplication: see moe_remote_domains_per_token).
 double moe_dispatch_bytes(double tokens, int top_k, double hidden, double bytes_per_element);
 // Of those, the bytes that leave the rank under uniform routing: (ep - 1) / ep of them.
 double moe_off_rank_bytes(double tokens, int top_k, double hidden, double bytes_per_element, int ep);

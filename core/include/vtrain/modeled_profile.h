@@ -31,6 +31,8 @@ struct ModelParameters {
     double kernel_launch_overhead_us = 4;    // host gap between kernels; the floor of any kernel's time
     double host_overhead_us = 0;             // framework CPU time per operator (see GpuProfile::host_overhead_us)
     double microbatch_overhead_us = 0;       // per micro-batch, first and last stage (GpuProfile::microbatch_overhead_us)
+    double expert_all_to_all_efficiency = 0.65; // GpuProfile::expert_all_to_all_efficiency (HybridEP on B200)
+    double moe_host_op_us = 30;              // GpuProfile::moe_host_op_us (routed-expert section after the sync)
 };
 
 struct HardwareSpec {

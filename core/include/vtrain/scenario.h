@@ -12,6 +12,11 @@ namespace vtrain {
 enum class FfnActivation { Gelu, SwiGlu, SquaredRelu, Relu };
 enum class Normalization { LayerNorm, RmsNorm };
 enum class AttentionKernel { Flash, Unfused };
+// How expert-parallel tokens travel (Megatron-Core --moe-token-dispatcher-type): AllToAll sends one row per
+// (token, selected expert) over NCCL; Flex (DeepEP / HybridEP kernels, and DeepSeek-V3's own) sends a token
+// once per destination NVLink domain over the network and forwards it there over NVLink (DeepSeek-V3 report
+// Sec. 3.2.2; Megatron-LM deepseek-v3-gb200-optimization Sec. 2.2.1, 2.5).
+enum class MoeDispatcher { AllToAll, Flex };
 // The GEMM precision of a run. Fp8 and Nvfp4 keep weights' master copy, attention core, norms, router and
 // (per recipe) the first/last layers in BF16; model FLOPs do not depend on it.
 enum class Precision { Bf16, Fp16, Fp32, Fp8, Nvfp4 };
@@ -30,6 +35,7 @@ enum class ContextParallelKind { Ring, AllToAll };
 const char* to_string(FfnActivation value);
 const char* to_string(Normalization value);
 const char* to_string(AttentionKernel value);
+const char* to_string(MoeDispatcher value);
 const char* to_string(Precision value);
 const char* to_string(Fp8Recipe value);
 const char* to_string(Schedule value);
@@ -144,6 +150,7 @@ struct TrainingSpec {
     bool tp_overlap_forward_only = false; // tp_overlap hides TP traffic in the forward passes only (PyTorch async TP)
     bool eager_elementwise = false; // norms, RoPE and activation run as eager PyTorch op sequences (no torch.compile fusion)
     int bf16_edge_layers = 0;      // fp8/nvfp4: the first and the last this many transformer layers run in BF16
+    MoeDispatcher moe_dispatcher = MoeDispatcher::AllToAll; // expert token dispatch ("alltoall" or "flex")
 };
 
 // Where each parallel dimension's ranks sit: the order in which consecutive ranks step through the
