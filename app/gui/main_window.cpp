@@ -479,8 +479,8 @@ void MainWindow::cancelSweep()
 
 void MainWindow::saveComparePlans() const
 {
-    if (!m_options.restoreSession) {
-        return;
+    if (!m_options.restoreSession || m_compareRestoresPending > 0) {
+        return; // at start, A can come back before B: saving then would forget B
     }
     QSettings settings;
     auto store = [&](const char* key, const std::shared_ptr<const SimulationResult>& r) {
@@ -512,17 +512,26 @@ void MainWindow::restoreComparePlans()
         if (!profile) {
             continue;
         }
+        if (!pinned) {
+            m_restoredCurrent = s;
+            m_keepCompareCurrent = true;
+        }
+        ++m_compareRestoresPending;
         auto* runner = new PlanDetailRunner(this);
-        connect(runner, &PlanDetailRunner::resultReady, this, [this, runner, s, pinned = pinned](std::uint64_t, std::shared_ptr<const SimulationResult> r) {
+        auto finish = [this, runner] {
+            --m_compareRestoresPending;
+            runner->deleteLater();
+        };
+        connect(runner, &PlanDetailRunner::resultReady, this, [this, s, pinned = pinned, finish](std::uint64_t, std::shared_ptr<const SimulationResult> r) {
             m_planScenarios[r.get()] = s;
             if (pinned) {
                 m_details->compare()->setPinned(r);
-            } else if (!m_details->compare()->current()) {
+            } else if (m_keepCompareCurrent) { // else the user has selected a plan since
                 m_details->compare()->setCurrent(r);
             }
-            runner->deleteLater();
+            finish();
         });
-        connect(runner, &PlanDetailRunner::failed, runner, &QObject::deleteLater);
+        connect(runner, &PlanDetailRunner::failed, this, finish);
         runner->request(s, *s.plan, s.cluster.gpu, s.cluster.num_gpus, std::move(profile));
     }
 }
@@ -568,7 +577,14 @@ void MainWindow::onSweepFinished(std::shared_ptr<const ExploreResult> result)
     m_rejectModel->setResult(*result);
     m_plot->flush();
     if (m_selectedRow < 0 && !front.empty()) {
-        selectPlan(balancedFrontRow());
+        // After a restart the first sweep selects Compare's B again when it is one of its plans; when it is
+        // not, B stays in Compare until the user selects a plan.
+        const int restored = m_restoredCurrent ? rowOfScenario(*m_restoredCurrent) : -1;
+        m_keepCompareCurrent = m_restoredCurrent && restored < 0;
+        m_restoredCurrent.reset();
+        showPlan(restored >= 0 ? restored : balancedFrontRow());
+    } else {
+        m_restoredCurrent.reset();
     }
     if (front.empty()) {
         // Nothing of the old selection may stay on screen: it belongs to other inputs.
@@ -604,7 +620,52 @@ int MainWindow::balancedFrontRow() const
     return best;
 }
 
+std::optional<Scenario> MainWindow::scenarioOfRow(int row)
+{
+    if (row < 0 || row >= m_planModel->rowCount() || !m_sweepScenario) {
+        return std::nullopt;
+    }
+    const PlanRow& r = m_planModel->planRow(row);
+    const auto profile = m_catalog.profile(r.gpu);
+    if (!profile) {
+        return std::nullopt;
+    }
+    // As the plan runs: its GPU, GPU count and node size (for "Launch flags…"), and the precision the
+    // sweep gave it (a search axis: a row of an FP8 sweep is simulated at FP8, not the editor's BF16).
+    // Its cluster as the sweep priced it: another GPU type than the scenario's has its profile's price and links.
+    Scenario selected = *m_sweepScenario;
+    selected.cluster = cluster_for_gpu(*m_sweepScenario, r.gpu, r.num_gpus);
+    selected.cluster.gpus_per_node = gpus_per_node_for(selected, *profile);
+    selected.training.precision = r.precision;
+    selected.plan = r.plan;
+    return selected;
+}
+
+int MainWindow::rowOfScenario(const Scenario& wanted)
+{
+    if (!wanted.plan) {
+        return -1;
+    }
+    const nlohmann::json json = scenario_to_json(wanted);
+    for (int row = 0; row < m_planModel->rowCount(); ++row) {
+        const PlanRow& r = m_planModel->planRow(row);
+        if (r.plan == *wanted.plan && r.gpu == wanted.cluster.gpu && r.num_gpus == wanted.cluster.num_gpus) {
+            const auto candidate = scenarioOfRow(row);
+            if (candidate && scenario_to_json(*candidate) == json) {
+                return row;
+            }
+        }
+    }
+    return -1;
+}
+
 void MainWindow::selectPlan(int row)
+{
+    m_keepCompareCurrent = false; // the user's choice: Compare's B follows it again
+    showPlan(row);
+}
+
+void MainWindow::showPlan(int row)
 {
     if (row < 0 || row >= m_planModel->rowCount() || !m_sweepScenario) {
         return;
@@ -620,14 +681,10 @@ void MainWindow::selectPlan(int row)
         return;
     }
     m_details->setBusy(tr("Simulating %1 × %2 · %3 …").arg(formatCount(r.num_gpus), QString::fromStdString(r.gpu), planSummary(r.plan)));
-    Scenario selected = *m_sweepScenario; // as the plan runs: its GPU, GPU count and node size (for "Launch flags…")
-    selected.cluster.gpu = r.gpu;
-    selected.cluster.num_gpus = r.num_gpus;
-    selected.cluster.gpus_per_node = gpus_per_node_for(selected, *profile);
-    selected.plan = r.plan;
+    const Scenario selected = scenarioOfRow(row).value();
     m_details->setLaunchScenario(selected);
     m_requestedScenario = selected;
-    m_detailRequest = m_detailRunner->request(*m_sweepScenario, r.plan, r.gpu, r.num_gpus, std::move(profile));
+    m_detailRequest = m_detailRunner->request(selected, r.plan, r.gpu, r.num_gpus, std::move(profile));
 }
 
 void MainWindow::onDetailReady(std::shared_ptr<const SimulationResult> result)
@@ -639,7 +696,7 @@ void MainWindow::onDetailReady(std::shared_ptr<const SimulationResult> result)
     if (result && m_requestedScenario) {
         m_planScenarios[result.get()] = *m_requestedScenario;
     }
-    m_details->setResult(std::move(result));
+    m_details->setResult(std::move(result), !m_keepCompareCurrent);
     m_details->setStaleNote(resultsStale() ? staleNote() : QString());
 }
 
