@@ -27,6 +27,7 @@
 #include "models/plan_filter_model.h"
 #include "models/plan_table_model.h"
 #include "models/presets.h"
+#include "models/prune_policy.h"
 #include "models/reject_model.h"
 #include "models/scenario_store.h"
 #include "models/settings_keys.h"
@@ -43,6 +44,7 @@
 #include "views/timeline_view.h"
 #include "vtrain/explorer_space.h"
 #include "vtrain/scenario_json.h"
+#include "vtrain/uncertainty.h"
 
 namespace vtrain::ui {
 
@@ -69,9 +71,13 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     connectRunners();
 
     QList<GpuChoice> gpus;
+    std::map<std::string, QString> bandNotes; // GPUs whose band is a prior, not a measured error
     for (const QString& id : m_catalog.ids()) {
         GpuChoice choice{id, id, QString(), 0, 0};
         if (const auto profile = m_catalog.profile(id.toStdString())) {
+            if (const auto band = prediction_band(*profile); band && !band->calibrated) {
+                bandNotes[id.toStdString()] = QString::fromStdString(band->source);
+            }
             QString vendor = QString::fromStdString(profile->vendor);
             const QString name = QString::fromStdString(profile->name);
             if (vendor.isEmpty() && (name.startsWith(QLatin1String("NVIDIA ")) || name.startsWith(QLatin1String("AMD ")))) {
@@ -82,6 +88,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
         gpus.push_back(choice);
     }
     m_editor->setGpuChoices(gpus);
+    m_planModel->setBandNotes(std::move(bandNotes));
 
     if (m_options.restoreSession) {
         // Settings files get edited by hand: every value is range-checked (settings_values.h).
@@ -90,6 +97,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
         m_plot->setColorDimension(static_cast<ColorDimension>(settings_values::intIn(settings_keys::kColorDimension, 0, 0, colorDimensions - 1)));
         m_plot->setLogAxes(settings_values::flag(settings_keys::kLogAxes, false));
         m_sweepBar->setAutoRun(settings_values::flag(settings_keys::kAutoRun, true));
+        const QString prune = settings_values::oneOf(settings_keys::kPrune, toString(PrunePolicy::LargeSweeps),
+                                                     {toString(PrunePolicy::LargeSweeps), toString(PrunePolicy::Always), toString(PrunePolicy::Never)});
+        setPrunePolicy(prunePolicyFromString(prune).value_or(PrunePolicy::LargeSweeps), false);
         const QString savedTheme = settings_values::oneOf(settings_keys::kTheme, QStringLiteral("system"),
                                                           {QStringLiteral("system"), QStringLiteral("light"), QStringLiteral("dark")});
         if (const auto t = theme::fromString(savedTheme); t && *t != theme::current()) {
@@ -226,6 +236,22 @@ void MainWindow::buildMenus()
     m_runAction = sweep->addAction(QIcon(QStringLiteral(":/icons/run.svg")), tr("&Run"), QKeySequence(Qt::Key_F5), this, &MainWindow::startSweep);
     m_cancelAction = sweep->addAction(QIcon(QStringLiteral(":/icons/cancel.svg")), tr("&Cancel"), QKeySequence(Qt::Key_Escape), this,
                                       &MainWindow::cancelSweep);
+    sweep->addSeparator();
+    // Pruning: same front and top lists, fewer plans simulated, drawn and listed (prune_policy.h).
+    QMenu* prune = sweep->addMenu(tr("&Prune"));
+    prune->setToolTipsVisible(true);
+    auto* prunes = new QActionGroup(prune);
+    for (const auto& [p, label] :
+         {std::pair{PrunePolicy::LargeSweeps, tr("Sweeps of over %1 plans").arg(formatCount(static_cast<double>(kPruneAbovePlans)))},
+          std::pair{PrunePolicy::Always, tr("&Always")}, std::pair{PrunePolicy::Never, tr("&Never: simulate and show every feasible plan")}}) {
+        QAction* a = prune->addAction(label, this, [this, p = p] { setPrunePolicy(p); });
+        a->setObjectName(QStringLiteral("prune-") + toString(p));
+        a->setCheckable(true);
+        a->setChecked(p == m_prunePolicy);
+        a->setToolTip(tr("Skip plans whose lower bounds on time and cost cannot reach the Pareto front: the front is the same, "
+                         "the chart and table show only the simulated plans"));
+        prunes->addAction(a);
+    }
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_editorDock->toggleViewAction());
@@ -469,7 +495,21 @@ void MainWindow::startSweep()
         statusBar()->showMessage(tr("The sweep cannot run: %1").arg(error));
         return;
     }
-    m_runner->start(*m_scenario, std::move(profiles));
+    ExploreOptions options;
+    const auto space = make_plan_space(*m_scenario, profiles, options.allow_tp_across_nodes);
+    options.prune = space.ok() && shouldPrune(m_prunePolicy, space.value().size());
+    m_runner->start(*m_scenario, std::move(profiles), options);
+}
+
+void MainWindow::setPrunePolicy(PrunePolicy policy, bool remember)
+{
+    m_prunePolicy = policy;
+    for (QAction* a : findChildren<QAction*>(QStringLiteral("prune-") + toString(policy))) {
+        a->setChecked(true);
+    }
+    if (remember && m_options.restoreSession) {
+        QSettings().setValue(QLatin1String(settings_keys::kPrune), toString(policy));
+    }
 }
 
 void MainWindow::cancelSweep()

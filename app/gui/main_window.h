@@ -14,6 +14,7 @@
 #include <QMessageBox>
 
 #include "models/profile_catalog.h"
+#include "models/prune_policy.h"
 #include "views/theme.h"
 #include "vtrain/explorer.h"
 #include "vtrain/simulation_result.h"
@@ -82,6 +83,8 @@ public:
     QString restoreProblem() const { return m_restoreProblem; }
 
     void setTheme(theme::Theme theme, bool remember = true); // View > Theme
+    void setPrunePolicy(PrunePolicy policy, bool remember = true); // Sweep > Prune (the next sweep)
+    PrunePolicy prunePolicy() const { return m_prunePolicy; }
     // Dock sizes for a first start (no saved layout): the chart gets the most room.
     void applyDefaultDockSizes();
 
@@ -160,6 +163,7 @@ private:
     QMenu* m_recentMenu = nullptr;
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
+    PrunePolicy m_prunePolicy = PrunePolicy::LargeSweeps;
 
     std::optional<Scenario> m_scenario;      // the editor's latest valid scenario
     std::optional<Scenario> m_sweepScenario; // what the shown results were computed from

@@ -163,7 +163,10 @@ int PlansPanel::selectedRow() const
 void PlansPanel::updateCounts()
 {
     m_tabs->setTabText(0, tr("Feasible plans (%1)").arg(formatCount(m_plans->rowCount())));
-    m_tabs->setTabText(1, tr("Rejected (%1)").arg(formatCount(static_cast<double>(m_rejectModel->totalRejected()))));
+    const QString rejected = formatCount(static_cast<double>(m_rejectModel->totalRejected()));
+    m_tabs->setTabText(1, m_rejectModel->bounded() > 0
+                              ? tr("Rejected (%1) · bounded (%2)").arg(rejected, formatCount(static_cast<double>(m_rejectModel->bounded())))
+                              : tr("Rejected (%1)").arg(rejected));
 }
 
 } // namespace vtrain::ui
