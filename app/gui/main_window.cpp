@@ -94,6 +94,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
         // Settings files get edited by hand: every value is range-checked (settings_values.h).
         restoreLayout();
         const int colorDimensions = static_cast<int>(colorDimensionNames().size());
+        m_autoColor = !QSettings().contains(QLatin1String(settings_keys::kColorDimension)); // never chosen: follows the sweep
         m_plot->setColorDimension(static_cast<ColorDimension>(settings_values::intIn(settings_keys::kColorDimension, 0, 0, colorDimensions - 1)));
         m_plot->setLogAxes(settings_values::flag(settings_keys::kLogAxes, false));
         m_sweepBar->setAutoRun(settings_values::flag(settings_keys::kAutoRun, true));
@@ -277,7 +278,10 @@ void MainWindow::buildMenus()
     auto* group = new QActionGroup(colorBy);
     const QStringList names = colorDimensionNames();
     for (int i = 0; i < names.size(); ++i) {
-        QAction* a = colorBy->addAction(names[i], this, [this, i] { m_plot->setColorDimension(static_cast<ColorDimension>(i)); });
+        QAction* a = colorBy->addAction(names[i], this, [this, i] {
+            m_autoColor = false;
+            m_plot->setColorDimension(static_cast<ColorDimension>(i));
+        });
         a->setCheckable(true);
         a->setChecked(i == 0);
         group->addAction(a);
@@ -355,6 +359,7 @@ void MainWindow::connectRunners()
         m_cancelAction->setEnabled(state == SweepRunner::State::Running);
     });
     connect(m_plot, &ParetoPlot::rowClicked, this, &MainWindow::selectPlan);
+    connect(m_plot, &ParetoPlot::colorDimensionChosen, this, [this] { m_autoColor = false; });
     // The table's filter filters the chart too.
     connect(m_plans->filterModel(), &PlanFilterModel::criteriaChanged, this, &MainWindow::applyPlanFilter);
     connect(m_details->compare(), &CompareView::pinnedChanged, this, [this](std::shared_ptr<const SimulationResult> a) {
@@ -594,6 +599,11 @@ void MainWindow::onSweepStarted(const Scenario& scenario)
     m_rejectModel->clear();
     m_plot->setSelectedRow(-1);
     m_plot->setTitle(tr("%1: training time vs cost").arg(elidedName(scenario.model.name)));
+    if (m_autoColor) {
+        // Until the user picks a colouring: GPU types apart when the sweep compares several, else tp.
+        const bool severalGpus = scenario.search && scenario.search->gpu.size() > 1;
+        m_plot->setColorDimension(severalGpus ? ColorDimension::GpuType : ColorDimension::TensorParallel);
+    }
     updateStale();
     if (m_details->hasPlan()) {
         m_details->setStaleNote(tr("This plan is from the previous sweep; a plan of the new one is selected when it ends."));
@@ -760,7 +770,11 @@ void MainWindow::saveLayout() const
     QSettings settings;
     settings.setValue(QLatin1String(settings_keys::kMainWindowGeometry), saveGeometry());
     settings.setValue(QLatin1String(settings_keys::kMainWindowState), saveState(settings_keys::kMainWindowStateVersion));
-    settings.setValue(QLatin1String(settings_keys::kColorDimension), static_cast<int>(m_plot->colorDimension()));
+    if (m_autoColor) {
+        settings.remove(QLatin1String(settings_keys::kColorDimension));
+    } else {
+        settings.setValue(QLatin1String(settings_keys::kColorDimension), static_cast<int>(m_plot->colorDimension()));
+    }
     settings.setValue(QLatin1String(settings_keys::kLogAxes), m_plot->logAxes());
     settings.setValue(QLatin1String(settings_keys::kAutoRun), m_sweepBar->autoRun());
 }

@@ -83,6 +83,7 @@ public:
     QString restoreProblem() const { return m_restoreProblem; }
 
     void setTheme(theme::Theme theme, bool remember = true); // View > Theme
+    bool colorFollowsSweep() const { return m_autoColor; }
     void setPrunePolicy(PrunePolicy policy, bool remember = true); // Sweep > Prune (the next sweep)
     PrunePolicy prunePolicy() const { return m_prunePolicy; }
     // Dock sizes for a first start (no saved layout): the chart gets the most room.
@@ -164,6 +165,7 @@ private:
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
     PrunePolicy m_prunePolicy = PrunePolicy::LargeSweeps;
+    bool m_autoColor = true; // the chart's colouring follows the sweep (GPU type when it has several) until chosen
 
     std::optional<Scenario> m_scenario;      // the editor's latest valid scenario
     std::optional<Scenario> m_sweepScenario; // what the shown results were computed from

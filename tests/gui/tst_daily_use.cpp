@@ -240,6 +240,22 @@ private Q_SLOTS:
         QVERIFY2(shown.left() >= 0 && shown.right() < area->viewport()->width(),
                  qPrintable(QStringLiteral("summary %1..%2 in a %3-pixel viewport").arg(shown.left()).arg(shown.right()).arg(area->viewport()->width())));
         QVERIFY(!area->horizontalScrollBar()->isVisible());
+
+        // The scenario editor at its default dock width: every field whole, no sideways scrolling (its
+        // right edge, "Tied input/output embeddings" and the GPU list, was cut off).
+        auto* editorArea = w.editor()->findChild<QScrollArea*>();
+        QVERIFY(editorArea);
+        QWidget* content = editorArea->widget();
+        QStringList widest;
+        for (QWidget* child : content->findChildren<QWidget*>()) {
+            if (child->isVisibleTo(content) && child->minimumSizeHint().width() > editorArea->viewport()->width() - 40) {
+                widest << QStringLiteral("%1:%2 %3").arg(child->objectName(), QString::fromLatin1(child->metaObject()->className()))
+                              .arg(child->minimumSizeHint().width());
+            }
+        }
+        QVERIFY2(!editorArea->horizontalScrollBar()->isVisible(),
+                 qPrintable(QStringLiteral("editor content needs %1 of %2 px: %3").arg(content->minimumSizeHint().width())
+                                .arg(editorArea->viewport()->width()).arg(widest.join(QStringLiteral(", ")))));
     }
 
     // Defect 3: the legend has its own row: no point of the front, nor the selected plan, is under it.

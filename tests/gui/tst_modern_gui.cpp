@@ -4,7 +4,8 @@
 // space of millions of plans around it; a selected row is simulated as the sweep ran it (its precision,
 // its GPU type's price), so the details agree with the row; ZeRO-3 / FSDP traffic has legend entries and
 // is found by the timeline search; a modeled GPU's band is marked as a prior; the memory chart splits the
-// experts out where the core reports them.
+// experts out where the core reports them; a sweep over several GPU types colours the chart by GPU type.
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QTabWidget>
 #include <QTimer>
@@ -27,6 +28,7 @@
 #include "models/timeline_data.h"
 #include "models/timeline_search.h"
 #include "views/memory_view.h"
+#include "views/pareto_plot.h"
 #include "views/plans_panel.h"
 #include "views/sweep_bar.h"
 #include "views/timeline_painter.h"
@@ -293,6 +295,31 @@ private Q_SLOTS:
         for (const TimelineHit& hit : findTasks(data, QStringLiteral("fsdp gather"))) {
             QVERIFY(data.rows[std::size_t(hit.row)].bars[std::size_t(hit.bar)].kind == TaskKind::FsdpGather);
         }
+    }
+
+    // #16: a sweep over several GPU types colours the chart by GPU type until the user picks a colouring;
+    // a sweep over one type colours by tensor parallelism.
+    void paretoColoursByGpuType()
+    {
+        Scenario s = test::smallScenario();
+        s.search->gpu = {"a100-sxm4-80gb", "h100-sxm5-80gb"};
+        MainWindow w(optionsFor(s));
+        QVERIFY(w.colorFollowsSweep());
+        QVERIFY(sweep(w));
+        QVERIFY(w.paretoPlot()->colorDimension() == ColorDimension::GpuType);
+        QCOMPARE(w.paretoPlot()->categoryCount(), 2);
+        auto* box = w.paretoPlot()->findChild<QComboBox*>();
+        QVERIFY(box);
+        box->setCurrentIndex(static_cast<int>(ColorDimension::PipelineParallel));
+        Q_EMIT box->activated(box->currentIndex()); // as a user's pick in the box
+        QVERIFY(!w.colorFollowsSweep());
+        QVERIFY(sweep(w));
+        QVERIFY(w.paretoPlot()->colorDimension() == ColorDimension::PipelineParallel);
+
+        MainWindow single(optionsFor(test::smallScenario()));
+        single.paretoPlot()->setColorDimension(ColorDimension::GpuCount); // not a user's pick
+        QVERIFY(sweep(single));
+        QVERIFY(single.paretoPlot()->colorDimension() == ColorDimension::TensorParallel);
     }
 
     // #16: a modeled (uncalibrated) GPU's band is an assumed prior: the table marks it with "*" and the

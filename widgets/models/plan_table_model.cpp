@@ -32,7 +32,7 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) {
         return {};
     }
-    static const char* const titles[ColumnCount] = {"Front", "Days", "Days band", "Cost", "GPU", "GPUs", "TP", "PP", "DP", "MB", "Schedule", "VS",
+    static const char* const titles[ColumnCount] = {"★", "Days", "Days band", "Cost", "GPU", "GPUs", "TP", "PP", "DP", "MB", "Schedule", "VS",
                                                     "Recompute", "SP", "ZeRO", "CP", "EP", "ETP", "Precision", "Iteration", "Tokens/s", "MFU", "Bubble", "Peak mem"};
     static const char* const tips[ColumnCount] = {
         "On the (training time, cost) Pareto front", "Training time in days",

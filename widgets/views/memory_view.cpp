@@ -134,6 +134,7 @@ MemoryView::MemoryView(QWidget* parent)
     m_capacityLabel->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
     m_capacityLabel->position->setTypeY(QCPItemPosition::ptPlotCoords);
     m_capacityLabel->setColor(QColor(0xd6, 0x27, 0x28));
+    m_capacityLabel->setPadding(QMargins(0, 0, 0, 4)); // above the dashed line, not struck through by it
     m_capacity->setVisible(false);
     m_capacityLabel->setVisible(false);
 
