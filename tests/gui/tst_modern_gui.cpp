@@ -7,6 +7,10 @@
 // experts out where the core reports them; a sweep over several GPU types colours the chart by GPU type.
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QLabel>
+#include <QTableWidget>
+#include <QTemporaryDir>
 #include <QTabWidget>
 #include <QTimer>
 #include <QtTest>
@@ -27,6 +31,7 @@
 #include "models/sweep_runner.h"
 #include "models/timeline_data.h"
 #include "models/timeline_search.h"
+#include "views/compare_view.h"
 #include "views/memory_view.h"
 #include "views/pareto_plot.h"
 #include "views/plans_panel.h"
@@ -320,6 +325,50 @@ private Q_SLOTS:
         single.paretoPlot()->setColorDimension(ColorDimension::GpuCount); // not a user's pick
         QVERIFY(sweep(single));
         QVERIFY(single.paretoPlot()->colorDimension() == ColorDimension::TensorParallel);
+    }
+
+    // #14/#15: the plans CSV and the Compare tab carry cp, ep and etp (a MoE preset swept over ep).
+    void compareAndCsvCarryTodaysAxes()
+    {
+        initResources();
+        MainWindow w(optionsFor(presetScenario(QStringLiteral("qwen3-30b-a3b")).value()));
+        QSignalSpy detail(w.detailRunner(), &PlanDetailRunner::resultReady);
+        QVERIFY(sweep(w));
+        QVERIFY(detail.count() > 0 || detail.wait(60000));
+        const PlanRow& selected = w.planModel()->planRow(w.selectedRow());
+        QVERIFY(selected.plan.ep > 1);
+        QTemporaryDir dir;
+        const QString csv = dir.filePath(QStringLiteral("plans.csv"));
+        QString error;
+        QVERIFY2(w.exportPlans(csv, &error), qPrintable(error));
+        QFile file(csv);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+        const QList<QByteArray> header = lines.front().split(',');
+        const qsizetype cp = header.indexOf("cp"), ep = header.indexOf("ep"), etp = header.indexOf("etp");
+        QVERIFY(cp > 0 && ep > 0 && etp > 0);
+        bool found = false;
+        for (const QByteArray& line : lines.mid(1)) {
+            const QList<QByteArray> cells = line.split(',');
+            if (cells.value(0).toULongLong() == selected.index) {
+                found = true;
+                QCOMPARE(cells.value(ep).toInt(), selected.plan.ep);
+                QCOMPARE(cells.value(cp).toInt(), selected.plan.cp);
+                QCOMPARE(cells.value(etp).toInt(), selected.plan.effective_etp()); // etp 0 reads as tp there
+            }
+        }
+        QVERIFY(found);
+        CompareView* compare = w.details()->compare();
+        compare->pinCurrent();
+        const QList<QLabel*> labels = compare->findChildren<QLabel*>();
+        const QString ep8 = QStringLiteral("ep %1").arg(selected.plan.ep);
+        QVERIFY(std::any_of(labels.begin(), labels.end(), [&](QLabel* l) { return l->text().contains(ep8); }));
+        // The expert all-to-all has its own row in the summary.
+        bool expertRow = false;
+        for (int r = 0; r < compare->summaryTable()->rowCount(); ++r) {
+            expertRow = expertRow || compare->summaryTable()->item(r, 0)->text().startsWith(QStringLiteral("Expert all-to-all"));
+        }
+        QVERIFY(expertRow);
     }
 
     // #16: a modeled (uncalibrated) GPU's band is an assumed prior: the table marks it with "*" and the
