@@ -160,10 +160,7 @@ private Q_SLOTS:
             w.sweepRunner()->cancel();
         }
         // The longest preset swept, a plan selected (its summary line once set the minimum width).
-        QFETCH(bool, startScenario);
-        if (!startScenario) {
-            w.loadPreset(longest);
-        }
+        w.loadPreset(longest);
         QSignalSpy detail(w.detailRunner(), &PlanDetailRunner::resultReady);
         QVERIFY(runSweep(w));
         QVERIFY(detail.count() > 0 || detail.wait(120000));
