@@ -388,7 +388,7 @@ private Q_SLOTS:
         MainWindow w(optionsFor(test::smallScenario()));
         PlanTableModel* model = w.planModel();
         QVERIFY(model->bandNote("a100-sxm4-80gb").isEmpty()); // calibrated
-        const QString note = model->bandNote("h100-sxm5-80gb");
+        const QString note = model->bandNote("mi300x"); // no public runs calibrate it
         QVERIFY2(note.contains(QStringLiteral("uncalibrated")) && note.contains(QStringLiteral("prior")), qPrintable(note));
         PlanRow calibrated;
         calibrated.gpu = "a100-sxm4-80gb";
@@ -398,7 +398,7 @@ private Q_SLOTS:
         calibrated.iteration_time_high_s = 2.3;
         PlanRow modeled = calibrated;
         modeled.index = 1;
-        modeled.gpu = "h100-sxm5-80gb";
+        modeled.gpu = "mi300x";
         modeled.iteration_time_low_s = 1.5;
         modeled.iteration_time_high_s = 3.0;
         model->appendRows({calibrated, modeled});

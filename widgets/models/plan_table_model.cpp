@@ -37,7 +37,7 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
     static const char* const tips[ColumnCount] = {
         "On the (training time, cost) Pareto front", "Training time in days",
         "Training days within which the real run falls for 80% of the GPU profile's validation runs; \"*\": the GPU's profile is not "
-        "calibrated, so the band is an assumed prior (0.75x to 1.5x), not a measured error; \"no band\": the profile has none",
+        "calibrated, so the band is an assumed prior, not a measured error; \"no band\": the profile has none",
         "Training cost in dollars", "GPU type", "Number of GPUs",
         "Tensor-parallel width", "Pipeline stages", "Data-parallel replicas", "Micro-batch size (sequences)", "Pipeline schedule",
         "Virtual stages per pipeline rank (interleaved)", "Activation recomputation", "Sequence parallelism",
