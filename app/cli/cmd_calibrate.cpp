@@ -15,17 +15,22 @@ namespace vtrain::cli {
 
 const char* const kCalibrateHelp = R"(usage: vtrain calibrate RUNS.json --gpu ID -o PROFILE.json [--precision P] [--subset NAME]... [--folds K]
                         [--params a,b,...] [--max-evals N] [--min-trust high] [--spec SPEC.json]
-                        [--profile-dir DIR]
+                        [--profile-dir DIR] [--min-rows-per-precision N] [--threads N]
 
 Fits the free parameters of a modeled GPU profile (GEMM, memory-bound and host overheads, link
 efficiencies; see docs/validation.md) to the rows of RUNS.json that run on that GPU, and writes the
-calibrated profile with a "calibration" block: the objective, the rows used per subset, the fitted
-parameters and their bounds, the in-sample and the k-fold cross-validated error, and the uncertainty band
-that `vtrain simulate` shows.
+calibrated profile with a "calibration" block: the objective, the rows used per subset and precision,
+the fitted parameters, their bounds and why each bound is physically plausible, the parameters that
+ended on a bound, the error before the fit, in sample and k-fold cross-validated (by subset and by
+precision, and each fold's parameters and held-out error), and the uncertainty band that
+`vtrain simulate` shows.
 
-Objective: mean over subsets of the mean squared log error ln(predicted / measured)^2 (every subset
-weighs the same). Optimizer: Nelder-Mead on the bounded parameters (efficiencies in (0, 1], overheads in
-microseconds). Cross-validation refits on k-1 folds and predicts the held-out fold.
+Objective: mean over subsets of the mean squared log error ln(predicted / measured)^2 of each row's
+scored metric (tokens/s for the modern rows; every subset weighs the same). Optimizer: Nelder-Mead on the
+bounded parameters. Without --precision, one fit covers every precision of the GPU: the BF16, FP8 and FP4
+GEMM efficiencies are its per-precision parameters, each fitted only with enough rows of its precision.
+A profile calibrated before is refitted from the prior it recorded (its uncalibrated parameters).
+Cross-validation refits on k-1 folds from that prior and predicts the held-out fold.
 
 options:
   --gpu ID           the profile to calibrate (e.g. a100-sxm4-80gb, h100-sxm5-80gb, gb200-nvl72); its rows
@@ -41,6 +46,9 @@ options:
   --min-trust LEVEL  fit only rows whose "trust" is at least LEVEL (high, medium); the others are still
                      predicted by vtrain validate
   --max-evals N      objective evaluations per fit (default 400)
+  --min-rows-per-precision N
+                     fit a precision's GEMM efficiency only with N rows of it (default 3)
+  --threads N        worker threads (default: all cores)
   --spec FILE        also update this hardware spec or datasheet (model_parameters, links, calibration)
                      so that vtrain make-profile FILE (--from-datasheet for a datasheet) rebuilds the
                      written profile
@@ -67,13 +75,23 @@ std::vector<std::string> split(const std::string& s)
     return out;
 }
 
-void print_stats(std::ostream& out, const char* title, const std::map<std::string, SubsetStats>& stats)
+void print_before_after(std::ostream& out, const char* title, const std::map<std::string, SubsetStats>& before,
+                        const std::map<std::string, SubsetStats>& in_sample, const std::map<std::string, SubsetStats>& held_out)
 {
     out << title << "\n";
-    for (const auto& [name, s] : stats) {
-        char line[160];
-        std::snprintf(line, sizeof line, "  %-28s %5d rows  MAPE %6.2f%%  median %6.2f%%  max %6.2f%%  bias %+6.2f%%\n", name.c_str(), s.used,
-                      s.mape_pct, s.median_pct, s.max_pct, s.bias_pct);
+    char line[200];
+    std::snprintf(line, sizeof line, "  %-32s %5s %12s %12s %14s %12s\n", "", "rows", "MAPE before", "in sample", "cross-valid.", "bias (CV)");
+    out << line;
+    for (const auto& [name, b] : before) {
+        const auto in = in_sample.find(name);
+        const auto cv = held_out.find(name);
+        char cv_text[24] = "-", bias_text[24] = "-";
+        if (cv != held_out.end()) {
+            std::snprintf(cv_text, sizeof cv_text, "%.2f%%", cv->second.mape_pct);
+            std::snprintf(bias_text, sizeof bias_text, "%+.2f%%", cv->second.bias_pct);
+        }
+        std::snprintf(line, sizeof line, "  %-32s %5d %11.2f%% %11.2f%% %14s %12s\n", name.c_str(), b.used, b.mape_pct,
+                      in != in_sample.end() ? in->second.mape_pct : 0.0, cv_text, bias_text);
         out << line;
     }
 }
@@ -83,7 +101,8 @@ void print_stats(std::ostream& out, const char* title, const std::map<std::strin
 int run_calibrate(const std::vector<std::string>& argv)
 {
     std::string error;
-    const auto args = parse_args(argv, {"--gpu", "--precision", "-o", "--output", "--subset", "--folds", "--params", "--max-evals", "--spec", "--profile-dir", "--min-trust", "--objective"},
+    const auto args = parse_args(argv, {"--gpu", "--precision", "-o", "--output", "--subset", "--folds", "--params", "--max-evals", "--spec", "--profile-dir", "--min-trust", "--objective",
+                                  "--min-rows-per-precision", "--threads"},
                                  {}, error, {"--subset"});
     if (!args) {
         return report_bad_input(error);
@@ -110,7 +129,9 @@ int run_calibrate(const std::vector<std::string>& argv)
             options.subsets.push_back(value);
         }
     }
-    for (const auto& bad : {whole_option(*args, "--folds", 0, 100, options.folds), whole_option(*args, "--max-evals", 1, 10'000'000, options.max_evaluations)}) {
+    for (const auto& bad : {whole_option(*args, "--folds", 0, 100, options.folds), whole_option(*args, "--max-evals", 1, 10'000'000, options.max_evaluations),
+                            whole_option(*args, "--min-rows-per-precision", 1, 100'000, options.min_rows_per_precision),
+                            whole_option(*args, "--threads", 1, 4096, options.threads)}) {
         if (!bad.empty()) {
             return report_bad_input(bad);
         }
@@ -198,20 +219,42 @@ int run_calibrate(const std::vector<std::string>& argv)
 
     std::cout << "calibrated " << *gpu << " on " << result->rows.size() << " rows (" << result->skipped.size() << " skipped); "
               << result->evaluations << " evaluations, objective " << result->objective_start << " -> " << result->objective_fitted << "\n\n";
-    std::cout << "parameter                      start        fitted\n";
+    const auto bounded = calibration_parameters_for(*start);
+    std::cout << "parameter                         start       fitted   bounds\n";
     for (const auto& name : result->fitted_names) {
-        char line[128];
-        std::snprintf(line, sizeof line, "  %-26s %12.5g  %12.5g\n", name.c_str(), result->start.get(name), result->fitted.get(name));
+        double low = 0, high = 0;
+        for (const auto& p : bounded) {
+            if (p.name == name) {
+                low = p.low;
+                high = p.high;
+            }
+        }
+        char line[160];
+        std::snprintf(line, sizeof line, "  %-28s %10.4g  %10.4g   [%g, %g]\n", name.c_str(), result->start.get(name), result->fitted.get(name), low, high);
         std::cout << line;
     }
+    for (const auto& name : result->at_bound) {
+        std::cout << "  warning: " << name << " ended on its bound: the fit is compensating for an error of the model elsewhere\n";
+    }
+    for (const auto& text : result->kept_for_lack_of_rows) {
+        std::cout << "  " << text << "\n";
+    }
     std::cout << "\n";
-    print_stats(std::cout, "in-sample error:", result->in_sample);
-    if (!result->cross_validated.empty()) {
-        std::cout << "\n";
-        print_stats(std::cout, (std::to_string(options.folds) + "-fold cross-validated error:").c_str(), result->cross_validated);
+    print_before_after(std::cout, "error of each row's scored metric, by subset:", result->start_error, result->in_sample, result->cross_validated);
+    std::cout << "\n";
+    print_before_after(std::cout, "by precision:", result->start_by_precision, result->in_sample_by_precision, result->cross_validated_by_precision);
+    if (!result->folds.empty()) {
+        std::cout << "\nfolds (fitted on the others, scored on this one):\n";
+        for (const auto& f : result->folds) {
+            char line[160];
+            const auto all = f.held_out.find("all");
+            std::snprintf(line, sizeof line, "  fold %d: %3d train rows, %3d held out, held-out MAPE %6.2f%%\n", f.fold + 1, f.train_rows, f.test_rows,
+                          all != f.held_out.end() ? all->second.mape_pct : 0.0);
+            std::cout << line;
+        }
     }
     if (block.contains("band")) {
-        std::cout << "\nuncertainty band (80%): measured time within [" << block["band"]["low"].get<double>() << ", "
+        std::cout << "\nuncertainty band (80%): measured iteration time within [" << block["band"]["low"].get<double>() << ", "
                   << block["band"]["high"].get<double>() << "] x predicted\n";
     }
     std::cout << "\nwrote " << *output << "\n";

@@ -29,6 +29,7 @@
 #include "vtrain/explorer_io.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/simulator.h"
+#include "vtrain/uncertainty.h"
 
 namespace vtrain::cli {
 
@@ -48,8 +49,10 @@ const char* const kExploreHelp = R"(usage: vtrain explore SCENARIO.json [--csv P
                       [--prune bound|none] [--allow-tp-across-nodes]
 
 Enumerates every plan of the scenario's "search" block (tp, cp, pp, ep, etp, micro_batch, schedule,
-virtual_stages, recompute, sequence_parallel, zero_stage, precision, tp_overlap, moe_overlap, num_gpus,
-gpu; dp follows from the GPU count), rejects each illegal one with its reason, bounds out the plans that
+virtual_stages, recompute, sequence_parallel, zero_stage, precision, tp_overlap, moe_overlap,
+overlap_grad_reduce, rank_order, offload_optimizer, offload_activations, num_gpus, gpu; dp follows from
+the GPU count; a pp x v that does not divide the layers but divides layers + 2 or + 1 runs the layout
+counting embedding and loss as layers), rejects each illegal one with its reason, bounds out the plans that
 provably cannot reach the front or a top-K list, simulates the rest in parallel and prints: how many
 plans were enumerated, simulated, bounded out and rejected (by reason, with an example), the Pareto front
 of (training time, cost), and the top K plans by training time, by cost and by MFU. When the scenario
@@ -137,7 +140,8 @@ void print_rows(std::ostream& out, const std::vector<PlanRow>& rows)
     for (const auto& r : rows) {
         char band[40] = "-";
         if (r.iteration_time_high_s > r.iteration_time_low_s) {
-            std::snprintf(band, sizeof band, "%.2f-%.2f", r.iteration_time_low_s, r.iteration_time_high_s);
+            // "!": the wide default band of an uncalibrated profile (see the bands by GPU type).
+            std::snprintf(band, sizeof band, "%.2f-%.2f%s", r.iteration_time_low_s, r.iteration_time_high_s, r.band_calibrated ? "" : "!");
         }
         std::snprintf(line, sizeof line, "  %-52s %6d %-16s %9.3f %15s %10.0f %5.1f%% %5.1f%% %7.1f %7.1f %9s%s\n", plan_row_label(r).c_str(), r.num_gpus,
                       r.gpu.c_str(), r.iteration_time_s, band, r.tokens_per_s, 100 * r.mfu, 100 * r.bubble_fraction, r.peak_memory_gib, r.training_days,
@@ -167,6 +171,36 @@ void print_summary(std::ostream& out, const Scenario& scenario, const ExploreRes
         std::snprintf(line, sizeof line, "    %-34s %10s", to_string(static_cast<RejectReason>(i)), grouped(result.rejected[i]).c_str());
         out << line << "   e.g. " << result.example[i].to_string() << "\n";
     }
+}
+
+// Per GPU type of the sweep: whether its band is calibrated on measured runs or the uncalibrated default.
+void print_bands(std::ostream& out, const std::map<std::string, GpuProfile>& profiles)
+{
+    out << "\nUncertainty band by GPU type (\"!\" in the band column: the uncalibrated default)\n";
+    const PredictionBand fallback = default_uncalibrated_band();
+    bool any_default = false;
+    for (const auto& [id, profile] : profiles) {
+        const PredictionBand band = prediction_band(profile).value_or(fallback);
+        char line[128];
+        std::snprintf(line, sizeof line, "  %-18s %-28s %-16s ", id.c_str(), band.calibrated ? "calibrated" : "UNCALIBRATED (default band)",
+                      band_label(band).c_str());
+        const bool is_default = !band.calibrated && band.source == fallback.source;
+        any_default = any_default || is_default;
+        out << line << (is_default ? "*" : band.source) << "\n";
+    }
+    if (any_default) {
+        out << "  * " << fallback.source << "\n";
+    }
+}
+
+nlohmann::json bands_to_json(const std::map<std::string, GpuProfile>& profiles)
+{
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [id, profile] : profiles) {
+        const PredictionBand band = prediction_band(profile).value_or(default_uncalibrated_band());
+        j[id] = {{"calibrated", band.calibrated}, {"low", band.low}, {"high", band.high}, {"coverage", band.coverage}, {"source", band.source}};
+    }
+    return j;
 }
 
 // Where the scenario's own plan sits: its time and cost, and the front plans that cost less.
@@ -329,6 +363,7 @@ int report_explore(const ExploreRequest& request, const ExploreResult& result, c
     const Scenario& scenario = request.scenario;
     std::ostream& out = std::cout;
     print_summary(out, scenario, result, workers);
+    print_bands(out, request.profiles);
     out << "\nPareto front of (training time, cost): " << result.front.size() << " plan" << (result.front.size() == 1 ? "" : "s")
         << (result.cancelled ? " (of the plans evaluated before the cancel)" : "") << "\n";
     print_rows(out, result.front);
@@ -348,6 +383,7 @@ int report_explore(const ExploreRequest& request, const ExploreResult& result, c
         j["scenario"] = request.path;
         j["model"] = scenario.model.name;
         j["threads"] = result.threads;
+        j["gpu_bands"] = bands_to_json(request.profiles);
         for (const auto& [key, value] : json_extra.items()) {
             j[key] = value;
         }

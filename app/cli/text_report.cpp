@@ -42,7 +42,8 @@ std::string percent(double part, double whole) { return whole > 0 ? fmt("%5.1f%%
 void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profile, const SimulationResult& r)
 {
     const Plan& p = r.plan;
-    out << s.model.name << " on " << r.num_gpus << " x " << profile.name << " (profile " << profile.id << ", " << profile.source << ")\n";
+    out << s.model.name << " on " << r.num_gpus << " x " << profile.name << " (profile " << profile.id << ", " << profile_provenance(profile)
+        << (r.band_coverage > 0 && !r.band_calibrated ? ": UNCALIBRATED, default band" : "") << ")\n";
     out << "plan: t=" << p.tp << " p=" << p.pp << " d=" << p.dp << ", micro-batch " << p.micro_batch << " x " << r.micro_batches
         << " per replica, " << to_string(p.schedule);
     if (p.schedule == Schedule::Interleaved) {
@@ -56,7 +57,8 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
         PredictionBand band;
         band.low = r.iteration_time_low_s / r.iteration_time_s;
         band.high = r.iteration_time_high_s / r.iteration_time_s;
-        out << " (" << band_label(band) << ", " << fmt("%.0f%%", 100 * r.band_coverage) << " band " << duration(r.iteration_time_low_s) << " to "
+        out << " (" << band_label(band) << ", " << fmt("%.0f%%", 100 * r.band_coverage) << (r.band_calibrated ? " band " : " UNCALIBRATED default band ")
+            << duration(r.iteration_time_low_s) << " to "
             << duration(r.iteration_time_high_s) << ", from " << r.band_source << ")";
     } else {
         out << " (no uncertainty band: profile " << profile.id << " has not been validated against measured runs)";

@@ -112,25 +112,85 @@ private:
 
 const std::vector<CalibrationParameter>& calibration_parameters()
 {
+    // Every range is what the hardware and the software can physically do, so that a fit that hits a
+    // bound says the cost model is off somewhere else rather than reporting an impossible efficiency.
     static const std::vector<CalibrationParameter> list{
-        {"gemm_max_efficiency", 0.3, 1.0, false, "fraction of peak"},
-        {"gemm_max_efficiency_fp8", 0.2, 1.0, false, "fraction of the FP8 peak"},
-        {"gemm_max_efficiency_fp4", 0.2, 1.0, false, "fraction of the FP4 peak"},
-        {"gemm_k_half", 1, 2048, true, "elements"},
-        {"gemm_fixed_us", 0.5, 50, true, "us"},
-        {"flash_forward_efficiency", 0.1, 1.0, false, "fraction of peak"},
-        {"flash_backward_efficiency", 0.1, 1.0, false, "fraction of peak"},
-        {"memory_efficiency", 0.3, 1.0, false, "fraction of bandwidth"},
-        {"memory_half_bytes", 1e4, 1e8, true, "bytes"},
-        {"memory_fixed_us", 0.5, 50, true, "us"},
-        {"kernel_launch_overhead_us", 0.5, 50, true, "us"},
-        {"host_overhead_us", 1, 500, true, "us"},
-        {"microbatch_overhead_us", 1, 20000, true, "us"},
-        {"nic_efficiency", 0.2, 1.0, false, "fraction of line rate"},
-        {"nvlink_bus_gbytes_per_s", 50, 240, false, "GB/s"}, // nccl-tests reach ~230 GB/s bus bandwidth on A100
-        {"nvlink_base_latency_us", 1, 500, true, "us", false},
-        {"inter_node_base_latency_us", 1, 1000, true, "us", false},
+        {"gemm_max_efficiency", 0.5, 0.9, false, "fraction of peak", true,
+         "large BF16/FP16 GEMMs: at most 0.9 of the dense datasheet peak, which assumes the boost clock that GEMMs do not hold "
+         "under the power limit (cuBLAS ~86% on A100, ~72% on H100 SXM: profiles/specs/a100-sxm4-80gb.json, "
+         "profiles/datasheets/h100-sxm5-80gb.json); at least 0.5, since Megatron-LM itself reaches 52% of A100 peak end to end "
+         "(163 of 312 TFLOP/s, Narayanan et al. SC'21 Table 1)"},
+        {"gemm_max_efficiency_fp8", 0.4, 0.8, false, "fraction of the FP8 peak", true,
+         "DeepGEMM's best dense FP8 GEMMs reach 1,426 of 1,979 TFLOP/s (72%) on H800 and Megatron's MXFP8 grouped GEMM 2,672 of "
+         "5,000 (53%) on GB200 (shared/research/modern-training.md section 10.1): 0.8 leaves room for better kernels, 0.4 for "
+         "smaller shapes and the quantisation around the GEMM"},
+        {"gemm_max_efficiency_fp4", 0.3, 0.8, false, "fraction of the FP4 peak", true,
+         "no public FP4 training-GEMM rate: at most the FP8 ceiling (the fixed per-tile work does not shrink with the element "
+         "size), at least 0.3"},
+        {"gemm_k_half", 1, 512, true, "elements", true,
+         "GEMM main loops pipeline k-tiles of 32-128 elements, so half speed is reached within a few k-tiles"},
+        {"gemm_fixed_us", 0.5, 20, true, "us", true, "prologue and epilogue of one GEMM kernel: microseconds, as a kernel launch"},
+        {"flash_forward_efficiency", 0.25, 0.75, false, "fraction of peak", true,
+         "FlashAttention-2 forward reaches 50-73% of A100 peak (Dao 2023, arXiv 2307.08691), FlashAttention-3 up to 75% of "
+         "H100's (740 TFLOP/s FP16, Shah et al. 2024, arXiv 2407.08608)"},
+        {"flash_backward_efficiency", 0.2, 0.65, false, "fraction of peak", true,
+         "the backward pass runs below the forward's rate in both FlashAttention-2 and -3 (same papers)"},
+        {"memory_efficiency", 0.6, 0.95, false, "fraction of bandwidth", true,
+         "streaming kernels cannot beat the HBM datasheet rate; refresh and protocol overheads keep copies ~10% below it "
+         "(0.85 fitted on 1,573 A100 runs, profiles/specs/a100-sxm4-80gb.json)"},
+        {"memory_half_bytes", 1e4, 1e8, true, "bytes", true, "tensor size at which a streaming kernel reaches half its bandwidth: 10 KB to 100 MB"},
+        {"memory_fixed_us", 0.5, 20, true, "us", true, "fixed cost of one memory-bound kernel: microseconds, as a kernel launch"},
+        {"kernel_launch_overhead_us", 1, 30, true, "us", true,
+         "host gap between kernels: a CUDA launch takes a few microseconds, eager frameworks add tens (15 us fitted on A100)"},
+        {"host_overhead_us", 1, 200, true, "us", true, "framework CPU time per operator (PyTorch eager dispatch: tens of microseconds)"},
+        {"microbatch_overhead_us", 1, 10000, true, "us", true, "per micro-batch on the first and last stage (data loading, loss): up to 10 ms"},
+        {"nic_efficiency", 0.45, 0.98, false, "fraction of line rate", true,
+         "nccl-tests reach 46-49 GB/s on a 400 Gb/s NIC (0.92-0.98, modern-training.md section 10 item 9); inside training NCCL "
+         "runs up to ~30% slower than alone (vTrain, shared/research/vtrain-method.md), hence the floor"},
+        {"nvlink_bus_gbytes_per_s", 50, 240, false, "GB/s", true,
+         "nccl-tests reach ~230 GB/s all-reduce bus bandwidth on 8 A100 (vTrain's trace/a100 LUT); calibration_parameters_for "
+         "scales this range to the part's NVLink rate"},
+        {"nvlink_base_latency_us", 1, 500, true, "us", false, "collective start-up latency inside a node"},
+        {"inter_node_base_latency_us", 1, 1000, true, "us", false, "collective start-up latency across nodes"},
     };
+    return list;
+}
+
+std::vector<CalibrationParameter> calibration_parameters_for(const GpuProfile& profile)
+{
+    std::vector<CalibrationParameter> list = calibration_parameters();
+    // The datasheet's NVLink rate, as make-profile --from-datasheet records it.
+    double bidirectional = 0;
+    if (profile.source_details.is_object()) {
+        const nlohmann::json* j = &profile.source_details;
+        for (const char* key : {"figures", "datasheet", "scale_up", "gbytes_per_s_bidirectional"}) {
+            if (j->is_object() && j->contains(key)) {
+                j = &(*j)[key];
+            } else {
+                j = nullptr;
+                break;
+            }
+        }
+        if (j != nullptr && j->is_number()) {
+            bidirectional = j->get<double>();
+        }
+    }
+    for (auto& p : list) {
+        if (p.name != "nvlink_bus_gbytes_per_s") {
+            continue;
+        }
+        if (bidirectional > 0) {
+            const double per_direction = bidirectional / 2;
+            p.low = 0.5 * per_direction;
+            p.high = 1.06 * per_direction;
+            p.why = "NCCL's all-reduce bus bandwidth is bounded by the per-direction NVLink rate (" + std::to_string(static_cast<int>(per_direction)) +
+                    " GB/s from the datasheet), exceeded only by in-switch reduction (NVLink SHARP: ~476 of 450 GB/s on DGX H100, 1.06x, "
+                    "nccl-tests issues #267/#290); 0.5x is a floor well below the 0.8x that datasheet profiles assume";
+        } else {
+            // Spec profiles without a datasheet rate: the generic range, widened to the profile's own value.
+            p.high = std::max(p.high, 1.1 * profile.links.nvlink_bus_gbytes_per_s);
+        }
+    }
     return list;
 }
 
@@ -226,6 +286,32 @@ ParameterSet parameters_of(const GpuProfile& p)
     ps.nvlink_base_latency_us = p.links.nvlink_base_latency_us;
     ps.inter_node_base_latency_us = p.links.inter_node_base_latency_us;
     return ps;
+}
+
+ParameterSet parameters_from_json(const nlohmann::json& j, ParameterSet base)
+{
+    if (!j.is_object()) {
+        return base;
+    }
+    for (const auto& p : calibration_parameters()) {
+        const auto it = j.find(p.name);
+        if (it != j.end() && it->is_number()) {
+            base.set(p.name, it->get<double>());
+        }
+    }
+    return base;
+}
+
+ParameterSet prior_parameters_of(const GpuProfile& p)
+{
+    const ParameterSet own = parameters_of(p);
+    if (p.calibration.is_object()) {
+        const auto it = p.calibration.find("start_parameters");
+        if (it != p.calibration.end() && it->is_object()) {
+            return parameters_from_json(*it, own);
+        }
+    }
+    return own;
 }
 
 GpuProfile build_profile(const HardwareSpec& hardware, const ParameterSet& ps)
@@ -367,12 +453,64 @@ MinimizeResult nelder_mead(const std::function<double(const std::vector<double>&
     return result;
 }
 
+namespace {
+
+bool is_throughput(ValidationMetric m)
+{
+    return m == ValidationMetric::TokensPerSecPerGpu || m == ValidationMetric::TflopsPerGpu || m == ValidationMetric::MfuPct ||
+           m == ValidationMetric::HfuPct;
+}
+
+// A row's error as the iteration time's: a throughput over-predicted by e means a time of 1 / (1 + e).
+// The band multiplies predicted times, so it is built from these.
+double time_error_pct(ValidationMetric m, double e)
+{
+    return is_throughput(m) ? 100.0 / (1 + e / 100) - 100 : e;
+}
+
+// The precisions whose rows identify a per-precision GEMM efficiency (empty: not a per-precision one).
+std::vector<std::string> precisions_of_parameter(const std::string& name)
+{
+    if (name == "gemm_max_efficiency") {
+        return {"bf16", "fp16"};
+    }
+    if (name == "gemm_max_efficiency_fp8") {
+        return {"fp8"};
+    }
+    if (name == "gemm_max_efficiency_fp4") {
+        return {"nvfp4"};
+    }
+    return {};
+}
+
+std::map<std::string, SubsetStats> stats_by(const std::map<std::string, std::vector<double>>& errors)
+{
+    std::map<std::string, SubsetStats> out;
+    for (const auto& [key, e] : errors) {
+        out[key] = error_statistics(e);
+    }
+    return out;
+}
+
+nlohmann::json stats_map_to_json(const std::map<std::string, SubsetStats>& stats)
+{
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [key, st] : stats) {
+        j[key] = stats_to_json(st);
+    }
+    return j;
+}
+
+} // namespace
+
 Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const GpuProfile& start, const CalibrationOptions& options,
                                       const CalibrationProgress& progress)
 {
     CalibrationResult result;
     const HardwareSpec hw = hardware_spec_of(start);
-    result.start = parameters_of(start);
+    // A calibrated profile is refitted from the prior it recorded, so that "before" is the datasheet estimate.
+    result.start = prior_parameters_of(start);
+    const GpuProfile start_profile = build_profile(hw, result.start);
 
     // Rows of this GPU (and of the chosen subsets) that can be predicted with the starting profile.
     std::vector<std::string> subset_names;
@@ -405,7 +543,7 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
             continue;
         }
         std::string reason;
-        const auto range = predict_range(*m.run, start, reason);
+        const auto range = predict_range(*m.run, start_profile, reason);
         if (!range) {
             result.skipped.push_back(r.id + ": " + reason);
             continue;
@@ -426,6 +564,7 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
                                        (options.precision.empty() ? std::string() : " with precision " + options.precision) +
                                        " (and the chosen subsets); " + std::to_string(result.skipped.size()) + " rows skipped"};
     }
+    auto precision_of = [&](std::size_t i) { return std::string(to_string(fit[i].run.scenario.training.precision)); };
     // Folds: inside each subset, rows ordered by a hash of their id, dealt round-robin.
     const int folds = options.folds >= 2 ? options.folds : 0;
     if (folds > 0) {
@@ -443,14 +582,9 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
         }
     }
 
-    // Which parameters to fit: the requested ones, or every parameter some row is sensitive to.
-    // The NVLink bound follows the GPU: 240 GB/s is A100's NCCL bus bandwidth, newer fabrics start above it.
-    std::vector<CalibrationParameter> bounded = calibration_parameters();
-    for (auto& p : bounded) {
-        if (p.name == "nvlink_bus_gbytes_per_s") {
-            p.high = std::max(p.high, 1.1 * result.start.nvlink_bus_gbytes_per_s);
-        }
-    }
+    // Which parameters to fit: the requested ones (or every one fitted by default), of those the ones some
+    // row is sensitive to, and a precision's GEMM efficiency only with enough rows of that precision.
+    const std::vector<CalibrationParameter> bounded = calibration_parameters_for(start);
     auto bounded_parameter = [&](const std::string& name) -> const CalibrationParameter* {
         for (const auto& p : bounded) {
             if (p.name == name) {
@@ -459,35 +593,58 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
         }
         return nullptr;
     };
-    std::vector<const CalibrationParameter*> params;
+    std::vector<const CalibrationParameter*> candidates;
     for (const auto& name : options.parameters) {
         const auto* p = bounded_parameter(name);
         if (p == nullptr) {
             return Diagnostic{"--params", "unknown parameter \"" + name + "\""};
         }
-        params.push_back(p);
+        candidates.push_back(p);
+    }
+    if (options.parameters.empty()) {
+        for (const auto& p : bounded) {
+            if (p.fitted_by_default) {
+                candidates.push_back(&p);
+            }
+        }
     }
     const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
     Evaluator evaluator(hw, fit, threads);
     std::vector<std::size_t> all(fit.size());
     std::iota(all.begin(), all.end(), 0);
     const auto base_errors = evaluator.errors(result.start, all);
-    if (params.empty()) {
-        for (const auto& p : bounded) {
-            if (!p.fitted_by_default) {
+    std::vector<const CalibrationParameter*> params;
+    for (const auto* p : candidates) {
+        const auto precisions = precisions_of_parameter(p->name);
+        if (!precisions.empty()) {
+            std::size_t rows_of = 0;
+            for (std::size_t i = 0; i < fit.size(); ++i) {
+                rows_of += std::find(precisions.begin(), precisions.end(), precision_of(i)) != precisions.end() ? 1 : 0;
+            }
+            if (rows_of < static_cast<std::size_t>(std::max(1, options.min_rows_per_precision))) {
+                if (rows_of > 0 || !options.parameters.empty()) {
+                    result.kept_for_lack_of_rows.push_back(p->name + ": " + std::to_string(rows_of) + " " + precisions.front() + " rows (fewer than " +
+                                                           std::to_string(options.min_rows_per_precision) + "), kept at the prior");
+                }
                 continue;
             }
+        }
+        // Sensitive when a row's prediction moves at either end of the range (a host overhead of 0 only
+        // shows once it exceeds the GPU time, far from the start).
+        bool sensitive = false;
+        for (const double u : {0.0, 1.0}) {
             ParameterSet probe = result.start;
-            const double u = to_unit(p, probe.get(p.name));
-            probe.set(p.name, from_unit(p, u <= 0.5 ? u + 0.1 : u - 0.1));
+            probe.set(p->name, from_unit(*p, u));
             const auto e = evaluator.errors(probe, all);
-            bool sensitive = false;
             for (std::size_t i = 0; i < e.size() && !sensitive; ++i) {
                 sensitive = std::abs(e[i] - base_errors[i]) > 1e-6;
             }
             if (sensitive) {
-                params.push_back(&p);
+                break;
             }
+        }
+        if (sensitive) {
+            params.push_back(p);
         }
     }
     for (const auto* p : params) {
@@ -525,6 +682,12 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
     result.fitted = fitted;
     result.objective_fitted = minimum.value;
     result.evaluations = minimum.evaluations;
+    for (const auto* p : params) {
+        const double u = to_unit(*p, result.fitted.get(p->name));
+        if (u < 0.005 || u > 0.995) {
+            result.at_bound.push_back(p->name + (u < 0.5 ? " (low)" : " (high)"));
+        }
+    }
 
     const auto in_sample = evaluator.errors(result.fitted, all);
     std::vector<double> cv(fit.size(), 0.0);
@@ -538,35 +701,54 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
         }
         const auto [fold_fit, fold_min] = fit_on(train, "cross-validation fold " + std::to_string(k + 1) + "/" + std::to_string(folds));
         const auto e = evaluator.errors(fold_fit, test);
+        CalibrationFold f;
+        f.fold = k;
+        f.train_rows = static_cast<int>(train.size());
+        f.test_rows = static_cast<int>(test.size());
+        f.fitted = fold_fit;
+        f.objective_train = fold_min.value;
+        f.evaluations = fold_min.evaluations;
+        std::map<std::string, std::vector<double>> held;
         for (std::size_t i = 0; i < test.size(); ++i) {
             cv[test[i]] = e[i];
+            held[subset_names[fit[test[i]].subset]].push_back(e[i]);
+            held["all"].push_back(e[i]);
         }
+        f.held_out = stats_by(held);
+        result.folds.push_back(std::move(f));
     }
 
-    std::map<std::string, std::vector<double>> in_by, cv_by;
+    std::map<std::string, std::vector<double>> start_by, in_by, cv_by, start_prec, in_prec, cv_prec;
+    std::map<std::string, int> metrics_used;
     for (std::size_t i = 0; i < fit.size(); ++i) {
         const std::string& s = subset_names[fit[i].subset];
-        result.rows.push_back({fit[i].row->id, s, fit[i].run.measured, in_sample[i], cv[i]});
-        in_by[s].push_back(in_sample[i]);
-        in_by["all"].push_back(in_sample[i]);
-        cv_by[s].push_back(cv[i]);
-        cv_by["all"].push_back(cv[i]);
-    }
-    for (const auto& [s, e] : in_by) {
-        result.in_sample[s] = error_statistics(e);
-    }
-    if (folds > 0) {
-        for (const auto& [s, e] : cv_by) {
-            result.cross_validated[s] = error_statistics(e);
+        const std::string precision = precision_of(i);
+        result.rows.push_back({fit[i].row->id, s, precision, to_string(fit[i].run.metric), fit[i].run.measured, base_errors[i], in_sample[i], cv[i]});
+        ++metrics_used[to_string(fit[i].run.metric)];
+        for (const std::string& key : {s, std::string("all")}) {
+            start_by[key].push_back(base_errors[i]);
+            in_by[key].push_back(in_sample[i]);
+            cv_by[key].push_back(cv[i]);
         }
+        start_prec[precision].push_back(base_errors[i]);
+        in_prec[precision].push_back(in_sample[i]);
+        cv_prec[precision].push_back(cv[i]);
+    }
+    result.start_error = stats_by(start_by);
+    result.in_sample = stats_by(in_by);
+    result.start_by_precision = stats_by(start_prec);
+    result.in_sample_by_precision = stats_by(in_prec);
+    if (folds > 0) {
+        result.cross_validated = stats_by(cv_by);
+        result.cross_validated_by_precision = stats_by(cv_prec);
     }
 
     // The calibration block recorded in the profile.
     nlohmann::json& c = result.calibration_block;
     c["method"] = "vtrain calibrate: Nelder-Mead on the unit cube of the bounded parameters (log scale for sizes and overheads)";
     c["objective"] = options.loss == CalibrationLoss::SquaredLog
-                         ? "mean over subsets of the mean squared log error ln(predicted / measured)^2"
-                         : "mean over subsets of the mean absolute log error |ln(predicted / measured)|";
+                         ? "mean over subsets of the mean squared log error ln(predicted / measured)^2 of each row's scored metric"
+                         : "mean over subsets of the mean absolute log error |ln(predicted / measured)| of each row's scored metric";
     c["gpu"] = options.gpu;
     if (!options.precision.empty()) {
         c["precision"] = options.precision;
@@ -574,6 +756,7 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
     if (!options.min_trust.empty()) {
         c["min_trust"] = options.min_trust;
     }
+    c["metrics"] = metrics_used;
     nlohmann::json used = nlohmann::json::object();
     for (const auto& [s, e] : in_by) {
         if (s != "all") {
@@ -581,40 +764,66 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
         }
     }
     c["rows_used"] = used;
+    nlohmann::json used_precision = nlohmann::json::object();
+    for (const auto& [p, e] : in_prec) {
+        used_precision[p] = e.size();
+    }
+    c["rows_used_by_precision"] = used_precision;
     c["rows_skipped"] = result.skipped.size();
     nlohmann::json fitted_json = nlohmann::json::object();
     nlohmann::json bounds = nlohmann::json::object();
+    nlohmann::json why = nlohmann::json::object();
     for (const auto* p : params) {
         fitted_json[p->name] = result.fitted.get(p->name);
         bounds[p->name] = {p->low, p->high};
+        why[p->name] = p->why;
     }
     c["parameters"] = fitted_json;
     c["bounds"] = bounds;
+    c["bounds_why"] = why;
+    c["at_bound"] = result.at_bound;
+    if (!result.kept_for_lack_of_rows.empty()) {
+        c["kept_at_prior"] = result.kept_for_lack_of_rows;
+    }
+    c["start_parameters"] = result.start.to_json();
     c["objective_start"] = result.objective_start;
     c["objective_fitted"] = result.objective_fitted;
     c["evaluations"] = result.evaluations;
-    nlohmann::json ins = nlohmann::json::object();
-    for (const auto& [s, st] : result.in_sample) {
-        ins[s] = stats_to_json(st);
-    }
-    c["in_sample_error"] = ins;
-    // The band weighs every subset the same (1,440 single-node rows would otherwise decide it alone).
+    c["start_error"] = {{"by_subset", stats_map_to_json(result.start_error)}, {"by_precision", stats_map_to_json(result.start_by_precision)}};
+    c["in_sample_error"] = stats_map_to_json(result.in_sample);
+    c["in_sample_error_by_precision"] = stats_map_to_json(result.in_sample_by_precision);
+    // The band weighs every subset the same (1,440 single-node rows would otherwise decide it alone). It
+    // multiplies predicted iteration times, so throughput errors enter as the time errors they imply.
     std::vector<double> band_errors, band_weights;
     std::map<std::string, int> per_subset;
     for (const auto& r : result.rows) {
         ++per_subset[r.subset];
     }
-    for (const auto& r : result.rows) {
-        band_errors.push_back(folds > 0 ? r.cv_error_pct : r.in_sample_error_pct);
+    for (std::size_t i = 0; i < result.rows.size(); ++i) {
+        const auto& r = result.rows[i];
+        band_errors.push_back(time_error_pct(fit[i].run.metric, folds > 0 ? r.cv_error_pct : r.in_sample_error_pct));
         band_weights.push_back(1.0 / per_subset[r.subset]);
     }
     std::string band_source = "in-sample error on " + std::to_string(fit.size()) + " measured runs";
     if (folds > 0) {
-        nlohmann::json cvj = nlohmann::json::object();
-        for (const auto& [s, st] : result.cross_validated) {
-            cvj[s] = stats_to_json(st);
+        nlohmann::json fold_results = nlohmann::json::array();
+        for (const auto& f : result.folds) {
+            nlohmann::json fitted_fold = nlohmann::json::object();
+            for (const auto* p : params) {
+                fitted_fold[p->name] = f.fitted.get(p->name);
+            }
+            fold_results.push_back({{"fold", f.fold + 1},
+                                    {"train_rows", f.train_rows},
+                                    {"test_rows", f.test_rows},
+                                    {"objective_train", f.objective_train},
+                                    {"evaluations", f.evaluations},
+                                    {"parameters", fitted_fold},
+                                    {"held_out", stats_map_to_json(f.held_out)}});
         }
-        c["cross_validated_error"] = {{"folds", folds}, {"by_subset", cvj}};
+        c["cross_validated_error"] = {{"folds", folds},
+                                      {"by_subset", stats_map_to_json(result.cross_validated)},
+                                      {"by_precision", stats_map_to_json(result.cross_validated_by_precision)},
+                                      {"fold_results", fold_results}};
         band_source = std::to_string(folds) + "-fold cross-validation on " + std::to_string(fit.size()) + " measured runs";
     }
     band_source += ", every subset weighted equally";

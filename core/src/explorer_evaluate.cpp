@@ -104,6 +104,7 @@ PlanEvaluator::PlanEvaluator(const Scenario& scenario, const std::map<std::strin
         if (const auto band = prediction_band(*g.profile)) {
             g.band_low = band->low;
             g.band_high = band->high;
+            g.band_calibrated = band->calibrated;
         }
         m_gpus.push_back(g);
     }
@@ -206,6 +207,7 @@ void PlanEvaluator::fill_metrics(PlanRow& row, double iteration_s, const Gpu& gp
     row.iteration_time_s = T;
     row.iteration_time_low_s = T * gpu.band_low;
     row.iteration_time_high_s = T * gpu.band_high;
+    row.band_calibrated = gpu.band_calibrated;
     row.tokens_per_s = T > 0 ? m_tokens_per_iteration / T : 0;
     const double model_tflops_per_gpu = T > 0 ? m_model_flops / T / row.num_gpus / 1e12 : 0;
     const double peak = gpu.peak_flops[static_cast<std::size_t>(precision_index)];
@@ -236,7 +238,7 @@ std::optional<PlanRow> PlanEvaluator::group_best_case(const PlanGroup& group, Th
         v.virtual_stages = most_v;
         const Plan p = group.plan(v);
         const CostKey key{group.gpu, group.tp, group.cp, group.ep, group.etp, group.micro_batch, static_cast<int>(v.recompute), v.precision_index,
-                          v.sequence_parallel, v.tp_overlap, v.moe_overlap};
+                          v.sequence_parallel, v.tp_overlap, v.moe_overlap, v.rank_order_index};
         const double t = iteration_lower_bound_s(m_scenario.model, m_scenario.training.global_batch, *costs_for(key, p, state), p);
         least_s = least_s < 0 ? t : std::min(least_s, t);
     }
@@ -269,7 +271,7 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
     const Gpu& gpu = m_gpus[static_cast<std::size_t>(group.gpu)];
     auto key_of = [&](const PlanVariant& v) {
         return CostKey{group.gpu, group.tp, group.cp, group.ep, group.etp, group.micro_batch, static_cast<int>(v.recompute), v.precision_index,
-                       v.sequence_parallel, v.tp_overlap, v.moe_overlap};
+                       v.sequence_parallel, v.tp_overlap, v.moe_overlap, v.rank_order_index};
     };
 
     if (prune.active) {
@@ -360,6 +362,7 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
             row.iteration_time_s = sim.iteration_time_s;
             row.iteration_time_low_s = sim.iteration_time_s * gpu.band_low;
             row.iteration_time_high_s = sim.iteration_time_s * gpu.band_high;
+            row.band_calibrated = gpu.band_calibrated;
             row.tokens_per_s = sim.tokens_per_s;
             row.mfu = sim.mfu;
             row.bubble_fraction = sim.bubble_fraction;

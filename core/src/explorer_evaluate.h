@@ -34,6 +34,7 @@ struct CostKey {
     int gpu = 0, tp = 1, cp = 1, ep = 1, etp = 0, micro_batch = 1;
     int recompute = 0, precision = 0;
     bool sequence_parallel = false, tp_overlap = false, moe_overlap = false;
+    int rank_order = 0; // index into PlanSpace::rank_order: it places the cp and ep groups
     bool operator==(const CostKey&) const = default;
 };
 struct CostKeyHash {
@@ -41,7 +42,7 @@ struct CostKeyHash {
     {
         std::size_t h = 1469598103934665603ull;
         for (const int v : {k.gpu, k.tp, k.cp, k.ep, k.etp, k.micro_batch, k.recompute, k.precision, int(k.sequence_parallel), int(k.tp_overlap),
-                            int(k.moe_overlap)}) {
+                            int(k.moe_overlap), k.rank_order}) {
             h = (h ^ static_cast<std::size_t>(v)) * 1099511628211ull;
         }
         return h;
@@ -99,6 +100,7 @@ private:
         std::vector<double> peak_flops; // per precision of the space
         double band_low = 1;  // the profile's uncertainty band, as multipliers on an iteration time
         double band_high = 1;
+        bool band_calibrated = false; // false: the wide default band of an uncalibrated profile
     };
 
     void fill_metrics(PlanRow& row, double iteration_s, const Gpu& gpu, int precision_index) const;

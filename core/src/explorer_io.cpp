@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "vtrain/rank_layout.h"
 #include "vtrain/scenario_json.h"
 
 namespace vtrain {
@@ -56,6 +57,23 @@ std::string plan_label(const Plan& p)
     if (p.moe_overlap) {
         s += " moe-overlap";
     }
+    if (!p.overlap_grad_reduce) {
+        s += " no-dp-overlap";
+    }
+    if (p.rank_order != RankOrder{}) {
+        s += " order=" + to_string(p.rank_order);
+    }
+    if (p.offload_optimizer) {
+        s += " offload-opt";
+    }
+    if (p.offload_activations > 0) {
+        char buffer[32];
+        std::snprintf(buffer, sizeof buffer, " offload-act=%g", p.offload_activations);
+        s += buffer;
+    }
+    if (!p.pipeline_layout.empty()) {
+        s += " layout=" + p.pipeline_layout;
+    }
     return s;
 }
 
@@ -71,7 +89,8 @@ std::string plan_row_label(const PlanRow& row)
 std::string plan_row_csv_header()
 {
     return "index,gpu,num_gpus,tp,pp,dp,micro_batch,schedule,virtual_stages,recompute,sequence_parallel,zero_stage,cp,ep,etp,precision,tp_overlap,moe_overlap,"
-           "iteration_time_s,iteration_time_low_s,iteration_time_high_s,tokens_per_s,mfu,bubble_fraction,peak_memory_gib,training_days,cost_usd,on_front";
+           "iteration_time_s,iteration_time_low_s,iteration_time_high_s,tokens_per_s,mfu,bubble_fraction,peak_memory_gib,training_days,cost_usd,"
+           "overlap_grad_reduce,rank_order,offload_optimizer,offload_activations,pipeline_layout,band,on_front";
 }
 
 std::string plan_row_to_csv(const PlanRow& r)
@@ -88,7 +107,19 @@ std::string plan_row_to_csv(const PlanRow& r)
         s += ',';
         append_number(s, v);
     }
-    s += r.on_front ? ",true" : ",false";
+    s += p.overlap_grad_reduce ? ",true," : ",false,";
+    s += to_string(p.rank_order);
+    s += p.offload_optimizer ? ",true," : ",false,";
+    append_number(s, p.offload_activations);
+    s += ',';
+    // A layout's commas are cosmetic (pipeline_layout.h): drop them so the column stays one field.
+    for (const char c : p.pipeline_layout) {
+        if (c != ',') {
+            s += c;
+        }
+    }
+    s += r.band_calibrated ? ",calibrated" : ",uncalibrated"; // whether the band was measured or is the default
+    s += r.on_front ? ",true" : ",false"; // last: the CLI's spool strips it and marks the front at the end
     return s;
 }
 
@@ -107,7 +138,8 @@ nlohmann::json plan_row_to_json(const PlanRow& r)
             {"peak_memory_gib", r.peak_memory_gib},
             {"training_days", r.training_days},
             {"cost_usd", r.cost_usd},
-            {"on_front", r.on_front}};
+            {"on_front", r.on_front},
+            {"band_calibrated", r.band_calibrated}};
     // The search axes, whether or not plan_to_json() writes them.
     nlohmann::json& plan = j["plan"];
     plan["cp"] = r.plan.cp;
@@ -116,6 +148,9 @@ nlohmann::json plan_row_to_json(const PlanRow& r)
     plan["tp_overlap"] = r.plan.tp_overlap;
     plan["moe_overlap"] = r.plan.moe_overlap;
     plan["zero_stage"] = r.plan.zero_stage;
+    plan["rank_order"] = to_string(r.plan.rank_order);
+    plan["offload_optimizer"] = r.plan.offload_optimizer;
+    plan["offload_activations"] = r.plan.offload_activations;
     return j;
 }
 

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "vtrain/comm_model.h"
+#include "vtrain/pipeline_layout.h"
 
 namespace vtrain {
 namespace {
@@ -86,12 +87,17 @@ PlanVariant PlanGroup::variant(std::uint64_t i) const
 {
     const PlanSpace& s = *space;
     PlanVariant v;
-    // Innermost digit first: moe_overlap, tp_overlap, precision, zero, sequence parallel, recompute, schedule.
+    // Innermost digit first: activation offload, optimizer offload, rank order, DP overlap, moe_overlap,
+    // tp_overlap, precision, zero, sequence parallel, recompute, schedule.
     auto digit = [&i](std::size_t radix) {
         const std::size_t d = static_cast<std::size_t>(i % radix);
         i /= radix;
         return d;
     };
+    v.offload_activations = s.offload_activations[digit(s.offload_activations.size())];
+    v.offload_optimizer = s.offload_optimizer[digit(s.offload_optimizer.size())];
+    v.rank_order_index = static_cast<int>(digit(s.rank_order.size()));
+    v.overlap_grad_reduce = s.overlap_grad_reduce[digit(s.overlap_grad_reduce.size())];
     v.moe_overlap = s.moe_overlap[digit(s.moe_overlap.size())];
     v.tp_overlap = s.tp_overlap[digit(s.tp_overlap.size())];
     v.precision_index = static_cast<int>(digit(s.precision.size()));
@@ -132,6 +138,15 @@ Plan PlanGroup::plan(const PlanVariant& v) const
     p.zero_stage = v.zero_stage;
     p.tp_overlap = v.tp_overlap;
     p.moe_overlap = v.moe_overlap;
+    p.overlap_grad_reduce = v.overlap_grad_reduce;
+    p.rank_order = space->rank_order[static_cast<std::size_t>(v.rank_order_index)];
+    p.offload_optimizer = v.offload_optimizer;
+    p.offload_activations = v.offload_activations;
+    // Layers that pp x v do not divide: the layout counting embedding and loss as layers, where it fits.
+    const int n = pp * plan_chunks(p);
+    if (space->layers > 0 && n > 0 && space->layers % n != 0) {
+        p.pipeline_layout = balanced_pipeline_layout(space->layers, space->mtp_layers, pp, plan_chunks(p));
+    }
     return p;
 }
 
@@ -263,6 +278,8 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
     space.base.overlap_param_gather = given.overlap_param_gather;
     space.base.shard_group = given.shard_group;
     space.base.cp_kind = given.cp_kind;
+    space.layers = scenario.model.layers;
+    space.mtp_layers = scenario.model.mtp_layers;
     space.gpus = search.gpu.empty() ? std::vector<std::string>{scenario.cluster.gpu} : unique_in_order(search.gpu);
     int largest_node = 1;
     for (std::size_t i = 0; i < space.gpus.size(); ++i) {
@@ -299,6 +316,10 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
     space.precision = or_default(search.precision, scenario.training.precision);
     space.tp_overlap = or_default(search.tp_overlap, given.tp_overlap);
     space.moe_overlap = or_default(search.moe_overlap, given.moe_overlap);
+    space.overlap_grad_reduce = or_default(search.overlap_grad_reduce, given.overlap_grad_reduce);
+    space.rank_order = or_default(search.rank_order, given.rank_order);
+    space.offload_optimizer = or_default(search.offload_optimizer, given.offload_optimizer);
+    space.offload_activations = or_default(search.offload_activations, given.offload_activations);
     for (const auto& [list, field] : {std::pair{&space.tp, "search.tp"}, {&space.pp, "search.pp"}, {&space.micro_batch, "search.micro_batch"},
                                       {&space.cp, "search.cp"}, {&space.ep, "search.ep"}, {&space.virtual_stages, "search.virtual_stages"}}) {
         if (std::any_of(list->begin(), list->end(), [](int v) { return v < 1; })) {
@@ -307,6 +328,9 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
     }
     if (std::any_of(space.etp.begin(), space.etp.end(), [](int v) { return v < 0; })) {
         errors.push_back({"search.etp", "values must be positive (or 0: the same as tp)"});
+    }
+    if (std::any_of(space.offload_activations.begin(), space.offload_activations.end(), [](double v) { return !(v >= 0 && v <= 1); })) {
+        errors.push_back({"search.offload_activations", "values are shares from 0 to 1"});
     }
     if (std::any_of(space.zero_stage.begin(), space.zero_stage.end(), [](int v) { return v < 0 || v > 3; })) {
         errors.push_back({"search.zero_stage", "stages are 0, 1, 2 or 3"});
@@ -340,6 +364,13 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
                         space.default_v[pi].push_back(v);
                     }
                 }
+            } else if (pp >= 2) {
+                // pp does not divide the layers: the v whose balanced layout fits (embedding and loss counted).
+                for (int v = 2; static_cast<long long>(pp) * v <= layers + 2; ++v) {
+                    if (!balanced_pipeline_layout(layers, 0, pp, v).empty()) {
+                        space.default_v[pi].push_back(v);
+                    }
+                }
             }
             n += space.default_v[pi].size();
         }
@@ -348,7 +379,8 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
 
     bool fits = true;
     space.variant_tail = 1;
-    for (const std::size_t n : {space.recompute.size(), space.zero_stage.size(), space.precision.size(), space.tp_overlap.size(), space.moe_overlap.size()}) {
+    for (const std::size_t n : {space.recompute.size(), space.zero_stage.size(), space.precision.size(), space.tp_overlap.size(), space.moe_overlap.size(),
+                                space.overlap_grad_reduce.size(), space.rank_order.size(), space.offload_optimizer.size(), space.offload_activations.size()}) {
         fits = fits && multiply(space.variant_tail, n);
     }
     space.m_groups = 1;

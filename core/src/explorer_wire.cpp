@@ -10,12 +10,12 @@ namespace vtrain {
 namespace {
 
 constexpr char kMagic[4] = {'V', 'T', 'X', 'R'};
-constexpr std::uint32_t kVersion = 3;
+constexpr std::uint32_t kVersion = 4; // 4: rows carry rank_order and the offload flags
 constexpr std::size_t kReasons = static_cast<std::size_t>(RejectReason::Count);
 
 #if defined(__GLIBCXX__) && UINTPTR_MAX == UINT64_MAX
 // A tripwire: a new PlanRow (or Plan) field changes the size; encode and decode it below, then update.
-static_assert(sizeof(PlanRow) == 248, "PlanRow changed: serialise the new field in explorer_wire.cpp");
+static_assert(sizeof(PlanRow) == 264, "PlanRow changed: serialise the new field in explorer_wire.cpp");
 #endif
 
 class Writer {
@@ -103,7 +103,8 @@ private:
     bool m_failed = false;
 };
 
-constexpr std::size_t kMinRowBytes = 8 + 4 * 4 + 1 + 4 + 1 + 1 + 4 + 8 + 1 + (1 + 4 + 4 + 1 + 4 + 4 + 1 + 1 + 4 + 4 + 8 + 1) + 8 + 4 + 9 * 8 + 1;
+constexpr std::size_t kMinRowBytes =
+    8 + 4 * 4 + 1 + 4 + 1 + 1 + 4 + 8 + 1 + (1 + 4 + 4 + 1 + 4 + 4 + 1 + 1 + 4 + 4 + 8 + 1) + (5 + 1 + 8) + 8 + 4 + 9 * 8 + 1;
 
 void write_row(Writer& w, const PlanRow& r)
 {
@@ -131,6 +132,11 @@ void write_row(Writer& w, const PlanRow& r)
     w.i32(p.first_stage_layers);
     w.i32(p.last_stage_layers);
     w.str(p.pipeline_layout);
+    for (const ParallelDim d : p.rank_order.dims) {
+        w.u8(static_cast<std::uint8_t>(d));
+    }
+    w.u8(p.offload_optimizer ? 1 : 0);
+    w.f64(p.offload_activations);
     w.u8(static_cast<std::uint8_t>(r.precision));
     w.str(r.gpu);
     w.i32(r.num_gpus);
@@ -139,6 +145,7 @@ void write_row(Writer& w, const PlanRow& r)
         w.f64(v);
     }
     w.u8(r.on_front ? 1 : 0);
+    w.u8(r.band_calibrated ? 1 : 0);
 }
 
 // False on an out-of-range enum or flag (the reader's own failures are checked by the caller).
@@ -168,6 +175,15 @@ bool read_row(Reader& in, PlanRow& r)
     p.first_stage_layers = in.i32();
     p.last_stage_layers = in.i32();
     p.pipeline_layout = in.str();
+    bool order_ok = true;
+    for (ParallelDim& d : p.rank_order.dims) {
+        const std::uint8_t v = in.u8();
+        order_ok = order_ok && v <= static_cast<std::uint8_t>(ParallelDim::Pp);
+        d = static_cast<ParallelDim>(order_ok ? v : 0);
+    }
+    const std::uint8_t offload_optimizer = in.u8();
+    p.offload_optimizer = offload_optimizer == 1;
+    p.offload_activations = in.f64();
     const std::uint8_t precision = in.u8();
     r.gpu = in.str();
     r.num_gpus = in.i32();
@@ -176,9 +192,11 @@ bool read_row(Reader& in, PlanRow& r)
         *v = in.f64();
     }
     const std::uint8_t on_front = in.u8();
-    if (schedule > static_cast<std::uint8_t>(Schedule::Interleaved) || recompute > static_cast<std::uint8_t>(Recompute::Full) || sp > 1 ||
+    const std::uint8_t band_calibrated = in.u8();
+    if (band_calibrated > 1 || schedule > static_cast<std::uint8_t>(Schedule::Interleaved) || recompute > static_cast<std::uint8_t>(Recompute::Full) || sp > 1 ||
         overlap > 1 || on_front > 1 || param_gather > 1 || cp_kind > static_cast<std::uint8_t>(ContextParallelKind::AllToAll) || moe_overlap > 1 ||
-        tp_overlap > 1 || precision > static_cast<std::uint8_t>(Precision::Nvfp4)) {
+        tp_overlap > 1 || precision > static_cast<std::uint8_t>(Precision::Nvfp4) || !order_ok || offload_optimizer > 1 ||
+        !(p.offload_activations >= 0 && p.offload_activations <= 1)) {
         return false;
     }
     r.precision = static_cast<Precision>(precision);
@@ -191,6 +209,7 @@ bool read_row(Reader& in, PlanRow& r)
     p.sequence_parallel = sp == 1;
     p.overlap_grad_reduce = overlap == 1;
     r.on_front = on_front == 1;
+    r.band_calibrated = band_calibrated == 1;
     return true;
 }
 

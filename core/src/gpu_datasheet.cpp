@@ -106,7 +106,7 @@ Expected<HardwareSpec> hardware_spec_from_datasheet(const nlohmann::json& json)
     r.reject_unknown({"datasheet_version", "id", "name", "vendor", "description", "memory_gib", "memory_reserve_gib",
                       "memory_bandwidth_tbytes_per_s", "dense_tflops", "compute_units", "tdp_w", "node", "scale_up",
                       "price_usd_per_gpu_hour", "price_source", "sources", "model_parameters", "links", "calibration",
-                      "default_band"});
+                      "default_band", "host"});
     r.required_int("datasheet_version", 1, 1);
     HardwareSpec hw;
     hw.id = r.required_string("id");
@@ -165,6 +165,30 @@ Expected<HardwareSpec> hardware_spec_from_datasheet(const nlohmann::json& json)
     hw.links.inter_node_base_latency_us = kInterNodeBaseLatencyUs;
     hw.links.inter_node_latency_us = kInterNodeLatencyUs;
 
+    // The host side (optional): the GPU's link to host memory per direction and the host's DRAM bandwidth,
+    // each as printed with the GPUs that share it; one GPU's share goes into the profile (offload plans).
+    nlohmann::json host_printed;
+    if (r.has("host")) {
+        Reader h = r.child("host");
+        h.reject_unknown({"name", "link_gbytes_per_s", "link_gpus", "memory_gbytes_per_s", "memory_gpus"});
+        const auto link = h.optional_number("link_gbytes_per_s", 0.1, 1e5);
+        const int link_gpus = h.optional_int("link_gpus", 1, 1024).value_or(1);
+        const auto memory = h.optional_number("memory_gbytes_per_s", 0.1, 1e6);
+        const int memory_gpus = h.optional_int("memory_gpus", 1, 1024).value_or(1);
+        h.optional_string("name");
+        host_printed = nlohmann::json::object();
+        if (link) {
+            hw.links.host_link_gbytes_per_s = *link / link_gpus;
+            host_printed["link_gbytes_per_s"] = *link;
+            host_printed["link_gpus"] = link_gpus;
+        }
+        if (memory) {
+            hw.links.host_memory_gbytes_per_s = *memory / memory_gpus;
+            host_printed["memory_gbytes_per_s"] = *memory;
+            host_printed["memory_gpus"] = memory_gpus;
+        }
+    }
+
     // Measured or fitted link figures (vtrain calibrate --spec writes these) replace the derived ones.
     if (r.has("links")) {
         Reader l = r.child("links");
@@ -187,7 +211,10 @@ Expected<HardwareSpec> hardware_spec_from_datasheet(const nlohmann::json& json)
     }
 
     const nlohmann::json sources =
-        read_citations(r.child("sources"), {"dense_tflops", "memory", "compute_units", "node", "scale_up", "model_parameters"});
+        read_citations(r.child("sources"), r.has("host") ? std::vector<std::string>{"dense_tflops", "memory", "compute_units", "node", "scale_up",
+                                                                                   "model_parameters", "host"}
+                                                         : std::vector<std::string>{"dense_tflops", "memory", "compute_units", "node", "scale_up",
+                                                                                   "model_parameters"});
     if (!diags.empty()) {
         return diags;
     }
@@ -198,6 +225,9 @@ Expected<HardwareSpec> hardware_spec_from_datasheet(const nlohmann::json& json)
                               {"compute_units", hw.sm_count},
                               {"node", {{"gpus", host}, {"nics", hw.links.nics_per_node}, {"nic_gbit_per_s", hw.links.nic_gbit_per_s}}},
                               {"scale_up", {{"domain_gpus", domain}, {"gbytes_per_s_bidirectional", bidirectional}, {"bus_efficiency", bus_efficiency}}}};
+    if (!host_printed.is_null()) {
+        printed["host"] = host_printed;
+    }
     if (tdp_w) {
         printed["tdp_w"] = *tdp_w;
     }

@@ -5,18 +5,20 @@
 #include <cmath>
 
 #include "vtrain/comm_model.h"
+#include "vtrain/host_offload.h"
 #include "vtrain/model_math.h"
 #include "vtrain/operator_timer.h"
+#include "vtrain/rank_layout.h"
 
 namespace vtrain {
 namespace {
 
 constexpr int kMaxBucketsPerChunk = 32;
 
-// Which node the first rank of a stage sits on (ranks: tp, cp, dp innermost to outermost, then pp).
-int node_of_stage(int stage, const Plan& p, int gpus_per_node)
+// Which NVLink domain the first rank of a stage sits on (the plan's rank order sets the stride).
+long long node_of_stage(int stage, long long pp_stride, const LinkSpec& links)
 {
-    return static_cast<int>((static_cast<long long>(stage) * p.tp * p.cp * p.dp) / gpus_per_node);
+    return domain_of_stage(stage, pp_stride, links);
 }
 
 PhaseTime scaled(const PhaseTime& t, double n)
@@ -37,14 +39,13 @@ struct DataParallelGroups {
     GroupPlacement expert;   // expert data-parallel (shards of zero >= 1 use it too)
 };
 
-DataParallelGroups dp_groups(const Plan& p, const ShardDegrees& shard, const LinkSpec& links)
+DataParallelGroups dp_groups(const PlanGroups& placed)
 {
     DataParallelGroups g;
-    g.dense = place_group(p.dp * p.cp, p.tp, links);
-    g.shard = place_group(shard.dense, p.tp, links);
-    g.replica = place_group(shard.replicas, p.tp * shard.dense, links);
-    const int ep_etp = p.ep * p.effective_etp();
-    g.expert = place_group(p.zero_stage >= 1 ? shard.expert : expert_data_parallel(p), ep_etp, links);
+    g.dense = placed.dense_dp;
+    g.shard = placed.shard;
+    g.replica = placed.replica;
+    g.expert = placed.expert_dp;
     return g;
 }
 
@@ -57,8 +58,10 @@ public:
     {
         m_comm.links = cluster.links;
         m_comm.measured_all_reduce = &cluster.profile->all_reduce;
-        m_gpn = nvlink_domain_size(cluster.links); // sends inside one NVLink domain use NVLink
-        m_groups = dp_groups(p, m_shard, cluster.links);
+        const PlanGroups placed = place_plan_groups(p, cluster.links); // the plan's rank order
+        m_links = cluster.links; // sends inside one NVLink domain use NVLink
+        m_pp_stride = placed.pp_stride;
+        m_groups = dp_groups(placed);
     }
 
     void build()
@@ -79,7 +82,9 @@ public:
             static_cast<double>(p.micro_batch) * m_model.seq_len * m_model.hidden * (m_training.precision == Precision::Fp32 ? 4 : 2) / p.tp / p.cp;
         const double p2p_within_s = m_comm.p2p_seconds(p2p_bytes, false);
         const double p2p_across_s = m_comm.p2p_seconds(p2p_bytes, true);
-        auto p2p = [&](int from, int to) { return node_of_stage(from, p, m_gpn) != node_of_stage(to, p, m_gpn) ? p2p_across_s : p2p_within_s; };
+        auto p2p = [&](int from, int to) {
+            return node_of_stage(from, m_pp_stride, m_links) != node_of_stage(to, m_pp_stride, m_links) ? p2p_across_s : p2p_within_s;
+        };
 
         // In a stack of identical layers, chunks with the same layer count and no embedding, loss or MTP
         // cost the same wherever they sit: compute one and copy it (the explorer evaluates many plans).
@@ -122,7 +127,7 @@ public:
         o.embedding_sync = p.pp >= 2 && m_model.tied_embeddings;
         o.embedding_sync_s = 0;
         if (o.embedding_sync) {
-            const bool crosses = node_of_stage(0, p, m_gpn) != node_of_stage(p.pp - 1, p, m_gpn);
+            const bool crosses = node_of_stage(0, m_pp_stride, m_links) != node_of_stage(p.pp - 1, m_pp_stride, m_links);
             const double bytes = static_cast<double>(m_model.vocab) * m_model.hidden / p.tp * m_bytes.gradient;
             const GroupPlacement pair = crosses ? GroupPlacement{2, 1, 2} : GroupPlacement{2, 2, 1};
             o.embedding_sync_s = m_comm.collective_seconds(Collective::AllReduce, bytes, pair);
@@ -212,7 +217,24 @@ private:
     void fill_chunk(const VirtualStage& v, ChunkCosts& ch) const
     {
         fill_chunk_costs(v, ch);
+        if (m_plan.offload_activations > 0) {
+            add_activation_offload(v, ch);
+        }
         ch.finish();
+    }
+
+    // Activation offload (host_offload.h): the chunk's offloaded share goes down during its forward and
+    // comes back during its backward; what the compute does not hide is added to it.
+    void add_activation_offload(const VirtualStage& v, ChunkCosts& ch) const
+    {
+        double stashed = v.mtp_layers > 0 ? v.mtp_layers * mtp_activation_bytes(m_model, m_training, m_plan) : 0.0;
+        for (int i = v.first_layer; i < v.first_layer + v.layers; ++i) {
+            stashed += layer_activation_bytes_at(m_model, m_training, m_plan, i);
+        }
+        const double bytes = m_plan.offload_activations * stashed;
+        const HostLink link = host_link(m_links);
+        ch.forward.compute_s += offload_copy_exposed_seconds(bytes, ch.forward.total_s(), link);
+        ch.backward.compute_s += offload_copy_exposed_seconds(bytes, ch.backward.total_s(), link);
     }
 
     // Per-layer gathers prefetched one layer ahead, in forward (layer order) and backward (reverse).
@@ -263,7 +285,9 @@ private:
         const Plan& p = m_plan;
         const ParamShare& params = st.params;
         const double sharded = (params.dense + params.vocab) / m_shard.dense + params.expert / m_shard.expert;
-        st.optimizer_s = m_timer.adam_seconds(p.zero_stage >= 1 ? sharded : params.total());
+        const double held = p.zero_stage >= 1 ? sharded : params.total();
+        // Optimizer offload: the step runs on the CPU, its transfers over the host link (host_offload.h).
+        st.optimizer_s = p.offload_optimizer ? offloaded_optimizer_seconds(held, m_bytes, host_link(m_links)) : m_timer.adam_seconds(held);
         st.param_gather_s = 0;
         st.first_forward_dp_s = 0;
         if ((p.zero_stage == 1 || p.zero_stage == 2) && m_out.reduce_grads) {
@@ -293,7 +317,8 @@ private:
     ShardDegrees m_shard;
     CommModel m_comm;
     DataParallelGroups m_groups;
-    int m_gpn = 8;
+    LinkSpec m_links;
+    long long m_pp_stride = 1;
 };
 
 TaskComm comm_of(const PhaseTime& t, double dp_s)

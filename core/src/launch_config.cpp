@@ -18,7 +18,8 @@
 // --moe-shared-expert-intermediate-size, --moe-layer-freq, --expert-model-parallel-size,
 // --expert-tensor-parallel-size, --overlap-moe-expert-parallel-comm --delay-wgrad-compute;
 // --multi-latent-attention with --q-lora-rank, --kv-lora-rank, --qk-head-dim, --qk-pos-emb-head-dim,
-// --v-head-dim; --mtp-num-layers. torchtitan keys follow pytorch/torchtitan's JobConfig (2025): [parallelism]
+// --v-head-dim; --mtp-num-layers; --use-tp-pp-dp-mapping; --optimizer-cpu-offload, --optimizer-offload-fraction;
+// --cpu-offloading, --cpu-offloading-num-layers. torchtitan keys follow pytorch/torchtitan's JobConfig (2025): [parallelism]
 // data_parallel_replicate_degree/_shard_degree, tensor/pipeline/context/expert_parallel_degree,
 // enable_async_tensor_parallel, pipeline_parallel_schedule, fsdp_reshard_after_forward; [float8].
 #include "vtrain/launch_config.h"
@@ -27,7 +28,9 @@
 #include <cstdio>
 #include <optional>
 
+#include "vtrain/pipeline_layout.h"
 #include "vtrain/plan_check.h"
+#include "vtrain/rank_layout.h"
 
 namespace vtrain {
 namespace {
@@ -258,6 +261,9 @@ Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& s, const Plan& p, i
     }
     TorchtitanLaunch out;
     auto& w = out.warnings;
+    if (p.rank_order != RankOrder{} || p.offload_optimizer || p.offload_activations > 0) {
+        w.emplace_back("torchtitan has no setting for the plan's rank order or host offload: they are not written");
+    }
     const NodeLayout layout = node_layout(s.cluster.num_gpus, gpus_per_node, w);
     out.launch_command = "torchrun --nproc_per_node " + str(layout.processes_per_node) + " --nnodes " + str(layout.nodes);
     if (layout.nodes > 1) {
@@ -343,6 +349,42 @@ std::string MegatronLaunch::command_text() const { return join_lines(launch_comm
 
 std::string DeepSpeedLaunch::command_text() const { return join_lines(launch_command, arguments); }
 
+// Rank order: Megatron-LM's only choice besides its default "tp-cp-ep-dp-pp" is --use-tp-pp-dp-mapping
+// ("tp-cp-ep-pp-dp", arguments.py); other orders exist in parallel_state.initialize_model_parallel(order=)
+// but have no flag. Offload: --optimizer-cpu-offload with --optimizer-offload-fraction (HybridDeviceOptimizer),
+// and Transformer Engine's activation offload, --cpu-offloading with --cpu-offloading-num-layers (whole
+// layers, per model chunk), which Megatron refuses with pipeline parallelism or recomputation
+// (TransformerConfig.__post_init__).
+void add_rank_order_and_offload(const ModelSpec& m, const Plan& p, std::vector<std::string>& args, std::vector<std::string>& warnings)
+{
+    RankOrder pp_dp;
+    pp_dp.dims = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Pp, ParallelDim::Dp};
+    if (p.rank_order == pp_dp) {
+        args.emplace_back("--use-tp-pp-dp-mapping");
+    } else if (p.rank_order != RankOrder{}) {
+        warnings.push_back("rank order " + to_string(p.rank_order) +
+                           " has no Megatron-LM flag (only --use-tp-pp-dp-mapping, for tp-cp-ep-pp-dp): pass it as "
+                           "initialize_model_parallel(order=...) in your own launcher, or the run uses tp-cp-ep-dp-pp");
+    }
+    if (p.offload_optimizer) {
+        args.emplace_back("--optimizer-cpu-offload");
+        args.emplace_back("--optimizer-offload-fraction 1.0");
+    }
+    if (p.offload_activations > 0) {
+        const int per_chunk = m.layers / std::max(1, p.pp * plan_chunks(p));
+        const int layers = std::max(1, static_cast<int>(std::lround(p.offload_activations * per_chunk)));
+        args.emplace_back("--cpu-offloading");
+        args.push_back("--cpu-offloading-num-layers " + str(layers));
+        warnings.push_back("Transformer Engine offloads whole layers' activations: " + str(layers) + " of " + str(per_chunk) +
+                           " layers per model chunk stand for the simulated share of " +
+                           std::to_string(static_cast<int>(std::lround(p.offload_activations * 100))) + "% of each layer's");
+        if (p.pp > 1 || p.recompute != Recompute::None) {
+            warnings.emplace_back("Megatron-LM refuses --cpu-offloading with pipeline parallelism or activation recomputation: "
+                                  "the plan's activation offload cannot run as written");
+        }
+    }
+}
+
 Expected<MegatronLaunch> megatron_launch(const Scenario& s, const Plan& p, int gpus_per_node)
 {
     if (const auto refusal = refuse(s, p, gpus_per_node)) {
@@ -403,6 +445,7 @@ Expected<MegatronLaunch> megatron_launch(const Scenario& s, const Plan& p, int g
     if (p.overlap_param_gather && p.zero_stage >= 1) { // Megatron needs the distributed optimizer for it
         args.emplace_back("--overlap-param-gather");
     }
+    add_rank_order_and_offload(s.model, p, args, warnings);
 
     if (p.schedule == Schedule::GPipe && p.pp > 1) {
         warnings.emplace_back("Megatron-LM has no GPipe schedule: it runs pipeline plans with 1F1B, which keeps fewer "
@@ -446,6 +489,10 @@ Expected<DeepSpeedLaunch> deepspeed_launch(const Scenario& s, const Plan& p, int
     if (p.zero_stage >= 1) {
         zero["reduce_bucket_size"] = grad_bucket_elements(p, s.training.precision);
         zero["overlap_comm"] = p.overlap_grad_reduce;
+    }
+    if (p.offload_optimizer) {
+        // ZeRO-Offload: optimizer states and the step on the CPU (config-json.md "offload_optimizer").
+        zero["offload_optimizer"] = {{"device", "cpu"}, {"pin_memory", true}};
     }
     c["zero_optimization"] = zero;
     if (p.recompute == Recompute::Full) {
@@ -520,6 +567,16 @@ Expected<DeepSpeedLaunch> deepspeed_launch(const Scenario& s, const Plan& p, int
     if (p.cp > 1) {
         warnings.emplace_back("context parallelism (cp = " + str(p.cp) + ") has no Megatron-DeepSpeed flag: DeepSpeed-Ulysses "
                               "(--ds-sequence-parallel-size) is the nearest equivalent");
+    }
+    if (p.offload_optimizer && p.zero_stage < 1) {
+        warnings.emplace_back("DeepSpeed offloads the optimizer only with ZeRO stage 1 or more: set zero_optimization.stage");
+    }
+    if (p.offload_activations > 0) {
+        warnings.emplace_back("activation offload is DeepSpeed's activation_checkpointing.cpu_checkpointing, which moves "
+                              "checkpoints of full recomputation only: the simulated share of each layer has no ds_config key");
+    }
+    if (p.rank_order != RankOrder{}) {
+        warnings.push_back("rank order " + to_string(p.rank_order) + " has no DeepSpeed setting: ranks follow its own topology");
     }
     if (p.first_stage_layers > 0 || p.last_stage_layers > 0 || !p.pipeline_layout.empty()) {
         warnings.emplace_back("DeepSpeed's pipeline engine splits layers by its own partition method: the simulated uneven "

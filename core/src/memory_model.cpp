@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "vtrain/host_offload.h"
 #include "vtrain/model_math.h"
 
 namespace vtrain {
@@ -234,6 +235,9 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
         if (s == plan.pp - 1) {
             // fp32 logits and their gradient for the micro-batch in the loss.
             mem.working_bytes += 2.0 * 4.0 * m.seq_len / cp * plan.micro_batch * (static_cast<double>(m.vocab) / plan.tp);
+        }
+        if (plan.offload_optimizer || plan.offload_activations > 0) {
+            apply_host_offload(plan, stage_bytes / layout.chunks, mem); // host_offload.h
         }
     }
     return out;

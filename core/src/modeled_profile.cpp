@@ -214,7 +214,10 @@ Expected<HardwareSpec> hardware_spec_from_json(const nlohmann::json& json)
     }
     Reader l = r.child("links");
     l.reject_unknown({"gpus_per_node", "nvlink_domain_gpus", "nvlink_bus_gbytes_per_s", "nvlink_base_latency_us", "nvlink_step_latency_us",
-                      "nics_per_node", "nic_gbit_per_s", "nic_efficiency", "inter_node_base_latency_us", "inter_node_latency_us"});
+                      "nics_per_node", "nic_gbit_per_s", "nic_efficiency", "inter_node_base_latency_us", "inter_node_latency_us",
+                      "host_link_gbytes_per_s", "host_memory_gbytes_per_s"});
+    hw.links.host_link_gbytes_per_s = l.optional_number("host_link_gbytes_per_s", 0, 1e5).value_or(0);
+    hw.links.host_memory_gbytes_per_s = l.optional_number("host_memory_gbytes_per_s", 0, 1e5).value_or(0);
     hw.links.gpus_per_node = l.required_int("gpus_per_node", 1, 1024);
     hw.links.nvlink_domain_gpus = l.optional_int("nvlink_domain_gpus", 0, 1'000'000).value_or(0);
     hw.links.nvlink_bus_gbytes_per_s = l.required_number("nvlink_bus_gbytes_per_s", 1, 1e5);

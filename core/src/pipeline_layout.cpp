@@ -104,6 +104,29 @@ int PipelineLayout::stage_mtp_layers(int stage) const
     return n;
 }
 
+std::string balanced_pipeline_layout(int layers, int mtp_layers, int pp, int virtual_stages)
+{
+    const long long n = static_cast<long long>(pp) * virtual_stages;
+    if (n < 2 || layers < 1 || layers % n == 0) {
+        return {};
+    }
+    const int counted = (layers + 2) % n == 0 ? 2 : (layers + 1) % n == 0 ? 1 : 0; // E and L, or L alone
+    if (counted == 0) {
+        return {};
+    }
+    const long long each = (layers + counted) / n;
+    auto run = [](long long k) { return k == 0 ? std::string() : k == 1 ? std::string("t") : "t*" + str(k); };
+    std::string s = "E" + run(counted == 2 ? each - 1 : each) + "|";
+    if (n > 2) {
+        s += "(" + run(each) + "|)*" + str(n - 2);
+    }
+    s += run(each - 1);
+    if (mtp_layers > 0) {
+        s += mtp_layers == 1 ? std::string("m") : "m*" + str(mtp_layers);
+    }
+    return s + "L";
+}
+
 std::optional<std::string> parse_pipeline_layout(const std::string& text, std::vector<VirtualStage>& out)
 {
     out.clear();

@@ -2,6 +2,7 @@
 #include "vtrain/plan_check.h"
 
 #include "vtrain/pipeline_layout.h"
+#include "vtrain/rank_layout.h"
 
 namespace vtrain {
 namespace {
@@ -66,6 +67,9 @@ std::optional<PlanRejection> check_folding(const ModelSpec& m, const Plan& p)
     }
     if (p.moe_overlap && p.ep < 2) {
         return reject(RejectReason::OverlapInvalid, "plan.moe_overlap", "expert communication overlap needs ep >= 2");
+    }
+    if (auto why = rank_order_problem(m, p)) {
+        return reject(RejectReason::ExpertParallelInvalid, "plan.rank_order", *why);
     }
     return std::nullopt;
 }

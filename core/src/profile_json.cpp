@@ -68,6 +68,8 @@ LinkSpec read_links(Reader r)
     l.nic_efficiency = r.optional_number("nic_efficiency", 0.01, 1).value_or(0.9);
     l.inter_node_latency_us = r.required_number("inter_node_latency_us", 0, 1e4);
     l.inter_node_base_latency_us = r.optional_number("inter_node_base_latency_us", 0, 1e4).value_or(0);
+    l.host_link_gbytes_per_s = r.optional_number("host_link_gbytes_per_s", 0, 1e5).value_or(0);
+    l.host_memory_gbytes_per_s = r.optional_number("host_memory_gbytes_per_s", 0, 1e5).value_or(0);
     return l;
 }
 
@@ -270,6 +272,13 @@ nlohmann::json profile_to_json(const GpuProfile& p)
                   {"nic_efficiency", l.nic_efficiency},
                   {"inter_node_base_latency_us", l.inter_node_base_latency_us},
                   {"inter_node_latency_us", l.inter_node_latency_us}};
+    // Host figures only where known, so profiles without them read back unchanged.
+    if (l.host_link_gbytes_per_s > 0) {
+        j["links"]["host_link_gbytes_per_s"] = l.host_link_gbytes_per_s;
+    }
+    if (l.host_memory_gbytes_per_s > 0) {
+        j["links"]["host_memory_gbytes_per_s"] = l.host_memory_gbytes_per_s;
+    }
     for (const auto& [dtype, table] : p.gemm) {
         j["gemm"][dtype] = gemm_to_json(table);
     }

@@ -38,7 +38,7 @@ nlohmann::json result_to_json(const SimulationResult& r)
     j["iteration_time_s"] = r.iteration_time_s;
     if (r.band_coverage > 0) {
         j["iteration_time_band_s"] = {r.iteration_time_low_s, r.iteration_time_high_s};
-        j["iteration_time_band"] = {{"coverage", r.band_coverage}, {"source", r.band_source}};
+        j["iteration_time_band"] = {{"coverage", r.band_coverage}, {"source", r.band_source}, {"calibrated", r.band_calibrated}};
     }
     j["tokens_per_s"] = r.tokens_per_s;
     j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;

@@ -8,6 +8,7 @@
 
 #include "vtrain/json_fields.h"
 #include "vtrain/pipeline_layout.h"
+#include "vtrain/rank_layout.h"
 
 namespace vtrain {
 namespace {
@@ -307,7 +308,8 @@ Plan read_plan(Reader r)
 {
     r.reject_unknown({"tp", "pp", "dp", "micro_batch", "schedule", "virtual_stages", "recompute", "sequence_parallel", "zero_stage",
                       "shard_group", "grad_bucket_mb", "overlap_grad_reduce", "overlap_param_gather", "cp", "cp_kind", "ep", "etp",
-                      "moe_overlap", "tp_overlap", "first_stage_layers", "last_stage_layers", "pipeline_layout", "description"});
+                      "moe_overlap", "tp_overlap", "first_stage_layers", "last_stage_layers", "pipeline_layout", "rank_order",
+                      "offload_optimizer", "offload_activations", "description"});
     Plan p;
     p.tp = r.required_int("tp", 1, 1 << 16);
     p.pp = r.required_int("pp", 1, 1 << 16);
@@ -340,6 +342,16 @@ Plan read_plan(Reader r)
     p.first_stage_layers = r.optional_int("first_stage_layers", 1, 100000).value_or(0);
     p.last_stage_layers = r.optional_int("last_stage_layers", 1, 100000).value_or(0);
     p.pipeline_layout = r.optional_string("pipeline_layout").value_or("");
+    if (const auto order = r.optional_string("rank_order")) {
+        std::string why;
+        if (const auto parsed = parse_rank_order(lower(*order), &why)) {
+            p.rank_order = *parsed;
+        } else {
+            r.error("rank_order", "\"" + *order + "\" " + why);
+        }
+    }
+    p.offload_optimizer = r.optional_bool("offload_optimizer").value_or(false);
+    p.offload_activations = r.optional_number("offload_activations", 0, 1).value_or(0);
     if (!p.pipeline_layout.empty() && (p.first_stage_layers > 0 || p.last_stage_layers > 0)) {
         r.error("pipeline_layout", "give either pipeline_layout or first_stage_layers / last_stage_layers, not both");
     }
@@ -383,7 +395,8 @@ std::optional<int> positive_int(const nlohmann::json& j, int max)
 SearchSpace read_search(Reader r)
 {
     r.reject_unknown({"tp", "pp", "micro_batch", "schedule", "virtual_stages", "recompute", "sequence_parallel", "zero_stage",
-                      "num_gpus", "gpu", "cp", "ep", "etp", "precision", "tp_overlap", "moe_overlap", "description"});
+                      "num_gpus", "gpu", "cp", "ep", "etp", "precision", "tp_overlap", "moe_overlap", "overlap_grad_reduce", "rank_order",
+                      "offload_optimizer", "offload_activations", "description"});
     SearchSpace s;
     s.tp = read_list<int>(r, "tp", [](const nlohmann::json& j) { return positive_int(j, 1 << 16); });
     s.pp = read_list<int>(r, "pp", [](const nlohmann::json& j) { return positive_int(j, 1 << 16); });
@@ -408,6 +421,14 @@ SearchSpace read_search(Reader r)
     auto flag = [](const nlohmann::json& j) -> std::optional<bool> { return j.is_boolean() ? std::optional<bool>(j.get<bool>()) : std::nullopt; };
     s.tp_overlap = read_list<bool>(r, "tp_overlap", flag);
     s.moe_overlap = read_list<bool>(r, "moe_overlap", flag);
+    s.overlap_grad_reduce = read_list<bool>(r, "overlap_grad_reduce", flag);
+    s.offload_optimizer = read_list<bool>(r, "offload_optimizer", flag);
+    s.offload_activations = read_list<double>(r, "offload_activations", [](const nlohmann::json& j) -> std::optional<double> {
+        return j.is_number() && j.get<double>() >= 0 && j.get<double>() <= 1 ? std::optional<double>(j.get<double>()) : std::nullopt;
+    });
+    s.rank_order = read_list<RankOrder>(r, "rank_order", [](const nlohmann::json& j) -> std::optional<RankOrder> {
+        return j.is_string() ? parse_rank_order(lower(j.get<std::string>())) : std::nullopt;
+    });
     s.schedule = read_list<Schedule>(r, "schedule", [](const nlohmann::json& j) -> std::optional<Schedule> {
         return j.is_string() ? schedule_from_string(j.get<std::string>()) : std::nullopt;
     });
@@ -648,6 +669,15 @@ nlohmann::json plan_to_json(const Plan& p)
     if (!p.pipeline_layout.empty()) {
         j["pipeline_layout"] = p.pipeline_layout;
     }
+    if (p.rank_order != RankOrder{}) {
+        j["rank_order"] = to_string(p.rank_order);
+    }
+    if (p.offload_optimizer) {
+        j["offload_optimizer"] = true;
+    }
+    if (p.offload_activations > 0) {
+        j["offload_activations"] = p.offload_activations;
+    }
     return j;
 }
 
@@ -803,6 +833,14 @@ nlohmann::json scenario_to_json(const Scenario& s)
         put("sequence_parallel", sp);
         put("tp_overlap", std::vector<bool>(q.tp_overlap.begin(), q.tp_overlap.end()));
         put("moe_overlap", std::vector<bool>(q.moe_overlap.begin(), q.moe_overlap.end()));
+        put("overlap_grad_reduce", std::vector<bool>(q.overlap_grad_reduce.begin(), q.overlap_grad_reduce.end()));
+        put("offload_optimizer", std::vector<bool>(q.offload_optimizer.begin(), q.offload_optimizer.end()));
+        put("offload_activations", q.offload_activations);
+        std::vector<std::string> orders;
+        for (const auto& o : q.rank_order) {
+            orders.push_back(to_string(o));
+        }
+        put("rank_order", orders);
         std::vector<std::string> precisions;
         for (auto v : q.precision) {
             precisions.emplace_back(to_string(v));

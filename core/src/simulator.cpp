@@ -13,6 +13,7 @@
 #include "vtrain/operator_timer.h"
 #include "vtrain/pipeline_schedule.h"
 #include "vtrain/plan_check.h"
+#include "vtrain/rank_layout.h"
 #include "vtrain/uncertainty.h"
 
 namespace vtrain {
@@ -394,15 +395,16 @@ LayerCosts plan_layer_costs(const ModelSpec& model, const TrainingSpec& training
     in.micro_batch = plan.micro_batch;
     in.sequence_parallel = plan.sequence_parallel;
     in.recompute = plan.recompute;
-    // Megatron's rank order: tp innermost, then cp (then dp, pp); expert layers fold etp innermost, then ep.
-    in.tp_group = place_group(plan.tp, 1, cluster.links);
+    // The plan's rank order (Megatron's by default: tp innermost, then cp; expert layers etp, then ep).
+    const PlanGroups groups = place_plan_groups(plan, cluster.links);
+    in.tp_group = groups.tp;
     in.cp = plan.cp;
     in.cp_kind = plan.cp_kind;
-    in.cp_group = place_group(plan.cp, plan.tp, cluster.links);
+    in.cp_group = groups.cp;
     in.ep = plan.ep;
     in.etp = plan.etp;
-    in.ep_group = place_group(plan.ep, plan.effective_etp(), cluster.links);
-    in.etp_group = place_group(plan.effective_etp(), 1, cluster.links);
+    in.ep_group = groups.ep;
+    in.etp_group = groups.etp;
     in.moe_overlap = plan.moe_overlap;
     in.tp_overlap = plan.tp_overlap;
     return compute_layer_costs(in);
@@ -441,6 +443,7 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
         r.iteration_time_high_s = band->high * T;
         r.band_coverage = band->coverage;
         r.band_source = band->source;
+        r.band_calibrated = band->calibrated;
     }
     const double tokens = static_cast<double>(training.global_batch) * model.seq_len;
     r.tokens_per_s = T > 0 ? tokens / T : 0;

@@ -3,6 +3,7 @@
 // line for bad input.
 #include <QtTest>
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -97,6 +98,113 @@ private slots:
         QCOMPARE(r.exit_code, 0);
         QVERIFY(r.out.contains(QStringLiteral("a100-sxm4-80gb")));
         QVERIFY(r.out.contains(QStringLiteral("modeled")) || r.out.contains(QStringLiteral("measured")));
+    }
+
+    // Every output that uses a band says whether it is calibrated or the uncalibrated default (issue 16).
+    void simulate_says_whether_the_band_is_calibrated()
+    {
+        QTemporaryDir dir;
+        const QString mi300x = write(dir, QStringLiteral("mi300x.json"), R"({
+            "model": {"name": "GPT 1.3B", "layers": 24, "hidden": 2048, "heads": 16, "seq_len": 2048, "vocab": 50257},
+            "cluster": {"gpu": "mi300x", "num_gpus": 8},
+            "training": {"global_batch": 512, "tokens": 26e9},
+            "plan": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 8}})");
+        const Run text = vtrain({QStringLiteral("simulate"), mi300x});
+        QCOMPARE(text.exit_code, 0);
+        QVERIFY2(text.out.contains(QStringLiteral("UNCALIBRATED default band")), qPrintable(text.out));
+        const Run json = vtrain({QStringLiteral("simulate"), mi300x, QStringLiteral("--json")});
+        const QJsonObject band = QJsonDocument::fromJson(json.out.toUtf8()).object().value(QStringLiteral("iteration_time_band")).toObject();
+        QCOMPARE(band.value(QStringLiteral("calibrated")).toBool(true), false);
+        // The A100 profile is calibrated on vTrain's runs.
+        const Run a100 = vtrain({QStringLiteral("simulate"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("--json")});
+        const QJsonObject a100_band = QJsonDocument::fromJson(a100.out.toUtf8()).object().value(QStringLiteral("iteration_time_band")).toObject();
+        QCOMPARE(a100_band.value(QStringLiteral("calibrated")).toBool(false), true);
+        const Run a100_text = vtrain({QStringLiteral("simulate"), QStringLiteral("examples/gpt-1.3b.json")});
+        QVERIFY(!a100_text.out.contains(QStringLiteral("UNCALIBRATED")));
+        QVERIFY(a100_text.out.contains(QStringLiteral("calibrated")));
+    }
+
+    void explore_says_per_gpu_type_whether_the_band_is_calibrated()
+    {
+        QTemporaryDir dir;
+        const QString scenario = write(dir, QStringLiteral("two-gpus.json"), R"({
+            "model": {"name": "GPT 1.3B", "layers": 24, "hidden": 2048, "heads": 16, "seq_len": 2048, "vocab": 50257},
+            "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8},
+            "training": {"global_batch": 64, "tokens": 1e9},
+            "search": {"tp": [1, 2], "pp": [1], "micro_batch": [1, 2], "num_gpus": [8], "gpu": ["a100-sxm4-80gb", "mi300x"]}})");
+        const QString csv = dir.filePath(QStringLiteral("plans.csv"));
+        const QString json = dir.filePath(QStringLiteral("summary.json"));
+        const Run r = vtrain({QStringLiteral("explore"), scenario, QStringLiteral("--csv"), csv, QStringLiteral("--json"), json, QStringLiteral("--threads"),
+                              QStringLiteral("1")});
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("mi300x +UNCALIBRATED \\(default band\\)"))), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("a100-sxm4-80gb +calibrated"))), qPrintable(r.out));
+        QFile f(json);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject bands = QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("gpu_bands")).toObject();
+        QCOMPARE(bands.value(QStringLiteral("mi300x")).toObject().value(QStringLiteral("calibrated")).toBool(true), false);
+        QCOMPARE(bands.value(QStringLiteral("a100-sxm4-80gb")).toObject().value(QStringLiteral("calibrated")).toBool(false), true);
+        // Every CSV row says it too, in the "band" column.
+        QFile c(csv);
+        QVERIFY(c.open(QIODevice::ReadOnly));
+        const QStringList rows = QString::fromUtf8(c.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        const QStringList header = rows.front().split(QLatin1Char(','));
+        const qsizetype band = header.indexOf(QStringLiteral("band"));
+        const qsizetype gpu = header.indexOf(QStringLiteral("gpu"));
+        QVERIFY(band > 0 && gpu > 0);
+        int seen_mi300x = 0, seen_a100 = 0;
+        for (qsizetype i = 1; i < rows.size(); ++i) {
+            const QStringList cells = rows[i].split(QLatin1Char(','));
+            const bool is_mi300x = cells[gpu] == QStringLiteral("mi300x");
+            QCOMPARE(cells[band], is_mi300x ? QStringLiteral("uncalibrated") : QStringLiteral("calibrated"));
+            (is_mi300x ? seen_mi300x : seen_a100) += 1;
+        }
+        QVERIFY(seen_mi300x > 0 && seen_a100 > 0);
+    }
+
+    // calibrate on a few rows: per-precision parameters need enough rows of their precision, the fold
+    // results and the prior are written into the profile, and the report shows errors before and after.
+    void calibrate_writes_folds_prior_and_per_precision_errors()
+    {
+        QTemporaryDir dir;
+        QByteArray rows = "[";
+        const char* precisions[] = {"bf16", "bf16", "bf16", "fp8", "fp8", "bf16"};
+        for (int i = 0; i < 6; ++i) {
+            rows += QStringLiteral(R"(%1{"id": "row_%2", "subset": "%3", "primary_metric": "tokens_per_sec_per_gpu",
+                "arch_family": "llama_dense_gqa", "num_layers": %4, "hidden_size": 2048, "num_attention_heads": 16,
+                "num_query_groups": 8, "ffn_hidden_size": 8192, "seq_length": 4096, "vocab_size": 32000, "gpu_type": "h100-sxm5-80gb",
+                "num_gpus": 8, "gpus_per_node": 8, "tp": 1, "pp": 1, "dp": 8, "cp": 1, "micro_batch_size": 1, "global_batch_size": 64,
+                "activation_recompute": "none", "sequence_parallel": false, "precision": "%5", "software": "Megatron-Core",
+                "tokens_per_sec_per_gpu": %6, "trust": "high"})")
+                        .arg(i == 0 ? "" : ",")
+                        .arg(i)
+                        .arg(i % 2 == 0 ? "even" : "odd")
+                        .arg(8 + 4 * (i % 3))
+                        .arg(QLatin1String(precisions[i]))
+                        .arg(20000 - 1500 * (i % 3))
+                        .toUtf8();
+        }
+        rows += "]";
+        const QString runs = write(dir, QStringLiteral("runs.json"), rows);
+        const QString out = dir.filePath(QStringLiteral("h100.json"));
+        const Run r = vtrain({QStringLiteral("calibrate"), runs, QStringLiteral("--gpu"), QStringLiteral("h100-sxm5-80gb"), QStringLiteral("--params"),
+                              QStringLiteral("gemm_max_efficiency,gemm_max_efficiency_fp8,host_overhead_us"), QStringLiteral("--folds"), QStringLiteral("2"),
+                              QStringLiteral("--max-evals"), QStringLiteral("15"), QStringLiteral("--threads"), QStringLiteral("1"), QStringLiteral("-o"), out});
+        QVERIFY2(r.exit_code == 0, qPrintable(r.err + r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("gemm_max_efficiency_fp8: 2 fp8 rows (fewer than 3), kept at the prior")), qPrintable(r.out));
+        QVERIFY(r.out.contains(QStringLiteral("MAPE before")) && r.out.contains(QStringLiteral("by precision:")));
+        QVERIFY(r.out.contains(QStringLiteral("fold 2:")));
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject c = QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("calibration")).toObject();
+        QVERIFY(c.value(QStringLiteral("start_parameters")).toObject().contains(QStringLiteral("gemm_max_efficiency_fp8")));
+        QVERIFY(!c.value(QStringLiteral("parameters")).toObject().contains(QStringLiteral("gemm_max_efficiency_fp8")));
+        const QJsonObject cv = c.value(QStringLiteral("cross_validated_error")).toObject();
+        QCOMPARE(cv.value(QStringLiteral("fold_results")).toArray().size(), 2);
+        QVERIFY(cv.value(QStringLiteral("by_precision")).toObject().contains(QStringLiteral("fp8")));
+        QVERIFY(c.value(QStringLiteral("start_error")).toObject().value(QStringLiteral("by_subset")).toObject().contains(QStringLiteral("even")));
+        QCOMPARE(c.value(QStringLiteral("bounds")).toObject().value(QStringLiteral("gemm_max_efficiency")).toArray().at(1).toDouble(), 0.9);
+        QVERIFY(c.value(QStringLiteral("bounds_why")).toObject().value(QStringLiteral("gemm_max_efficiency")).toString().contains(QStringLiteral("SC'21")));
     }
 
     void bad_input_exits_2_naming_the_field_data()

@@ -175,6 +175,84 @@ private slots:
         QVERIFY(std::abs(c["band"]["low"].get<double>() - 1) < 0.05 && std::abs(c["band"]["high"].get<double>() - 1) < 0.05);
     }
 
+    // Issue 13/16: bounds are physical ranges with a reason; a fit that needs more ends on one and says so.
+    void bounds_are_physical_and_a_fit_against_one_is_flagged()
+    {
+        for (const auto& p : calibration_parameters()) {
+            QVERIFY2(!p.why.empty(), p.name.c_str());
+        }
+        // The NVLink range follows the part's datasheet rate: 0.5x to 1.06x of 450 GB/s per direction on H100.
+        const GpuProfile h100 = test::shipped_profile("h100-sxm5-80gb");
+        for (const auto& p : calibration_parameters_for(h100)) {
+            if (p.name == "nvlink_bus_gbytes_per_s") {
+                QCOMPARE(p.low, 225.0);
+                QCOMPARE(p.high, 1.06 * 450);
+            }
+            if (p.name == "gemm_max_efficiency_fp8") {
+                QVERIFY(p.high <= 0.8); // DeepGEMM's best is 72% of the FP8 peak
+            }
+        }
+        // Runs made with an impossible 97% GEMM efficiency: the fit stops at the 0.9 ceiling and flags it.
+        ParameterSet truth;
+        truth.model.gemm_max_efficiency = 0.97;
+        const std::vector<RunRow> rows = synthetic_runs(truth);
+        CalibrationOptions options;
+        options.gpu = "a100-sxm4-80gb";
+        options.parameters = {"gemm_max_efficiency"};
+        options.folds = 0;
+        options.max_evaluations = 60;
+        options.threads = 2;
+        const auto result = calibrate(rows, build_profile(a100_like(), ParameterSet{}), options);
+        QVERIFY2(result.ok(), result.first_error().c_str());
+        QVERIFY(std::abs(result->fitted.model.gemm_max_efficiency - 0.9) < 1e-3);
+        QCOMPARE(result->at_bound, std::vector<std::string>{"gemm_max_efficiency (high)"});
+        QCOMPARE(result->calibration_block["at_bound"].size(), std::size_t{1});
+    }
+
+    // A calibrated profile is refitted from the prior it recorded, so that reruns are reproducible;
+    // a precision's GEMM efficiency is not fitted without enough rows of that precision.
+    void refit_starts_from_the_prior_and_per_precision_needs_rows()
+    {
+        ParameterSet truth;
+        truth.model.gemm_max_efficiency = 0.7;
+        const std::vector<RunRow> rows = synthetic_runs(truth);
+        ParameterSet prior;
+        prior.model.gemm_max_efficiency = 0.8;
+        ParameterSet earlier_fit = prior;
+        earlier_fit.model.gemm_max_efficiency = 0.6;
+        GpuProfile calibrated = build_profile(a100_like(), earlier_fit);
+        calibrated.calibration = {{"start_parameters", prior.to_json()}};
+        QCOMPARE(prior_parameters_of(calibrated).model.gemm_max_efficiency, 0.8);
+        QCOMPARE(prior_parameters_of(build_profile(a100_like(), earlier_fit)).model.gemm_max_efficiency, 0.6);
+
+        CalibrationOptions options;
+        options.gpu = "a100-sxm4-80gb";
+        options.parameters = {"gemm_max_efficiency", "gemm_max_efficiency_fp8"};
+        options.folds = 2;
+        options.max_evaluations = 60;
+        options.threads = 2;
+        const auto result = calibrate(rows, calibrated, options);
+        QVERIFY2(result.ok(), result.first_error().c_str());
+        QCOMPARE(result->start.model.gemm_max_efficiency, 0.8);
+        QCOMPARE(result->calibration_block["start_parameters"]["gemm_max_efficiency"].get<double>(), 0.8);
+        // The synthetic rows are all BF16: the FP8 efficiency stays at the prior, with the reason.
+        QCOMPARE(result->fitted_names, std::vector<std::string>{"gemm_max_efficiency"});
+        QCOMPARE(result->kept_for_lack_of_rows.size(), std::size_t{1});
+        QVERIFY(result->kept_for_lack_of_rows.front().find("gemm_max_efficiency_fp8: 0 fp8 rows") == 0);
+        // Before, in sample and held out, by subset and by precision; one entry per fold.
+        QCOMPARE(result->start_error.at("synthetic").used, 8);
+        QVERIFY(result->start_error.at("all").mape_pct > result->in_sample.at("all").mape_pct);
+        QCOMPARE(result->cross_validated_by_precision.at("bf16").used, 8);
+        QCOMPARE(result->folds.size(), std::size_t{2});
+        int held_out = 0;
+        for (const auto& f : result->folds) {
+            held_out += f.held_out.at("all").used;
+            QCOMPARE(f.train_rows + f.test_rows, 8);
+        }
+        QCOMPARE(held_out, 8);
+        QCOMPARE(result->calibration_block["cross_validated_error"]["fold_results"].size(), std::size_t{2});
+    }
+
     void calibrate_refuses_a_gpu_without_rows()
     {
         const std::vector<RunRow> rows = synthetic_runs(ParameterSet{});
@@ -249,6 +327,24 @@ private slots:
         QVERIFY(plain->band_source.find("uncalibrated") != std::string::npos);
         QCOMPARE(band_label(PredictionBand{0.94, 1.06, 0.8, ""}), std::string("\xC2\xB1" "6.0%"));
         QCOMPARE(band_label(PredictionBand{0.96, 1.08, 0.8, ""}), std::string("-4.0%/+8.0%"));
+    }
+
+    // The default band of an uncalibrated part is wider on both sides than every band calibration
+    // measured: an unfitted profile must never look surer than a fitted one (issue 16).
+    void default_band_is_wider_than_every_calibrated_band()
+    {
+        const PredictionBand prior = default_uncalibrated_band();
+        QVERIFY(!prior.calibrated);
+        int calibrated = 0;
+        for (const char* id : {"a100-sxm4-80gb", "a100-sxm4-40gb", "h100-sxm5-80gb", "b200-sxm-180gb", "gb200-nvl72"}) {
+            const auto band = prediction_band(test::shipped_profile(id));
+            QVERIFY2(band.has_value(), id);
+            if (band->calibrated) {
+                ++calibrated;
+                QVERIFY2(prior.low < band->low && prior.high > band->high, id);
+            }
+        }
+        QVERIFY(calibrated >= 2);
     }
 
     void shipped_a100_profiles_record_their_calibration()

@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include "vtrain/comm_model.h"
+#include "vtrain/rank_layout.h"
 
 using namespace vtrain;
 
@@ -196,6 +197,136 @@ private slots:
         c.measured_all_reduce = &measured;
         QCOMPARE(c.intra_node_seconds(Collective::AllReduce, 1e9, 8), 9e-3);
         QCOMPARE(c.intra_node_seconds(Collective::AllReduce, 1e9, 4), a100_like().intra_node_seconds(Collective::AllReduce, 1e9, 4));
+    }
+
+    // Rank orders: Megatron's default "tp-cp-ep-dp-pp" against --use-tp-pp-dp-mapping's "tp-cp-ep-pp-dp".
+    void rank_orders_parse_and_print()
+    {
+        QCOMPARE(to_string(RankOrder{}), std::string("tp-cp-ep-dp-pp"));
+        const auto pp_dp = parse_rank_order("tp-cp-ep-pp-dp");
+        QVERIFY(pp_dp.has_value());
+        QCOMPARE(to_string(*pp_dp), std::string("tp-cp-ep-pp-dp"));
+        QVERIFY(parse_rank_order("tp-pp-cp-dp-ep").has_value());
+        std::string why;
+        QVERIFY(!parse_rank_order("cp-tp-ep-dp-pp", &why));
+        QVERIFY(why.find("start with tp") != std::string::npos);
+        QVERIFY(!parse_rank_order("tp-cp-ep-dp", &why));
+        QVERIFY(!parse_rank_order("tp-cp-ep-dp-pp-pp", &why));
+        QVERIFY(!parse_rank_order("tp-cp-ep-dp-dp", &why));
+        QVERIFY(why.find("twice") != std::string::npos);
+        QVERIFY(!parse_rank_order("tp-cp-xp-dp-pp", &why));
+    }
+
+    // 32 GPUs on 8-GPU HGX hosts, tp 2 x pp 2 x dp 8. Default order: dp stride 2 (4 members per host, 2
+    // hosts), pp stride 16 (the stages sit on different hosts). pp-dp order: pp stride 2 (both stages in
+    // one host), dp stride 4 (2 members per host, 4 hosts). Latencies off, so the all-reduce of B bytes is
+    // its bandwidth terms: reduce-scatter and all-gather of B over k local members on NVLink, and B / k
+    // all-reduced over n hosts through each GPU's NIC share: B/k x 2(n-1)/n bytes on the network.
+    void rank_order_moves_data_parallel_traffic_on_8_gpu_hosts()
+    {
+        CommModel c = a100_like();
+        c.links.nvlink_base_latency_us = c.links.nvlink_step_latency_us = 0;
+        c.links.inter_node_base_latency_us = c.links.inter_node_latency_us = 0;
+        Plan p;
+        p.tp = 2;
+        p.pp = 2;
+        p.dp = 8;
+        const double B = 1e9, nvlink = 200e9, nic = 20e9; // bytes/s: bus bandwidth, one GPU's NIC share
+        auto all_reduce = [&](double k, double n) { return 2 * B * (k - 1) / k / nvlink + B / k * 2 * (n - 1) / n / nic; };
+
+        const PlanGroups dflt = place_plan_groups(p, c.links);
+        QCOMPARE(dflt.dense_dp.members_per_node, 4);
+        QCOMPARE(dflt.dense_dp.nodes, 2);
+        QCOMPARE(dflt.pp_stride, 16LL);
+        QVERIFY(domain_of_stage(0, dflt.pp_stride, c.links) != domain_of_stage(1, dflt.pp_stride, c.links));
+        QVERIFY(qFuzzyCompare(c.collective_seconds(Collective::AllReduce, B, dflt.dense_dp), all_reduce(4, 2)));
+
+        p.rank_order = *parse_rank_order("tp-cp-ep-pp-dp");
+        const PlanGroups pp_dp = place_plan_groups(p, c.links);
+        QCOMPARE(pp_dp.dense_dp.members_per_node, 2);
+        QCOMPARE(pp_dp.dense_dp.nodes, 4);
+        QCOMPARE(pp_dp.pp_stride, 2LL);
+        QCOMPARE(domain_of_stage(0, pp_dp.pp_stride, c.links), domain_of_stage(1, pp_dp.pp_stride, c.links));
+        QVERIFY(qFuzzyCompare(c.collective_seconds(Collective::AllReduce, B, pp_dp.dense_dp), all_reduce(2, 4)));
+        // Network bytes per GPU: B/4 x 1 against B/2 x 1.5, three times as many.
+        QVERIFY(c.collective_seconds(Collective::AllReduce, B, pp_dp.dense_dp) > c.collective_seconds(Collective::AllReduce, B, dflt.dense_dp));
+        // Tensor groups are innermost in both.
+        QCOMPARE(pp_dp.tp.nodes, 1);
+        QCOMPARE(dflt.tp.nodes, 1);
+    }
+
+    // 144 GPUs in two 72-GPU NVLink domains (4-GPU hosts), tp 4 x pp 2 x dp 18. Default order: the 18
+    // data-parallel ranks (stride 4) fill one domain, all-reduce on NVLink alone; the two stages sit in
+    // different domains. pp-dp order: both stages in one domain, dp stride 8 puts 9 ranks in each domain.
+    void rank_order_in_72_gpu_domains()
+    {
+        CommModel c;
+        c.links = nvl72_links();
+        c.links.nvlink_base_latency_us = c.links.nvlink_step_latency_us = 0;
+        c.links.inter_node_base_latency_us = c.links.inter_node_latency_us = 0;
+        Plan p;
+        p.tp = 4;
+        p.pp = 2;
+        p.dp = 18;
+        const double B = 1e9, nvlink = 200e9, nic = 20e9;
+        const PlanGroups dflt = place_plan_groups(p, c.links);
+        QCOMPARE(dflt.dense_dp.nodes, 1);
+        QCOMPARE(dflt.dense_dp.hosts, 18); // one member per 4-GPU host, all inside the domain
+        QVERIFY(qFuzzyCompare(c.collective_seconds(Collective::AllReduce, B, dflt.dense_dp), 2 * B * 17.0 / 18 / nvlink));
+        QCOMPARE(dflt.pp_stride, 72LL);
+        QVERIFY(domain_of_stage(0, dflt.pp_stride, c.links) != domain_of_stage(1, dflt.pp_stride, c.links));
+
+        p.rank_order = *parse_rank_order("tp-cp-ep-pp-dp");
+        const PlanGroups pp_dp = place_plan_groups(p, c.links);
+        QCOMPARE(pp_dp.dense_dp.members_per_node, 9);
+        QCOMPARE(pp_dp.dense_dp.nodes, 2);
+        const double k = 9, n = 2;
+        QVERIFY(qFuzzyCompare(c.collective_seconds(Collective::AllReduce, B, pp_dp.dense_dp),
+                              2 * B * (k - 1) / k / nvlink + B / k * 2 * (n - 1) / n / nic));
+        QCOMPARE(domain_of_stage(0, pp_dp.pp_stride, c.links), domain_of_stage(1, pp_dp.pp_stride, c.links));
+    }
+
+    // The default order places every group exactly as the single-stride place_group() did before rank
+    // orders existed (tp 1, cp tp, dp x cp tp, shard and replica of a hybrid shard, experts).
+    void default_order_matches_megatron_strides()
+    {
+        const LinkSpec links = hgx_links();
+        Plan p;
+        p.tp = 2;
+        p.cp = 2;
+        p.pp = 2;
+        p.dp = 4;
+        p.zero_stage = 1;
+        p.shard_group = 4;
+        const PlanGroups g = place_plan_groups(p, links);
+        auto same = [](const GroupPlacement& a, const GroupPlacement& b) {
+            return a.size == b.size && a.members_per_node == b.members_per_node && a.nodes == b.nodes && a.hosts == b.hosts;
+        };
+        QVERIFY(same(g.tp, place_group(2, 1, links)));
+        QVERIFY(same(g.cp, place_group(2, 2, links)));
+        QVERIFY(same(g.dense_dp, place_group(8, 2, links)));
+        QVERIFY(same(g.shard, place_group(4, 2, links)));
+        QVERIFY(same(g.replica, place_group(2, 8, links)));
+        QCOMPARE(g.pp_stride, 16LL);
+    }
+
+    // Mixture-of-experts: dense and expert layers must share pipeline groups (Megatron-Core asserts it).
+    void rank_order_keeps_one_pipeline_group_for_experts()
+    {
+        ModelSpec m;
+        m.layers = 8;
+        m.moe.experts = 8;
+        Plan p;
+        p.tp = 2;
+        p.pp = 2;
+        p.dp = 4;
+        p.ep = 4;
+        p.etp = 1;
+        QVERIFY(!rank_order_problem(m, p)); // pp outermost: both strides are the stage size
+        p.rank_order = *parse_rank_order("tp-cp-ep-pp-dp");
+        QVERIFY(rank_order_problem(m, p).has_value()); // tp x cp = 2 but etp x ep = 4
+        p.ep = 2;
+        QVERIFY(!rank_order_problem(m, p)); // etp x ep = tp x cp = 2
     }
 };
 

@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 #include <thread>
+#include <tuple>
 
 #include <sys/resource.h>
 
@@ -16,6 +17,8 @@
 #include "vtrain/explorer_io.h"
 #include "vtrain/uncertainty.h"
 #include "vtrain/explorer_space.h"
+#include "vtrain/pipeline_layout.h"
+#include "vtrain/rank_layout.h"
 #include "vtrain/plan_check.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/simulator.h"
@@ -365,6 +368,7 @@ private slots:
         QTest::newRow("gpt3-175b, default search") << "gpt3-175b.json" << true;
         QTest::newRow("gpt-1.3b, default search, 4 GPU counts") << "gpt-1.3b.json" << true;
         QTest::newRow("llama3-70b-h100, default search") << "llama3-70b-h100.json" << true;
+        QTest::newRow("qwen3-235b-a22b-gb200 (balanced layouts)") << "qwen3-235b-a22b-gb200.json" << false;
     }
     void pruning_keeps_the_front_and_the_top_lists()
     {
@@ -772,6 +776,152 @@ private slots:
             QVERIFY(row.iteration_time_low_s <= row.iteration_time_s && row.iteration_time_s <= row.iteration_time_high_s);
         }
         QVERIFY(prediction_band(profiles().at("a100-sxm4-80gb")).has_value());
+    }
+
+    // Issue 17: layouts for layer counts pp x v does not divide, counting the embedding and the loss as a
+    // layer each (Megatron-Bridge's Qwen3-235B-A22B recipe writes "Et*3|(t*4|)*22t*3L" for pp 8 x v 3).
+    void balanced_layouts_count_embedding_and_loss()
+    {
+        QCOMPARE(balanced_pipeline_layout(94, 0, 8, 3), std::string("Et*3|(t*4|)*22t*3L"));
+        QCOMPARE(balanced_pipeline_layout(94, 0, 4, 1), std::string("Et*23|(t*24|)*2t*23L"));
+        QCOMPARE(balanced_pipeline_layout(95, 0, 8, 1), std::string("Et*12|(t*12|)*6t*11L")); // 95 + 1 = 96: the loss counts
+        QCOMPARE(balanced_pipeline_layout(61, 1, 7, 1), std::string("Et*8|(t*9|)*5t*8mL"));   // MTP rides in the last stage
+        QCOMPARE(balanced_pipeline_layout(96, 0, 8, 1), std::string());  // even split: no layout needed
+        QCOMPARE(balanced_pipeline_layout(93, 0, 8, 1), std::string());  // neither 94 nor 95 splits over 8
+        QCOMPARE(balanced_pipeline_layout(4, 0, 2, 3), std::string("E|(t|)*4L")); // 6 stages of one: E and L alone
+        // Every layout it writes resolves to the model's layers.
+        for (const auto& [layers, pp, v] : {std::tuple{94, 8, 3}, {94, 4, 1}, {95, 8, 1}, {4, 2, 3}, {126, 16, 1}}) {
+            ModelSpec m = test::gpt(layers, 1024, 16);
+            Plan p;
+            p.pp = pp;
+            p.schedule = v > 1 ? Schedule::Interleaved : Schedule::OneFOneB;
+            p.virtual_stages = v;
+            p.pipeline_layout = balanced_pipeline_layout(layers, 0, pp, v);
+            PipelineLayout out;
+            QVERIFY2(!resolve_pipeline_layout(m, p, out), p.pipeline_layout.c_str());
+        }
+    }
+
+    // `vtrain explore examples/qwen3-235b-a22b-gb200.json` rejected all 10,800 plans ("pp does not divide
+    // the 94 layers"); with the balanced layouts it finds feasible plans, each reporting its layout.
+    void qwen3_explores_with_balanced_layouts()
+    {
+        auto loaded = load_scenario(std::string(VTRAIN_SOURCE_DIR) + "/examples/qwen3-235b-a22b-gb200.json");
+        QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.first_error().c_str());
+        const Scenario s = std::move(loaded).value();
+        std::map<std::string, GpuProfile> gpus{{s.cluster.gpu, test::shipped_profile(s.cluster.gpu)}};
+        ExploreOptions options;
+        options.threads = 2;
+        options.top_k = 5;
+        options.prune = true;
+        RunControl control;
+        const auto r = explore(s, gpus, options, control);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.first_error().c_str());
+        QCOMPARE(r->total, std::uint64_t{10800});
+        QVERIFY(r->feasible > 0);
+        QVERIFY(!r->front.empty());
+        bool any_layout = false;
+        for (const auto* list : {&r->front, &r->fastest, &r->cheapest}) {
+            for (const PlanRow& row : *list) {
+                const int n = row.plan.pp * plan_chunks(row.plan);
+                QCOMPARE(row.plan.pipeline_layout, 94 % n == 0 ? std::string() : balanced_pipeline_layout(94, 0, row.plan.pp, plan_chunks(row.plan)));
+                any_layout = any_layout || !row.plan.pipeline_layout.empty();
+                QVERIFY(plan_row_to_csv(row).find(row.plan.pipeline_layout) != std::string::npos);
+            }
+        }
+        QVERIFY(any_layout); // no pp of 4, 8, 16 divides 94: every plan runs a balanced layout
+        qInfo("qwen3: %llu plans, %llu feasible, %llu bounded; fastest %s", static_cast<unsigned long long>(r->total),
+              static_cast<unsigned long long>(r->feasible), static_cast<unsigned long long>(r->bounded), plan_row_label(r->fastest.front()).c_str());
+    }
+
+    // Issue 17's missing axes: data-parallel overlap, rank order and host offload are searched like the
+    // others, their lists read and written, each combination in the space once.
+    void overlap_rank_order_and_offload_are_search_axes()
+    {
+        Scenario s = small_scenario();
+        s.search = SearchSpace{};
+        s.search->tp = {2};
+        s.search->pp = {2};
+        s.search->micro_batch = {1};
+        s.search->schedule = {Schedule::OneFOneB};
+        s.search->recompute = {Recompute::None};
+        s.search->sequence_parallel = {false};
+        s.search->zero_stage = {1};
+        s.search->overlap_grad_reduce = {true, false};
+        s.search->rank_order = {RankOrder{}, *parse_rank_order("tp-cp-ep-pp-dp")};
+        s.search->offload_optimizer = {false, true};
+        s.search->offload_activations = {0.0, 0.5};
+        const auto space = make_plan_space(s, profiles(), false);
+        QVERIFY(space.ok());
+        QCOMPARE(space->size(), std::uint64_t{16});
+        std::set<std::string> seen;
+        for (std::uint64_t i = 0; i < space->size(); ++i) {
+            const Plan p = space->at(i).plan;
+            seen.insert(std::to_string(p.overlap_grad_reduce) + to_string(p.rank_order) + std::to_string(p.offload_optimizer) +
+                        std::to_string(p.offload_activations));
+        }
+        QCOMPARE(seen.size(), std::size_t{16});
+
+        ExploreOptions options;
+        options.keep_all_rows = true;
+        const ExploreResult r = run(s, options);
+        QCOMPARE(r.feasible, std::uint64_t{16});
+        // Offload lowers memory and adds time; the same plan otherwise.
+        auto find = [&r](bool ogr, bool pp_dp, bool opt, double act) -> const PlanRow* {
+            for (const PlanRow& row : r.rows) {
+                if (row.plan.overlap_grad_reduce == ogr && (row.plan.rank_order != RankOrder{}) == pp_dp && row.plan.offload_optimizer == opt &&
+                    row.plan.offload_activations == act) {
+                    return &row;
+                }
+            }
+            return nullptr;
+        };
+        const PlanRow* base = find(true, false, false, 0);
+        const PlanRow* opt = find(true, false, true, 0);
+        const PlanRow* act = find(true, false, false, 0.5);
+        const PlanRow* no_overlap = find(false, false, false, 0);
+        QVERIFY(base && opt && act && no_overlap);
+        QVERIFY(opt->peak_memory_gib < base->peak_memory_gib);
+        QVERIFY(opt->iteration_time_s > base->iteration_time_s);
+        // The first stage holds two micro-batches' activations in 1F1B: half of them go to the host, the one
+        // being computed stays (the last stage, with one set and the logits, is the peak either way).
+        const double act_bytes = plan_memory(s.model, s.training, act->plan).front().activations_bytes;
+        const double base_bytes = plan_memory(s.model, s.training, base->plan).front().activations_bytes;
+        QVERIFY(act_bytes < base_bytes && act_bytes > 0.5 * base_bytes);
+        QVERIFY(act->iteration_time_s >= base->iteration_time_s);
+        QVERIFY(no_overlap->iteration_time_s >= base->iteration_time_s);
+        // 16 GPUs as tp 2 x pp 2 x dp 4 on 8-GPU hosts: pp-dp puts both stages in one host (NVLink sends)
+        // and spreads data parallelism over both hosts; the simulated time differs.
+        const PlanRow* pp_dp = find(true, true, false, 0);
+        QVERIFY(pp_dp && pp_dp->iteration_time_s != base->iteration_time_s);
+
+        const nlohmann::json j = scenario_to_json(s);
+        QCOMPARE(j["search"]["rank_order"], nlohmann::json({"tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp"}));
+        const auto back = scenario_from_json(j);
+        QVERIFY2(back.ok(), back.ok() ? "" : back.first_error().c_str());
+        QCOMPARE(back->search->rank_order, s.search->rank_order);
+        QCOMPARE(back->search->overlap_grad_reduce, s.search->overlap_grad_reduce);
+        QCOMPARE(back->search->offload_optimizer, s.search->offload_optimizer);
+        QCOMPARE(back->search->offload_activations, s.search->offload_activations);
+        nlohmann::json bad = j;
+        bad["search"]["rank_order"] = {"pp-tp-cp-ep-dp"};
+        QVERIFY(!scenario_from_json(bad).ok());
+        bad = j;
+        bad["search"]["offload_activations"] = {1.5};
+        QVERIFY(!scenario_from_json(bad).ok());
+        // A plan's rank order reads with a reason when wrong, and round-trips when right.
+        nlohmann::json plan = j;
+        plan["plan"] = {{"tp", 2}, {"pp", 2}, {"dp", 4}, {"micro_batch", 1}, {"rank_order", "dp-tp-cp-ep-pp"}};
+        auto wrong = scenario_from_json(plan);
+        QVERIFY(!wrong.ok());
+        QVERIFY(wrong.first_error().find("rank_order") != std::string::npos);
+        plan["plan"]["rank_order"] = "tp-cp-ep-pp-dp";
+        plan["plan"]["offload_optimizer"] = true;
+        plan["plan"]["offload_activations"] = 0.25;
+        const auto right = scenario_from_json(plan);
+        QVERIFY2(right.ok(), right.ok() ? "" : right.first_error().c_str());
+        QCOMPARE(to_string(right->plan->rank_order), std::string("tp-cp-ep-pp-dp"));
+        QCOMPARE(plan_to_json(*right->plan)["offload_activations"].get<double>(), 0.25);
     }
 };
 

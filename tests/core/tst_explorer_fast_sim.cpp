@@ -80,6 +80,12 @@ Case random_case(std::mt19937_64& rng)
                 }
             }
         }
+        // Rank order and host offload change the costs both paths read (issue 17).
+        if (rng() % 3 == 0) {
+            p.rank_order.dims = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Pp, ParallelDim::Dp};
+        }
+        p.offload_optimizer = rng() % 4 == 0;
+        p.offload_activations = rng() % 4 == 0 ? 0.5 : 0.0;
         c.cluster.gpu = "a100-sxm4-80gb";
         c.cluster.num_gpus = p.num_gpus();
         c.cluster.gpus_per_node = pick(rng, {1, 2, 4, 8});

@@ -7,6 +7,7 @@
 
 #include "test_support.h"
 #include "vtrain/launch_config.h"
+#include "vtrain/rank_layout.h"
 
 using namespace vtrain;
 
@@ -487,6 +488,42 @@ private slots:
         QVERIFY(t->toml.find("enable_fsdp_float8_all_gather = true") != std::string::npos);
         QVERIFY(t->toml.find("data_parallel_replicate_degree = 2") != std::string::npos);
         QVERIFY(t->toml.find("data_parallel_shard_degree = 4") != std::string::npos);
+    }
+
+    // Rank order: Megatron-LM's one flag for it, --use-tp-pp-dp-mapping (tp-cp-ep-pp-dp); other orders warn.
+    // Offload: --optimizer-cpu-offload, TE's --cpu-offloading; DeepSpeed's offload_optimizer.
+    void rank_order_and_offload_flags()
+    {
+        Scenario s = small();
+        Plan p = *s.plan;
+        auto m = megatron_launch(s, p, 8);
+        QVERIFY(!has(m->arguments, "--use-tp-pp-dp-mapping"));
+        QVERIFY(!mentions(m->warnings, "rank order"));
+        p.rank_order = *parse_rank_order("tp-cp-ep-pp-dp");
+        m = megatron_launch(s, p, 8);
+        QVERIFY(has(m->arguments, "--use-tp-pp-dp-mapping"));
+        p.rank_order = *parse_rank_order("tp-pp-cp-ep-dp");
+        m = megatron_launch(s, p, 8);
+        QVERIFY(!has(m->arguments, "--use-tp-pp-dp-mapping"));
+        QVERIFY(mentions(m->warnings, "rank order tp-pp-cp-ep-dp has no Megatron-LM flag"));
+        QVERIFY(mentions(deepspeed_launch(s, p, 8)->warnings, "rank order"));
+
+        p.rank_order = RankOrder{};
+        p.offload_optimizer = true;
+        p.offload_activations = 0.5;
+        p.zero_stage = 1;
+        m = megatron_launch(s, p, 8);
+        QVERIFY(has(m->arguments, "--optimizer-cpu-offload"));
+        QVERIFY(has(m->arguments, "--optimizer-offload-fraction 1.0"));
+        QVERIFY(has(m->arguments, "--cpu-offloading"));
+        QCOMPARE(value_of(m->arguments, "--cpu-offloading-num-layers"), std::string("12")); // half of 24 layers
+        QVERIFY(!mentions(m->warnings, "refuses --cpu-offloading")); // pp 1, no recomputation
+        p.recompute = Recompute::Full;
+        QVERIFY(mentions(megatron_launch(s, p, 8)->warnings, "refuses --cpu-offloading"));
+        const auto d = deepspeed_launch(s, p, 8);
+        QVERIFY(d.ok());
+        QCOMPARE(d->config["zero_optimization"]["offload_optimizer"]["device"].get<std::string>(), std::string("cpu"));
+        QVERIFY(mentions(d->warnings, "cpu_checkpointing"));
     }
 };
 

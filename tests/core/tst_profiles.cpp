@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "test_support.h"
+#include "vtrain/calibration.h"
 #include "vtrain/interpolation.h"
 #include "vtrain/json_fields.h"
 #include "vtrain/modeled_profile.h"
@@ -119,7 +120,10 @@ private slots:
         const GpuProfile gb200 = test::shipped_profile("gb200-nvl72");
         QCOMPARE(gb200.links.gpus_per_node, 4);
         QCOMPARE(nvlink_domain_size(gb200.links), 72);
-        QCOMPARE(gb200.links.nvlink_bus_gbytes_per_s, 1800 / 2 * 0.8); // 900 GB/s per direction x bus efficiency
+        // 900 GB/s per direction x bus efficiency: the datasheet prior (calibrate may fit the profile's own
+        // value on the public GB200 runs, within 0.5-1.06x of the per-direction rate).
+        QCOMPARE(prior_parameters_of(gb200).nvlink_bus_gbytes_per_s, 1800 / 2 * 0.8);
+        QVERIFY(gb200.links.nvlink_bus_gbytes_per_s >= 0.5 * 900 && gb200.links.nvlink_bus_gbytes_per_s <= 1.06 * 900);
         QCOMPARE(gb200.peak_flops("fp4"), 10000e12);
         QCOMPARE(gb200.peak_flops("nvfp4"), 10000e12); // block-scaled formats read the plain format's peak
         QCOMPARE(gb200.peak_flops("mxfp8"), 5000e12);

@@ -13,6 +13,15 @@
 // the uncertainty band come from those held-out predictions. A row whose settings are a range (see
 // validation.h, predict_range) is fitted at its centre: the middle candidate(s) chosen once with the
 // starting profile, so that a fit costs one or two simulations per row and evaluation.
+//
+// Modern sets (issues 13/16): one fit per GPU over all its precisions, in which the BF16, FP8 and FP4
+// GEMM efficiencies are the per-precision parameters (a precision's efficiency is fitted only when at
+// least min_rows_per_precision rows run at it; otherwise it keeps the datasheet estimate). Every bound is
+// a physically plausible range with its reason (CalibrationParameter::why), so that a fit cannot make up
+// for a structural error of the cost model with an impossible efficiency; a parameter that ends on a
+// bound is listed in the result (at_bound), which says the model, not the parameter, is off. A profile
+// that was calibrated before is refitted from the prior it recorded (calibration.start_parameters), so
+// that refitting is reproducible and "before" always means the datasheet estimate.
 #include <functional>
 #include <map>
 #include <string>
@@ -35,11 +44,15 @@ struct CalibrationParameter {
     bool log_scale = false;
     std::string unit;
     bool fitted_by_default = true; // false: only when named with --params
+    std::string why;                // why the range is physically plausible (with its source)
 };
 
 // Every parameter calibrate can fit: the ModelParameters fields and the links' nic_efficiency and
 // nvlink_bus_gbytes_per_s (NCCL's achievable bus bandwidth inside a node while training).
 const std::vector<CalibrationParameter>& calibration_parameters();
+// The same with the bounds that depend on the part: the NVLink bus bandwidth as a fraction of the
+// datasheet's per-direction NVLink rate where the profile records it (see calibration.cpp).
+std::vector<CalibrationParameter> calibration_parameters_for(const GpuProfile& profile);
 
 // The free parameters of a profile as a name -> value map (from its spec/model_parameters and links).
 struct ParameterSet {
@@ -57,6 +70,11 @@ struct ParameterSet {
 // The datasheet part of a modeled profile, and the parameters it was built with.
 HardwareSpec hardware_spec_of(const GpuProfile& profile);
 ParameterSet parameters_of(const GpuProfile& profile);
+// What a fit of this profile starts from: the prior a calibrated profile recorded
+// (calibration.start_parameters), else parameters_of(profile).
+ParameterSet prior_parameters_of(const GpuProfile& profile);
+// The inverse of ParameterSet::to_json (missing names keep `base`'s values).
+ParameterSet parameters_from_json(const nlohmann::json& json, ParameterSet base);
 // A modeled profile built from the hardware, with the parameters (links included) applied.
 GpuProfile build_profile(const HardwareSpec& hardware, const ParameterSet& parameters);
 
@@ -73,15 +91,30 @@ struct CalibrationOptions {
     CalibrationLoss loss = CalibrationLoss::SquaredLog;
     int folds = 5;                        // k-fold cross-validation; < 2 = none
     int max_evaluations = 400;            // per fit
+    int min_rows_per_precision = 3;       // a precision's GEMM efficiency is fitted only with this many rows of it
     int threads = 0;
 };
 
 struct CalibrationRow {
     std::string id;
     std::string subset;
+    std::string precision;                // "bf16", "fp8", "nvfp4", ...
+    std::string metric;                   // to_string(ValidationMetric): what the errors are of
     double measured = 0;
+    double start_error_pct = 0;           // with the starting (uncalibrated) parameters
     double in_sample_error_pct = 0;       // with the parameters fitted on all rows
     double cv_error_pct = 0;              // predicted by the fit that did not see the row (0 without CV)
+};
+
+// One fold of the cross-validation: fitted on the other folds, scored on this one.
+struct CalibrationFold {
+    int fold = 0;
+    int train_rows = 0;
+    int test_rows = 0;
+    ParameterSet fitted;
+    double objective_train = 0;
+    int evaluations = 0;
+    std::map<std::string, SubsetStats> held_out; // by subset, and "all"
 };
 
 struct CalibrationResult {
@@ -94,6 +127,12 @@ struct CalibrationResult {
     std::vector<CalibrationRow> rows;
     std::map<std::string, SubsetStats> in_sample;   // by subset, and "all"
     std::map<std::string, SubsetStats> cross_validated;
+    std::map<std::string, SubsetStats> start_error;  // by subset and "all", with the starting parameters
+    // The same three by precision ("bf16", "fp8", ...).
+    std::map<std::string, SubsetStats> start_by_precision, in_sample_by_precision, cross_validated_by_precision;
+    std::vector<CalibrationFold> folds;
+    std::vector<std::string> at_bound;            // "name (high)": fitted values on a bound of their range
+    std::vector<std::string> kept_for_lack_of_rows; // per-precision parameters left at the prior, and why
     std::vector<std::string> skipped;     // "id: reason" for rows that could not be used
     nlohmann::json calibration_block;     // what goes into the profile's "calibration"
 };

@@ -68,6 +68,7 @@ struct PlanRow {
     double training_days = 0;
     double cost_usd = 0;
     bool on_front = false;
+    bool band_calibrated = false;     // the band is the profile's calibrated one, not the uncalibrated default
 };
 
 struct ExploreResult {

@@ -4,7 +4,8 @@
 //
 // Order (outermost first): GPU type, GPU count, tp, cp, pp, ep, etp, micro-batch -- a "group" -- then,
 // inside a group, its variants: schedule (interleaved once per virtual-stage count), recompute, sequence
-// parallelism, ZeRO stage, precision, TP overlap, MoE overlap. dp = GPU count / (tp x cp x pp); a
+// parallelism, ZeRO stage, precision, TP overlap, MoE overlap, DP overlap, rank order, optimizer offload,
+// activation offload. dp = GPU count / (tp x cp x pp); a
 // tp x cp x pp that does not divide the GPU count is in the space and rejected (gpu count mismatch), so
 // that every combination of the lists is accounted for.
 //
@@ -26,8 +27,13 @@
 //   recompute    none, selective, full
 //   sequence_parallel  false, and true when tp > 1
 //   zero_stage   0, 1, 2
-//   cp, ep, etp, precision, tp_overlap, moe_overlap: the scenario plan's value (else 1, 1, 0 = tp,
-//                training.precision, false, false) -- one value each
+//   cp, ep, etp, precision, tp_overlap, moe_overlap, overlap_grad_reduce, rank_order, offload_optimizer,
+//                offload_activations: the scenario plan's value (else 1, 1, 0 = tp, training.precision,
+//                false, false, true, "tp-cp-ep-dp-pp", false, 0) -- one value each
+// Layers that pp x v does not divide: a plan whose pp x v virtual stages divide layers + 2 (or + 1) gets
+// the layout that counts the embedding and the loss as a layer each (balanced_pipeline_layout(), as
+// Megatron-Bridge splits Qwen3's 94 layers), written into its plan.pipeline_layout; other plans are
+// rejected as before. For such a pp the default virtual stages are the v >= 2 that fit this way.
 // Pairing rules, also for explicit lists: virtual_stages only pairs with the interleaved schedule
 // (gpipe and 1f1b always have v = 1). Explicit lists are crossed in full: an explicit
 // "sequence_parallel": [true] with tp = 1 is in the space and rejected with its reason.
@@ -52,6 +58,10 @@ struct PlanVariant {
     bool tp_overlap = false;
     bool moe_overlap = false;
     int precision_index = 0; // into PlanSpace::precision
+    bool overlap_grad_reduce = true;
+    int rank_order_index = 0; // into PlanSpace::rank_order
+    bool offload_optimizer = false;
+    double offload_activations = 0;
 };
 
 struct PlanSpace;
@@ -94,6 +104,11 @@ struct PlanSpace {
     std::vector<int> zero_stage;
     std::vector<Precision> precision;
     std::vector<bool> tp_overlap, moe_overlap;
+    std::vector<bool> overlap_grad_reduce, offload_optimizer;
+    std::vector<RankOrder> rank_order;
+    std::vector<double> offload_activations;
+    int layers = 0;     // the model's decoder layers and MTP modules, for layouts pp x v does not divide
+    int mtp_layers = 0;
 
     std::uint64_t size() const { return m_size; }
     std::uint64_t groups() const { return m_groups; }
@@ -119,7 +134,8 @@ struct PlanSpace {
     // Filled by make_plan_space(): prefix sums over the tp and pp lists and the strides they imply.
     std::vector<std::uint64_t> sp_prefix; // size tp.size() + 1
     std::vector<std::uint64_t> sched_prefix; // size pp.size() + 1
-    std::uint64_t variant_tail = 1; // recompute x zero x precision x tp_overlap x moe_overlap
+    std::uint64_t variant_tail = 1; // recompute x zero x precision x tp_overlap x moe_overlap x the four below
+                                    // (overlap_grad_reduce, rank_order, offload_optimizer, offload_activations)
     std::uint64_t m_size = 0;
     std::uint64_t m_groups = 0;
 };

@@ -60,6 +60,8 @@ struct LinkSpec {
     double nic_efficiency = 0.9;           // achievable fraction of the line rate
     double inter_node_latency_us = 0;      // cost per step between nodes
     double inter_node_base_latency_us = 0; // fixed cost of one collective that spans nodes
+    double host_link_gbytes_per_s = 0;     // GPU <-> host memory, per direction, one GPU's share (PCIe, NVLink-C2C); 0 = unknown
+    double host_memory_gbytes_per_s = 0;   // host DRAM bandwidth, one GPU's share (for an optimizer step on the CPU); 0 = unknown
 };
 
 // GPUs in one NVLink domain (nvlink_domain_gpus, or the host when that is 0).

@@ -41,6 +41,14 @@ inline int plan_chunks(const Plan& p) { return p.schedule == Schedule::Interleav
 // nothing when they can.
 std::optional<std::string> resolve_pipeline_layout(const ModelSpec& model, const Plan& plan, PipelineLayout& out);
 
+// The layout Megatron-Bridge uses when pp x v virtual stages do not divide the decoder layers but do divide
+// layers + 2 (the embedding and the loss each take a layer's place: first stage E + (n - 1) layers, last
+// (n - 1) layers + L, n in every other) or layers + 1 (only the loss counts: last stage n - 1 layers + L),
+// in --pipeline-model-parallel-layout syntax; MTP modules ride in the last stage. Empty when the layers
+// split evenly (no layout needed) or neither count divides. Qwen3-235B-A22B's 94 layers on pp 8 x v 3:
+// "Et*3|(t*4|)*22t*3L" (Megatron-Bridge qwen3 performance recipe).
+std::string balanced_pipeline_layout(int layers, int mtp_layers, int pp, int virtual_stages);
+
 // The virtual stages a layout string describes, in order (before mapping to ranks); why not when it
 // does not parse.
 std::optional<std::string> parse_pipeline_layout(const std::string& text, std::vector<VirtualStage>& out);

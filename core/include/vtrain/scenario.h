@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The plain value types a scenario file describes: model, cluster, training budget and a parallel plan.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -136,6 +137,18 @@ struct TrainingSpec {
     double grad_accumulation_bytes = 0;
 };
 
+// Where each parallel dimension's ranks sit: the order in which consecutive ranks step through the
+// dimensions, innermost (adjacent ranks) first, as Megatron-Core's RankGenerator order string
+// (megatron/core/parallel_state.py): "tp-cp-ep-dp-pp" is its default; --use-tp-pp-dp-mapping selects
+// "tp-cp-ep-pp-dp", which keeps a pipeline inside a node and spreads data-parallel replicas over nodes.
+// Expert layers use the same order with etp, ep and edp in place of tp, ep and dp (and cp = 1).
+// Consecutive ranks fill a host and an NVLink domain first, so the inner dimensions get NVLink.
+enum class ParallelDim : std::uint8_t { Tp, Cp, Ep, Dp, Pp };
+struct RankOrder {
+    std::array<ParallelDim, 5> dims{ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Dp, ParallelDim::Pp};
+    bool operator==(const RankOrder&) const = default;
+};
+
 struct Plan {
     int tp = 1;
     int pp = 1;
@@ -171,6 +184,10 @@ struct Plan {
     int last_stage_layers = 0;
     std::string pipeline_layout;
 
+    RankOrder rank_order;             // "rank_order": rank layout over nodes and domains (default Megatron's)
+    bool offload_optimizer = false;   // fp32 master weights and optimizer states in host memory, step on the CPU
+    double offload_activations = 0;   // share (0-1) of the stashed activations kept in host memory between forward and backward
+
     int effective_etp() const { return etp > 0 ? etp : tp; }
     int num_gpus() const { return tp * cp * pp * dp; }
     bool operator==(const Plan&) const = default;
@@ -195,6 +212,10 @@ struct SearchSpace {
     std::vector<Precision> precision;   // fp8 uses training.fp8_recipe
     std::vector<bool> tp_overlap;
     std::vector<bool> moe_overlap;
+    std::vector<bool> overlap_grad_reduce;   // data-parallel overlap; empty = the plan's value
+    std::vector<RankOrder> rank_order;       // empty = the plan's value
+    std::vector<bool> offload_optimizer;     // empty = the plan's value
+    std::vector<double> offload_activations; // empty = the plan's value
 };
 
 struct Scenario {

@@ -103,6 +103,7 @@ struct SimulationResult {
     LayerCosts layer_costs;
     std::vector<TimelineTask> timeline; // empty unless asked for
     std::size_t task_count = 0;
+    bool band_calibrated = false;  // the band is measured (a calibrated profile), not the uncalibrated default
 };
 
 } // namespace vtrain
