@@ -141,11 +141,13 @@ DetailsPanel::DetailsPanel(QWidget* parent)
     clear();
 }
 
-void DetailsPanel::setResult(std::shared_ptr<const SimulationResult> result)
+void DetailsPanel::setResult(std::shared_ptr<const SimulationResult> result, bool asCompareB)
 {
     m_timeline->setResult(result);
     m_memory->setResult(result);
-    m_compare->setCurrent(result);
+    if (asCompareB) {
+        m_compare->setCurrent(result);
+    }
     if (!result) {
         clear();
         return;

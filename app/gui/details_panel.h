@@ -29,7 +29,8 @@ class DetailsPanel : public QWidget {
 public:
     explicit DetailsPanel(QWidget* parent = nullptr);
 
-    void setResult(std::shared_ptr<const SimulationResult> result);
+    // The selected plan; `asCompareB` false keeps Compare's B (a plan restored after a restart) as it is.
+    void setResult(std::shared_ptr<const SimulationResult> result, bool asCompareB = true);
     void setBusy(const QString& message); // "simulating …" while the worker runs
     void clear(const QString& message = QString()); // nothing selected; `message` says why
     bool hasPlan() const;

@@ -27,6 +27,7 @@
 #include "models/plan_filter_model.h"
 #include "models/plan_table_model.h"
 #include "models/presets.h"
+#include "models/prune_policy.h"
 #include "models/reject_model.h"
 #include "models/scenario_store.h"
 #include "models/settings_keys.h"
@@ -43,6 +44,7 @@
 #include "views/timeline_view.h"
 #include "vtrain/explorer_space.h"
 #include "vtrain/scenario_json.h"
+#include "vtrain/uncertainty.h"
 
 namespace vtrain::ui {
 
@@ -69,9 +71,13 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     connectRunners();
 
     QList<GpuChoice> gpus;
+    std::map<std::string, QString> bandNotes; // GPUs whose band is a prior, not a measured error
     for (const QString& id : m_catalog.ids()) {
         GpuChoice choice{id, id, QString(), 0, 0};
         if (const auto profile = m_catalog.profile(id.toStdString())) {
+            if (const auto band = prediction_band(*profile); band && !band->calibrated) {
+                bandNotes[id.toStdString()] = QString::fromStdString(band->source);
+            }
             QString vendor = QString::fromStdString(profile->vendor);
             const QString name = QString::fromStdString(profile->name);
             if (vendor.isEmpty() && (name.startsWith(QLatin1String("NVIDIA ")) || name.startsWith(QLatin1String("AMD ")))) {
@@ -82,14 +88,19 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
         gpus.push_back(choice);
     }
     m_editor->setGpuChoices(gpus);
+    m_planModel->setBandNotes(std::move(bandNotes));
 
     if (m_options.restoreSession) {
         // Settings files get edited by hand: every value is range-checked (settings_values.h).
         restoreLayout();
         const int colorDimensions = static_cast<int>(colorDimensionNames().size());
+        m_autoColor = !QSettings().contains(QLatin1String(settings_keys::kColorDimension)); // never chosen: follows the sweep
         m_plot->setColorDimension(static_cast<ColorDimension>(settings_values::intIn(settings_keys::kColorDimension, 0, 0, colorDimensions - 1)));
         m_plot->setLogAxes(settings_values::flag(settings_keys::kLogAxes, false));
         m_sweepBar->setAutoRun(settings_values::flag(settings_keys::kAutoRun, true));
+        const QString prune = settings_values::oneOf(settings_keys::kPrune, toString(PrunePolicy::LargeSweeps),
+                                                     {toString(PrunePolicy::LargeSweeps), toString(PrunePolicy::Always), toString(PrunePolicy::Never)});
+        setPrunePolicy(prunePolicyFromString(prune).value_or(PrunePolicy::LargeSweeps), false);
         const QString savedTheme = settings_values::oneOf(settings_keys::kTheme, QStringLiteral("system"),
                                                           {QStringLiteral("system"), QStringLiteral("light"), QStringLiteral("dark")});
         if (const auto t = theme::fromString(savedTheme); t && *t != theme::current()) {
@@ -226,6 +237,22 @@ void MainWindow::buildMenus()
     m_runAction = sweep->addAction(QIcon(QStringLiteral(":/icons/run.svg")), tr("&Run"), QKeySequence(Qt::Key_F5), this, &MainWindow::startSweep);
     m_cancelAction = sweep->addAction(QIcon(QStringLiteral(":/icons/cancel.svg")), tr("&Cancel"), QKeySequence(Qt::Key_Escape), this,
                                       &MainWindow::cancelSweep);
+    sweep->addSeparator();
+    // Pruning: same front and top lists, fewer plans simulated, drawn and listed (prune_policy.h).
+    QMenu* prune = sweep->addMenu(tr("&Prune"));
+    prune->setToolTipsVisible(true);
+    auto* prunes = new QActionGroup(prune);
+    for (const auto& [p, label] :
+         {std::pair{PrunePolicy::LargeSweeps, tr("Sweeps of over %1 plans").arg(formatCount(static_cast<double>(kPruneAbovePlans)))},
+          std::pair{PrunePolicy::Always, tr("&Always")}, std::pair{PrunePolicy::Never, tr("&Never: simulate and show every feasible plan")}}) {
+        QAction* a = prune->addAction(label, this, [this, p = p] { setPrunePolicy(p); });
+        a->setObjectName(QStringLiteral("prune-") + toString(p));
+        a->setCheckable(true);
+        a->setChecked(p == m_prunePolicy);
+        a->setToolTip(tr("Skip plans whose lower bounds on time and cost cannot reach the Pareto front: the front is the same, "
+                         "the chart and table show only the simulated plans"));
+        prunes->addAction(a);
+    }
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     view->addAction(m_editorDock->toggleViewAction());
@@ -251,7 +278,10 @@ void MainWindow::buildMenus()
     auto* group = new QActionGroup(colorBy);
     const QStringList names = colorDimensionNames();
     for (int i = 0; i < names.size(); ++i) {
-        QAction* a = colorBy->addAction(names[i], this, [this, i] { m_plot->setColorDimension(static_cast<ColorDimension>(i)); });
+        QAction* a = colorBy->addAction(names[i], this, [this, i] {
+            m_autoColor = false;
+            m_plot->setColorDimension(static_cast<ColorDimension>(i));
+        });
         a->setCheckable(true);
         a->setChecked(i == 0);
         group->addAction(a);
@@ -329,6 +359,7 @@ void MainWindow::connectRunners()
         m_cancelAction->setEnabled(state == SweepRunner::State::Running);
     });
     connect(m_plot, &ParetoPlot::rowClicked, this, &MainWindow::selectPlan);
+    connect(m_plot, &ParetoPlot::colorDimensionChosen, this, [this] { m_autoColor = false; });
     // The table's filter filters the chart too.
     connect(m_plans->filterModel(), &PlanFilterModel::criteriaChanged, this, &MainWindow::applyPlanFilter);
     connect(m_details->compare(), &CompareView::pinnedChanged, this, [this](std::shared_ptr<const SimulationResult> a) {
@@ -469,7 +500,21 @@ void MainWindow::startSweep()
         statusBar()->showMessage(tr("The sweep cannot run: %1").arg(error));
         return;
     }
-    m_runner->start(*m_scenario, std::move(profiles));
+    ExploreOptions options;
+    const auto space = make_plan_space(*m_scenario, profiles, options.allow_tp_across_nodes);
+    options.prune = space.ok() && shouldPrune(m_prunePolicy, space.value().size());
+    m_runner->start(*m_scenario, std::move(profiles), options);
+}
+
+void MainWindow::setPrunePolicy(PrunePolicy policy, bool remember)
+{
+    m_prunePolicy = policy;
+    for (QAction* a : findChildren<QAction*>(QStringLiteral("prune-") + toString(policy))) {
+        a->setChecked(true);
+    }
+    if (remember && m_options.restoreSession) {
+        QSettings().setValue(QLatin1String(settings_keys::kPrune), toString(policy));
+    }
 }
 
 void MainWindow::cancelSweep()
@@ -479,8 +524,8 @@ void MainWindow::cancelSweep()
 
 void MainWindow::saveComparePlans() const
 {
-    if (!m_options.restoreSession) {
-        return;
+    if (!m_options.restoreSession || m_compareRestoresPending > 0) {
+        return; // at start, A can come back before B: saving then would forget B
     }
     QSettings settings;
     auto store = [&](const char* key, const std::shared_ptr<const SimulationResult>& r) {
@@ -512,17 +557,26 @@ void MainWindow::restoreComparePlans()
         if (!profile) {
             continue;
         }
+        if (!pinned) {
+            m_restoredCurrent = s;
+            m_keepCompareCurrent = true;
+        }
+        ++m_compareRestoresPending;
         auto* runner = new PlanDetailRunner(this);
-        connect(runner, &PlanDetailRunner::resultReady, this, [this, runner, s, pinned = pinned](std::uint64_t, std::shared_ptr<const SimulationResult> r) {
+        auto finish = [this, runner] {
+            --m_compareRestoresPending;
+            runner->deleteLater();
+        };
+        connect(runner, &PlanDetailRunner::resultReady, this, [this, s, pinned = pinned, finish](std::uint64_t, std::shared_ptr<const SimulationResult> r) {
             m_planScenarios[r.get()] = s;
             if (pinned) {
                 m_details->compare()->setPinned(r);
-            } else if (!m_details->compare()->current()) {
+            } else if (m_keepCompareCurrent) { // else the user has selected a plan since
                 m_details->compare()->setCurrent(r);
             }
-            runner->deleteLater();
+            finish();
         });
-        connect(runner, &PlanDetailRunner::failed, runner, &QObject::deleteLater);
+        connect(runner, &PlanDetailRunner::failed, this, finish);
         runner->request(s, *s.plan, s.cluster.gpu, s.cluster.num_gpus, std::move(profile));
     }
 }
@@ -545,6 +599,11 @@ void MainWindow::onSweepStarted(const Scenario& scenario)
     m_rejectModel->clear();
     m_plot->setSelectedRow(-1);
     m_plot->setTitle(tr("%1: training time vs cost").arg(elidedName(scenario.model.name)));
+    if (m_autoColor) {
+        // Until the user picks a colouring: GPU types apart when the sweep compares several, else tp.
+        const bool severalGpus = scenario.search && scenario.search->gpu.size() > 1;
+        m_plot->setColorDimension(severalGpus ? ColorDimension::GpuType : ColorDimension::TensorParallel);
+    }
     updateStale();
     if (m_details->hasPlan()) {
         m_details->setStaleNote(tr("This plan is from the previous sweep; a plan of the new one is selected when it ends."));
@@ -568,7 +627,14 @@ void MainWindow::onSweepFinished(std::shared_ptr<const ExploreResult> result)
     m_rejectModel->setResult(*result);
     m_plot->flush();
     if (m_selectedRow < 0 && !front.empty()) {
-        selectPlan(balancedFrontRow());
+        // After a restart the first sweep selects Compare's B again when it is one of its plans; when it is
+        // not, B stays in Compare until the user selects a plan.
+        const int restored = m_restoredCurrent ? rowOfScenario(*m_restoredCurrent) : -1;
+        m_keepCompareCurrent = m_restoredCurrent && restored < 0;
+        m_restoredCurrent.reset();
+        showPlan(restored >= 0 ? restored : balancedFrontRow());
+    } else {
+        m_restoredCurrent.reset();
     }
     if (front.empty()) {
         // Nothing of the old selection may stay on screen: it belongs to other inputs.
@@ -604,7 +670,52 @@ int MainWindow::balancedFrontRow() const
     return best;
 }
 
+std::optional<Scenario> MainWindow::scenarioOfRow(int row)
+{
+    if (row < 0 || row >= m_planModel->rowCount() || !m_sweepScenario) {
+        return std::nullopt;
+    }
+    const PlanRow& r = m_planModel->planRow(row);
+    const auto profile = m_catalog.profile(r.gpu);
+    if (!profile) {
+        return std::nullopt;
+    }
+    // As the plan runs: its GPU, GPU count and node size (for "Launch flags…"), and the precision the
+    // sweep gave it (a search axis: a row of an FP8 sweep is simulated at FP8, not the editor's BF16).
+    // Its cluster as the sweep priced it: another GPU type than the scenario's has its profile's price and links.
+    Scenario selected = *m_sweepScenario;
+    selected.cluster = cluster_for_gpu(*m_sweepScenario, r.gpu, r.num_gpus);
+    selected.cluster.gpus_per_node = gpus_per_node_for(selected, *profile);
+    selected.training.precision = r.precision;
+    selected.plan = r.plan;
+    return selected;
+}
+
+int MainWindow::rowOfScenario(const Scenario& wanted)
+{
+    if (!wanted.plan) {
+        return -1;
+    }
+    const nlohmann::json json = scenario_to_json(wanted);
+    for (int row = 0; row < m_planModel->rowCount(); ++row) {
+        const PlanRow& r = m_planModel->planRow(row);
+        if (r.plan == *wanted.plan && r.gpu == wanted.cluster.gpu && r.num_gpus == wanted.cluster.num_gpus) {
+            const auto candidate = scenarioOfRow(row);
+            if (candidate && scenario_to_json(*candidate) == json) {
+                return row;
+            }
+        }
+    }
+    return -1;
+}
+
 void MainWindow::selectPlan(int row)
+{
+    m_keepCompareCurrent = false; // the user's choice: Compare's B follows it again
+    showPlan(row);
+}
+
+void MainWindow::showPlan(int row)
 {
     if (row < 0 || row >= m_planModel->rowCount() || !m_sweepScenario) {
         return;
@@ -620,14 +731,10 @@ void MainWindow::selectPlan(int row)
         return;
     }
     m_details->setBusy(tr("Simulating %1 × %2 · %3 …").arg(formatCount(r.num_gpus), QString::fromStdString(r.gpu), planSummary(r.plan)));
-    Scenario selected = *m_sweepScenario; // as the plan runs: its GPU, GPU count and node size (for "Launch flags…")
-    selected.cluster.gpu = r.gpu;
-    selected.cluster.num_gpus = r.num_gpus;
-    selected.cluster.gpus_per_node = gpus_per_node_for(selected, *profile);
-    selected.plan = r.plan;
+    const Scenario selected = scenarioOfRow(row).value();
     m_details->setLaunchScenario(selected);
     m_requestedScenario = selected;
-    m_detailRequest = m_detailRunner->request(*m_sweepScenario, r.plan, r.gpu, r.num_gpus, std::move(profile));
+    m_detailRequest = m_detailRunner->request(selected, r.plan, r.gpu, r.num_gpus, std::move(profile));
 }
 
 void MainWindow::onDetailReady(std::shared_ptr<const SimulationResult> result)
@@ -639,7 +746,7 @@ void MainWindow::onDetailReady(std::shared_ptr<const SimulationResult> result)
     if (result && m_requestedScenario) {
         m_planScenarios[result.get()] = *m_requestedScenario;
     }
-    m_details->setResult(std::move(result));
+    m_details->setResult(std::move(result), !m_keepCompareCurrent);
     m_details->setStaleNote(resultsStale() ? staleNote() : QString());
 }
 
@@ -663,7 +770,11 @@ void MainWindow::saveLayout() const
     QSettings settings;
     settings.setValue(QLatin1String(settings_keys::kMainWindowGeometry), saveGeometry());
     settings.setValue(QLatin1String(settings_keys::kMainWindowState), saveState(settings_keys::kMainWindowStateVersion));
-    settings.setValue(QLatin1String(settings_keys::kColorDimension), static_cast<int>(m_plot->colorDimension()));
+    if (m_autoColor) {
+        settings.remove(QLatin1String(settings_keys::kColorDimension));
+    } else {
+        settings.setValue(QLatin1String(settings_keys::kColorDimension), static_cast<int>(m_plot->colorDimension()));
+    }
     settings.setValue(QLatin1String(settings_keys::kLogAxes), m_plot->logAxes());
     settings.setValue(QLatin1String(settings_keys::kAutoRun), m_sweepBar->autoRun());
 }

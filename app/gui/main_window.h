@@ -14,6 +14,7 @@
 #include <QMessageBox>
 
 #include "models/profile_catalog.h"
+#include "models/prune_policy.h"
 #include "views/theme.h"
 #include "vtrain/explorer.h"
 #include "vtrain/simulation_result.h"
@@ -82,6 +83,9 @@ public:
     QString restoreProblem() const { return m_restoreProblem; }
 
     void setTheme(theme::Theme theme, bool remember = true); // View > Theme
+    bool colorFollowsSweep() const { return m_autoColor; }
+    void setPrunePolicy(PrunePolicy policy, bool remember = true); // Sweep > Prune (the next sweep)
+    PrunePolicy prunePolicy() const { return m_prunePolicy; }
     // Dock sizes for a first start (no saved layout): the chart gets the most room.
     void applyDefaultDockSizes();
 
@@ -123,6 +127,11 @@ private:
     void onSweepFinished(std::shared_ptr<const ExploreResult> result);
     void onDetailReady(std::shared_ptr<const SimulationResult> result);
     int balancedFrontRow() const;
+    void showPlan(int row); // selectPlan() without the user's intent: a restored Compare B may stay
+    // The selected row as the scenario it runs as (its GPU, count, node size, price, precision and plan).
+    std::optional<Scenario> scenarioOfRow(int row);
+    // The row whose scenario is `wanted` (a restored Compare B), or -1.
+    int rowOfScenario(const Scenario& wanted);
     void updateTitle();
     void rebuildRecentMenu();
     // Menu actions with file dialogs and error boxes.
@@ -155,6 +164,8 @@ private:
     QMenu* m_recentMenu = nullptr;
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
+    PrunePolicy m_prunePolicy = PrunePolicy::LargeSweeps;
+    bool m_autoColor = true; // the chart's colouring follows the sweep (GPU type when it has several) until chosen
 
     std::optional<Scenario> m_scenario;      // the editor's latest valid scenario
     std::optional<Scenario> m_sweepScenario; // what the shown results were computed from
@@ -168,6 +179,9 @@ private:
     std::uint64_t m_detailRequest = 0; // the selected plan's simulation; 0 = none wanted
     std::optional<Scenario> m_requestedScenario; // the selected plan as a scenario with its plan
     std::map<const SimulationResult*, Scenario> m_planScenarios; // Compare's A and B: what they were simulated from
+    int m_compareRestoresPending = 0;        // A and B re-simulating at start: not saved over meanwhile
+    std::optional<Scenario> m_restoredCurrent; // B as saved: the first sweep selects it again, or leaves it in Compare
+    bool m_keepCompareCurrent = false;       // the automatic selection does not replace a restored B
     QString m_filePath;
     int m_selectedRow = -1;
 };

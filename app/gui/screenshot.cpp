@@ -103,9 +103,13 @@ void ScreenshotSession::capture()
 
 void ScreenshotSession::captureCompare()
 {
+    // The tab's layout (and its scroll bars) settle on the next turns of the event loop: grab after them,
+    // not the half-laid-out page.
     m_window->details()->tabs()->setCurrentIndex(2);
-    save(QStringLiteral("compare.png"), m_window->details()->grab().save(QDir(m_dir).filePath(QStringLiteral("compare.png"))));
-    captureCaseStudies();
+    QTimer::singleShot(300, this, [this] {
+        save(QStringLiteral("compare.png"), m_window->details()->grab().save(QDir(m_dir).filePath(QStringLiteral("compare.png"))));
+        captureCaseStudies();
+    });
 }
 
 void ScreenshotSession::captureCaseStudies()

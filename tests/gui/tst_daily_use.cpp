@@ -14,7 +14,11 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
+#include <QHeaderView>
 #include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QTableWidget>
 #include <QSettings>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -34,6 +38,7 @@
 #include "models/settings_keys.h"
 #include "models/sweep_runner.h"
 #include "views/check_list.h"
+#include "views/compare_view.h"
 #include "views/field_row.h"
 #include "views/memory_view.h"
 #include "views/pareto_plot.h"
@@ -180,6 +185,95 @@ private Q_SLOTS:
         memory->resize(memory->parentWidget()->size());
         memory->replot();
         QVERIFY(memory->rect().contains(memory->legend->outerRect()));
+    }
+
+    // Defect 2, Compare: with A and B of the longest preset, the summary's B − A column is whole and on
+    // screen at 1280x720 (and 1920x1080 at 150 %): it was cut off at the table's right edge.
+    void compareFitsALaptopScreen_data()
+    {
+        QTest::addColumn<bool>("startScenario");
+        QTest::newRow("longest preset") << false;
+        QTest::newRow("start scenario") << true;
+    }
+    void compareFitsALaptopScreen()
+    {
+        const double dpr = qApp->devicePixelRatio();
+        const QSize screen = dpr > 1.2 ? QSize(1920, 1080) : QSize(1280, 720);
+        const QSize room(qFloor(screen.width() / dpr), qFloor(screen.height() / dpr) - 60);
+        MainWindowOptions o;
+        o.restoreSession = false;
+        o.runOnStart = false;
+        MainWindow w(o);
+        w.resize(room);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.applyDefaultDockSizes();
+        QString longest;
+        for (const Preset& p : presets()) {
+            if (p.title.size() > longest.size()) {
+                longest = p.id;
+            }
+        }
+        QFETCH(bool, startScenario);
+        if (!startScenario) {
+            w.loadPreset(longest);
+        }
+        QSignalSpy detail(w.detailRunner(), &PlanDetailRunner::resultReady);
+        QVERIFY(runSweep(w));
+        QVERIFY(detail.count() > 0 || detail.wait(120000));
+        CompareView* compare = w.details()->compare();
+        compare->pinCurrent();
+        QVERIFY2(w.planModel()->rowCount() >= 2, qPrintable(longest));
+        w.selectPlan(w.selectedRow() == 0 ? 1 : 0);
+        QVERIFY(detail.wait(120000));
+        QVERIFY(compare->pinned() && compare->current() && compare->pinned() != compare->current());
+        w.details()->tabs()->setCurrentWidget(w.details()->tabs()->widget(2));
+        QTest::qWait(100);
+        QTableWidget* summary = compare->summaryTable();
+        QVERIFY(summary->isVisible());
+        QHeaderView* header = summary->horizontalHeader();
+        const auto* view = static_cast<const QAbstractItemView*>(summary); // sizeHintForColumn is protected in QTableView
+        for (int c = 0; c < summary->columnCount(); ++c) {
+            // Every column as wide as its text, inside the table's viewport (no sideways scrolling).
+            QVERIFY2(header->sectionSize(c) >= view->sizeHintForColumn(c),
+                     qPrintable(QStringLiteral("column %1: %2 < %3").arg(c).arg(header->sectionSize(c)).arg(view->sizeHintForColumn(c))));
+            QVERIFY2(header->sectionViewportPosition(c) + header->sectionSize(c) <= summary->viewport()->width(),
+                     qPrintable(QStringLiteral("column %1 ends at %2 of %3").arg(c).arg(header->sectionViewportPosition(c) + header->sectionSize(c))
+                                    .arg(summary->viewport()->width())));
+        }
+        QVERIFY(!summary->horizontalScrollBar()->isVisible());
+        // And the table itself inside what the Compare tab's scroll area shows.
+        auto* area = qobject_cast<QScrollArea*>(w.details()->tabs()->currentWidget());
+        QVERIFY(area);
+        const QRect shown(summary->mapTo(area->viewport(), QPoint(0, 0)), summary->size());
+        QVERIFY2(shown.left() >= 0 && shown.right() < area->viewport()->width(),
+                 qPrintable(QStringLiteral("summary %1..%2 in a %3-pixel viewport").arg(shown.left()).arg(shown.right()).arg(area->viewport()->width())));
+        QStringList wide;
+        for (QWidget* child : compare->findChildren<QWidget*>()) {
+            if (child->isVisibleTo(compare) && child->minimumSizeHint().width() > area->viewport()->width() / 2) {
+                wide << QStringLiteral("%1:%2 %3").arg(child->objectName(), QString::fromLatin1(child->metaObject()->className()))
+                            .arg(child->minimumSizeHint().width());
+            }
+        }
+        QVERIFY2(!area->horizontalScrollBar()->isVisible(),
+                 qPrintable(QStringLiteral("compare needs %1 of %2 px: %3").arg(compare->minimumSizeHint().width())
+                                .arg(area->viewport()->width()).arg(wide.join(QStringLiteral(", ")))));
+
+        // The scenario editor at its default dock width: every field whole, no sideways scrolling (its
+        // right edge, "Tied input/output embeddings" and the GPU list, was cut off).
+        auto* editorArea = w.editor()->findChild<QScrollArea*>();
+        QVERIFY(editorArea);
+        QWidget* content = editorArea->widget();
+        QStringList widest;
+        for (QWidget* child : content->findChildren<QWidget*>()) {
+            if (child->isVisibleTo(content) && child->minimumSizeHint().width() > editorArea->viewport()->width() - 40) {
+                widest << QStringLiteral("%1:%2 %3").arg(child->objectName(), QString::fromLatin1(child->metaObject()->className()))
+                              .arg(child->minimumSizeHint().width());
+            }
+        }
+        QVERIFY2(!editorArea->horizontalScrollBar()->isVisible(),
+                 qPrintable(QStringLiteral("editor content needs %1 of %2 px: %3").arg(content->minimumSizeHint().width())
+                                .arg(editorArea->viewport()->width()).arg(widest.join(QStringLiteral(", ")))));
     }
 
     // Defect 3: the legend has its own row: no point of the front, nor the selected plan, is under it.

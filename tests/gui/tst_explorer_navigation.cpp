@@ -26,6 +26,7 @@
 #include "models/plan_filter_model.h"
 #include "models/plan_table_model.h"
 #include "models/scenario_store.h"
+#include "models/settings_keys.h"
 #include "models/sweep_runner.h"
 #include "models/timeline_search.h"
 #include "views/compare_view.h"
@@ -265,6 +266,41 @@ private Q_SLOTS:
         QVERIFY(again.details()->compare()->pinned()->plan == pinnedPlan);
         QVERIFY(again.details()->compare()->current()->plan == currentPlan);
         QVERIFY(again.paretoPlot()->pinned().has_value());
+        again.close();
+
+        // As the application starts (it sweeps at once and selects a plan): the selection is B again, not
+        // the front's knee, so B is still B (it was lost here once).
+        MainWindowOptions sweeping = options(true);
+        sweeping.runOnStart = true;
+        {
+            MainWindow third(sweeping);
+            QSignalSpy finished(third.sweepRunner(), &SweepRunner::finished);
+            QVERIFY(finished.wait(120000));
+            QTRY_VERIFY_WITH_TIMEOUT(third.details()->hasPlan(), 60000);
+            QTRY_VERIFY_WITH_TIMEOUT(third.details()->compare()->pinned() != nullptr, 60000);
+            QVERIFY(third.selectedRow() >= 0);
+            QVERIFY(third.planModel()->planRow(third.selectedRow()).plan == currentPlan);
+            QVERIFY(third.details()->compare()->current()->plan == currentPlan);
+            QVERIFY(third.details()->compare()->pinned()->plan == pinnedPlan);
+            QCOMPARE(third.details()->timeline()->result(), third.details()->compare()->current());
+            third.close();
+        }
+        QVERIFY(!QSettings().value(QLatin1String(settings_keys::kCompareCurrent)).toString().isEmpty());
+
+        // Other inputs, where B is not one of the plans: the start sweep selects its own plan, Compare keeps
+        // B until the user selects one.
+        sweeping.scenario->search->micro_batch = {4};
+        MainWindow fourth(sweeping);
+        QSignalSpy fourthFinished(fourth.sweepRunner(), &SweepRunner::finished);
+        QVERIFY(fourthFinished.wait(120000));
+        QTRY_VERIFY_WITH_TIMEOUT(fourth.details()->hasPlan(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(fourth.details()->compare()->current() != nullptr, 60000);
+        QVERIFY(fourth.details()->compare()->current()->plan == currentPlan);
+        QVERIFY(fourth.details()->timeline()->result()->plan.micro_batch == 4);
+        QSignalSpy fourthDetail(fourth.detailRunner(), &PlanDetailRunner::resultReady);
+        fourth.selectPlan(fourth.planModel()->frontRows().front());
+        QVERIFY(fourthDetail.wait(60000));
+        QCOMPARE(fourth.details()->compare()->current(), fourth.details()->timeline()->result());
     }
 
     void tableFilterFiltersThePlot()

@@ -26,7 +26,9 @@ QString recomputeName(Recompute recompute); // "none", "selective", "full"
 // "tp 8 · pp 35 · dp 12 · mb 1 · 1F1B · full recompute"
 QString planSummary(const Plan& plan);
 // Several lines: the plan, its GPUs and its figures (tooltips).
-QString planDescription(const PlanRow& row);
+// `bandNote` non-empty: the row's band is not a measured error but the default of an uncalibrated (modeled)
+// profile, and says so.
+QString planDescription(const PlanRow& row, const QString& bandNote = QString());
 // The training time's uncertainty band in days ("18.7–22.1"), from the row's iteration-time band; empty
 // when the row's GPU profile has none.
 QString trainingDaysBand(const PlanRow& row);

@@ -32,11 +32,12 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) {
         return {};
     }
-    static const char* const titles[ColumnCount] = {"Front", "Days", "Days band", "Cost", "GPU", "GPUs", "TP", "PP", "DP", "MB", "Schedule", "VS",
+    static const char* const titles[ColumnCount] = {"★", "Days", "Days band", "Cost", "GPU", "GPUs", "TP", "PP", "DP", "MB", "Schedule", "VS",
                                                     "Recompute", "SP", "ZeRO", "CP", "EP", "ETP", "Precision", "Iteration", "Tokens/s", "MFU", "Bubble", "Peak mem"};
     static const char* const tips[ColumnCount] = {
         "On the (training time, cost) Pareto front", "Training time in days",
-        "Training days within which the real run falls for 80% of the GPU profile's validation runs (\"no band\": the profile was not validated against measured runs)",
+        "Training days within which the real run falls for 80% of the GPU profile's validation runs; \"*\": the GPU's profile is not "
+        "calibrated, so the band is an assumed prior, not a measured error; \"no band\": the profile has none",
         "Training cost in dollars", "GPU type", "Number of GPUs",
         "Tensor-parallel width", "Pipeline stages", "Data-parallel replicas", "Micro-batch size (sequences)", "Pipeline schedule",
         "Virtual stages per pipeline rank (interleaved)", "Activation recomputation", "Sequence parallelism",
@@ -50,6 +51,26 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
         return tr(tips[section]);
     }
     return {};
+}
+
+void PlanTableModel::setBandNotes(std::map<std::string, QString> notes)
+{
+    m_bandNotes = std::move(notes);
+    if (!m_rows.empty()) {
+        Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+    }
+}
+
+QString PlanTableModel::bandNote(const std::string& gpu) const
+{
+    const auto it = m_bandNotes.find(gpu);
+    return it == m_bandNotes.end() ? QString() : it->second;
+}
+
+QString PlanTableModel::describe(int id) const
+{
+    const PlanRow& row = planRow(id);
+    return planDescription(row, bandNote(row.gpu));
 }
 
 QVariant PlanTableModel::data(const QModelIndex& index, int role) const
@@ -69,7 +90,12 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const
                       "draw a band from (see docs/validation.md).")
                 .arg(QString::fromStdString(row.gpu));
         }
-        return planDescription(row);
+        if (index.column() == DaysBandColumn) {
+            if (const QString note = bandNote(row.gpu); !note.isEmpty()) {
+                return tr("%1 days*\n* %2: %3").arg(trainingDaysBand(row), QString::fromStdString(row.gpu), note);
+            }
+        }
+        return planDescription(row, bandNote(row.gpu));
     case Qt::TextAlignmentRole:
         return index.column() == GpuColumn || index.column() == ScheduleColumn || index.column() == RecomputeColumn
                    ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
@@ -85,8 +111,8 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const
         if (index.column() == FrontColumn && row.on_front) {
             return QBrush(QColor(0xd6, 0x27, 0x28));
         }
-        if (index.column() == DaysBandColumn && trainingDaysBand(row).isEmpty()) {
-            return QBrush(QColor(0x88, 0x88, 0x88));
+        if (index.column() == DaysBandColumn && (trainingDaysBand(row).isEmpty() || !bandNote(row.gpu).isEmpty())) {
+            return QBrush(QColor(0x88, 0x88, 0x88)); // no band, or only a prior
         }
         return {};
     default: return {};
@@ -116,7 +142,7 @@ QVariant PlanTableModel::displayData(const PlanRow& r, int column) const
     case DaysColumn: return QString::number(r.training_days, 'f', 2);
     case DaysBandColumn: {
         const QString band = trainingDaysBand(r);
-        return band.isEmpty() ? tr("no band") : band;
+        return band.isEmpty() ? tr("no band") : bandNote(r.gpu).isEmpty() ? band : band + QStringLiteral("*");
     }
     case CostColumn: return formatDollarsExact(r.cost_usd); // "$2.8M" twenty rows in a row hid the order
     case IterationColumn: return formatSeconds(r.iteration_time_s);

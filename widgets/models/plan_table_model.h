@@ -7,6 +7,8 @@
 // merges a sorted batch in one layout change. PlanFilterModel only filters.
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <string>
 #include <vector>
 
 #include <QAbstractTableModel>
@@ -64,6 +66,12 @@ public:
 
     void clear();
     void appendRows(const std::vector<PlanRow>& rows);
+    // GPU types whose band is not a measured error (an uncalibrated, modeled profile's default prior), with
+    // the note that says so: their Days band reads "… *" and the tooltips quote the note.
+    void setBandNotes(std::map<std::string, QString> notes);
+    QString bandNote(const std::string& gpu) const;
+    // A plan's tooltip (chart and table): planDescription() with its GPU's band note.
+    QString describe(int id) const;
     // Marks exactly these plans (by PlanRow::index) as the front; returns how many were found.
     int setFront(const std::vector<std::uint64_t>& planIndices);
 
@@ -92,6 +100,7 @@ private:
     std::vector<int> m_order; // display row -> id
     std::vector<int> m_rowOf; // id -> display row
     std::vector<int> m_frontRows;
+    std::map<std::string, QString> m_bandNotes;
     int m_sortColumn = -1;
     Qt::SortOrder m_sortOrder = Qt::AscendingOrder;
     bool m_sortedByIndex = true; // rows arrive in enumeration order; lookups bisect while that holds

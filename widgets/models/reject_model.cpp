@@ -41,7 +41,7 @@ QVariant RejectModel::data(const QModelIndex& index, int role) const
     const Entry& e = m_entries[static_cast<std::size_t>(index.row())];
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
         switch (index.column()) {
-        case ReasonColumn: return QString::fromLatin1(to_string(e.reason));
+        case ReasonColumn: return e.reason == RejectReason::Count ? tr("bounded out (cannot reach the front)") : QString::fromLatin1(to_string(e.reason));
         case CountColumn: return formatCount(static_cast<double>(e.count));
         case ExampleColumn: return e.example;
         default: return {};
@@ -60,6 +60,12 @@ void RejectModel::setResult(const ExploreResult& result)
 {
     beginResetModel();
     m_entries.clear();
+    m_bounded = result.bounded;
+    if (result.bounded > 0) {
+        m_entries.push_back({RejectReason::Count, result.bounded,
+                             tr("legal plans not simulated: a lower bound on their time and cost shows that simulated plans "
+                                "beat them on both, so they cannot reach the front (pruning; Sweep > Prune)")});
+    }
     for (std::size_t i = 0; i < result.rejected.size(); ++i) {
         if (result.rejected[i] > 0) {
             m_entries.push_back({static_cast<RejectReason>(i), result.rejected[i], QString::fromStdString(result.example[i].to_string())});
@@ -72,6 +78,7 @@ void RejectModel::clear()
 {
     beginResetModel();
     m_entries.clear();
+    m_bounded = 0;
     endResetModel();
 }
 
@@ -79,7 +86,7 @@ std::uint64_t RejectModel::totalRejected() const
 {
     std::uint64_t n = 0;
     for (const Entry& e : m_entries) {
-        n += e.count;
+        n += e.reason == RejectReason::Count ? 0 : e.count;
     }
     return n;
 }

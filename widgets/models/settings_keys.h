@@ -20,6 +20,8 @@ inline constexpr auto kLastDirectory = "Files/LastDirectory";
 inline constexpr auto kColorDimension = "Pareto/ColorBy";
 inline constexpr auto kLogAxes = "Pareto/LogAxes";
 inline constexpr auto kAutoRun = "Sweep/AutoRun";
+// "large" (spaces over kPruneAbovePlans), "always" or "never" (Sweep > Prune; prune_policy.h).
+inline constexpr auto kPrune = "Sweep/Prune";
 // "system", "light" or "dark" (View > Theme).
 inline constexpr auto kTheme = "View/Theme";
 // The Compare tab's plans (A pinned, B selected) as scenario JSON with their plan, re-simulated at start.

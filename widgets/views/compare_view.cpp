@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -114,12 +115,16 @@ CompareView::CompareView(QWidget* parent)
     buttons->addStretch();
     heads->addLayout(buttons);
 
+    // The summary keeps the width of its four columns (fillSummary() sets it): on a 1280-pixel screen the
+    // stage table, which scrolls sideways anyway, gives up room rather than the B − A column.
     auto* split = new QSplitter(Qt::Horizontal, this);
+    split->setObjectName(QStringLiteral("compareSplit"));
     split->addWidget(m_summary);
     split->addWidget(m_stages);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 3);
-    split->setSizes({460, 700});
+    split->setChildrenCollapsible(false);
+    split->setStretchFactor(0, 0);
+    split->setStretchFactor(1, 1);
+    m_stages->setMinimumWidth(160);
 
     // A over B on one time axis (the longer iteration's), zoom and pan shared.
     m_timelineA = new TimelineView(this);
@@ -263,6 +268,13 @@ void CompareView::fillSummary()
             m_summary->setItem(i, 3, deltaCell(l.get(*a), l.get(*b), l.format, l.lowerIsBetter));
         }
     }
+    // Wide enough for every column's text, the frame and a vertical scroll bar.
+    QHeaderView* header = m_summary->horizontalHeader();
+    int width = 2 * m_summary->frameWidth() + m_summary->verticalScrollBar()->sizeHint().width();
+    for (int c = 0; c < m_summary->columnCount(); ++c) {
+        width += std::max(header->sectionSizeHint(c), static_cast<const QAbstractItemView*>(m_summary)->sizeHintForColumn(c));
+    }
+    m_summary->setMinimumWidth(width);
 }
 
 void CompareView::fillStages()

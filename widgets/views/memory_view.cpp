@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "views/memory_view.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <QMouseEvent>
 #include <QToolTip>
@@ -18,7 +20,80 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
+// The experts' share of the model state, where the core reports it (a field added for MoE; before it
+// the share reads 0 and the bars show the model state whole).
+template <typename M>
+double expertWeights(const M& m)
+{
+    if constexpr (requires { m.expert_weights_bytes; }) {
+        return m.expert_weights_bytes;
+    } else {
+        return 0.0;
+    }
+}
+template <typename M>
+double expertGradients(const M& m)
+{
+    if constexpr (requires { m.expert_gradients_bytes; }) {
+        return m.expert_gradients_bytes;
+    } else {
+        return 0.0;
+    }
+}
+template <typename M>
+double expertOptimizer(const M& m)
+{
+    if constexpr (requires { m.expert_optimizer_bytes; }) {
+        return m.expert_optimizer_bytes;
+    } else {
+        return 0.0;
+    }
+}
+
+struct Part {
+    const char* name;
+    QColor color;
+    double (*bytes)(const StageMemory&);
+};
+
+// Bottom to top. Expert parts are lighter shades of their dense counterparts.
+const std::vector<Part>& parts()
+{
+    static const std::vector<Part> list{
+        {"weights", QColor(0x4e, 0x79, 0xa7), [](const StageMemory& m) { return m.weights_bytes - expertWeights(m); }},
+        {"expert weights", QColor(0xa0, 0xcb, 0xe8), [](const StageMemory& m) { return expertWeights(m); }},
+        {"gradients", QColor(0xf2, 0x8e, 0x2b), [](const StageMemory& m) { return m.gradients_bytes - expertGradients(m); }},
+        {"optimizer states", QColor(0x59, 0xa1, 0x4f), [](const StageMemory& m) { return m.optimizer_bytes - expertOptimizer(m); }},
+        {"expert gradients + optimizer", QColor(0x8c, 0xd1, 0x7d), [](const StageMemory& m) { return expertGradients(m) + expertOptimizer(m); }},
+        {"activations", QColor(0xb0, 0x7a, 0xa1), [](const StageMemory& m) { return m.activations_bytes; }},
+        {"working buffers", QColor(0xba, 0xb0, 0xac), [](const StageMemory& m) { return m.working_bytes; }},
+    };
+    return list;
+}
+
+bool isExpertPart(const Part& p)
+{
+    return QLatin1String(p.name).startsWith(QLatin1String("expert"));
+}
+
 } // namespace
+
+QStringList MemoryView::partNames()
+{
+    QStringList names;
+    for (const Part& p : parts()) {
+        names << tr(p.name);
+    }
+    return names;
+}
+
+template <typename M>
+constexpr bool hasExpertParts = requires(const M& m) { m.expert_weights_bytes; };
+
+bool MemoryView::splitsExperts()
+{
+    return hasExpertParts<StageMemory>;
+}
 
 MemoryView::MemoryView(QWidget* parent)
     : QWidget(parent)
@@ -38,16 +113,8 @@ MemoryView::MemoryView(QWidget* parent)
     m_plot->yAxis->setLabelFont(plot_style::labelFont());
     m_plot->xAxis->grid()->setVisible(false);
 
-    const struct {
-        const char* name;
-        QColor color;
-    } parts[] = {{"weights", QColor(0x4e, 0x79, 0xa7)},
-                 {"gradients", QColor(0xf2, 0x8e, 0x2b)},
-                 {"optimizer states", QColor(0x59, 0xa1, 0x4f)},
-                 {"activations", QColor(0xb0, 0x7a, 0xa1)},
-                 {"working buffers", QColor(0xba, 0xb0, 0xac)}};
     QCPBars* below = nullptr;
-    for (const auto& part : parts) {
+    for (const Part& part : parts()) {
         auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
         bars->setName(tr(part.name));
         bars->setBrush(part.color);
@@ -67,6 +134,7 @@ MemoryView::MemoryView(QWidget* parent)
     m_capacityLabel->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
     m_capacityLabel->position->setTypeY(QCPItemPosition::ptPlotCoords);
     m_capacityLabel->setColor(QColor(0xd6, 0x27, 0x28));
+    m_capacityLabel->setPadding(QMargins(0, 0, 0, 4)); // above the dashed line, not struck through by it
     m_capacity->setVisible(false);
     m_capacityLabel->setVisible(false);
 
@@ -107,18 +175,13 @@ QString MemoryView::describeStage(int stage) const
     }
     const StageMemory& m = m_result->stages[static_cast<std::size_t>(stage)].memory;
     const double total = m.total_bytes();
-    const struct {
-        const char* name;
-        double bytes;
-    } parts[] = {{"weights", m.weights_bytes},
-                 {"gradients", m.gradients_bytes},
-                 {"optimizer states", m.optimizer_bytes},
-                 {"activations", m.activations_bytes},
-                 {"working buffers", m.working_bytes}};
     QString text = tr("Stage %1 (one GPU): %2").arg(stage).arg(formatGiB(total / kGiB));
-    for (const auto& part : parts) {
-        text += QStringLiteral("\n  %1: %2 (%3)").arg(tr(part.name), formatGiB(part.bytes / kGiB),
-                                                      formatPercent(total > 0 ? part.bytes / total : 0));
+    for (const Part& part : parts()) {
+        const double bytes = part.bytes(m);
+        if (isExpertPart(part) && bytes <= 0) {
+            continue; // a dense model, or a stage without MoE layers
+        }
+        text += QStringLiteral("\n  %1: %2 (%3)").arg(tr(part.name), formatGiB(bytes / kGiB), formatPercent(total > 0 ? bytes / total : 0));
     }
     const double usable = m_result->usable_memory_gib;
     if (usable > 0) {
@@ -163,17 +226,26 @@ void MemoryView::setResult(std::shared_ptr<const SimulationResult> result)
         for (std::size_t s = 0; s < m_result->stages.size(); ++s) {
             const StageMemory& m = m_result->stages[s].memory;
             keys.push_back(static_cast<double>(s));
-            values[0].push_back(m.weights_bytes / kGiB);
-            values[1].push_back(m.gradients_bytes / kGiB);
-            values[2].push_back(m.optimizer_bytes / kGiB);
-            values[3].push_back(m.activations_bytes / kGiB);
-            values[4].push_back(m.working_bytes / kGiB);
+            for (std::size_t i = 0; i < parts().size(); ++i) {
+                values[i].push_back(parts()[i].bytes(m) / kGiB);
+            }
             peak = std::max(peak, m.total_bytes() / kGiB);
         }
     }
     for (std::size_t i = 0; i < m_parts.size(); ++i) {
         m_parts[i]->setData(keys, values[i], true);
+        // Expert parts in the legend only when there are experts: a dense model's legend stays as it was.
+        const bool shown = !isExpertPart(parts()[i]) || std::any_of(values[i].begin(), values[i].end(), [](double v) { return v > 0; });
+        m_parts[i]->setVisible(shown);
+        if (shown) {
+            m_parts[i]->addToLegend();
+        } else {
+            m_parts[i]->removeFromLegend();
+        }
     }
+    // Seven entries are taller than the dock on a laptop: then two columns of four.
+    m_plot->legend->setWrap(m_plot->legend->itemCount() > 5 ? 4 : 0);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
     const double usable = m_result ? m_result->usable_memory_gib : 0;
     m_capacity->setVisible(usable > 0);
     m_capacityLabel->setVisible(usable > 0);

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Memory of one GPU per pipeline stage as stacked bars (weights, gradients, optimizer states, activations,
-// working buffers) against the usable capacity line: which stage runs out first, and of what.
+// working buffers) against the usable capacity line: which stage runs out first, and of what. Where the
+// core's breakdown has the routed experts' share of the model state (StageMemory::expert_*_bytes), expert
+// weights and expert gradients + optimizer states are bars of their own (a MoE model's memory is mostly
+// experts, sharded over ep x etp rather than tp x pp).
 #include <memory>
 
 #include <QWidget>
@@ -31,6 +34,9 @@ public:
     QString describeStage(int stage) const;
     // The stage whose bar is under `pos` (customPlot() coordinates), or -1.
     int stageAt(const QPoint& pos) const;
+    // Names of the stacked parts, bottom first, and whether the core's breakdown splits out the experts.
+    static QStringList partNames();
+    static bool splitsExperts();
 
 protected:
     void changeEvent(QEvent* event) override;

@@ -82,6 +82,7 @@ ParetoPlot::ParetoPlot(QWidget* parent)
     });
     connect(m_colorBy, &QComboBox::currentIndexChanged, this,
             [this](int index) { setColorDimension(static_cast<ColorDimension>(index)); });
+    connect(m_colorBy, &QComboBox::activated, this, [this](int index) { Q_EMIT colorDimensionChosen(static_cast<ColorDimension>(index)); });
     connect(m_logBox, &QCheckBox::toggled, this, &ParetoPlot::setLogAxes);
 }
 

@@ -75,6 +75,7 @@ public:
 Q_SIGNALS:
     void rowClicked(int row);
     void colorDimensionChanged(vtrain::ui::ColorDimension dimension);
+    void colorDimensionChosen(vtrain::ui::ColorDimension dimension); // by the user, in the plot's "Colour by" box
     void logAxesChanged(bool log);
 
 protected:

@@ -82,7 +82,7 @@ bool ParetoPlot::eventFilter(QObject* watched, QEvent* event)
             m_plot->layer(QStringLiteral("marks"))->replot();
         }
         if (row >= 0 && m_model) {
-            QToolTip::showText(e->globalPosition().toPoint(), planDescription(m_model->planRow(row)), m_plot);
+            QToolTip::showText(e->globalPosition().toPoint(), m_model->describe(row), m_plot);
         } else {
             QToolTip::hideText();
         }

@@ -57,7 +57,8 @@ PlansPanel::PlansPanel(PlanTableModel* plans, RejectModel* rejects, QWidget* par
     m_table->setWordWrap(false);
     // Fixed widths: ResizeToContents would measure every row of a million-row table.
     const int digit = m_table->fontMetrics().horizontalAdvance(QLatin1Char('0'));
-    const int widths[PlanTableModel::ColumnCount] = {5, 7, 12, 13, 15, 7, 4, 4, 5, 4, 11, 4, 10, 4, 5, 4, 4, 4, 8, 10, 10, 7, 7, 10};
+    // The first four (front mark, days, band, cost) fit the dock's default width on a 1280-pixel screen.
+    const int widths[PlanTableModel::ColumnCount] = {3, 6, 13, 12, 15, 7, 4, 4, 5, 4, 11, 4, 10, 4, 5, 4, 4, 4, 8, 10, 10, 7, 7, 10};
     for (int c = 0; c < PlanTableModel::ColumnCount; ++c) {
         m_table->setColumnWidth(c, widths[c] * digit + 12);
     }
@@ -163,7 +164,10 @@ int PlansPanel::selectedRow() const
 void PlansPanel::updateCounts()
 {
     m_tabs->setTabText(0, tr("Feasible plans (%1)").arg(formatCount(m_plans->rowCount())));
-    m_tabs->setTabText(1, tr("Rejected (%1)").arg(formatCount(static_cast<double>(m_rejectModel->totalRejected()))));
+    const QString rejected = formatCount(static_cast<double>(m_rejectModel->totalRejected()));
+    m_tabs->setTabText(1, m_rejectModel->bounded() > 0
+                              ? tr("Rejected (%1) · bounded (%2)").arg(rejected, formatCount(static_cast<double>(m_rejectModel->bounded())))
+                              : tr("Rejected (%1)").arg(rejected));
 }
 
 } // namespace vtrain::ui

@@ -82,7 +82,8 @@ QGroupBox* ScenarioEditor::buildSearchGroup()
     addList(form, tr("Sequence parallel"), QStringLiteral("search.sequence_parallel"), 3,
             tr("Megatron sequence parallelism (needs tp ≥ 2); both checked = on wherever tp ≥ 2"))
         ->setItems({tr("off"), tr("on")}, {false, true});
-    addList(form, tr("Optimizer sharding"), QStringLiteral("search.zero_stage"), 4,
+    // Two and three columns: four ZeRO labels or five formats in one row widened the dock past a laptop's.
+    addList(form, tr("Optimizer sharding"), QStringLiteral("search.zero_stage"), 2,
             tr("ZeRO stage: 0 none, 1 optimizer states, 2 + gradients, 3 + parameters (FSDP full shard)"))
         ->setItems({tr("none"), QStringLiteral("ZeRO-1"), QStringLiteral("ZeRO-2"), QStringLiteral("ZeRO-3")}, {0, 1, 2, 3});
     setIntItems(addList(form, tr("Context parallel"), QStringLiteral("search.cp"), 4,
@@ -102,7 +103,7 @@ QGroupBox* ScenarioEditor::buildSearchGroup()
                 tr("Tensor-parallel width inside an expert (etp); \"= tp\" is Megatron's default"))
             ->setItems(labels, values);
     }
-    addList(form, tr("Precision"), QStringLiteral("search.precision"), 5,
+    addList(form, tr("Precision"), QStringLiteral("search.precision"), 3,
             tr("GEMM number formats to compare; FP8 uses the FP8 scaling chosen above"))
         ->setItems({QStringLiteral("BF16"), QStringLiteral("FP16"), QStringLiteral("FP32"), QStringLiteral("FP8"), QStringLiteral("NVFP4")},
                    {QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp32"), QStringLiteral("fp8"), QStringLiteral("nvfp4")});

@@ -129,13 +129,20 @@ void SweepBar::onFinished(std::shared_ptr<const ExploreResult> r)
     for (std::uint64_t n : r->rejected) {
         rejected += n;
     }
-    const QString counts = tr("%1 feasible, %2 rejected of %3 plans in %4")
-                               .arg(formatCount(static_cast<double>(r->feasible)), formatCount(static_cast<double>(rejected)),
+    // Bounded-out plans (a pruned sweep) are legal but provably off the front: counted beside the rejected.
+    const QString bounded = r->bounded > 0 ? tr(", %1 bounded out").arg(formatCount(static_cast<double>(r->bounded))) : QString();
+    const QString counts = tr("%1 feasible%2, %3 rejected of %4 plans in %5")
+                               .arg(formatCount(static_cast<double>(r->feasible)), bounded, formatCount(static_cast<double>(rejected)),
                                     formatCount(static_cast<double>(r->total)), formatSeconds(r->elapsed_s));
-    m_status->setText(r->cancelled ? tr("Cancelled after %1 of %2 plans: %3 feasible so far")
+    m_status->setText(r->cancelled ? tr("Cancelled after %1 of %2 plans: %3 feasible%4, %5 rejected so far")
                                          .arg(formatCount(static_cast<double>(r->evaluated)), formatCount(static_cast<double>(r->total)),
-                                              formatCount(static_cast<double>(r->feasible)))
+                                              formatCount(static_cast<double>(r->feasible)), bounded, formatCount(static_cast<double>(rejected)))
                                    : counts);
+    m_status->setToolTip(r->bounded > 0 ? tr("This sweep was pruned: %1 legal plans were not simulated because a lower bound on their "
+                                             "time and cost shows they cannot reach the Pareto front. The chart and table show the "
+                                             "simulated plans; the front is the same as without pruning. Sweep > Prune changes this.")
+                                              .arg(formatCount(static_cast<double>(r->bounded)))
+                                        : QString());
 }
 
 } // namespace vtrain::ui

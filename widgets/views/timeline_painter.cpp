@@ -140,7 +140,7 @@ std::vector<LegendEntry> timelineLegend(const TimelineData& data)
         entries.push_back({QStringLiteral("CP comm"), plot_style::contextCommColor()});
     }
     for (TaskKind k : {TaskKind::SendForward, TaskKind::SendBackward, TaskKind::GradReduce, TaskKind::EmbeddingSync, TaskKind::ParamGather,
-                       TaskKind::OptimizerStep}) {
+                       TaskKind::FsdpGather, TaskKind::FsdpReduceScatter, TaskKind::OptimizerStep}) {
         if (present[static_cast<int>(k)]) {
             entries.push_back({plot_style::taskName(k), plot_style::taskColor(k)});
         }
