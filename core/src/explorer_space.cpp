@@ -284,6 +284,7 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
     space.mtp_layers = scenario.model.mtp_layers;
     space.base.first_stage_layers = given.first_stage_layers;
     space.base.last_stage_layers = given.last_stage_layers;
+    space.base.recompute_modules = given.recompute_modules; // on top of each searched recompute choice
     space.gpus = search.gpu.empty() ? std::vector<std::string>{scenario.cluster.gpu} : unique_in_order(search.gpu);
     int largest_node = 1;
     for (std::size_t i = 0; i < space.gpus.size(); ++i) {

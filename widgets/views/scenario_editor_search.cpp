@@ -281,8 +281,24 @@ void ScenarioEditor::readSearch(Scenario& s)
     CheckList* ppList = m_lists.at(QStringLiteral("search.pp"));
     ppList->setError({});
     if (m_ppChoice) {
+        // A stage count is legal when it divides the layers or when the plan's first/last stage layer counts
+        // leave a multiple of the middle stages (DeepSeek-V3's 61 layers over 16 stages).
+        const int first = s.plan ? s.plan->first_stage_layers : 0;
+        const int last = s.plan ? s.plan->last_stage_layers : 0;
+        const auto fits = [&](int v) {
+            const int layers = s.model.layers;
+            if (layers <= 0 || v <= 0) {
+                return false;
+            }
+            if (layers % v == 0) {
+                return true;
+            }
+            const int middle_stages = v - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
+            const int middle_layers = layers - first - last;
+            return (first > 0 || last > 0) && middle_stages > 0 && middle_layers > 0 && middle_layers % middle_stages == 0;
+        };
         for (int v : *m_ppChoice) {
-            if (s.model.layers > 0 && s.model.layers % v == 0) {
+            if (fits(v)) {
                 q.pp.push_back(v);
             }
         }
