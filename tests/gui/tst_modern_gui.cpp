@@ -105,21 +105,6 @@ private:
     qint64 m_worstMs = 0;
 };
 
-// Sets the experts' share of a stage's model state where the core's StageMemory has those fields (a
-// template, so that the fields are looked up only when they exist); false where it has not.
-template <typename M>
-bool setExpertShare(M& m, double weights, double gradients, double optimizer)
-{
-    if constexpr (requires { m.expert_weights_bytes; }) {
-        m.expert_weights_bytes = weights;
-        m.expert_gradients_bytes = gradients;
-        m.expert_optimizer_bytes = optimizer;
-        return true;
-    } else {
-        return false;
-    }
-}
-
 } // namespace
 
 class TestModernGui : public QObject {
@@ -435,28 +420,26 @@ private Q_SLOTS:
         QVERIFY(!view.describeStage(0).contains(QStringLiteral("expert")));
         QCOMPARE(view.customPlot()->plottableCount(), int(MemoryView::partNames().size()));
         auto moe = std::make_shared<SimulationResult>(*result);
-        if (setExpertShare(moe->stages[1].memory, 12e9, 6e9, 9e9)) {
-            view.setResult(moe);
-            // itemCount() counts the cells of the wrapped two-column grid (8); the entries are the filled ones.
-            int entries = 0;
-            for (int i = 0; i < view.customPlot()->legend->itemCount(); ++i) {
-                entries += view.customPlot()->legend->item(i) != nullptr ? 1 : 0;
-            }
-            QCOMPARE(entries, 7);
-            const QString text = view.describeStage(1);
-            QVERIFY2(text.contains(QStringLiteral("expert weights: 11.2 GiB")) && text.contains(QStringLiteral("weights: 7.45 GiB")),
-                     qPrintable(text));
-            double stacked = 0;
-            for (int i = 0; i < view.customPlot()->plottableCount(); ++i) {
-                auto* bars = qobject_cast<QCPBars*>(view.customPlot()->plottable(i));
-                stacked += bars->data()->at(1)->value;
-            }
-            QVERIFY(std::abs(stacked - moe->stages[1].memory.total_bytes() / (1024.0 * 1024 * 1024)) < 1e-9);
-            QVERIFY(MemoryView::splitsExperts());
-        } else {
-            QVERIFY(!MemoryView::splitsExperts());
-            qWarning("the core's StageMemory has no expert_*_bytes yet: the memory chart shows the model state whole");
+        StageMemory& expert_stage = moe->stages[1].memory;
+        expert_stage.expert_weights_bytes = 12e9;
+        expert_stage.expert_gradients_bytes = 6e9;
+        expert_stage.expert_optimizer_bytes = 9e9;
+        view.setResult(moe);
+        // itemCount() counts the cells of the wrapped two-column grid (8); the entries are the filled ones.
+        int entries = 0;
+        for (int i = 0; i < view.customPlot()->legend->itemCount(); ++i) {
+            entries += view.customPlot()->legend->item(i) != nullptr ? 1 : 0;
         }
+        QCOMPARE(entries, 7);
+        const QString text = view.describeStage(1);
+        QVERIFY2(text.contains(QStringLiteral("expert weights: 11.2 GiB")) && text.contains(QStringLiteral("weights: 7.45 GiB")),
+                 qPrintable(text));
+        double stacked = 0;
+        for (int i = 0; i < view.customPlot()->plottableCount(); ++i) {
+            auto* bars = qobject_cast<QCPBars*>(view.customPlot()->plottable(i));
+            stacked += bars->data()->at(1)->value;
+        }
+        QVERIFY(std::abs(stacked - moe->stages[1].memory.total_bytes() / (1024.0 * 1024 * 1024)) < 1e-9);
     }
 };
 

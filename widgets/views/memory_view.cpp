@@ -20,36 +20,6 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-// The experts' share of the model state, where the core reports it (a field added for MoE; before it
-// the share reads 0 and the bars show the model state whole).
-template <typename M>
-double expertWeights(const M& m)
-{
-    if constexpr (requires { m.expert_weights_bytes; }) {
-        return m.expert_weights_bytes;
-    } else {
-        return 0.0;
-    }
-}
-template <typename M>
-double expertGradients(const M& m)
-{
-    if constexpr (requires { m.expert_gradients_bytes; }) {
-        return m.expert_gradients_bytes;
-    } else {
-        return 0.0;
-    }
-}
-template <typename M>
-double expertOptimizer(const M& m)
-{
-    if constexpr (requires { m.expert_optimizer_bytes; }) {
-        return m.expert_optimizer_bytes;
-    } else {
-        return 0.0;
-    }
-}
-
 struct Part {
     const char* name;
     QColor color;
@@ -60,11 +30,11 @@ struct Part {
 const std::vector<Part>& parts()
 {
     static const std::vector<Part> list{
-        {"weights", QColor(0x4e, 0x79, 0xa7), [](const StageMemory& m) { return m.weights_bytes - expertWeights(m); }},
-        {"expert weights", QColor(0xa0, 0xcb, 0xe8), [](const StageMemory& m) { return expertWeights(m); }},
-        {"gradients", QColor(0xf2, 0x8e, 0x2b), [](const StageMemory& m) { return m.gradients_bytes - expertGradients(m); }},
-        {"optimizer states", QColor(0x59, 0xa1, 0x4f), [](const StageMemory& m) { return m.optimizer_bytes - expertOptimizer(m); }},
-        {"expert gradients + optimizer", QColor(0x8c, 0xd1, 0x7d), [](const StageMemory& m) { return expertGradients(m) + expertOptimizer(m); }},
+        {"weights", QColor(0x4e, 0x79, 0xa7), [](const StageMemory& m) { return m.weights_bytes - m.expert_weights_bytes; }},
+        {"expert weights", QColor(0xa0, 0xcb, 0xe8), [](const StageMemory& m) { return m.expert_weights_bytes; }},
+        {"gradients", QColor(0xf2, 0x8e, 0x2b), [](const StageMemory& m) { return m.gradients_bytes - m.expert_gradients_bytes; }},
+        {"optimizer states", QColor(0x59, 0xa1, 0x4f), [](const StageMemory& m) { return m.optimizer_bytes - m.expert_optimizer_bytes; }},
+        {"expert gradients + optimizer", QColor(0x8c, 0xd1, 0x7d), [](const StageMemory& m) { return m.expert_gradients_bytes + m.expert_optimizer_bytes; }},
         {"activations", QColor(0xb0, 0x7a, 0xa1), [](const StageMemory& m) { return m.activations_bytes; }},
         {"working buffers", QColor(0xba, 0xb0, 0xac), [](const StageMemory& m) { return m.working_bytes; }},
     };
@@ -85,14 +55,6 @@ QStringList MemoryView::partNames()
         names << tr(p.name);
     }
     return names;
-}
-
-template <typename M>
-constexpr bool hasExpertParts = requires(const M& m) { m.expert_weights_bytes; };
-
-bool MemoryView::splitsExperts()
-{
-    return hasExpertParts<StageMemory>;
 }
 
 MemoryView::MemoryView(QWidget* parent)

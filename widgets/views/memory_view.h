@@ -34,9 +34,8 @@ public:
     QString describeStage(int stage) const;
     // The stage whose bar is under `pos` (customPlot() coordinates), or -1.
     int stageAt(const QPoint& pos) const;
-    // Names of the stacked parts, bottom first, and whether the core's breakdown splits out the experts.
+    // Names of the stacked parts, bottom first.
     static QStringList partNames();
-    static bool splitsExperts();
 
 protected:
     void changeEvent(QEvent* event) override;
