@@ -14,6 +14,7 @@
 #include "views/check_list.h"
 #include "views/field_row.h"
 #include "views/scenario_editor.h"
+#include "vtrain/pipeline_layout.h"
 #include "vtrain/scenario_json.h"
 
 namespace vtrain::ui {
@@ -281,21 +282,20 @@ void ScenarioEditor::readSearch(Scenario& s)
     CheckList* ppList = m_lists.at(QStringLiteral("search.pp"));
     ppList->setError({});
     if (m_ppChoice) {
-        // A stage count is legal when it divides the layers or when the plan's first/last stage layer counts
-        // leave a multiple of the middle stages (DeepSeek-V3's 61 layers over 16 stages).
-        const int first = s.plan ? s.plan->first_stage_layers : 0;
-        const int last = s.plan ? s.plan->last_stage_layers : 0;
+        // A stage count is legal when the core can lay the layers out on it: an even split, or the plan's
+        // first/last stage layer counts with the rest even (DeepSeek-V3's 61 layers over 16 stages).
+        Plan probe;
+        if (s.plan) {
+            probe.first_stage_layers = s.plan->first_stage_layers;
+            probe.last_stage_layers = s.plan->last_stage_layers;
+        }
+        PipelineLayout layout;
         const auto fits = [&](int v) {
-            const int layers = s.model.layers;
-            if (layers <= 0 || v <= 0) {
+            if (s.model.layers <= 0 || v <= 0) {
                 return false;
             }
-            if (layers % v == 0) {
-                return true;
-            }
-            const int middle_stages = v - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
-            const int middle_layers = layers - first - last;
-            return (first > 0 || last > 0) && middle_stages > 0 && middle_layers > 0 && middle_layers % middle_stages == 0;
+            probe.pp = v;
+            return !resolve_pipeline_layout(s.model, probe, layout).has_value();
         };
         for (int v : *m_ppChoice) {
             if (fits(v)) {
