@@ -272,7 +272,8 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
             mem.working_bytes += 2.0 * 4.0 * m.seq_len / cp * plan.micro_batch * (static_cast<double>(m.vocab) / plan.tp);
         }
         if (plan.offload_optimizer || plan.offload_activations > 0) {
-            apply_host_offload(plan, stage_bytes / layout.chunks, mem); // host_offload.h
+            const int layers = std::max(1, layout.stage_layers(s) + layout.stage_mtp_layers(s));
+            apply_host_offload(plan, stage_bytes / layers, mem); // host_offload.h: mean layer of one set
         }
     }
     return out;

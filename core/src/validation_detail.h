@@ -81,6 +81,8 @@ struct SoftwareSettings {
     std::optional<bool> recipe_sequence_parallel;
     std::optional<bool> recipe_overlap_param_gather;
     std::optional<bool> recipe_tp_overlap;
+    // Its FSDP recipes offload some layers' activations to host memory instead of recomputing them.
+    bool fsdp_offloads_activations = false;
     std::string description;
 };
 SoftwareSettings software_settings(const RunRow& r);
@@ -112,6 +114,7 @@ struct OpenSettings {
     bool overlap_param_gather = false;
     bool tp_overlap = false;
     bool moe_overlap = false;
+    bool activation_offload = false;   // share of layers whose activations go to host memory
 };
 // Expands run.scenario/run.plan into run.candidates over the open settings (each value legal for the
 // row's shape), and writes one line per open setting into run.open_settings and the notes.

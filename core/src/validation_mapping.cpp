@@ -218,6 +218,7 @@ RowMapping map_run(const RunRow& r)
         } else {
             note("fsdp: parameters, gradients and optimizer states sharded over the data-parallel group (ZeRO-3)");
         }
+        open.activation_offload = sw.fsdp_offloads_activations && !r.activation_recompute;
     } else if (!r.zero_stage && !r.distributed_optimizer && (sw.distributed_optimizer || contains(r.software, "3d parallelism"))) {
         // DeepSpeed's "3D parallelism" is ZeRO-powered data parallelism with pipelining, which its pipeline
         // engine supports up to stage 1 (MT-NLG, Smith et al. 2022, Sec. 2); Megatron-Core recipes use the

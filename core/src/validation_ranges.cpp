@@ -11,6 +11,7 @@
 //   expert TP (ETP)       1 and tp (Megatron's default ETP = tp; the vendor recipes use 1)
 //   virtual stages        every v > 1 that divides the layers per pipeline stage
 //   overlap flags         off and on (parameter all-gather, TP communication, expert all-to-all)
+//   activation offload    0, 1/4, 1/2, 3/4 of the layers, where the framework's FSDP recipes offload
 // Values a plan cannot take (an interleaving the batch does not allow, ...) are dropped when predicted.
 // Where the framework documents the value its recipes use (SoftwareSettings::recipe_*, e.g. Megatron-
 // Bridge's performance recipes: no recompute, sequence parallelism, overlapped parameter gather and TP
@@ -145,6 +146,17 @@ void expand_candidates(MappedRun& run, const OpenSettings& open, const SoftwareS
     flag_axis(open.overlap_param_gather, "overlap_param_gather", &Plan::overlap_param_gather, sw.recipe_overlap_param_gather);
     flag_axis(open.tp_overlap && base.tp > 1, "tp_overlap", &Plan::tp_overlap, sw.recipe_tp_overlap);
     flag_axis(open.moe_overlap && base.ep > 1, "moe_overlap", &Plan::moe_overlap, std::nullopt);
+    if (open.activation_offload) {
+        // No preferred share: the recipes' cpu_offloading_num_layers differs by GPU and precision, so every
+        // share that fits with the recipe's recompute stays a candidate.
+        Axis a{"activation_offload", {"0", "0.25", "0.5", "0.75"}, {}};
+        for (const double f : {0.0, 0.25, 0.5, 0.75}) {
+            a.apply.push_back([f](Scenario&, Plan& p) { p.offload_activations = f; });
+        }
+        run.open_settings.push_back("activation offload not given: {0, 0.25, 0.5, 0.75} of the layers (Megatron-FSDP recipes offload instead "
+                                    "of recomputing)");
+        axes.push_back(std::move(a));
+    }
     // Each open line says which value the recipe documents.
     for (std::size_t k = 0, line = run.open_settings.size() - axes.size(); k < axes.size(); ++k, ++line) {
         if (axes[k].preferred >= 0 && line < run.open_settings.size()) {

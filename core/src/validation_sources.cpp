@@ -136,10 +136,14 @@ SoftwareSettings software_settings(const RunRow& r)
             s.recipe_sequence_parallel = true;
             s.recipe_overlap_param_gather = true;
             s.recipe_tp_overlap = !contains(r.precision, "nvfp4");
+            // The Megatron-FSDP presets (use_megatron_fsdp=True) offload activations instead of recomputing:
+            // cpu_offloading_num_layers 40 (GB200 FP8-CS), 20 (GB200 BF16), 5 (B200 FP8-CS) of Llama 3 70B's 80
+            // (scripts/performance/configs/llama/llama3_workload_base_configs.py); the share is a range.
+            s.fsdp_offloads_activations = true;
             s.description += "; the Llama 3 recipes: bf16 gradients, FP8 weights gathered in FP8 (per-tensor recipes), FP8 current "
                              "scaling with the first and last layer in BF16, and as the "
                              "centre of a range where they fit no recompute, sequence parallelism, overlapped parameter gather, TP "
-                             "communication overlap (not with NVFP4)";
+                             "communication overlap (not with NVFP4), and with Megatron-FSDP activation offload to host memory";
         }
         return s;
     }

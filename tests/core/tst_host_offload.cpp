@@ -51,14 +51,20 @@ private slots:
         Plan p;
         p.offload_optimizer = true;
         p.offload_activations = 0.5;
-        apply_host_offload(p, 2e9, m);
+        apply_host_offload(p, 0.5e9, m); // one micro-batch through one layer: 0.5 GB
         QCOMPARE(m.optimizer_bytes, 0.0);
-        QCOMPARE(m.activations_bytes, 0.5 * 10e9 + 0.5 * 2e9); // the set being computed stays
+        // Half the layers stay; the offloaded half keeps two layers' copy buffers (moving + prefetched).
+        QCOMPARE(m.activations_bytes, 0.5 * 10e9 + 0.5 * 2 * 0.5e9);
         StageMemory all;
         all.activations_bytes = 10e9;
         p.offload_activations = 1;
-        apply_host_offload(p, 2e9, all);
-        QCOMPARE(all.activations_bytes, 2e9);
+        apply_host_offload(p, 0.5e9, all);
+        QCOMPARE(all.activations_bytes, 1e9);
+        // Never more than what was stashed (a stage holding less than two layers' worth).
+        StageMemory small;
+        small.activations_bytes = 0.6e9;
+        apply_host_offload(p, 0.5e9, small);
+        QCOMPARE(small.activations_bytes, 0.6e9);
     }
 
     // A whole plan: GPT 1.3B-shaped on 8 H100s, data parallel. The optimizer offload's step time is the
