@@ -172,6 +172,7 @@ struct Ctx {
     double cast_bpe = 0;
     bool sac = false;             // torchtitan per-op SAC: selective recompute redoes every second matmul + elementwise ops
     bool eager = false;           // eager PyTorch elementwise op sequences (TrainingSpec::eager_elementwise)
+    bool axiswise = false;        // torchao rowwise FP8 casts (TrainingSpec::fp8_axiswise_casts)
 };
 
 // Eager PyTorch runs torchtitan's Llama elementwise code as separate kernels (torchtitan @ 9dec370,
@@ -184,16 +185,53 @@ constexpr double kEagerNormTraffic = 36.0 / 4.0;
 constexpr double kEagerSwigluTraffic = 10.0 / 6.0;
 constexpr double kEagerRopeBytesPerElement = 28.0;
 
+// torchao's rowwise recipe (Float8LinearConfig.from_recipe_name("rowwise"): axiswise dynamic scaling of
+// input, weight and grad_output, CUTLASS rowwise _scaled_mm) scales each GEMM operand along the GEMM's
+// reduction axis, so every operand is cast twice: input along K for the output and along M for the weight
+// gradient, grad_output along N for the input gradient and along M for the weight gradient, the weight
+// along K and along N (pytorch/ao docs/source/workflows/training.md pseudocode: to_fp8(input),
+// to_fp8(input.t()), to_fp8(grad_output), to_fp8(weight), ...), and no weight copy is cached across
+// passes (FP8 all-gathers are tensorwise only: torchtitan parallelize.py enable_float8_tensorwise_tp).
+// A cast along the contiguous axis reads the row once and writes FP8 (amax and cast in one kernel: 2 + 1
+// bytes per element); along the strided axis the amax is a reduction pass of its own (2 + 2 + 1).
+constexpr double kAxiswiseContiguousCastBytes = 2 + 1;
+constexpr double kAxiswiseStridedCastBytes = 2 + 2 + 1;
+// The CUTLASS rowwise _scaled_mm runs slower than the cuBLAS per-tensor kernel the profile's FP8 table
+// stands for. Factor on the FP8 GEMM time chosen so that, with the casts above, this model reproduces
+// torchao's published end-to-end gain of rowwise over bf16 on 8 x H100 (pytorch/ao torchao/float8 README
+// "e2e training benchmarks": Llama3-8B, FSDP2, torch.compile, per-op SAC, batch 1 x 8192: bf16 6150,
+// tensorwise 7689.5 (+25.0%), rowwise 6768 tokens/s (+10.05%)); the model gives +29.5% for tensorwise
+// and +10.3% for rowwise with it (torchtitan scenario of that setup, FlashAttention-2 floor on).
+constexpr double kAxiswiseGemmTimeFactor = 1.22;
+
+// Cast traffic of one GEMM y[m,n] = x[m,k] w[k,n] under axiswise scaling, forward and backward.
+double axiswise_forward_cast_bytes(double m, double n, double k)
+{
+    return (m * k + n * k) * kAxiswiseContiguousCastBytes;
+}
+double axiswise_backward_cast_bytes(double m, double n, double k)
+{
+    // grad_output along N (dgrad) and along M (wgrad); input along M (wgrad); weight along N (dgrad).
+    return m * n * (kAxiswiseContiguousCastBytes + kAxiswiseStridedCastBytes) + (m * k + n * k) * kAxiswiseStridedCastBytes;
+}
+
 void add_gemm(BlockBuilder& b, const Ctx& c, const char* name, double m, double n, double k, bool recomputed, bool lowp = true)
 {
     const OperatorTimer& t = lowp ? c.timer : c.hp;
-    const double fwd = t.gemm_seconds(m, n, k);
+    const double slow = lowp && c.axiswise ? kAxiswiseGemmTimeFactor : 1.0;
+    const double fwd = t.gemm_seconds(m, n, k) * slow;
     b.gemm(Phase::Forward, name, fwd);
-    b.gemm(Phase::Backward, name, t.gemm_seconds(m, k, n) + t.gemm_seconds(k, n, m));
+    b.gemm(Phase::Backward, name, (t.gemm_seconds(m, k, n) + t.gemm_seconds(k, n, m)) * slow);
     if (recomputed) {
         b.gemm(Phase::Recompute, name, fwd);
     }
-    if (lowp && c.lowp) {
+    if (lowp && c.lowp && c.axiswise) {
+        b.cast_traffic(Phase::Forward, axiswise_forward_cast_bytes(m, n, k));
+        b.cast_traffic(Phase::Backward, axiswise_backward_cast_bytes(m, n, k));
+        if (recomputed) {
+            b.cast_traffic(Phase::Recompute, axiswise_forward_cast_bytes(m, n, k));
+        }
+    } else if (lowp && c.lowp) {
         b.cast_traffic(Phase::Forward, m * k * c.cast_bpe);  // the input (weights are cast once and cached)
         b.cast_traffic(Phase::Backward, m * n * c.cast_bpe); // the output gradient
         if (recomputed) {
@@ -205,9 +243,9 @@ void add_gemm(BlockBuilder& b, const Ctx& c, const char* name, double m, double 
 // Only the forward of a GEMM again, before its backward (per-op selective recompute redoes some GEMMs).
 void add_recomputed_gemm(BlockBuilder& b, const Ctx& c, const char* name, double m, double n, double k)
 {
-    b.gemm(Phase::Recompute, name, c.timer.gemm_seconds(m, n, k));
+    b.gemm(Phase::Recompute, name, c.timer.gemm_seconds(m, n, k) * (c.axiswise ? kAxiswiseGemmTimeFactor : 1.0));
     if (c.lowp) {
-        b.cast_traffic(Phase::Recompute, m * k * c.cast_bpe);
+        b.cast_traffic(Phase::Recompute, c.axiswise ? axiswise_forward_cast_bytes(m, n, k) : m * k * c.cast_bpe);
     }
 }
 
@@ -307,6 +345,20 @@ void attention_core(BlockBuilder& b, const Ctx& c, double heads_local, double he
         const double beyond = !grid.empty() && m.seq_len > grid.back() ? m.seq_len / grid.back() : 1.0;
         fwd = c.hp.flash_forward_seconds(bh, m.seq_len, head_dim) * share * beyond;
         bwd = c.hp.flash_backward_seconds(bh, m.seq_len, head_dim) * share * beyond;
+        if (const double frac = in.training->attention_peak_fraction; frac > 0) {
+            // A kernel that reaches at best `frac` of the dense peak (FlashAttention-2 on H100: 35%, Shah et
+            // al. 2024, arXiv 2407.08608, abstract) cannot beat that rate at any size. Causal forward: two
+            // GEMMs of 2 s^2 d FLOPs each, half of them masked (x share: this rank's part); the backward does
+            // 2.5x the forward's FLOPs at FlashAttention-2's backward/forward utilisation, 63% / 73% of A100
+            // peak (Dao 2023, arXiv 2307.08691, Sec. 4.1).
+            const double s = m.seq_len;
+            const double flops = 2 * bh * s * s * head_dim * share;
+            const double peak = in.profile->peak_flops("bf16");
+            if (peak > 0) {
+                fwd = std::max(fwd, flops / (frac * peak));
+                bwd = std::max(bwd, 2.5 * flops / (frac * 63.0 / 73.0 * peak));
+            }
+        }
         b.compute(Phase::Forward, "attention core (flash)", fwd);
         b.compute(Phase::Backward, "attention core (flash)", bwd);
         if (c.full) {
@@ -733,6 +785,7 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
     c.cast_bpe = lowp ? cast_bytes_per_element(precision, in.training->fp8_recipe) : 0;
     c.sac = c.selective && in.training->per_op_sac;
     c.eager = in.training->eager_elementwise;
+    c.axiswise = lowp && in.training->precision == Precision::Fp8 && in.training->fp8_axiswise_casts;
     const double host_s = in.profile->host_overhead_us * 1e-6;
 
     // --- transformer layers: each distinct kind is costed once and shared ------------------------

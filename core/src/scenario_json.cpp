@@ -247,7 +247,8 @@ TrainingSpec read_training(Reader r)
 {
     r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "optimizer_moments",
                       "bf16_gradients", "fp8_param_gather", "per_op_sac", "tp_overlap_forward_only", "eager_elementwise", "bf16_edge_layers",
-                      "moe_dispatcher", "description"});
+                      "moe_dispatcher", "description", "fp8_axiswise_casts",
+                      "attention_peak_fraction"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
@@ -290,6 +291,8 @@ TrainingSpec read_training(Reader r)
     t.tp_overlap_forward_only = r.optional_bool("tp_overlap_forward_only").value_or(false);
     t.eager_elementwise = r.optional_bool("eager_elementwise").value_or(false);
     t.bf16_edge_layers = r.optional_int("bf16_edge_layers", 0, 1'000'000).value_or(0);
+    t.fp8_axiswise_casts = r.optional_bool("fp8_axiswise_casts").value_or(false);
+    t.attention_peak_fraction = r.optional_number("attention_peak_fraction", 0, 1).value_or(0);
     if (const auto d = r.optional_string("moe_dispatcher")) {
         const std::string s = lower(*d);
         if (s == "alltoall") {
@@ -897,6 +900,12 @@ nlohmann::json scenario_to_json(const Scenario& s)
     }
     if (s.training.moe_dispatcher != MoeDispatcher::AllToAll) {
         j["training"]["moe_dispatcher"] = to_string(s.training.moe_dispatcher);
+    }
+    if (s.training.fp8_axiswise_casts) {
+        j["training"]["fp8_axiswise_casts"] = true;
+    }
+    if (s.training.attention_peak_fraction > 0) {
+        j["training"]["attention_peak_fraction"] = s.training.attention_peak_fraction;
     }
     if (s.plan) {
         j["plan"] = plan_to_json(*s.plan);

@@ -121,13 +121,15 @@ RowMapping map_run(const RunRow& r)
         if (pc.recipe) {
             t.fp8_recipe = *pc.recipe;
             note(std::string("FP8 recipe ") + to_string(*pc.recipe) + " from notes[0]" +
-                 (pc.recipe_approximated ? " (torchao per-row scaling costed as the 1 x 128 blockwise recipe)" : "") +
+                 (pc.recipe_approximated ? " (torchao per-row scaling: the blockwise recipe's memory, every operand cast along both axes)" : "") +
                  (pc.recipe_on_hopper ? " (MXFP8 needs Blackwell: the blockwise recipe the page names for Hopper)" : ""));
         } else {
             t.fp8_recipe = sw.fp8_recipe;
             note(std::string("FP8 recipe not stated: ") + to_string(sw.fp8_recipe) + " (the software's default)");
         }
     }
+    // torchao rowwise: axiswise scales computed per pass for input, weight and grad_output (layer_costs.cpp).
+    t.fp8_axiswise_casts = t.precision == Precision::Fp8 && pc.recipe && pc.recipe_approximated;
     t.bf16_gradients = sw.bf16_gradients && t.precision != Precision::Fp32;
     t.fp8_param_gather = sw.fp8_param_gather && t.precision == Precision::Fp8 &&
                          (t.fp8_recipe == Fp8Recipe::Current || t.fp8_recipe == Fp8Recipe::Delayed);
@@ -182,6 +184,9 @@ RowMapping map_run(const RunRow& r)
     }
     t.eager_elementwise = sw.eager_elementwise;
     t.tp_overlap_forward_only = sw.tp_overlap_forward_only;
+    if (sw.hopper_attention_peak_fraction > 0 && (contains(c.gpu, "h100") || contains(c.gpu, "h800") || contains(c.gpu, "h200"))) {
+        t.attention_peak_fraction = sw.hopper_attention_peak_fraction;
+    }
     if (r.sequence_parallel) {
         p.sequence_parallel = *r.sequence_parallel;
     } else if (rc.find("sequence parallel") != std::string::npos || rc.find("+ sp") != std::string::npos) {

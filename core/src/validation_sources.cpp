@@ -91,6 +91,12 @@ SoftwareSettings software_settings(const RunRow& r)
         s.eager_elementwise = !contains(r.software, "compile");
         s.description += s.eager_elementwise ? "; no torch.compile: eager elementwise kernels" : "; torch.compile: fused elementwise kernels";
         s.description += "; async TP hides forward TP traffic only";
+        // torchtitan's attention is SDPA, whose flash backend is PyTorch's bundled FlashAttention-2
+        // (FlashAttention-3 is a separate package torchtitan did not call in 2024-25; the 2025-06 nightly is
+        // assumed to dispatch alike), which reaches 35% of H100 peak (Shah et al. 2024, arXiv 2407.08608,
+        // abstract: "FlashAttention-2 achieving only 35% utilization on the H100 GPU").
+        s.hopper_attention_peak_fraction = 0.35;
+        s.description += "; SDPA flash attention = FlashAttention-2 (35% of H100 peak at best)";
         return s;
     }
     if (contains(r.software, "hai-llm")) {

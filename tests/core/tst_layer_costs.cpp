@@ -426,6 +426,55 @@ private slots:
         QVERIFY(e.layer.forward.compute_s > f.layer.forward.compute_s);
     }
 
+    void torchao_rowwise_casts_every_operand_along_both_axes()
+    {
+        // torchao rowwise (axiswise scales): forward casts input and weight along K (2 + 1 bytes per element);
+        // backward casts grad_output along N (3) and along M (2 + 2 + 1), input along M and weight along N (5
+        // each); the CUTLASS rowwise GEMM takes 1.22x the FP8 table's time. GEMMs of the 8B layer, m = 8192:
+        // qkv 6144 x 4096, output 4096 x 4096, gate+up 28672 x 4096, down 4096 x 14336 (n x k).
+        Setup s(llama_layer(), 1979);
+        s.training.precision = Precision::Fp8;
+        s.training.fp8_recipe = Fp8Recipe::Blockwise;
+        s.training.fp8_axiswise_casts = true;
+        const LayerCosts c = s.run();
+        const double m = 8192;
+        const double nk[4][2] = {{6144, 4096}, {4096, 4096}, {28672, 4096}, {4096, 14336}};
+        double fwd = 0, bwd = 0;
+        for (const auto& g : nk) {
+            fwd += (m * g[1] + g[0] * g[1]) * 3;
+            bwd += m * g[0] * (3 + 5) + (m * g[1] + g[0] * g[1]) * 5;
+        }
+        const OperatorTimer f8(s.profile, Precision::Fp8);
+        QVERIFY(close(op_seconds(c, "low-precision quantize (casts, amax)", Phase::Forward),
+                      f8.memory_bound_seconds("residual_add", fwd / 3, false)));
+        QVERIFY(close(op_seconds(c, "low-precision quantize (casts, amax)", Phase::Backward),
+                      f8.memory_bound_seconds("residual_add", bwd / 3, false)));
+        QVERIFY(close(op_seconds(c, "qkv projection", Phase::Forward), 1.22 * f8.gemm_seconds(m, 6144, 4096)));
+        // Without the flag the blockwise recipe casts only the input (forward) and grad_output (backward).
+        s.training.fp8_axiswise_casts = false;
+        QVERIFY(close(op_seconds(s.run(), "qkv projection", Phase::Forward), f8.gemm_seconds(m, 6144, 4096)));
+    }
+
+    void attention_peak_fraction_floors_the_flash_time()
+    {
+        // FlashAttention-2 on H100: at best 35% of peak forward, and 63/73 of that backward (2.5x the FLOPs).
+        // One 8K causal sequence of 32 heads of 128: forward 2 x 32 x 8192^2 x 128 FLOPs.
+        Setup s(llama_layer());
+        const LayerCosts table = s.run();
+        s.training.attention_peak_fraction = 0.35;
+        const LayerCosts fa2 = s.run();
+        const double flops = 2.0 * 32 * 8192.0 * 8192.0 * 128;
+        const double peak = s.profile.peak_flops("bf16");
+        const double fwd = op_seconds(table, "attention core (flash)", Phase::Forward);
+        const double bwd = op_seconds(table, "attention core (flash)", Phase::Backward);
+        QVERIFY(close(op_seconds(fa2, "attention core (flash)", Phase::Forward), std::max(fwd, flops / (0.35 * peak))));
+        QVERIFY(close(op_seconds(fa2, "attention core (flash)", Phase::Backward), std::max(bwd, 2.5 * flops / (0.35 * 63 / 73 * peak))));
+        QVERIFY(op_seconds(fa2, "attention core (flash)", Phase::Forward) > fwd); // the test profile's table is faster than 35%
+        // A fraction the table never reaches leaves it alone.
+        s.training.attention_peak_fraction = 1.0;
+        QVERIFY(close(op_seconds(s.run(), "attention core (flash)", Phase::Forward), fwd));
+    }
+
     void flash_attention_grows_quadratically_past_the_table()
     {
         // The profile's table ends at some sequence s_max; at 2 s_max one rank's causal attention costs 4x.

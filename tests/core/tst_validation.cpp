@@ -747,6 +747,21 @@ private slots:
         QCOMPARE(run.plan.virtual_stages, 2);
         QCOMPARE(run.plan.micro_batch, 4);
         QVERIFY(!run.scenario.training.eager_elementwise);
+        // On Hopper SDPA's FlashAttention-2 reaches at best 35% of peak; tensorwise FP8 casts per tensor.
+        QCOMPARE(run.scenario.training.attention_peak_fraction, 0.35);
+        QVERIFY(!run.scenario.training.fp8_axiswise_casts);
+        // torchao rowwise: axiswise casts (costed with the blockwise recipe's memory); on an A100 no FA2 floor.
+        row["notes"] = {"precision as published: \"float8 rowwise\" (torchao float8; per-row scaling)"};
+        row["gpu_type"] = "a100-sxm4-80gb";
+        row["precision"] = "bf16";
+        run = map_one(row);
+        QCOMPARE(run.scenario.training.attention_peak_fraction, 0.0);
+        QVERIFY(!run.scenario.training.fp8_axiswise_casts); // bf16: no casts
+        row["gpu_type"] = "h100-sxm5-80gb";
+        row["precision"] = "fp8";
+        run = map_one(row);
+        QVERIFY(run.scenario.training.fp8_axiswise_casts);
+        QCOMPARE(run.scenario.training.fp8_recipe, Fp8Recipe::Blockwise);
     }
 
     void tokens_per_second_is_the_global_batch_over_time()

@@ -151,6 +151,8 @@ struct TrainingSpec {
     bool eager_elementwise = false; // norms, RoPE and activation run as eager PyTorch op sequences (no torch.compile fusion)
     int bf16_edge_layers = 0;      // fp8/nvfp4: the first and the last this many transformer layers run in BF16
     MoeDispatcher moe_dispatcher = MoeDispatcher::AllToAll; // expert token dispatch ("alltoall" or "flex")
+    bool fp8_axiswise_casts = false; // fp8: scales per row/column computed on the fly (torchao rowwise): every operand cast along both axes, weights every pass
+    double attention_peak_fraction = 0; // > 0: the fused attention kernel's best forward fraction of dense BF16 peak (a floor on its time); 0 = the profile's table
 };
 
 // Where each parallel dimension's ranks sit: the order in which consecutive ranks step through the
