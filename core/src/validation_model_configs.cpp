@@ -71,9 +71,10 @@ bool is_deepseek_v3(const RunRow& r)
 
 bool is_qwen3_moe(const RunRow& r)
 {
-    // "Qwen3_235B_a22B", "Qwen3_30B_a3B (tokendrop)", ...: a Qwen3 name with an active-parameter suffix.
+    // "Qwen3_235B_a22B", "Qwen3_30B_a3B (tokendrop)", ...: the two Qwen3 MoE sizes (not Qwen3-Next, a hybrid).
     const std::string name = lower(r.model_name.value_or(""));
-    return name.find("qwen3") != std::string::npos && (name.find("a22b") != std::string::npos || name.find("a3b") != std::string::npos);
+    auto has = [&](const char* s) { return name.find(s) != std::string::npos; };
+    return has("qwen3") && !has("next") && ((has("235b") && has("a22b")) || (has("30b") && has("a3b")));
 }
 
 int published_mtp_layers(const RunRow& r, const ModelSpec& m, Notes& notes)
