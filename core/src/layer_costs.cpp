@@ -45,7 +45,9 @@ public:
     // Overlap: a fraction of the tensor-parallel traffic runs under the GEMMs it feeds (never more than
     // their time); with moe_overlap the dispatch/combine runs under the layer's compute (max, not sum).
     // With `tp_forward_only` (PyTorch async TP) the backward's traffic stays exposed.
-    void apply_overlap(bool tp_overlap, double tp_fraction, bool moe_overlap, bool tp_forward_only = false)
+    // moe_sm_fraction: share of the GPU's SMs the overlapped dispatch/combine kernels hold while they run;
+    // the compute beside them runs on the rest (see moe_comm_sm_fraction()).
+    void apply_overlap(bool tp_overlap, double tp_fraction, bool moe_overlap, bool tp_forward_only = false, double moe_sm_fraction = 0)
     {
         const Phase phases[] = {Phase::Forward, Phase::Backward, Phase::Recompute};
         for (int i = 0; i < 3; ++i) {
@@ -56,7 +58,9 @@ public:
                 note(phases[i], "tp communication hidden behind GEMMs", -hidden, OperatorTime::Stream::Tensor);
             }
             if (moe_overlap) {
-                const double hidden = std::min(t.ep_comm_s, t.compute_s);
+                // Compute c beside comm m runs at (1 - f) speed while m lasts: the phase takes max(m, c + f m),
+                // so the hidden part of m is min(c, (1 - f) m).
+                const double hidden = std::min(t.compute_s, (1 - moe_sm_fraction) * t.ep_comm_s);
                 t.ep_comm_s -= hidden;
                 note(phases[i], "expert dispatch/combine hidden behind compute", -hidden, OperatorTime::Stream::Expert);
             }
@@ -713,6 +717,18 @@ void moe_ffn(BlockBuilder& b, const Ctx& c)
     residual(b, c, "dropout 2", "residual 2");
 }
 
+// The flex dispatchers' kernels (DeepEP, HybridEP) run on SMs of their own: DeepSeek-V3 dedicates 20 of an
+// H800's 132 SMs to its all-to-all (report Sec. 3.2.2), DeepEP's Buffer defaults to 20 SMs. While they overlap
+// a layer's compute, that compute has the remaining SMs. NCCL's all-to-all is not counted (0).
+double moe_comm_sm_fraction(const TrainingSpec& t, const GpuProfile& profile)
+{
+    constexpr double kFlexDispatchSms = 20;
+    if (t.moe_dispatcher != MoeDispatcher::Flex || profile.sm_count <= 0) {
+        return 0;
+    }
+    return std::min(1.0, kFlexDispatchSms / profile.sm_count);
+}
+
 void build_layer(BlockCost& block, std::vector<OperatorTime>* ops, const Ctx& c, const LayerKind& kind, const LayerParamSplit& params)
 {
     BlockBuilder b(block, ops);
@@ -739,7 +755,8 @@ void build_layer(BlockCost& block, std::vector<OperatorTime>* ops, const Ctx& c,
     const double traffic = local_params * c.in.training->grad_accumulation_bytes;
     b.compute(Phase::Backward, "weight-gradient accumulation",
               traffic > 0 ? c.hp.memory_bound_seconds("residual_add", traffic / 3, false) : 0.0);
-    b.apply_overlap(c.in.tp_overlap, c.in.tp_overlap_hidden_fraction, c.in.moe_overlap, c.in.training->tp_overlap_forward_only);
+    b.apply_overlap(c.in.tp_overlap, c.in.tp_overlap_hidden_fraction, c.in.moe_overlap, c.in.training->tp_overlap_forward_only,
+                    moe_comm_sm_fraction(*c.in.training, *c.in.profile));
     b.apply_host_floor(c.in.profile->host_overhead_us * 1e-6);
 }
 

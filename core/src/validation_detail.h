@@ -48,6 +48,14 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
 // (validation_model_configs.cpp); false when the row has dimensions or the model is not known.
 bool published_model_config(const RunRow& r, ModelSpec& m, Notes& notes);
 
+// Multi-token-prediction modules a row's model trains (validation_model_configs.cpp): what its name says
+// ("w/ MTP", "w/o MTP", "no MTP"), else its family's published configuration (DeepSeek-V3: one module).
+int published_mtp_layers(const RunRow& r, const ModelSpec& m, Notes& notes);
+// The row names a DeepSeek-V3 model (DeepSeek's own or Megatron-Bridge's "DeepSeekV3"), by model_name.
+bool is_deepseek_v3(const RunRow& r);
+// The row names a Qwen3 mixture-of-experts model (235B-A22B, 30B-A3B), by model_name.
+bool is_qwen3_moe(const RunRow& r);
+
 // fsdp as bool or integer: 0 none, 1 the whole data-parallel group, k > 1 a sharding group of k.
 std::optional<int> fsdp_degree(const RunRow& r);
 
@@ -84,6 +92,9 @@ struct SoftwareSettings {
     std::optional<bool> recipe_tp_overlap;
     // Its FSDP recipes offload some layers' activations to host memory instead of recomputing them.
     bool fsdp_offloads_activations = false;
+    unsigned recipe_recompute_modules = 0; // kRecompute* bits the recipe's selective recompute names
+    std::optional<bool> recipe_moe_overlap;  // expert all-to-all overlap of the recipe preset the row's layout matches
+    bool recipe_flex_dispatcher = false;     // that preset dispatches through DeepEP / HybridEP (flex dispatcher)
     std::string description;
 };
 SoftwareSettings software_settings(const RunRow& r);

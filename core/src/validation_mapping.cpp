@@ -249,6 +249,11 @@ RowMapping map_run(const RunRow& r)
         if (p.ep > 1 && sw.framework == Framework::MegatronCore) {
             open.moe_overlap = true;
         }
+        if (sw.recipe_flex_dispatcher) {
+            t.moe_dispatcher = MoeDispatcher::Flex;
+            note("expert dispatch through the performance preset's flex dispatcher (HybridEP/DeepEP): permutation fused, "
+                 "one copy per remote NVLink domain");
+        }
     }
     if (sw.framework == Framework::DeepSeekHaiLlm) {
         p.moe_overlap = true; // DeepSeek-V3 report Sec. 3.2.1: all-to-all hidden behind computation

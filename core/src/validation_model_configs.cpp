@@ -63,4 +63,43 @@ bool published_model_config(const RunRow& r, ModelSpec& m, Notes& notes)
     return false;
 }
 
+bool is_deepseek_v3(const RunRow& r)
+{
+    // "DeepSeek-V3 (671B total, 37B activated)", "DeepSeekV3", "DeepSeekV3 (dropless)", ...
+    return contains(r.model_name, "deepseek-v3") || contains(r.model_name, "deepseekv3") || contains(r.model_name, "deepseek v3");
+}
+
+bool is_qwen3_moe(const RunRow& r)
+{
+    // "Qwen3_235B_a22B", "Qwen3_30B_a3B (tokendrop)", ...: the two Qwen3 MoE sizes (not Qwen3-Next, a hybrid).
+    const std::string name = lower(r.model_name.value_or(""));
+    auto has = [&](const char* s) { return name.find(s) != std::string::npos; };
+    return has("qwen3") && !has("next") && ((has("235b") && has("a22b")) || (has("30b") && has("a3b")));
+}
+
+int published_mtp_layers(const RunRow& r, const ModelSpec& m, Notes& notes)
+{
+    if (contains(r.model_name, "w/o mtp") || contains(r.model_name, "no mtp") || contains(r.model_name, "without mtp")) {
+        notes.push_back("model name says no MTP: no multi-token-prediction module");
+        return 0;
+    }
+    if (contains(r.model_name, "w/ mtp") || contains(r.model_name, "with mtp")) {
+        notes.push_back("model name says MTP: one multi-token-prediction module");
+        return 1;
+    }
+    if (is_deepseek_v3(r) && m.moe.enabled()) {
+        // DeepSeek-V3 report Sec. 2.2 and 4.2 ("we set the MTP depth D to 1"); its Hugging Face config
+        // num_nextn_predict_layers 1; Megatron-Bridge recipes/deepseek/deepseek_v3.py (_deepseek_v3_common:
+        // model_cfg.mtp_num_layers = 1, every pipeline layout ending in "mtp", "loss"), which the
+        // performance scripts (scripts/performance/configs/deepseek) build on without changing it.
+        notes.push_back("multi-token prediction not in a structured key: 1 module (DeepSeek-V3 report Sec. 4.2, MTP depth 1; "
+                        "HF config num_nextn_predict_layers 1; Megatron-Bridge deepseek_v3.py mtp_num_layers 1)");
+        return 1;
+    }
+    if (m.moe.enabled() && m.attention == AttentionKind::Mla) {
+        notes.push_back("multi-token prediction not stated in a structured key: none");
+    }
+    return 0;
+}
+
 } // namespace vtrain::validation_detail

@@ -89,7 +89,12 @@ void expand_candidates(MappedRun& run, const OpenSettings& open, const SoftwareS
                 continue;
             }
             a.labels.push_back(to_string(rc));
-            a.apply.push_back([rc](Scenario&, Plan& p) { p.recompute = rc; });
+            // Megatron-Core's selective recompute redoes the modules the recipe lists (--recompute-modules).
+            const unsigned modules = rc == Recompute::Selective ? sw.recipe_recompute_modules : 0u;
+            a.apply.push_back([rc, modules](Scenario&, Plan& p) {
+                p.recompute = rc;
+                p.recompute_modules |= modules;
+            });
         }
         a.preferred = preferred_index(a, sw.recipe_recompute ? std::optional<std::string>(to_string(*sw.recipe_recompute)) : std::nullopt);
         run.open_settings.push_back("activation_recompute not given: {" + join(a.labels, ", ") + "} (the runs that fit in memory" +
@@ -145,7 +150,7 @@ void expand_candidates(MappedRun& run, const OpenSettings& open, const SoftwareS
     };
     flag_axis(open.overlap_param_gather, "overlap_param_gather", &Plan::overlap_param_gather, sw.recipe_overlap_param_gather);
     flag_axis(open.tp_overlap && base.tp > 1, "tp_overlap", &Plan::tp_overlap, sw.recipe_tp_overlap);
-    flag_axis(open.moe_overlap && base.ep > 1, "moe_overlap", &Plan::moe_overlap, std::nullopt);
+    flag_axis(open.moe_overlap && base.ep > 1, "moe_overlap", &Plan::moe_overlap, sw.recipe_moe_overlap);
     if (open.activation_offload) {
         // No preferred share: the recipes' cpu_offloading_num_layers differs by GPU and precision, so every
         // share that fits with the recipe's recompute stays a candidate.

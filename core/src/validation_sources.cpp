@@ -9,6 +9,59 @@
 
 namespace vtrain::validation_detail {
 
+namespace {
+
+// Megatron-Bridge's performance presets for the MoE models (scripts/performance/configs/deepseek/
+// deepseek_workload_base_configs.py @ 0426418 and configs/qwen/qwen3_workload_base_configs.py @ 01b2977):
+// the parallel layout each one runs and the two settings the tables do not print, whether the expert
+// all-to-all is overlapped (moe_a2a_overlap, WorkloadBaseConfig default False) and whether tokens go through
+// the flex dispatcher (moe_flex_dispatcher_backend "hybridep"/"deepep" with dispatcher type "flex"; the
+// Qwen3-235B B200/H100 presets set "alltoall"). A row is matched by its model, GPU and published layout.
+struct MoePreset {
+    const char* model; // "deepseek_v3", "qwen3_235b", "qwen3_30b"
+    const char* gpu;   // "gb200", "b200", "h100"
+    int tp, pp, vp, ep; // vp 0: none (no interleaving)
+    int overlap;       // 1 on, 0 off, 2 on only under MXFP8 (the FP8_MX preset of the same layout)
+    bool flex;
+};
+constexpr MoePreset kMoePresets[] = {
+    {"deepseek_v3", "gb200", 1, 4, 4, 64, 2, true},  // GB200_V1/_BF16_V1 off; GB200_FP8_MX_V1 moe_a2a_overlap True
+    {"deepseek_v3", "b200", 1, 16, 0, 8, 0, true},   // B200_V1 (hybridep)
+    {"deepseek_v3", "b200", 1, 8, 2, 32, 1, true},   // B200_FP8_MX_V2 (deepep, moe_a2a_overlap True)
+    {"deepseek_v3", "h100", 2, 8, 4, 64, 0, true},   // H100_V1 (hybridep)
+    {"qwen3_235b", "gb200", 1, 8, 0, 8, 0, true},    // GB200_*_V1 (hybridep, flex)
+    {"qwen3_235b", "gb200", 1, 8, 0, 32, 0, true},   // GB200_FP8_CS_V2
+    {"qwen3_235b", "gb200", 1, 8, 3, 32, 0, true},   // GB200_FP8_MX_V2
+    {"qwen3_235b", "b200", 1, 8, 0, 8, 0, false},    // B200_*_V1 (alltoall)
+    {"qwen3_235b", "b200", 1, 8, 4, 8, 0, false},    // B200_BF16_V1
+    {"qwen3_235b", "h100", 2, 8, 4, 32, 1, false},   // H100_*_V1 (alltoall, moe_a2a_overlap True)
+    {"qwen3_30b", "gb200", 1, 1, 0, 8, 0, true},     // GB200_*_V1 (hybridep, flex)
+    {"qwen3_30b", "b200", 1, 1, 0, 8, 0, true},      // B200_*_V1
+    {"qwen3_30b", "h100", 1, 1, 0, 16, 0, true},     // H100_*_V1 (hybridep, moe_a2a_overlap False)
+};
+
+const MoePreset* moe_preset(const RunRow& r)
+{
+    const char* model = is_deepseek_v3(r) ? "deepseek_v3"
+                        : !is_qwen3_moe(r) ? nullptr
+                        : contains(r.model_name, "235b") ? "qwen3_235b"
+                                                         : "qwen3_30b";
+    const char* gpu = contains(r.gpu_type, "gb200") ? "gb200" : contains(r.gpu_type, "b200") ? "b200" : contains(r.gpu_type, "h100") ? "h100" : nullptr;
+    if (model == nullptr || gpu == nullptr) {
+        return nullptr;
+    }
+    const int vp = r.virtual_pipeline_stages.value_or(1) > 1 ? *r.virtual_pipeline_stages : 0;
+    for (const MoePreset& p : kMoePresets) {
+        if (std::string(p.model) == model && std::string(p.gpu) == gpu && p.tp == r.tp.value_or(1) && p.pp == r.pp.value_or(1) && p.vp == vp &&
+            p.ep == r.ep.value_or(1)) {
+            return &p;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
 SoftwareSettings software_settings(const RunRow& r)
 {
     SoftwareSettings s;
@@ -150,6 +203,34 @@ SoftwareSettings software_settings(const RunRow& r)
                              "scaling with the first and last layer in BF16, and as the "
                              "centre of a range where they fit no recompute, sequence parallelism, overlapped parameter gather, TP "
                              "communication overlap (not with NVFP4), and with Megatron-FSDP activation offload to host memory";
+        }
+        if (contains(r.software, "megatron-bridge") && is_deepseek_v3(r)) {
+            // Megatron-Bridge's DeepSeek-V3 recipe (recipes/deepseek/deepseek_v3.py, ddp overlap_param_gather=True)
+            // and performance scripts (scripts/performance/configs/deepseek/deepseek_llm_pretrain.py
+            // set_deepseek_v3_common_configs: recompute_granularity "selective"; deepseek_workload_base_configs.py:
+            // recompute_modules ["mla_up_proj"] in the GB200/B200/B300 presets, plus "mlp" (the 3 dense layers'
+            // MLP, not modeled) on H100). The expert all-to-all overlap differs per GPU and precision: open.
+            s.recipe_recompute = Recompute::Selective;
+            s.recipe_recompute_modules = kRecomputeMlaUpProj;
+            s.recipe_overlap_param_gather = true;
+            s.description += "; the DeepSeek-V3 recipes: as the centre of a range where they fit selective recompute of the MLA "
+                             "up-projections (recompute_modules mla_up_proj), overlapped parameter gather";
+        } else if (contains(r.software, "megatron-bridge") && is_qwen3_moe(r)) {
+            // Megatron-Bridge's Qwen3 MoE recipes (recipes/qwen/qwen3_moe.py: ddp overlap_param_gather=True) as
+            // the performance scripts run them (scripts/performance/configs/qwen/qwen3_llm_pretrain.py
+            // set_qwen3_common_configs: recompute_granularity None, overriding the 30B-A3B recipe's full recompute).
+            s.recipe_recompute = Recompute::None;
+            s.recipe_overlap_param_gather = true;
+            s.description += "; the Qwen3 MoE performance recipes: as the centre of a range where they fit no recompute, "
+                             "overlapped parameter gather";
+        }
+        if (const MoePreset* preset = contains(r.software, "megatron-bridge") ? moe_preset(r) : nullptr) {
+            const bool mxfp8 = precision_of(r).recipe == Fp8Recipe::Mxfp8;
+            s.recipe_moe_overlap = preset->overlap == 1 || (preset->overlap == 2 && mxfp8);
+            s.recipe_flex_dispatcher = preset->flex;
+            s.description += std::string("; the row's layout is a performance preset's: expert all-to-all ") +
+                             (*s.recipe_moe_overlap ? "overlapped" : "not overlapped") + " (moe_a2a_overlap, the centre of its range), " +
+                             (preset->flex ? "flex dispatcher (HybridEP/DeepEP)" : "alltoall dispatcher");
         }
         return s;
     }

@@ -309,13 +309,8 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
         m.layer_pattern = *r.layer_pattern;
     }
 
-    // Multi-token prediction: only where the model name says so (no structured key carries it).
-    if (contains(r.model_name, "w/ mtp") || contains(r.model_name, "with mtp")) {
-        m.mtp_layers = 1;
-        notes.push_back("model name says MTP: one multi-token-prediction module");
-    } else if (m.moe.enabled() && mla) {
-        notes.push_back("multi-token prediction not stated in a structured key: none");
-    }
+    // Multi-token prediction: no structured key carries it (the name, else the family's published config).
+    m.mtp_layers = published_mtp_layers(r, m, notes);
     return std::nullopt;
 }
 

@@ -332,6 +332,21 @@ private slots:
         const BlockCost overlapped = s.run().layers[3];
         QCOMPARE(overlapped.forward.ep_comm_s, std::max(0.0, moe.forward.ep_comm_s - moe.forward.compute_s));
         QCOMPARE(overlapped.forward.compute_s, moe.forward.compute_s);
+
+        // The flex dispatcher's kernels hold 20 SMs (DeepSeek-V3 Sec. 3.2.2) while they overlap the compute: on
+        // 132 SMs the phase takes max(m, c + 20/132 m), i.e. max(m - c, 0.1515 m) of the comm stays exposed.
+        s.profile.sm_count = 132;
+        s.training.moe_dispatcher = MoeDispatcher::Flex;
+        s.in.moe_overlap = false;
+        const BlockCost flex = s.run().layers[3];
+        s.in.moe_overlap = true;
+        const BlockCost flex_overlapped = s.run().layers[3];
+        const double m_s = flex.forward.ep_comm_s, c_s = flex.forward.compute_s;
+        QVERIFY(m_s > 0 && c_s > 0);
+        QVERIFY(qFuzzyCompare(flex_overlapped.forward.ep_comm_s, std::max(m_s - c_s, 20.0 / 132.0 * m_s)));
+        QCOMPARE(flex_overlapped.forward.compute_s, c_s);
+        s.profile.sm_count = 0; // unknown SM count: no contention charged
+        QVERIFY(qFuzzyCompare(s.run().layers[3].forward.ep_comm_s + 1, std::max(0.0, m_s - c_s) + 1));
     }
 
     void small_experts_run_below_large_gemm_efficiency()

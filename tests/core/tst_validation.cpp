@@ -819,6 +819,109 @@ private slots:
         QVERIFY(!megatron_lm_model_flops(ds, 1));
     }
 
+    void deepseek_v3_and_qwen3_rows_take_the_megatron_bridge_moe_recipes()
+    {
+        // A Megatron-Bridge DeepSeek-V3 row on GB200 (the published layout: TP1 PP4 VP4 EP64, MXFP8).
+        nlohmann::json row = modern_row("dsv3");
+        row["model_name"] = "DeepSeekV3";
+        row["arch_family"] = "deepseek_mla_moe";
+        row["num_layers"] = 61;
+        row["hidden_size"] = 7168;
+        row["num_attention_heads"] = 128;
+        row["num_query_groups"] = nullptr;
+        row["ffn_hidden_size"] = 18432;
+        row["vocab_size"] = 129280;
+        row["num_experts"] = 256;
+        row["moe_top_k"] = 8;
+        row["moe_ffn_hidden_size"] = 2048;
+        row["num_shared_experts"] = 1;
+        row["moe_shared_expert_ffn_hidden_size"] = 2048;
+        row["moe_first_dense_layers"] = 3;
+        row["moe_layer_freq"] = "first 3 layers dense, then 58 MoE layers ([0]*3+[1]*58)";
+        row["mla_q_lora_rank"] = 1536;
+        row["mla_kv_lora_rank"] = 512;
+        row["mla_qk_head_dim"] = 128;
+        row["mla_qk_rope_head_dim"] = 64;
+        row["mla_v_head_dim"] = 128;
+        row["gpu_type"] = "gb200-nvl72";
+        row["gpu_memory_gb"] = nullptr;
+        row["system_name"] = "DGX-GB200";
+        row["gpus_per_node"] = 4;
+        row["num_gpus"] = 256;
+        row["tp"] = 1;
+        row["pp"] = 4;
+        row["dp"] = 64;
+        row["ep"] = 64;
+        row["model_parallel_size"] = 4;
+        row["virtual_pipeline_stages"] = 4;
+        row["micro_batch_size"] = 1;
+        row["global_batch_size"] = 4096;
+        row["notes"] = {"precision as published: MXFP8 (recipe: mxfp8)"};
+        const MappedRun run = map_one(row);
+        // One MTP module (DeepSeek-V3 report Sec. 4.2; Megatron-Bridge deepseek_v3.py mtp_num_layers 1), laid out
+        // as the recipe's (4, 4) layout: 61 = 15 x 4 + 1, the MTP module before the loss.
+        QCOMPARE(run.scenario.model.mtp_layers, 1);
+        QCOMPARE(run.plan.pipeline_layout.substr(run.plan.pipeline_layout.size() - 9), std::string("|tttt|tmL"));
+        QCOMPARE(run.scenario.training.moe_dispatcher, MoeDispatcher::Flex); // the preset's HybridEP
+        // The centre: selective recompute of the MLA up-projections, overlapped parameter gather and, for the
+        // FP8_MX preset of this layout, the overlapped expert all-to-all.
+        int recipe_runs = 0;
+        for (const auto& c : run.candidates) {
+            const Plan& p = c.plan;
+            const bool is_recipe = p.recompute == Recompute::Selective && p.overlap_param_gather && p.moe_overlap;
+            QCOMPARE(c.departures == 0, is_recipe);
+            QCOMPARE(p.recompute == Recompute::Selective, (p.recompute_modules & kRecomputeMlaUpProj) != 0);
+            recipe_runs += is_recipe ? 1 : 0;
+        }
+        QCOMPARE(recipe_runs, 1);
+        // The same row in BF16 runs the GB200_BF16 preset: no all-to-all overlap.
+        nlohmann::json bf16 = row;
+        bf16["precision"] = "bf16";
+        bf16["notes"] = {"precision as published: BF16"};
+        for (const auto& c : map_one(bf16).candidates) {
+            QCOMPARE(c.departures == 0, c.plan.recompute == Recompute::Selective && c.plan.overlap_param_gather && !c.plan.moe_overlap);
+        }
+        // The model name can say there is no MTP; a layout that is no preset's leaves the overlap open (no centre)
+        // and the dispatcher alone.
+        nlohmann::json no_mtp = row;
+        no_mtp["model_name"] = "DeepSeekV3 (w/o MTP)";
+        no_mtp["pp"] = 8;
+        no_mtp["dp"] = 32;
+        no_mtp["ep"] = 32;
+        no_mtp["model_parallel_size"] = 8;
+        const MappedRun plain = map_one(no_mtp);
+        QCOMPARE(plain.scenario.model.mtp_layers, 0);
+        QCOMPARE(plain.scenario.training.moe_dispatcher, MoeDispatcher::AllToAll);
+        for (const auto& c : plain.candidates) {
+            QCOMPARE(c.departures == 0, c.plan.recompute == Recompute::Selective && c.plan.overlap_param_gather);
+        }
+
+        // Qwen3-30B-A3B on 16 H100 (EP16): its performance scripts run no recompute, its preset no overlap.
+        nlohmann::json qwen = modern_row("qwen");
+        qwen["model_name"] = "Qwen3_30B_a3B";
+        qwen["arch_family"] = "moe_qwen3_rmsnorm_swiglu_rope_gqa_qknorm";
+        qwen["num_gpus"] = 16;
+        qwen["tp"] = 1;
+        qwen["pp"] = 1;
+        qwen["dp"] = 16;
+        qwen["ep"] = 16;
+        qwen["model_parallel_size"] = 1;
+        qwen["num_experts"] = 128;
+        qwen["moe_top_k"] = 8;
+        qwen["moe_ffn_hidden_size"] = 768;
+        qwen["global_batch_size"] = 1024;
+        const MappedRun q = map_one(qwen);
+        QCOMPARE(q.scenario.model.mtp_layers, 0);
+        QCOMPARE(q.scenario.training.moe_dispatcher, MoeDispatcher::Flex);
+        int q_recipe = 0;
+        for (const auto& c : q.candidates) {
+            const bool is_recipe = c.plan.recompute == Recompute::None && c.plan.overlap_param_gather && !c.plan.moe_overlap;
+            QCOMPARE(c.departures == 0, is_recipe);
+            q_recipe += is_recipe ? 1 : 0;
+        }
+        QCOMPARE(q_recipe, 1);
+    }
+
     void uneven_layers_get_the_frameworks_layout()
     {
         validation_detail::Notes notes;

@@ -44,8 +44,8 @@ const std::map<std::string, Pin>& modern_set_pins()
     // (scripts/calibrate-modern.sh; in-sample figures, docs/validation.md gives the held-out ones).
     static const std::map<std::string, Pin> pins{
         {"megatron_bridge_dense_h100", {13, 7.1}},  {"megatron_bridge_dense_b200", {8, 3.2}},   {"megatron_bridge_dense_gb200", {37, 8.8}},
-        {"megatron_bridge_moe_h100", {23, 15.5}},   {"megatron_bridge_moe_b200", {28, 18.0}},   {"megatron_bridge_moe_gb200", {53, 30.6}},
-        {"mcore_dsv3_gb200_optimization", {1, 1.0}}, {"deepseek_v3", {1, 61.9}},                {"torchtitan_h100", {18, 34.2}},
+        {"megatron_bridge_moe_h100", {23, 15.5}},   {"megatron_bridge_moe_b200", {28, 14.2}},   {"megatron_bridge_moe_gb200", {53, 26.8}},
+        {"mcore_dsv3_gb200_optimization", {1, 1.0}}, {"deepseek_v3", {1, 16.8}},                {"torchtitan_h100", {18, 34.2}},
         {"torchtitan_asynctp_h100", {12, 28.4}},    {"torchtitan_docs_2024", {6, 13.9}},        {"megatron_core_moe_readme", {0, -1}},
         {"moe_parallel_folding", {0, -1}}};
     return pins;
