@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 
 #include "models/format.h"
+#include "vtrain/rank_layout.h"
 
 namespace vtrain::ui {
 
@@ -112,6 +113,31 @@ QString planSummary(const Plan& p)
     }
     if (p.moe_overlap) {
         s += QStringLiteral(" · MoE overlap");
+    }
+    if (!p.overlap_grad_reduce) {
+        s += QStringLiteral(" · no DP overlap");
+    }
+    if (p.rank_order != RankOrder{}) {
+        s += QStringLiteral(" · ranks %1").arg(QString::fromStdString(to_string(p.rank_order)));
+    }
+    if (p.offload_optimizer) {
+        s += QStringLiteral(" · optimizer offload");
+    }
+    if (p.offload_activations > 0) {
+        s += QStringLiteral(" · %1% activations offloaded").arg(p.offload_activations * 100, 0, 'g', 3);
+    }
+    if (p.recompute_modules != 0) {
+        QStringList modules;
+        if ((p.recompute_modules & kRecomputeLayernorm) != 0) {
+            modules << QStringLiteral("norms");
+        }
+        if ((p.recompute_modules & kRecomputeMlaUpProj) != 0) {
+            modules << QStringLiteral("MLA up-proj");
+        }
+        if ((p.recompute_modules & kRecomputeMoeAct) != 0) {
+            modules << QStringLiteral("expert act");
+        }
+        s += QStringLiteral(" · recompute %1").arg(modules.join(QStringLiteral(", ")));
     }
     return s;
 }
