@@ -204,31 +204,40 @@ private Q_SLOTS:
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         w.applyDefaultDockSizes();
-        w.loadPreset(QStringLiteral("mt-nlg-530b"));
-        QVERIFY(runSweep(w));
-        QCoreApplication::processEvents();
-        QTableView* table = w.plansPanel()->tableView();
-        QHeaderView* header = table->horizontalHeader();
-        QVERIFY(table->verticalScrollBar()->isVisible()); // the width a scroll bar takes is accounted for
-        for (int c = 0; c < PlanTableModel::ColumnCount; ++c) {
-            const QString title = table->model()->headerData(c, Qt::Horizontal).toString();
-            QVERIFY2(header->sectionSize(c) >= header->sectionSizeHint(c),
-                     qPrintable(QStringLiteral("%1: %2 < %3").arg(title).arg(header->sectionSize(c)).arg(header->sectionSizeHint(c))));
-            QVERIFY2(header->sectionSize(c) >= header->fontMetrics().horizontalAdvance(title) + 8, qPrintable(title));
+        // MT-NLG (costs in the millions) and Qwen3 30B-A3B on 256 GPUs (bands past 100 days).
+        for (const QString& preset : {QStringLiteral("mt-nlg-530b"), QStringLiteral("qwen3-30b-a3b")}) {
+            w.loadPreset(preset);
+            QVERIFY(runSweep(w));
+            QCoreApplication::processEvents();
+            QTableView* table = w.plansPanel()->tableView();
+            QHeaderView* header = table->horizontalHeader();
+            QVERIFY(table->verticalScrollBar()->isVisible()); // the width a scroll bar takes is accounted for
+            for (int c = 0; c < PlanTableModel::ColumnCount; ++c) {
+                const QString title = table->model()->headerData(c, Qt::Horizontal).toString();
+                QVERIFY2(header->sectionSize(c) >= header->sectionSizeHint(c),
+                         qPrintable(QStringLiteral("%1: %2 < %3").arg(title).arg(header->sectionSize(c)).arg(header->sectionSizeHint(c))));
+                QVERIFY2(header->sectionSize(c) >= header->fontMetrics().horizontalAdvance(title) + 8, qPrintable(title));
+            }
+            const int costRight = table->columnViewportPosition(PlanTableModel::CostColumn) + table->columnWidth(PlanTableModel::CostColumn);
+            QVERIFY2(costRight <= table->viewport()->width(),
+                     qPrintable(QStringLiteral("Cost column ends at %1, viewport %2 wide").arg(costRight).arg(table->viewport()->width())));
+            QFont bold = table->font();
+            bold.setBold(true);
+            for (const int column : {int(PlanTableModel::DaysColumn), int(PlanTableModel::DaysBandColumn), int(PlanTableModel::CostColumn)}) {
+                int widest = 0;
+                QString text;
+                for (int r = 0; r < table->model()->rowCount(); ++r) {
+                    const QString cell = table->model()->index(r, column).data().toString();
+                    if (QFontMetrics(bold).horizontalAdvance(cell) > widest) {
+                        widest = QFontMetrics(bold).horizontalAdvance(cell);
+                        text = cell;
+                    }
+                }
+                QVERIFY(widest > 0);
+                QVERIFY2(widest + 6 <= table->columnWidth(column),
+                         qPrintable(QStringLiteral("%1: widest \"%2\" %3 px, column %4").arg(preset, text).arg(widest).arg(table->columnWidth(column))));
+            }
         }
-        const int costRight = table->columnViewportPosition(PlanTableModel::CostColumn) + table->columnWidth(PlanTableModel::CostColumn);
-        QVERIFY2(costRight <= table->viewport()->width(),
-                 qPrintable(QStringLiteral("Cost column ends at %1, viewport %2 wide").arg(costRight).arg(table->viewport()->width())));
-        QFont bold = table->font();
-        bold.setBold(true);
-        int widest = 0;
-        for (int r = 0; r < table->model()->rowCount(); ++r) {
-            const QString cost = table->model()->index(r, PlanTableModel::CostColumn).data().toString();
-            widest = std::max(widest, QFontMetrics(bold).horizontalAdvance(cost));
-        }
-        QVERIFY(widest > 0);
-        QVERIFY2(widest + 6 <= table->columnWidth(PlanTableModel::CostColumn),
-                 qPrintable(QStringLiteral("widest cost %1 px, column %2").arg(widest).arg(table->columnWidth(PlanTableModel::CostColumn))));
     }
 
     // Defect 2, Compare: with A and B of the longest preset, the summary's B − A column is whole and on

@@ -109,7 +109,7 @@ std::vector<TextField> buildTextFields()
     f.push_back(optionalInt("model.moe.latent_size", Group::Experts, tr("Latent width"),
                             tr("LatentMoE: routed experts work in this width between a down- and an up-projection, and dispatch moves it; "
                                "empty = the hidden size (no latent)"),
-                            [](Scenario& s) -> int& { return s.model.moe.latent_size; }, 1, 1 << 24, tr("= hidden (no latent)")));
+                            [](Scenario& s) -> int& { return s.model.moe.latent_size; }, 1, 1 << 24, tr("none")));
     f.push_back({QStringLiteral("model.moe.load_imbalance"), Group::Experts, tr("Load imbalance"), tr("= 1.0 (balanced)"),
                  tr("Busiest expert's tokens / the mean: its GPU sets the pace (1.0 = perfectly balanced routing)"),
                  [](const Scenario& s) { return s.model.moe.load_imbalance != 1.0 ? QString::number(s.model.moe.load_imbalance) : QString(); },

@@ -69,8 +69,9 @@ PlansPanel::PlansPanel(PlanTableModel* plans, RejectModel* rejects, QWidget* par
     boldFont.setBold(true);
     const QFontMetrics bold(boldFont);
     const int cellPadding = 2 * m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 8;
+    // Days up to 999.99 (a band's upper end past 100 days is common on small clusters), costs up to $99M.
     const std::map<int, QString> boldSamples{{PlanTableModel::DaysColumn, QStringLiteral("999.99")},
-                                            {PlanTableModel::DaysBandColumn, QStringLiteral("99.99–99.99*")},
+                                            {PlanTableModel::DaysBandColumn, QStringLiteral("999.99–999.99*")},
                                             {PlanTableModel::CostColumn, QStringLiteral("$88,888,888")}};
     for (int c = 0; c < PlanTableModel::ColumnCount; ++c) {
         int w = widths[c] * digit + 12;
