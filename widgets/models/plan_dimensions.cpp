@@ -29,6 +29,8 @@ QString colorDimensionName(ColorDimension dimension)
     case ColorDimension::Precision: return QCoreApplication::translate("vtrain", "Precision");
     case ColorDimension::ContextParallel: return QCoreApplication::translate("vtrain", "Context parallel");
     case ColorDimension::ExpertParallel: return QCoreApplication::translate("vtrain", "Expert parallel");
+    case ColorDimension::RankOrder: return QCoreApplication::translate("vtrain", "Rank order");
+    case ColorDimension::Offload: return QCoreApplication::translate("vtrain", "Host offload");
     case ColorDimension::Count: break;
     }
     return {};
@@ -62,6 +64,17 @@ QString categoryOf(const PlanRow& row, ColorDimension dimension)
     case ColorDimension::Precision: return QString::fromLatin1(to_string(row.precision)).toUpper();
     case ColorDimension::ContextParallel: return QStringLiteral("cp %1").arg(row.plan.cp);
     case ColorDimension::ExpertParallel: return QStringLiteral("ep %1").arg(row.plan.ep);
+    case ColorDimension::RankOrder: return QString::fromStdString(to_string(row.plan.rank_order));
+    case ColorDimension::Offload: {
+        QStringList parts;
+        if (row.plan.offload_optimizer) {
+            parts << QStringLiteral("optimizer");
+        }
+        if (row.plan.offload_activations > 0) {
+            parts << QStringLiteral("%1% activations").arg(row.plan.offload_activations * 100, 0, 'g', 3);
+        }
+        return parts.isEmpty() ? QStringLiteral("no offload") : QStringLiteral("offload ") + parts.join(QStringLiteral(" + "));
+    }
     case ColorDimension::Count: break;
     }
     return {};
@@ -78,6 +91,8 @@ double categoryOrder(const PlanRow& row, ColorDimension dimension)
     case ColorDimension::Precision: return static_cast<double>(row.precision);
     case ColorDimension::ContextParallel: return row.plan.cp;
     case ColorDimension::ExpertParallel: return row.plan.ep;
+    case ColorDimension::Offload: return (row.plan.offload_optimizer ? 2 : 0) + row.plan.offload_activations;
+    case ColorDimension::RankOrder: // by name; the default order sorts first as "tp-cp-..." does anyway
     case ColorDimension::GpuType:
     case ColorDimension::Count: break;
     }

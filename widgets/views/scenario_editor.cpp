@@ -130,15 +130,22 @@ QGroupBox* ScenarioEditor::buildGroup(const QString& title, int group)
                 tr("GPU profiles to compare; the first checked one is the cluster's GPU (its price applies to it, the others use their "
                    "profile's price)"));
     }
-    for (const form::TextField& f : form::textFields()) {
-        if (static_cast<int>(f.group) != group) {
-            continue;
+    const auto addTextFields = [&] {
+        for (const form::TextField& f : form::textFields()) {
+            if (static_cast<int>(f.group) != group) {
+                continue;
+            }
+            auto* row = new FieldRow(f.name, f.placeholder, f.tip, box);
+            formLayout->addRow(f.label, row);
+            m_fields[f.name] = row;
+            connect(row, &FieldRow::edited, this, &ScenarioEditor::onTyped);
+            connect(row, &FieldRow::committed, this, &ScenarioEditor::commit);
         }
-        auto* row = new FieldRow(f.name, f.placeholder, f.tip, box);
-        formLayout->addRow(f.label, row);
-        m_fields[f.name] = row;
-        connect(row, &FieldRow::edited, this, &ScenarioEditor::onTyped);
-        connect(row, &FieldRow::committed, this, &ScenarioEditor::commit);
+    };
+    // The plan reads schedule and rank order first, then its offload share beside the offload choice.
+    const bool choicesFirst = group == static_cast<int>(form::Group::Plan);
+    if (!choicesFirst) {
+        addTextFields();
     }
     for (const form::ChoiceField& f : form::choiceFields()) {
         if (static_cast<int>(f.group) != group) {
@@ -173,6 +180,9 @@ QGroupBox* ScenarioEditor::buildGroup(const QString& title, int group)
                 connect(combo, &QComboBox::activated, this, &ScenarioEditor::commit);
             }
         }
+    }
+    if (choicesFirst) {
+        addTextFields();
     }
     return box;
 }
