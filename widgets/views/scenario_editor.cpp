@@ -142,7 +142,7 @@ QGroupBox* ScenarioEditor::buildGroup(const QString& title, int group)
             connect(row, &FieldRow::committed, this, &ScenarioEditor::commit);
         }
     };
-    // The plan reads schedule and rank order first, then its offload share beside the offload choice.
+    // The plan reads schedule and rank order first; its activation offload share (a text field) comes last.
     const bool choicesFirst = group == static_cast<int>(form::Group::Plan);
     if (!choicesFirst) {
         addTextFields();
