@@ -4,6 +4,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "text_report.h"
+#include "vtrain/rank_layout.h"
 #include "vtrain/result_json.h"
 #include "vtrain/simulator.h"
 
@@ -50,7 +51,18 @@ int run_simulate(const std::vector<std::string>& argv)
         return report_bad_input(result.errors());
     }
     if (args->flag("--json")) {
-        std::cout << output_json(result_to_json(*result), 2) << '\n';
+        nlohmann::json j = result_to_json(*result);
+        // The plan's placement and offload always, defaults included (the file form leaves defaults out).
+        const Plan& p = result->plan;
+        nlohmann::json& plan = j["plan"];
+        plan["rank_order"] = to_string(p.rank_order);
+        plan["overlap_grad_reduce"] = p.overlap_grad_reduce;
+        plan["offload_optimizer"] = p.offload_optimizer;
+        plan["offload_activations"] = p.offload_activations;
+        if (!plan.contains("recompute_modules")) {
+            plan["recompute_modules"] = nlohmann::json::array();
+        }
+        std::cout << output_json(j, 2) << '\n';
     } else {
         print_report(std::cout, scenario, loaded->profile, *result);
     }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "vtrain/rank_layout.h"
 #include "vtrain/uncertainty.h"
 
 namespace vtrain::cli {
@@ -35,6 +36,19 @@ std::string duration(double seconds)
     return fmt("%.2f ms", seconds * 1e3);
 }
 
+// Plan::recompute_modules as the scenario file names them ("layernorm, mla_up_proj, moe_act").
+std::string recompute_modules_text(unsigned modules)
+{
+    std::string out;
+    for (const auto& [bit, name] : {std::pair{kRecomputeLayernorm, "layernorm"}, std::pair{kRecomputeMlaUpProj, "mla_up_proj"},
+                                    std::pair{kRecomputeMoeAct, "moe_act"}}) {
+        if ((modules & bit) != 0) {
+            out += (out.empty() ? "" : ", ") + std::string(name);
+        }
+    }
+    return out;
+}
+
 std::string percent(double part, double whole) { return whole > 0 ? fmt("%5.1f%%", 100.0 * part / whole) : "  -"; }
 
 } // namespace
@@ -50,7 +64,17 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
         out << " (" << p.virtual_stages << " virtual stages)";
     }
     out << ", recompute " << to_string(p.recompute) << (p.sequence_parallel ? ", sequence parallel" : "")
-        << (p.zero_stage > 0 ? ", ZeRO-" + std::to_string(p.zero_stage) : std::string{}) << "\n\n";
+        << (p.zero_stage > 0 ? ", ZeRO-" + std::to_string(p.zero_stage) : std::string{}) << "\n";
+    // Where the groups sit and what leaves the GPU: both change the time, so the report says them.
+    out << "ranks: order " << to_string(p.rank_order) << (p.rank_order == RankOrder{} ? " (Megatron-Core's default)" : "");
+    if (p.cp > 1 || p.ep > 1) {
+        out << ", cp=" << p.cp << " ep=" << p.ep << " etp=" << p.effective_etp();
+    }
+    out << ", data-parallel overlap " << (p.overlap_grad_reduce ? "on" : "off") << "\n";
+    out << "offload: optimizer " << (p.offload_optimizer ? "on host (step on the CPU)" : "on GPU") << ", activations "
+        << (p.offload_activations > 0 ? fmt("%.0f%% on host", 100 * p.offload_activations) : std::string("on GPU"))
+        << "; recompute modules " << (recompute_modules_text(p.recompute_modules).empty() ? "none" : recompute_modules_text(p.recompute_modules))
+        << "\n\n";
 
     out << "iteration time     " << duration(r.iteration_time_s);
     if (r.band_coverage > 0 && r.iteration_time_s > 0) {

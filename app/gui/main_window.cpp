@@ -14,6 +14,7 @@
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
@@ -170,7 +171,9 @@ void MainWindow::buildDocks()
 
 void MainWindow::applyDefaultDockSizes()
 {
-    resizeDocks({m_editorDock, m_plansDock}, {std::max(250, width() * 24 / 100), std::max(280, width() * 26 / 100)}, Qt::Horizontal);
+    // The plans dock shows its four objective columns whole (a 26% dock cut the Cost column at 1280 pixels).
+    const int plansWidth = m_plans->objectiveColumnsWidth() + 2 * m_plansDock->style()->pixelMetric(QStyle::PM_DockWidgetFrameWidth, nullptr, m_plansDock);
+    resizeDocks({m_editorDock, m_plansDock}, {std::max(250, width() * 24 / 100), std::max({280, width() * 26 / 100, plansWidth})}, Qt::Horizontal);
     resizeDocks({m_detailsDock}, {std::max(200, height() * 40 / 100)}, Qt::Vertical);
 }
 

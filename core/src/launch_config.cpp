@@ -3,7 +3,8 @@
 //
 // Megatron-LM flag names follow megatron/training/arguments.py on NVIDIA/Megatron-LM main as of late 2025
 // (commit 000c4ac, Megatron-Core 0.14/0.15 era): --attention-backend, --ddp-bucket-size (elements),
-// --num-layers-per-virtual-pipeline-stage, --recompute-granularity/-method/-num-layers, --train-samples.
+// --num-layers-per-virtual-pipeline-stage, --recompute-granularity/-method/-num-layers, --recompute-modules
+// (core_attn, layernorm, mla_up_proj, moe_act), --train-samples.
 // DeepSpeed keys follow docs/_pages/config-json.md ("DeepSpeed Configuration JSON"): reduce_bucket_size
 // counts elements; train_batch_size = micro-batch x gradient_accumulation_steps x data-parallel GPUs.
 // Megatron-DeepSpeed flags (--zero-stage, --no-pipeline-parallel, --deepspeed-activation-checkpointing,
@@ -229,6 +230,39 @@ void add_recompute_arguments(Recompute recompute, std::vector<std::string>& args
     }
 }
 
+// Megatron-LM's names for Plan::recompute_modules, in its --recompute-modules spelling (arguments.py:
+// nargs='*', choices "core_attn", "moe_act", "layernorm", "mla_up_proj", ...; default ["core_attn"]).
+std::string recompute_module_names(unsigned modules)
+{
+    std::string out;
+    for (const auto& [bit, name] : {std::pair{kRecomputeLayernorm, "layernorm"}, std::pair{kRecomputeMlaUpProj, "mla_up_proj"},
+                                    std::pair{kRecomputeMoeAct, "moe_act"}}) {
+        if ((modules & bit) != 0) {
+            out += out.empty() ? "" : " ";
+            out += name;
+        }
+    }
+    return out;
+}
+
+// Megatron-LM's recomputation flags. Selective recomputation is core attention ("core_attn", Megatron's
+// default module); the plan's recompute_modules join it, or go alone under --recompute-granularity selective
+// when the plan recomputes nothing else. Full recomputation already recomputes every module.
+void add_recompute_arguments(const Plan& p, std::vector<std::string>& args, std::vector<std::string>& warnings)
+{
+    const std::string modules = recompute_module_names(p.recompute_modules);
+    add_recompute_arguments(p.recompute == Recompute::None && !modules.empty() ? Recompute::Selective : p.recompute, args);
+    if (modules.empty()) {
+        return;
+    }
+    if (p.recompute == Recompute::Full) {
+        warnings.push_back("recompute_modules (" + modules + ") are not written: full recomputation (--recompute-granularity full) "
+                           "already recomputes every module, and Megatron-LM reads --recompute-modules with selective only");
+        return;
+    }
+    args.push_back("--recompute-modules " + std::string(p.recompute == Recompute::Selective ? "core_attn " : "") + modules);
+}
+
 std::string vocabulary_warning(const ModelSpec& m)
 {
     return "the vocabulary comes from the tokenizer (--tokenizer-type with --vocab-file/--merge-file or --tokenizer-model), "
@@ -263,6 +297,10 @@ Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& s, const Plan& p, i
     auto& w = out.warnings;
     if (p.rank_order != RankOrder{} || p.offload_optimizer || p.offload_activations > 0) {
         w.emplace_back("torchtitan has no setting for the plan's rank order or host offload: they are not written");
+    }
+    if (p.recompute_modules != 0) {
+        w.push_back("recompute_modules (" + recompute_module_names(p.recompute_modules) +
+                    ") have no torchtitan setting ([activation_checkpoint] recomputes whole layers or its own op list): not written");
     }
     const NodeLayout layout = node_layout(s.cluster.num_gpus, gpus_per_node, w);
     out.launch_command = "torchrun --nproc_per_node " + str(layout.processes_per_node) + " --nnodes " + str(layout.nodes);
@@ -380,7 +418,7 @@ void add_rank_order_and_offload(const ModelSpec& m, const Plan& p, std::vector<s
         warnings.push_back("Transformer Engine offloads whole layers' activations: " + str(layers) + " of " + str(per_chunk) +
                            " layers per model chunk stand for the simulated share of " +
                            std::to_string(static_cast<int>(std::lround(p.offload_activations * 100))) + "% of each layer's");
-        if (p.pp > 1 || p.recompute != Recompute::None) {
+        if (p.pp > 1 || p.recompute != Recompute::None || p.recompute_modules != 0) {
             warnings.emplace_back("Megatron-LM refuses --cpu-offloading with pipeline parallelism or activation recomputation: "
                                   "the plan's activation offload cannot run as written");
         }
@@ -420,7 +458,7 @@ Expected<MegatronLaunch> megatron_launch(const Scenario& s, const Plan& p, int g
     add_moe_mla_arguments(s.model, p, args);
     add_batch_arguments(s, p, args, warnings);
     add_precision_arguments(s.training, args);
-    add_recompute_arguments(p.recompute, args);
+    add_recompute_arguments(p, args, warnings);
     if (p.zero_stage >= 1) {
         args.emplace_back("--use-distributed-optimizer");
     }
@@ -569,6 +607,10 @@ Expected<DeepSpeedLaunch> deepspeed_launch(const Scenario& s, const Plan& p, int
     if (p.recompute == Recompute::Selective) {
         warnings.emplace_back("selective recomputation has no ds_config key: it is Megatron-DeepSpeed's "
                               "--recompute-granularity selective");
+    }
+    if (p.recompute_modules != 0) {
+        warnings.push_back("recompute_modules (" + recompute_module_names(p.recompute_modules) +
+                           ") have no Megatron-DeepSpeed flag or ds_config key: those parts stay in memory");
     }
     if (p.cp > 1) {
         warnings.emplace_back("context parallelism (cp = " + str(p.cp) + ") has no Megatron-DeepSpeed flag: DeepSpeed-Ulysses "

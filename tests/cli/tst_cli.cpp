@@ -258,6 +258,67 @@ private slots:
         QCOMPARE(vtrain({QStringLiteral("simulate"), QStringLiteral("/nonexistent/s.json")}).exit_code, 2);
     }
 
+    // Rank order, data-parallel overlap, offload and recompute modules are in the text and in the JSON,
+    // defaults included (MT-NLG), and DeepSeek-V3's recompute modules and expert parallelism show.
+    void simulate_reports_rank_order_and_offload()
+    {
+        Run r = vtrain({QStringLiteral("simulate"), QStringLiteral("examples/mt-nlg-530b.json")});
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("ranks: order tp-cp-ep-dp-pp (Megatron-Core's default), data-parallel overlap on")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("offload: optimizer on GPU, activations on GPU; recompute modules none")), qPrintable(r.out));
+        r = vtrain({QStringLiteral("simulate"), QStringLiteral("examples/deepseek-v3-671b-h800.json")});
+        QCOMPARE(r.exit_code, 0);
+        QVERIFY2(r.out.contains(QStringLiteral("cp=1 ep=64 etp=1")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("recompute modules layernorm, mla_up_proj, moe_act")), qPrintable(r.out));
+
+        // A plan with a rank order and both offloads (written to a temporary copy of the small example).
+        QTemporaryDir dir;
+        QFile example(QStringLiteral(VTRAIN_SOURCE_DIR "/examples/gpt-1.3b.json"));
+        QVERIFY(example.open(QIODevice::ReadOnly));
+        QJsonObject scenario = QJsonDocument::fromJson(example.readAll()).object();
+        QJsonObject plan = scenario.value(QStringLiteral("plan")).toObject();
+        plan[QStringLiteral("rank_order")] = QStringLiteral("tp-cp-ep-pp-dp");
+        plan[QStringLiteral("offload_optimizer")] = true;
+        plan[QStringLiteral("offload_activations")] = 0.25;
+        plan[QStringLiteral("overlap_grad_reduce")] = false;
+        scenario[QStringLiteral("plan")] = plan;
+        const QString path = write(dir, QStringLiteral("offload.json"), QJsonDocument(scenario).toJson());
+        r = vtrain({QStringLiteral("simulate"), path});
+        QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("ranks: order tp-cp-ep-pp-dp, data-parallel overlap off")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("offload: optimizer on host (step on the CPU), activations 25% on host")), qPrintable(r.out));
+        const Run json = vtrain({QStringLiteral("simulate"), path, QStringLiteral("--json")});
+        QCOMPARE(json.exit_code, 0);
+        const QJsonObject p = QJsonDocument::fromJson(json.out.toUtf8()).object().value(QStringLiteral("plan")).toObject();
+        QCOMPARE(p.value(QStringLiteral("rank_order")).toString(), QStringLiteral("tp-cp-ep-pp-dp"));
+        QCOMPARE(p.value(QStringLiteral("offload_optimizer")).toBool(), true);
+        QCOMPARE(p.value(QStringLiteral("offload_activations")).toDouble(), 0.25);
+        QCOMPARE(p.value(QStringLiteral("overlap_grad_reduce")).toBool(), false);
+        // Defaults are written too, and DeepSeek-V3's modules by name.
+        const QJsonObject d = QJsonDocument::fromJson(vtrain({QStringLiteral("simulate"), QStringLiteral("examples/deepseek-v3-671b-h800.json"),
+                                                              QStringLiteral("--json")})
+                                                          .out.toUtf8())
+                                  .object()
+                                  .value(QStringLiteral("plan"))
+                                  .toObject();
+        QCOMPARE(d.value(QStringLiteral("rank_order")).toString(), QStringLiteral("tp-cp-ep-dp-pp"));
+        QCOMPARE(d.value(QStringLiteral("offload_optimizer")).toBool(true), false);
+        QCOMPARE(d.value(QStringLiteral("offload_activations")).toDouble(-1), 0.0);
+        QCOMPARE(d.value(QStringLiteral("recompute_modules")).toArray().size(), 3);
+    }
+
+    // DeepSeek-V3 as trained: the plan's recompute modules and layout reach the Megatron-LM command.
+    void launch_writes_deepseek_v3_recompute_modules()
+    {
+        const Run r = vtrain({QStringLiteral("launch"), QStringLiteral("examples/deepseek-v3-671b-h800.json"), QStringLiteral("--framework"),
+                              QStringLiteral("megatron")});
+        QVERIFY2(r.exit_code == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains(QStringLiteral("--recompute-granularity selective")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("--recompute-modules layernorm mla_up_proj moe_act")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("--pipeline-model-parallel-layout \"Et*4|(t*4|)*14t*1mL\"")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("--expert-model-parallel-size 64")), qPrintable(r.out));
+    }
+
     void launch_prints_megatron_flags()
     {
         const Run r = vtrain({QStringLiteral("launch"), QStringLiteral("examples/gpt3-175b.json")});

@@ -8,6 +8,7 @@
 #include "test_support.h"
 #include "vtrain/launch_config.h"
 #include "vtrain/rank_layout.h"
+#include "vtrain/scenario_json.h"
 
 using namespace vtrain;
 
@@ -524,6 +525,53 @@ private slots:
         QVERIFY(d.ok());
         QCOMPARE(d->config["zero_optimization"]["offload_optimizer"]["device"].get<std::string>(), std::string("cpu"));
         QVERIFY(mentions(d->warnings, "cpu_checkpointing"));
+    }
+
+    // DeepSeek-V3 as trained (examples/deepseek-v3-671b-h800.json): its recompute_modules become Megatron-LM's
+    // --recompute-granularity selective --recompute-modules (arguments.py; core_attn only when the plan also
+    // recomputes attention), its layout --pipeline-model-parallel-layout, and DualPipe is named as not written.
+    void deepseek_v3_recompute_modules_and_layout()
+    {
+        const auto loaded = load_scenario(VTRAIN_SOURCE_DIR "/examples/deepseek-v3-671b-h800.json");
+        QVERIFY2(loaded.ok(), loaded.first_error().c_str());
+        const Scenario& s = loaded.value();
+        Plan p = *s.plan;
+        auto m = megatron_launch(s, p, 8);
+        QVERIFY2(m.ok(), m.first_error().c_str());
+        QVERIFY(has(m->arguments, "--recompute-granularity selective"));
+        QCOMPARE(value_of(m->arguments, "--recompute-modules"), std::string("layernorm mla_up_proj moe_act"));
+        QCOMPARE(value_of(m->arguments, "--pipeline-model-parallel-layout"), std::string("\"Et*4|(t*4|)*14t*1mL\""));
+        QVERIFY(!has(m->arguments, "--recompute-granularity full"));
+        QVERIFY(mentions(m->warnings, "DualPipe"));
+        // The text a user pastes carries them too.
+        QVERIFY(m->command_text().find("--recompute-modules layernorm mla_up_proj moe_act") != std::string::npos);
+
+        // With selective recomputation, core attention (Megatron's default module) joins the list.
+        p.recompute = Recompute::Selective;
+        m = megatron_launch(s, p, 8);
+        QCOMPARE(value_of(m->arguments, "--recompute-modules"), std::string("core_attn layernorm mla_up_proj moe_act"));
+        QCOMPARE(std::count(m->arguments.begin(), m->arguments.end(), std::string("--recompute-granularity selective")), 1L);
+        // Full recomputation covers every module: no list, and the warning says why.
+        p.recompute = Recompute::Full;
+        m = megatron_launch(s, p, 8);
+        QVERIFY(value_of(m->arguments, "--recompute-modules").empty());
+        QVERIFY(has(m->arguments, "--recompute-granularity full"));
+        QVERIFY(mentions(m->warnings, "recompute_modules (layernorm mla_up_proj moe_act) are not written"));
+        // One module alone, no other recomputation.
+        p.recompute = Recompute::None;
+        p.recompute_modules = kRecomputeMoeAct;
+        m = megatron_launch(s, p, 8);
+        QCOMPARE(value_of(m->arguments, "--recompute-modules"), std::string("moe_act"));
+        // No modules: no selective flag at all (the plan recomputes nothing).
+        p.recompute_modules = 0;
+        m = megatron_launch(s, p, 8);
+        QVERIFY(value_of(m->arguments, "--recompute-granularity").empty());
+        QVERIFY(value_of(m->arguments, "--recompute-modules").empty());
+        // Megatron-DeepSpeed has no such flag: said, not silently dropped.
+        p.recompute_modules = kRecomputeLayernorm;
+        const auto d = deepspeed_launch(s, p, 8);
+        QVERIFY2(d.ok(), d.first_error().c_str());
+        QVERIFY(mentions(d->warnings, "recompute_modules (layernorm) have no Megatron-DeepSpeed flag"));
     }
 };
 

@@ -87,6 +87,20 @@ private Q_SLOTS:
                      summary.contains(QStringLiteral("MoE overlap")),
                  qPrintable(summary));
         QVERIFY(planDescription(rows[0]).contains(QStringLiteral("FP8")));
+        // Rank order and host offload (#17's axes) colour the plot too, and the summary names them.
+        QCOMPARE(categoryOf(rows[0], ColorDimension::RankOrder), QStringLiteral("tp-cp-ep-dp-pp"));
+        QCOMPARE(categoryOf(rows[0], ColorDimension::Offload), QStringLiteral("no offload"));
+        rows[0].plan.rank_order.dims = {ParallelDim::Tp, ParallelDim::Cp, ParallelDim::Ep, ParallelDim::Pp, ParallelDim::Dp};
+        rows[0].plan.offload_optimizer = true;
+        rows[0].plan.offload_activations = 0.25;
+        QCOMPARE(categoryOf(rows[0], ColorDimension::RankOrder), QStringLiteral("tp-cp-ep-pp-dp"));
+        QCOMPARE(categoryOf(rows[0], ColorDimension::Offload), QStringLiteral("offload optimizer + 25% activations"));
+        QVERIFY(categoryOrder(rows[0], ColorDimension::Offload) > categoryOrder(rows[1], ColorDimension::Offload));
+        QVERIFY(colorDimensionNames().contains(QStringLiteral("Rank order")) && colorDimensionNames().contains(QStringLiteral("Host offload")));
+        const QString placed = planSummary(rows[0].plan);
+        QVERIFY2(placed.contains(QStringLiteral("ranks tp-cp-ep-pp-dp")) && placed.contains(QStringLiteral("optimizer offload")) &&
+                     placed.contains(QStringLiteral("25% activations offloaded")),
+                 qPrintable(placed));
     }
 
     void planTableModel()

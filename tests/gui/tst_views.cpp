@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QLineEdit>
 #include <QPainter>
 #include <QTemporaryDir>
@@ -15,7 +16,9 @@
 #include <qcustomplot.h>
 
 #include "gui_test_support.h"
+#include "vtrain/rank_layout.h"
 #include "vtrain/scenario_json.h"
+#include "models/plan_dimensions.h"
 #include "models/plan_table_model.h"
 #include "views/check_list.h"
 #include "views/compare_view.h"
@@ -31,6 +34,7 @@
 #include "models/profile_catalog.h"
 #include "models/timeline_data.h"
 #include "views/timeline_painter.h"
+#include <QCheckBox>
 #include <QComboBox>
 
 using namespace vtrain;
@@ -345,6 +349,129 @@ private Q_SLOTS:
         type("model.moe.experts", QString());
         QVERIFY(!editor.isValid());
         QVERIFY(editor.errorOf(QStringLiteral("search.ep")).contains(QStringLiteral("routed experts")));
+    }
+
+    // #14, #15, #17: the plan's schedule (DualPipe included), rank order, offload and recompute modules, the
+    // LatentMoE width, and the search's rank order, DP overlap and offload lists are editable; what is
+    // edited is in the scenario the editor sends, survives a trip through the scenario JSON, and a fresh
+    // editor loading that JSON shows the same choices.
+    void editorEditsPlanAndNewAxesRoundTrip()
+    {
+        const auto loaded = load_scenario(VTRAIN_SOURCE_DIR "/examples/deepseek-v3-671b-h800.json");
+        QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.first_error().c_str());
+        ScenarioEditor editor;
+        editor.setProfiles({QStringLiteral("h800-sxm5-80gb"), QStringLiteral("h100-sxm5-80gb")}, {});
+        editor.setScenario(loaded.value());
+        editor.show();
+        QVERIFY2(editor.isValid(), qPrintable(editor.errors().join(QLatin1Char('\n'))));
+        // The file's plan shows: DualPipe, the three recompute modules.
+        QVERIFY(editor.findChild<QWidget*>(QStringLiteral("planGroup"))->isVisible());
+        auto* schedule = qobject_cast<QComboBox*>(editor.choice(QStringLiteral("plan.schedule")));
+        QVERIFY(schedule);
+        QCOMPARE(schedule->currentData().toString(), QStringLiteral("dualpipe"));
+        auto box = [&editor](const char* name) { return qobject_cast<QCheckBox*>(editor.choice(QLatin1String(name))); };
+        QVERIFY(box("plan.recompute_modules.layernorm")->isChecked());
+        QVERIFY(box("plan.recompute_modules.mla_up_proj")->isChecked());
+        QVERIFY(box("plan.recompute_modules.moe_act")->isChecked());
+        QVERIFY(box("plan.overlap_grad_reduce")->isChecked());
+        QVERIFY(!box("plan.offload_optimizer")->isChecked());
+
+        QSignalSpy edited(&editor, &ScenarioEditor::scenarioEdited);
+        auto type = [&editor](const char* field, const QString& text) {
+            QLineEdit* edit = editor.fieldRow(QLatin1String(field))->lineEdit();
+            edit->selectAll();
+            QTest::keyClick(edit, Qt::Key_Delete);
+            QTest::keyClicks(edit, text);
+            QTest::keyClick(edit, Qt::Key_Return);
+        };
+        auto choose = [&editor](const char* field, const QString& value) {
+            auto* combo = qobject_cast<QComboBox*>(editor.choice(QLatin1String(field)));
+            QVERIFY(combo);
+            const int index = combo->findData(value);
+            QVERIFY2(index >= 0, qPrintable(value));
+            combo->setCurrentIndex(index);
+            Q_EMIT combo->activated(index);
+        };
+        // A rank order the plan cannot use (pipeline neighbours 64 apart in expert layers) leaves the plan out,
+        // and the editor says why; a legal one brings it back.
+        choose("plan.rank_order", QStringLiteral("tp-cp-ep-pp-dp"));
+        QVERIFY(editor.isValid());
+        QVERIFY(!editor.scenario()->plan.has_value());
+        const QString status = editor.findChild<QLabel*>(QStringLiteral("editorStatus"))->text();
+        QVERIFY2(status.contains(QStringLiteral("no longer fits")) && status.contains(QStringLiteral("pipeline group")), qPrintable(status));
+        choose("plan.rank_order", QStringLiteral("tp-dp-cp-ep-pp"));
+        QVERIFY(editor.scenario()->plan.has_value());
+        box("plan.recompute_modules.layernorm")->click();
+        box("plan.offload_optimizer")->click();
+        type("plan.offload_activations", QStringLiteral("0.5"));
+        type("model.moe.latent_size", QStringLiteral("1024"));
+        // The search: DualPipe beside 1F1B, both rank orders, DP overlap off and on, both offloads.
+        editor.checkList(QStringLiteral("search.schedule"))->setChecked({QStringLiteral("1f1b"), QStringLiteral("dualpipe")});
+        Q_EMIT editor.checkList(QStringLiteral("search.schedule"))->edited();
+        editor.checkList(QStringLiteral("search.rank_order"))->box(QStringLiteral("tp-cp-ep-pp-dp"))->click();
+        editor.checkList(QStringLiteral("search.overlap_grad_reduce"))->box(false)->click();
+        editor.checkList(QStringLiteral("search.offload_optimizer"))->box(true)->click();
+        editor.checkList(QStringLiteral("search.offload_activations"))->box(0.5)->click();
+        QVERIFY2(editor.isValid(), qPrintable(editor.errors().join(QLatin1Char('\n'))));
+        QCOMPARE(static_cast<int>(edited.count()), 11); // every edit sent
+
+        const Scenario s = *editor.scenario();
+        QVERIFY2(s.plan.has_value(), "the edited plan still fits and is kept");
+        QCOMPARE(s.plan->schedule, Schedule::DualPipe);
+        QCOMPARE(QString::fromStdString(to_string(s.plan->rank_order)), QStringLiteral("tp-dp-cp-ep-pp"));
+        QCOMPARE(s.plan->recompute_modules, unsigned(kRecomputeMlaUpProj | kRecomputeMoeAct));
+        QVERIFY(s.plan->offload_optimizer);
+        QCOMPARE(s.plan->offload_activations, 0.5);
+        QCOMPARE(s.model.moe.latent_size, 1024);
+        QCOMPARE(s.search->schedule, (std::vector<Schedule>{Schedule::OneFOneB, Schedule::DualPipe}));
+        QCOMPARE(s.search->rank_order.size(), std::size_t(2)); // the loaded plan's order (checked on load) and the clicked one
+        QCOMPARE(QString::fromStdString(to_string(s.search->rank_order[0])), QStringLiteral("tp-cp-ep-dp-pp"));
+        QCOMPARE(QString::fromStdString(to_string(s.search->rank_order[1])), QStringLiteral("tp-cp-ep-pp-dp"));
+        QCOMPARE(s.search->overlap_grad_reduce, (std::vector<bool>{false, true}));
+        QCOMPARE(s.search->offload_optimizer, (std::vector<bool>{false, true}));
+        QCOMPARE(s.search->offload_activations, (std::vector<double>{0.0, 0.5}));
+
+        // Saved and read back: the same scenario, and a fresh editor shows the same choices.
+        const nlohmann::json saved = scenario_to_json(s);
+        const auto reread = scenario_from_json(nlohmann::json::parse(saved.dump()));
+        QVERIFY2(reread.ok(), reread.ok() ? "" : reread.first_error().c_str());
+        QCOMPARE(QString::fromStdString(scenario_to_json(reread.value()).dump()), QString::fromStdString(saved.dump()));
+        QCOMPARE(reread.value().plan->rank_order, s.plan->rank_order);
+        QCOMPARE(reread.value().search->rank_order, s.search->rank_order);
+        QCOMPARE(reread.value().search->offload_activations, s.search->offload_activations);
+        ScenarioEditor again;
+        again.setProfiles({QStringLiteral("h800-sxm5-80gb"), QStringLiteral("h100-sxm5-80gb")}, {});
+        again.setScenario(reread.value());
+        QVERIFY(again.isValid());
+        QCOMPARE(qobject_cast<QComboBox*>(again.choice(QStringLiteral("plan.rank_order")))->currentData().toString(), QStringLiteral("tp-dp-cp-ep-pp"));
+        QCOMPARE(qobject_cast<QComboBox*>(again.choice(QStringLiteral("plan.schedule")))->currentData().toString(), QStringLiteral("dualpipe"));
+        QVERIFY(!qobject_cast<QCheckBox*>(again.choice(QStringLiteral("plan.recompute_modules.layernorm")))->isChecked());
+        QCOMPARE(again.fieldRow(QStringLiteral("plan.offload_activations"))->text(), QStringLiteral("0.5"));
+        QCOMPARE(again.fieldRow(QStringLiteral("model.moe.latent_size"))->text(), QStringLiteral("1024"));
+        QCOMPARE(again.checkList(QStringLiteral("search.offload_activations"))->checkedValues(), (QVariantList{0.0, 0.5}));
+        QCOMPARE(again.checkList(QStringLiteral("search.schedule"))->checkedValues(), (QVariantList{QStringLiteral("1f1b"), QStringLiteral("dualpipe")}));
+        QCOMPARE(QString::fromStdString(scenario_to_json(*again.scenario()).dump()), QString::fromStdString(saved.dump()));
+        // The plan summary the table, tooltips and details show names them.
+        const QString summary = planSummary(*s.plan);
+        QVERIFY2(summary.contains(QStringLiteral("DualPipe")) && summary.contains(QStringLiteral("ranks tp-dp-cp-ep-pp")) &&
+                     summary.contains(QStringLiteral("optimizer offload")) && summary.contains(QStringLiteral("50% activations offloaded")) &&
+                     summary.contains(QStringLiteral("recompute MLA up-proj, expert act")),
+                 qPrintable(summary));
+
+        // Refused with the reason: a share above 1, a latent wider than the model.
+        type("plan.offload_activations", QStringLiteral("2"));
+        QVERIFY(!editor.isValid());
+        QVERIFY(editor.errorOf(QStringLiteral("plan.offload_activations")).contains(QStringLiteral("at most 1")));
+        type("plan.offload_activations", QString());
+        type("model.moe.latent_size", QStringLiteral("9000"));
+        QVERIFY(!editor.isValid());
+        QVERIFY2(editor.errorOf(QStringLiteral("model.moe.latent_size")).contains(QStringLiteral("must not exceed hidden")),
+                 qPrintable(editor.errors().join(QLatin1Char('\n'))));
+        // A scenario without a plan hides the plan group.
+        Scenario noPlan = test::smallScenario();
+        noPlan.plan.reset();
+        again.setScenario(noPlan);
+        QVERIFY(again.findChild<QWidget*>(QStringLiteral("planGroup"))->isHidden());
     }
 
     // Every preset of today's workloads loads into the editor as a valid scenario and its sweep finds

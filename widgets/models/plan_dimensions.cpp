@@ -4,6 +4,7 @@
 #include <QCoreApplication>
 
 #include "models/format.h"
+#include "vtrain/rank_layout.h"
 
 namespace vtrain::ui {
 
@@ -28,6 +29,8 @@ QString colorDimensionName(ColorDimension dimension)
     case ColorDimension::Precision: return QCoreApplication::translate("vtrain", "Precision");
     case ColorDimension::ContextParallel: return QCoreApplication::translate("vtrain", "Context parallel");
     case ColorDimension::ExpertParallel: return QCoreApplication::translate("vtrain", "Expert parallel");
+    case ColorDimension::RankOrder: return QCoreApplication::translate("vtrain", "Rank order");
+    case ColorDimension::Offload: return QCoreApplication::translate("vtrain", "Host offload");
     case ColorDimension::Count: break;
     }
     return {};
@@ -61,6 +64,17 @@ QString categoryOf(const PlanRow& row, ColorDimension dimension)
     case ColorDimension::Precision: return QString::fromLatin1(to_string(row.precision)).toUpper();
     case ColorDimension::ContextParallel: return QStringLiteral("cp %1").arg(row.plan.cp);
     case ColorDimension::ExpertParallel: return QStringLiteral("ep %1").arg(row.plan.ep);
+    case ColorDimension::RankOrder: return QString::fromStdString(to_string(row.plan.rank_order));
+    case ColorDimension::Offload: {
+        QStringList parts;
+        if (row.plan.offload_optimizer) {
+            parts << QStringLiteral("optimizer");
+        }
+        if (row.plan.offload_activations > 0) {
+            parts << QStringLiteral("%1% activations").arg(row.plan.offload_activations * 100, 0, 'g', 3);
+        }
+        return parts.isEmpty() ? QStringLiteral("no offload") : QStringLiteral("offload ") + parts.join(QStringLiteral(" + "));
+    }
     case ColorDimension::Count: break;
     }
     return {};
@@ -77,6 +91,8 @@ double categoryOrder(const PlanRow& row, ColorDimension dimension)
     case ColorDimension::Precision: return static_cast<double>(row.precision);
     case ColorDimension::ContextParallel: return row.plan.cp;
     case ColorDimension::ExpertParallel: return row.plan.ep;
+    case ColorDimension::Offload: return (row.plan.offload_optimizer ? 2 : 0) + row.plan.offload_activations;
+    case ColorDimension::RankOrder: // by name; the default order sorts first as "tp-cp-..." does anyway
     case ColorDimension::GpuType:
     case ColorDimension::Count: break;
     }
@@ -112,6 +128,31 @@ QString planSummary(const Plan& p)
     }
     if (p.moe_overlap) {
         s += QStringLiteral(" · MoE overlap");
+    }
+    if (!p.overlap_grad_reduce) {
+        s += QStringLiteral(" · no DP overlap");
+    }
+    if (p.rank_order != RankOrder{}) {
+        s += QStringLiteral(" · ranks %1").arg(QString::fromStdString(to_string(p.rank_order)));
+    }
+    if (p.offload_optimizer) {
+        s += QStringLiteral(" · optimizer offload");
+    }
+    if (p.offload_activations > 0) {
+        s += QStringLiteral(" · %1% activations offloaded").arg(p.offload_activations * 100, 0, 'g', 3);
+    }
+    if (p.recompute_modules != 0) {
+        QStringList modules;
+        if ((p.recompute_modules & kRecomputeLayernorm) != 0) {
+            modules << QStringLiteral("norms");
+        }
+        if ((p.recompute_modules & kRecomputeMlaUpProj) != 0) {
+            modules << QStringLiteral("MLA up-proj");
+        }
+        if ((p.recompute_modules & kRecomputeMoeAct) != 0) {
+            modules << QStringLiteral("expert act");
+        }
+        s += QStringLiteral(" · recompute %1").arg(modules.join(QStringLiteral(", ")));
     }
     return s;
 }

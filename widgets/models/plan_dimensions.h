@@ -10,7 +10,7 @@ namespace vtrain::ui {
 
 // New dimensions go before Count (the saved setting is the index).
 enum class ColorDimension { TensorParallel, PipelineParallel, Schedule, Recompute, GpuCount, GpuType, Precision, ContextParallel, ExpertParallel,
-                            Count };
+                            RankOrder, Offload, Count };
 
 QStringList colorDimensionNames();
 QString colorDimensionName(ColorDimension dimension);

@@ -5,6 +5,7 @@
 
 #include "models/format.h"
 #include "models/scenario_fields.h"
+#include "vtrain/rank_layout.h"
 #include "vtrain/scenario_json.h"
 
 namespace vtrain::ui::form {
@@ -105,6 +106,10 @@ std::vector<TextField> buildTextFields()
     f.push_back(optionalInt("model.moe.first_dense_layers", Group::Experts, tr("First dense layers"),
                             tr("Leading layers with a dense FFN (DeepSeek-V3: 3)"),
                             [](Scenario& s) -> int& { return s.model.moe.first_dense_layers; }, 0, 100000, tr("none")));
+    f.push_back(optionalInt("model.moe.latent_size", Group::Experts, tr("Latent width"),
+                            tr("LatentMoE: routed experts work in this width between a down- and an up-projection, and dispatch moves it; "
+                               "empty = the hidden size (no latent)"),
+                            [](Scenario& s) -> int& { return s.model.moe.latent_size; }, 1, 1 << 24, tr("none")));
     f.push_back({QStringLiteral("model.moe.load_imbalance"), Group::Experts, tr("Load imbalance"), tr("= 1.0 (balanced)"),
                  tr("Busiest expert's tokens / the mean: its GPU sets the pace (1.0 = perfectly balanced routing)"),
                  [](const Scenario& s) { return s.model.moe.load_imbalance != 1.0 ? QString::number(s.model.moe.load_imbalance) : QString(); },
@@ -160,7 +165,51 @@ std::vector<TextField> buildTextFields()
                  }});
     f.push_back(requiredInt("training.global_batch", Group::Cluster, tr("Global batch"), tr("Sequences per iteration"),
                             [](Scenario& s) -> int& { return s.training.global_batch; }, 1, 1'000'000'000));
+    // The scenario's plan: only a plan that is there is edited (the group is hidden without one).
+    f.push_back({QStringLiteral("plan.offload_activations"), Group::Plan, tr("Activations offloaded"), tr("none"),
+                 tr("Share (0-1) of the stashed activations kept in host memory between forward and backward"),
+                 [](const Scenario& s) {
+                     const double v = s.plan ? s.plan->offload_activations : 0;
+                     return v > 0 ? QString::number(v) : QString();
+                 },
+                 [](const QString& text, Scenario& s) {
+                     const auto parsed = fields::parseOptionalPositive(text, 1e6);
+                     if (!parsed.ok()) {
+                         return parsed.error;
+                     }
+                     if (parsed.value && *parsed.value > 1.0) {
+                         return tr("is a share: at most 1 (every stashed activation)");
+                     }
+                     if (s.plan) {
+                         s.plan->offload_activations = parsed.value.value_or(0);
+                     }
+                     return QString();
+                 }});
     return f;
+}
+
+// A yes/no part of the plan (no plan: false, and nothing is written).
+ChoiceField planFlag(const char* name, const QString& label, const QString& tip, bool Plan::*member)
+{
+    return {QLatin1String(name), Group::Plan, label, tip, {}, {},
+            [member](const Scenario& s) { return QVariant(s.plan ? (*s.plan).*member : false); },
+            [member](const QVariant& v, Scenario& s) {
+                if (s.plan) {
+                    (*s.plan).*member = v.toBool();
+                }
+            }};
+}
+
+// One of Plan::recompute_modules' bits as a check box.
+ChoiceField recomputeModule(const char* name, const QString& label, const QString& tip, unsigned bit)
+{
+    return {QLatin1String(name), Group::Plan, label, tip, {}, {},
+            [bit](const Scenario& s) { return QVariant(s.plan && (s.plan->recompute_modules & bit) != 0); },
+            [bit](const QVariant& v, Scenario& s) {
+                if (s.plan) {
+                    s.plan->recompute_modules = v.toBool() ? (s.plan->recompute_modules | bit) : (s.plan->recompute_modules & ~bit);
+                }
+            }};
 }
 
 std::vector<ChoiceField> buildChoiceFields()
@@ -209,10 +258,61 @@ std::vector<ChoiceField> buildChoiceFields()
                  [](const QVariant& v, Scenario& s) {
                      s.training.attention = v.toString() == u"unfused" ? AttentionKernel::Unfused : AttentionKernel::Flash;
                  }});
+    f.push_back({QStringLiteral("plan.schedule"), Group::Plan, tr("Schedule"),
+                 tr("Pipeline schedule of the plan; DualPipe is DeepSeek-V3's bidirectional pipeline (arXiv 2412.19437 Sec. 3.2.1)"),
+                 {QStringLiteral("GPipe"), QStringLiteral("1F1B"), tr("interleaved"), QStringLiteral("DualPipe")},
+                 {QStringLiteral("gpipe"), QStringLiteral("1f1b"), QStringLiteral("interleaved"), QStringLiteral("dualpipe")},
+                 [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.plan ? s.plan->schedule : Schedule::OneFOneB))); },
+                 [](const QVariant& v, Scenario& s) {
+                     if (s.plan) {
+                         s.plan->schedule = schedule_from_string(v.toString().toStdString()).value_or(Schedule::OneFOneB);
+                         if (s.plan->schedule == Schedule::Interleaved && s.plan->virtual_stages < 2) {
+                             s.plan->virtual_stages = 2; // what a file naming the interleaved schedule gets by default
+                         } else if (s.plan->schedule != Schedule::Interleaved) {
+                             s.plan->virtual_stages = 1;
+                         }
+                     }
+                 }});
+    QStringList orderLabels;
+    QVariantList orderValues;
+    for (const QString& order : rankOrderChoices()) {
+        orderLabels << order;
+        orderValues << order;
+    }
+    f.push_back({QStringLiteral("plan.rank_order"), Group::Plan, tr("Rank order"),
+                 tr("Which parallel dimension gets adjacent ranks (innermost first, Megatron-Core's order string): tp-cp-ep-dp-pp is "
+                    "Megatron's default, tp-cp-ep-pp-dp keeps a pipeline inside a node"),
+                 orderLabels, orderValues,
+                 [](const Scenario& s) { return QVariant(QString::fromStdString(to_string(s.plan ? s.plan->rank_order : RankOrder{}))); },
+                 [](const QVariant& v, Scenario& s) {
+                     if (s.plan) {
+                         s.plan->rank_order = parse_rank_order(v.toString().toStdString()).value_or(RankOrder{});
+                     }
+                 }});
+    f.push_back(planFlag("plan.overlap_grad_reduce", tr("Overlap DP gradient reduce"),
+                         tr("Data-parallel gradient buckets reduce during the backward pass (Megatron --overlap-grad-reduce)"),
+                         &Plan::overlap_grad_reduce));
+    f.push_back(planFlag("plan.offload_optimizer", tr("Offload optimizer to host"),
+                         tr("FP32 master weights and optimizer states in host memory, the step on the CPU"), &Plan::offload_optimizer));
+    f.push_back(recomputeModule("plan.recompute_modules.layernorm", tr("Recompute norms"),
+                                tr("Every norm's output recomputed in the backward (Megatron --recompute-modules layernorm)"),
+                                kRecomputeLayernorm));
+    f.push_back(recomputeModule("plan.recompute_modules.mla_up_proj", tr("Recompute MLA up-proj."),
+                                tr("MLA's per-head Q, K, V recomputed from the latents (--recompute-modules mla_up_proj)"), kRecomputeMlaUpProj));
+    f.push_back(recomputeModule("plan.recompute_modules.moe_act", tr("Recompute expert act."),
+                                tr("The experts' activation output recomputed from its kept input (--recompute-modules moe_act)"),
+                                kRecomputeMoeAct));
     return f;
 }
 
 } // namespace
+
+QStringList rankOrderChoices()
+{
+    // Megatron-Core's default and its --use-tp-pp-dp-mapping order (megatron/core/parallel_state.py), then
+    // the context- and expert-parallel groups spread over nodes instead of data parallelism.
+    return {QStringLiteral("tp-cp-ep-dp-pp"), QStringLiteral("tp-cp-ep-pp-dp"), QStringLiteral("tp-dp-cp-ep-pp"), QStringLiteral("tp-pp-cp-ep-dp")};
+}
 
 const std::vector<TextField>& textFields()
 {

@@ -14,7 +14,8 @@
 
 namespace vtrain::ui::form {
 
-enum class Group { Model, Experts, Cluster };
+// Plan: the scenario's own plan (what `vtrain simulate` runs and `vtrain launch` writes), shown only when it has one.
+enum class Group { Model, Experts, Cluster, Plan };
 
 struct TextField {
     QString name;        // the scenario path ("model.layers"): object name, error key, core's Diagnostic::field
@@ -39,6 +40,8 @@ struct ChoiceField {
 };
 
 const std::vector<TextField>& textFields();
+// Rank orders the editor offers (plan and search), Megatron-Core's default first.
+QStringList rankOrderChoices();
 const std::vector<ChoiceField>& choiceFields();
 
 } // namespace vtrain::ui::form

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "views/plans_panel.h"
 
+#include <algorithm>
+#include <map>
+
 #include <QCheckBox>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSortFilterProxyModel>
+#include <QStyle>
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -55,12 +60,25 @@ PlansPanel::PlansPanel(PlanTableModel* plans, RejectModel* rejects, QWidget* par
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setWordWrap(false);
-    // Fixed widths: ResizeToContents would measure every row of a million-row table.
+    // Fixed widths: ResizeToContents would measure every row of a million-row table. Each column is as wide
+    // as its typical content (front rows are bold, so the objectives are measured bold) and never narrower
+    // than its header: title, padding and the sort arrow (sectionSizeHint counts them).
     const int digit = m_table->fontMetrics().horizontalAdvance(QLatin1Char('0'));
-    // The first four (front mark, days, band, cost) fit the dock's default width on a 1280-pixel screen.
     const int widths[PlanTableModel::ColumnCount] = {3, 6, 13, 12, 15, 7, 4, 4, 5, 4, 11, 4, 10, 4, 5, 4, 4, 4, 8, 10, 10, 7, 7, 10};
+    QFont boldFont = m_table->font();
+    boldFont.setBold(true);
+    const QFontMetrics bold(boldFont);
+    const int cellPadding = 2 * m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 8;
+    // Days up to 999.99 (a band's upper end past 100 days is common on small clusters), costs up to $99M.
+    const std::map<int, QString> boldSamples{{PlanTableModel::DaysColumn, QStringLiteral("999.99")},
+                                            {PlanTableModel::DaysBandColumn, QStringLiteral("999.99–999.99*")},
+                                            {PlanTableModel::CostColumn, QStringLiteral("$88,888,888")}};
     for (int c = 0; c < PlanTableModel::ColumnCount; ++c) {
-        m_table->setColumnWidth(c, widths[c] * digit + 12);
+        int w = widths[c] * digit + 12;
+        if (const auto it = boldSamples.find(c); it != boldSamples.end()) {
+            w = bold.horizontalAdvance(it->second) + cellPadding;
+        }
+        m_table->setColumnWidth(c, std::max(w, m_table->horizontalHeader()->sectionSizeHint(c)));
     }
 
     m_rejectSort = new QSortFilterProxyModel(this);
@@ -136,6 +154,18 @@ void PlansPanel::setStaleNote(const QString& note)
 QString PlansPanel::staleNote() const
 {
     return m_staleNote->text();
+}
+
+int PlansPanel::objectiveColumnsWidth() const
+{
+    int w = 0;
+    for (int c = 0; c <= PlanTableModel::CostColumn; ++c) {
+        w += m_table->columnWidth(c);
+    }
+    // The table's frame and vertical scroll bar (a sweep's rows always outnumber the visible ones), and
+    // the page's margins around it.
+    const int margins = layout() ? layout()->contentsMargins().left() + layout()->contentsMargins().right() : 0;
+    return w + 2 * m_table->frameWidth() + m_table->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, m_table) + 4 + margins;
 }
 
 void PlansPanel::selectRow(int row)

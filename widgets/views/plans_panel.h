@@ -33,6 +33,9 @@ public:
     void setStaleNote(const QString& note);
     QString staleNote() const;
     QSize sizeHint() const override { return {600, 400}; }
+    // Width that shows the first four columns (front mark, days, band, cost) whole, scroll bar and frame
+    // included: the dock's default width is at least this.
+    int objectiveColumnsWidth() const;
 
 Q_SIGNALS:
     void rowSelected(int id); // a user picked a plan in the table

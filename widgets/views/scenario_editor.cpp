@@ -17,6 +17,7 @@
 #include "views/check_list.h"
 #include "views/field_row.h"
 #include "vtrain/plan_check.h"
+#include "vtrain/rank_layout.h"
 #include "vtrain/scenario_json.h"
 
 namespace vtrain::ui {
@@ -39,6 +40,14 @@ std::string editKey(const Scenario& s)
         axes["precision"] = precisions;
         axes["tp_overlap"] = s.search->tp_overlap;
         axes["moe_overlap"] = s.search->moe_overlap;
+        axes["overlap_grad_reduce"] = s.search->overlap_grad_reduce;
+        axes["offload_optimizer"] = s.search->offload_optimizer;
+        axes["offload_activations"] = s.search->offload_activations;
+        std::vector<std::string> orders;
+        for (const RankOrder& o : s.search->rank_order) {
+            orders.push_back(to_string(o));
+        }
+        axes["rank_order"] = orders;
         j["__axes"] = std::move(axes);
     }
     return j.dump();
@@ -77,6 +86,10 @@ ScenarioEditor::ScenarioEditor(QWidget* parent)
     column->addWidget(buildGroup(tr("Model"), static_cast<int>(form::Group::Model)));
     column->addWidget(buildGroup(tr("Mixture of experts"), static_cast<int>(form::Group::Experts)));
     column->addWidget(buildGroup(tr("Cluster and budget"), static_cast<int>(form::Group::Cluster)));
+    m_planGroup = buildGroup(tr("Plan to simulate"), static_cast<int>(form::Group::Plan));
+    m_planGroup->setObjectName(QStringLiteral("planGroup"));
+    m_planGroup->setToolTip(tr("The scenario's own plan: what vtrain simulate runs and vtrain launch writes"));
+    column->addWidget(m_planGroup);
     column->addWidget(buildSearchGroup());
     m_status = new QLabel(content);
     m_status->setObjectName(QStringLiteral("editorStatus"));
@@ -117,15 +130,22 @@ QGroupBox* ScenarioEditor::buildGroup(const QString& title, int group)
                 tr("GPU profiles to compare; the first checked one is the cluster's GPU (its price applies to it, the others use their "
                    "profile's price)"));
     }
-    for (const form::TextField& f : form::textFields()) {
-        if (static_cast<int>(f.group) != group) {
-            continue;
+    const auto addTextFields = [&] {
+        for (const form::TextField& f : form::textFields()) {
+            if (static_cast<int>(f.group) != group) {
+                continue;
+            }
+            auto* row = new FieldRow(f.name, f.placeholder, f.tip, box);
+            formLayout->addRow(f.label, row);
+            m_fields[f.name] = row;
+            connect(row, &FieldRow::edited, this, &ScenarioEditor::onTyped);
+            connect(row, &FieldRow::committed, this, &ScenarioEditor::commit);
         }
-        auto* row = new FieldRow(f.name, f.placeholder, f.tip, box);
-        formLayout->addRow(f.label, row);
-        m_fields[f.name] = row;
-        connect(row, &FieldRow::edited, this, &ScenarioEditor::onTyped);
-        connect(row, &FieldRow::committed, this, &ScenarioEditor::commit);
+    };
+    // The plan reads schedule and rank order first; its activation offload share (a text field) comes last.
+    const bool choicesFirst = group == static_cast<int>(form::Group::Plan);
+    if (!choicesFirst) {
+        addTextFields();
     }
     for (const form::ChoiceField& f : form::choiceFields()) {
         if (static_cast<int>(f.group) != group) {
@@ -160,6 +180,9 @@ QGroupBox* ScenarioEditor::buildGroup(const QString& title, int group)
                 connect(combo, &QComboBox::activated, this, &ScenarioEditor::commit);
             }
         }
+    }
+    if (choicesFirst) {
+        addTextFields();
     }
     return box;
 }
@@ -276,6 +299,9 @@ void ScenarioEditor::setScenario(const Scenario& s)
         if (auto* box = qobject_cast<QCheckBox*>(m_choices.at(f.name))) {
             box->setChecked(value.toBool());
         } else if (auto* combo = qobject_cast<QComboBox*>(m_choices.at(f.name))) {
+            if (combo->findData(value) < 0 && value.typeId() == QMetaType::QString && !value.toString().isEmpty()) {
+                combo->addItem(value.toString(), value); // a value the file has but the list lacks (a rank order) stays as it is
+            }
             combo->setCurrentIndex(std::max(0, combo->findData(value)));
         }
     }
@@ -358,14 +384,22 @@ void ScenarioEditor::validate()
         applyCoreDiagnostics(s, ok);
     }
     // The loaded plan stays only while it still fits the scenario (it is what `vtrain simulate` runs).
-    if (ok && s.plan && check_plan(s.model, s.training, *s.plan, s.cluster.num_gpus)) {
-        s.plan.reset();
+    m_planDropped.clear();
+    if (ok && s.plan) {
+        if (const auto rejection = check_plan(s.model, s.training, *s.plan, s.cluster.num_gpus)) {
+            m_planDropped = QString::fromStdString(rejection->diagnostic.to_string());
+            s.plan.reset();
+        }
     }
     m_valid = ok ? std::optional<Scenario>(s) : std::nullopt;
     showApplicableFields(s);
     updateEstimate(s);
     const QStringList problems = errors();
-    m_status->setText(ok ? tr("About %1 plans to evaluate.").arg(formatCount(static_cast<double>(m_estimate)))
+    QString note = tr("About %1 plans to evaluate.").arg(formatCount(static_cast<double>(m_estimate)));
+    if (!m_planDropped.isEmpty()) {
+        note += QLatin1Char(' ') + tr("The plan to simulate no longer fits (%1): it is left out.").arg(m_planDropped.toHtmlEscaped());
+    }
+    m_status->setText(ok ? note
                          : tr("<span style='color:#c62828'>%n entry(s) refused; the sweep waits until they are fixed.</span>", nullptr,
                               static_cast<int>(problems.size())));
     if (wasValid != m_valid.has_value()) {
@@ -395,6 +429,10 @@ void ScenarioEditor::showApplicableFields(const Scenario& s)
         }
     }
     show(m_choices.at(QStringLiteral("training.fp8_recipe")), s.training.precision == Precision::Fp8);
+    m_planGroup->setVisible(m_base.plan.has_value());
+    // MLA's up-projections are recomputed only with MLA, the experts' activation only with experts.
+    show(m_choices.at(QStringLiteral("plan.recompute_modules.mla_up_proj")), mla);
+    show(m_choices.at(QStringLiteral("plan.recompute_modules.moe_act")), moe);
 }
 
 void ScenarioEditor::applyCoreDiagnostics(const Scenario& s, bool& ok)

@@ -98,6 +98,8 @@ private:
     QComboBox* m_preset = nullptr;
     QLabel* m_presetDescription = nullptr;
     QLabel* m_status = nullptr;
+    QGroupBox* m_planGroup = nullptr; // the scenario's own plan: shown only when it has one
+    QString m_planDropped;         // why the loaded plan no longer fits (it is then left out), or empty
     QHash<QString, double> m_prices;
     QList<GpuChoice> m_gpus;
     Scenario m_base;               // what was loaded: keeps the fields the editor does not show (links, plan)

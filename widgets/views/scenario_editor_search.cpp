@@ -11,10 +11,12 @@
 
 #include "models/format.h"
 #include "models/scenario_fields.h"
+#include "models/scenario_form.h"
 #include "views/check_list.h"
 #include "views/field_row.h"
 #include "views/scenario_editor.h"
 #include "vtrain/pipeline_layout.h"
+#include "vtrain/rank_layout.h"
 #include "vtrain/scenario_json.h"
 
 namespace vtrain::ui {
@@ -26,6 +28,12 @@ const QList<int> kVirtualStageCandidates{2, 3, 4, 5, 6, 7, 8};
 const QList<int> kCpCandidates{1, 2, 4, 8, 16};
 const QList<int> kEpCandidates{1, 2, 4, 8, 16, 32, 64, 128};
 const QList<int> kEtpCandidates{1, 2, 4, 8};
+const QList<double> kOffloadActivationCandidates{0.0, 0.25, 0.5, 1.0};
+
+QString offloadShareLabel(double share)
+{
+    return share <= 0 ? ScenarioEditor::tr("none") : share >= 1 ? ScenarioEditor::tr("all") : QStringLiteral("%1%").arg(share * 100, 0, 'g', 3);
+}
 
 void setIntItems(CheckList* list, const QList<int>& values)
 {
@@ -72,9 +80,10 @@ QGroupBox* ScenarioEditor::buildSearchGroup()
             tr("Pipeline-parallel depths (pp): the divisors of the layer count; all checked = every legal one"));
     setIntItems(addList(form, tr("Micro-batch"), QStringLiteral("search.micro_batch"), 4, tr("Micro-batch sizes in sequences")),
                 kMicroBatchCandidates);
-    addList(form, tr("Schedule"), QStringLiteral("search.schedule"), 3, tr("Pipeline schedules"))
-        ->setItems({QStringLiteral("GPipe"), QStringLiteral("1F1B"), tr("interleaved")},
-                   {QStringLiteral("gpipe"), QStringLiteral("1f1b"), QStringLiteral("interleaved")});
+    addList(form, tr("Schedule"), QStringLiteral("search.schedule"), 2,
+            tr("Pipeline schedules; DualPipe is DeepSeek-V3's bidirectional pipeline (needs an even stage count)"))
+        ->setItems({QStringLiteral("GPipe"), QStringLiteral("1F1B"), tr("interleaved"), QStringLiteral("DualPipe")},
+                   {QStringLiteral("gpipe"), QStringLiteral("1f1b"), QStringLiteral("interleaved"), QStringLiteral("dualpipe")});
     setIntItems(addList(form, tr("Virtual stages"), QStringLiteral("search.virtual_stages"), 4,
                         tr("Model chunks per pipeline rank, interleaved schedule only; all checked = every legal one")),
                 kVirtualStageCandidates);
@@ -114,6 +123,35 @@ QGroupBox* ScenarioEditor::buildSearchGroup()
     addList(form, tr("MoE comm overlap"), QStringLiteral("search.moe_overlap"), 3,
             tr("Expert all-to-all overlapped with compute (DualPipe, batch-level overlap); MoE models only"))
         ->setItems({tr("off"), tr("on")}, {false, true});
+    addList(form, tr("DP comm overlap"), QStringLiteral("search.overlap_grad_reduce"), 3,
+            tr("Data-parallel gradient reduction overlapped with the backward pass (Megatron --overlap-grad-reduce)"))
+        ->setItems({tr("off"), tr("on")}, {false, true});
+    {
+        QStringList labels;
+        QVariantList values;
+        for (const QString& order : form::rankOrderChoices()) {
+            labels << order;
+            values << order;
+        }
+        addList(form, tr("Rank order"), QStringLiteral("search.rank_order"), 1,
+                tr("Rank layouts: which dimension gets adjacent ranks, innermost first (tp-cp-ep-dp-pp is Megatron's default; "
+                   "tp-cp-ep-pp-dp keeps a pipeline inside a node)"))
+            ->setItems(labels, values);
+    }
+    addList(form, tr("Optimizer offload"), QStringLiteral("search.offload_optimizer"), 3,
+            tr("FP32 master weights and optimizer states in host memory, the step on the CPU"))
+        ->setItems({tr("off"), tr("on")}, {false, true});
+    {
+        QStringList labels;
+        QVariantList values;
+        for (double v : kOffloadActivationCandidates) {
+            labels << offloadShareLabel(v);
+            values << v;
+        }
+        addList(form, tr("Activation offload"), QStringLiteral("search.offload_activations"), 4,
+                tr("Share of the stashed activations kept in host memory between forward and backward"))
+            ->setItems(labels, values);
+    }
     return box;
 }
 
@@ -235,6 +273,42 @@ void ScenarioEditor::loadSearch(const Scenario& s)
          {QString::fromLatin1(to_string(s.training.precision))});
     load("search.tp_overlap", toVariants(q.tp_overlap, [](bool v) { return QVariant(v); }), {given.tp_overlap});
     load("search.moe_overlap", toVariants(q.moe_overlap, [](bool v) { return QVariant(v); }), {given.moe_overlap});
+    load("search.overlap_grad_reduce", toVariants(q.overlap_grad_reduce, [](bool v) { return QVariant(v); }), {given.overlap_grad_reduce});
+    load("search.offload_optimizer", toVariants(q.offload_optimizer, [](bool v) { return QVariant(v); }), {given.offload_optimizer});
+    // Rank orders and activation shares a file names beyond the offered ones join the list, as widths do.
+    auto widenBy = [this](const char* name, const QVariantList& wanted, auto less, auto label) {
+        CheckList* list = m_lists.at(QLatin1String(name));
+        QVariantList values = list->values();
+        bool grown = false;
+        for (const QVariant& v : wanted) {
+            if (!values.contains(v)) {
+                values << v;
+                grown = true;
+            }
+        }
+        if (grown) {
+            std::stable_sort(values.begin(), values.end(), less);
+            QStringList labels;
+            for (const QVariant& v : values) {
+                labels << label(v);
+            }
+            list->setItems(labels, values);
+        }
+        return wanted;
+    };
+    QVariantList orders;
+    for (const RankOrder& o : q.rank_order.empty() ? std::vector<RankOrder>{given.rank_order} : q.rank_order) {
+        orders << QString::fromStdString(to_string(o));
+    }
+    load("search.rank_order",
+         widenBy("search.rank_order", orders, [](const QVariant&, const QVariant&) { return false; }, [](const QVariant& v) { return v.toString(); }),
+         {});
+    QVariantList shares = toVariants(q.offload_activations.empty() ? std::vector<double>{given.offload_activations} : q.offload_activations,
+                                     [](double v) { return QVariant(v); });
+    load("search.offload_activations",
+         widenBy("search.offload_activations", shares, [](const QVariant& a, const QVariant& b) { return a.toDouble() < b.toDouble(); },
+                 [](const QVariant& v) { return offloadShareLabel(v.toDouble()); }),
+         {});
 }
 
 void ScenarioEditor::readSearch(Scenario& s)
@@ -348,6 +422,18 @@ void ScenarioEditor::readSearch(Scenario& s)
     };
     q.tp_overlap = flags(checked("search.tp_overlap"));
     q.moe_overlap = flags(checked("search.moe_overlap"));
+    q.overlap_grad_reduce = flags(checked("search.overlap_grad_reduce"));
+    q.offload_optimizer = flags(checked("search.offload_optimizer"));
+    q.rank_order.clear();
+    for (const QVariant& v : checked("search.rank_order")) {
+        if (const auto order = parse_rank_order(v.toString().toStdString())) {
+            q.rank_order.push_back(*order);
+        }
+    }
+    q.offload_activations.clear();
+    for (const QVariant& v : checked("search.offload_activations")) {
+        q.offload_activations.push_back(v.toDouble());
+    }
     // Expert parallelism needs experts: a dense model with ep > 1 checked would only produce rejections.
     if (!s.model.moe.enabled() && std::any_of(q.ep.begin(), q.ep.end(), [](int v) { return v > 1; })) {
         m_lists.at(QStringLiteral("search.ep"))->setError(tr("expert parallelism needs routed experts (Mixture of experts above)"));
@@ -371,7 +457,8 @@ void ScenarioEditor::updateEstimate(const Scenario& s)
     m_estimate = n(q.gpu.size(), 1) * n(q.num_gpus.size(), 1) * n(q.tp.size(), 1) * pp * n(q.micro_batch.size(), 1) *
                  std::max<std::uint64_t>(schedules, 1) * n(q.recompute.size(), 1) * n(q.sequence_parallel.size(), 2) *
                  n(q.zero_stage.size(), 1) * n(q.cp.size(), 1) * n(q.ep.size(), 1) * n(q.etp.size(), 1) * n(q.precision.size(), 1) *
-                 n(q.tp_overlap.size(), 1) * n(q.moe_overlap.size(), 1);
+                 n(q.tp_overlap.size(), 1) * n(q.moe_overlap.size(), 1) * n(q.overlap_grad_reduce.size(), 1) * n(q.rank_order.size(), 1) *
+                 n(q.offload_optimizer.size(), 1) * n(q.offload_activations.size(), 1);
 }
 
 } // namespace vtrain::ui
