@@ -47,6 +47,9 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
 // A published configuration for a row that names its model but gives no dimensions
 // (validation_model_configs.cpp); false when the row has dimensions or the model is not known.
 bool published_model_config(const RunRow& r, ModelSpec& m, Notes& notes);
+// Published dimensions a row with its own dimensions has no key for (Mamba-2 widths, the tokenizer's
+// vocabulary), for a model named in validation_model_configs.cpp; nothing for other models.
+void published_model_details(const RunRow& r, ModelSpec& m, Notes& notes);
 
 // fsdp as bool or integer: 0 none, 1 the whole data-parallel group, k > 1 a sharding group of k.
 std::optional<int> fsdp_degree(const RunRow& r);
