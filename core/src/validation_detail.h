@@ -85,6 +85,7 @@ struct SoftwareSettings {
     std::optional<bool> recipe_overlap_param_gather;
     std::optional<bool> recipe_tp_overlap;
     std::string description;
+    bool flex_moe_dispatcher = false; // the recipes dispatch experts with DeepEP/HybridEP (TrainingSpec::moe_dispatcher)
 };
 SoftwareSettings software_settings(const RunRow& r);
 

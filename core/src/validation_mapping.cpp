@@ -243,6 +243,9 @@ RowMapping map_run(const RunRow& r)
         if (p.ep > 1 && sw.framework == Framework::MegatronCore) {
             open.moe_overlap = true;
         }
+        if (sw.flex_moe_dispatcher) {
+            t.moe_dispatcher = MoeDispatcher::Flex; // a token crosses to each remote NVLink domain once (see software_settings)
+        }
     }
     if (sw.framework == Framework::DeepSeekHaiLlm) {
         p.moe_overlap = true; // DeepSeek-V3 report Sec. 3.2.1: all-to-all hidden behind computation

@@ -141,6 +141,14 @@ SoftwareSettings software_settings(const RunRow& r)
                              "centre of a range where they fit no recompute, sequence parallelism, overlapped parameter gather, TP "
                              "communication overlap (not with NVFP4)";
         }
+        if (contains(r.arch_family, "nemotron_h") && contains(r.arch_family, "moe")) {
+            // The Nemotron 3 (Nano, Super) performance configs dispatch experts with the flex dispatcher on
+            // every GPU: BASE_NEMOTRON_3_NANO_CONFIG and the Super GB200/B200 configs set
+            // moe_flex_dispatcher_backend="hybridep" (Megatron-Bridge
+            // scripts/performance/configs/nemotronh/nemotron_3_workload_base_configs.py).
+            s.flex_moe_dispatcher = true;
+            s.description += "; the Nemotron 3 recipes: HybridEP flex expert dispatcher";
+        }
         return s;
     }
     s.description = "software not recognised: overlapped gradient reduction, flash attention, bf16 (today's Megatron-LM defaults)";
