@@ -500,12 +500,15 @@ void mamba_mixer(BlockBuilder& b, const Ctx& c)
     const double q = std::min(128.0, static_cast<double>(m.seq_len)); // Megatron-Core's chunk_size
     const double chunks = c.tokens / q;
     const double n = s.state_dim, p = s.head_dim;
-    const double fwd = c.hp.batched_gemm_seconds(chunks * groups, q, q, n)     // C B^T inside a chunk
-                       + c.hp.batched_gemm_seconds(chunks * heads, q, p, q)   // (masked scores) x X
-                       + c.hp.batched_gemm_seconds(chunks * heads, n, p, q)   // chunk states B^T X
-                       + c.hp.batched_gemm_seconds(chunks * heads, q, p, n);  // state to output C h
+    const double cb = c.hp.batched_gemm_seconds(chunks * groups, q, q, n);           // C B^T inside a chunk
+    const double states = c.hp.batched_gemm_seconds(chunks * heads, n, p, q);        // chunk states B^T X
+    const double fwd = cb + c.hp.batched_gemm_seconds(chunks * heads, q, p, q)       // (masked scores) x X
+                       + states + c.hp.batched_gemm_seconds(chunks * heads, q, p, n); // state to output C h
     b.compute(Phase::Forward, "mamba ssd scan", fwd);
-    b.compute(Phase::Backward, "mamba ssd scan", 2 * fwd); // each GEMM's two gradients
+    // Each GEMM's two gradients, after the backward recomputes C B^T and the chunk states: the forward keeps
+    // neither (mamba_ssm ops/triton/ssd_combined.py, _mamba_chunk_scan_combined_bwd runs _bmm_chunk_fwd,
+    // _chunk_state_fwd and _state_passing_fwd again before its gradient kernels).
+    b.compute(Phase::Backward, "mamba ssd scan", 2 * fwd + cb + states);
     if (c.full) {
         b.compute(Phase::Recompute, "mamba ssd scan", fwd);
     }

@@ -47,6 +47,9 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
 // A published configuration for a row that names its model but gives no dimensions
 // (validation_model_configs.cpp); false when the row has dimensions or the model is not known.
 bool published_model_config(const RunRow& r, ModelSpec& m, Notes& notes);
+// Published dimensions a row with its own dimensions has no key for (Mamba-2 widths, the tokenizer's
+// vocabulary), for a model named in validation_model_configs.cpp; nothing for other models.
+void published_model_details(const RunRow& r, ModelSpec& m, Notes& notes);
 
 // Multi-token-prediction modules a row's model trains (validation_model_configs.cpp): what its name says
 // ("w/ MTP", "w/o MTP", "no MTP"), else its family's published configuration (DeepSeek-V3: one module).
@@ -96,6 +99,7 @@ struct SoftwareSettings {
     std::optional<bool> recipe_moe_overlap;  // expert all-to-all overlap of the recipe preset the row's layout matches
     bool recipe_flex_dispatcher = false;     // that preset dispatches through DeepEP / HybridEP (flex dispatcher)
     std::string description;
+    bool flex_moe_dispatcher = false; // the recipes dispatch experts with DeepEP/HybridEP (TrainingSpec::moe_dispatcher)
 };
 SoftwareSettings software_settings(const RunRow& r);
 

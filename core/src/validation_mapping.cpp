@@ -249,7 +249,7 @@ RowMapping map_run(const RunRow& r)
         if (p.ep > 1 && sw.framework == Framework::MegatronCore) {
             open.moe_overlap = true;
         }
-        if (sw.recipe_flex_dispatcher) {
+        if (sw.recipe_flex_dispatcher || sw.flex_moe_dispatcher) {
             t.moe_dispatcher = MoeDispatcher::Flex;
             note("expert dispatch through the performance preset's flex dispatcher (HybridEP/DeepEP): permutation fused, "
                  "one copy per remote NVLink domain");

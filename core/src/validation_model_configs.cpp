@@ -102,4 +102,31 @@ int published_mtp_layers(const RunRow& r, const ModelSpec& m, Notes& notes)
     return 0;
 }
 
+void published_model_details(const RunRow& r, ModelSpec& m, Notes& notes)
+{
+    if (!r.model_name) {
+        return;
+    }
+    const std::string name = lower(*r.model_name);
+    if ((name == "nemotron_3_nano" || name == "nemotron 3 nano") && !m.layer_pattern.empty()) {
+        // Nemotron 3 Nano 30B-A3B: NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/models/nemotronh/
+        // nemotron_h_provider.py (Nemotron3NanoProvider: mamba_num_heads 64, mamba_head_dim 64,
+        // mamba_state_dim 128; NemotronHModelProvider: mamba_num_groups 8). No structured key carries the
+        // Mamba-2 dimensions; without them the default (2 x hidden / head_dim = 84 heads) is a third wider.
+        m.mamba.heads = 64;
+        m.mamba.head_dim = 64;
+        m.mamba.state_dim = 128;
+        m.mamba.groups = 8;
+        notes.push_back("Mamba-2 dimensions not in the row: Nemotron3NanoProvider (Megatron-Bridge nemotron_h_provider.py): 64 heads x 64, "
+                        "state 128, 8 groups");
+        if (!r.vocab_size) {
+            // The provider leaves the vocabulary to the tokenizer: the model's Hugging Face tokenizer
+            // (nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16, config.json vocab_size 131072), the one the
+            // Nemotron 3 recipes load.
+            m.vocab = 131072;
+            notes.push_back("vocab_size not given: 131072 (the Nemotron 3 Nano tokenizer, config.json vocab_size)");
+        }
+    }
+}
+
 } // namespace vtrain::validation_detail

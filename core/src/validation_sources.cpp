@@ -232,6 +232,15 @@ SoftwareSettings software_settings(const RunRow& r)
                              (*s.recipe_moe_overlap ? "overlapped" : "not overlapped") + " (moe_a2a_overlap, the centre of its range), " +
                              (preset->flex ? "flex dispatcher (HybridEP/DeepEP)" : "alltoall dispatcher");
         }
+        if (contains(r.arch_family, "nemotron_h") && contains(r.arch_family, "moe")) {
+            // The Nemotron 3 (Nano, Super) performance configs dispatch experts with the flex dispatcher on
+            // every GPU: BASE_NEMOTRON_3_NANO_CONFIG and BASE_NEMOTRON_3_SUPER_CONFIG set
+            // moe_flex_dispatcher_backend="hybridep" (Megatron-Bridge
+            // scripts/performance/configs/nemotronh/nemotron_3_workload_base_configs.py @ f601ba9, the version
+            // whose Super layouts match the rows: GB200 tp 2 ep 64, B200 ep 64).
+            s.flex_moe_dispatcher = true;
+            s.description += "; the Nemotron 3 recipes: HybridEP flex expert dispatcher";
+        }
         return s;
     }
     s.description = "software not recognised: overlapped gradient reduction, flash attention, bf16 (today's Megatron-LM defaults)";

@@ -271,7 +271,9 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
         e.experts = *r.num_experts;
         e.top_k = *r.moe_top_k;
         e.expert_ffn_hidden = *r.moe_ffn_hidden_size;
-        e.shared_experts = r.num_shared_experts.value_or(0);
+        // A shared width without a count still means shared experts (README: the key is "their total
+        // FFN width"; Megatron's moe_shared_expert_intermediate_size alone turns them on): one of that width.
+        e.shared_experts = r.num_shared_experts.value_or(r.moe_shared_expert_ffn_hidden_size ? 1 : 0);
         if (e.shared_experts > 0) {
             e.shared_expert_ffn_hidden = r.moe_shared_expert_ffn_hidden_size.value_or(e.shared_experts * e.expert_ffn_hidden);
         }
@@ -308,6 +310,7 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
         }
         m.layer_pattern = *r.layer_pattern;
     }
+    published_model_details(r, m, notes);
 
     // Multi-token prediction: no structured key carries it (the name, else the family's published config).
     m.mtp_layers = published_mtp_layers(r, m, notes);

@@ -270,6 +270,9 @@ private slots:
         QCOMPARE(r.exit_code, 0);
         QVERIFY2(r.out.contains(QStringLiteral("cp=1 ep=64 etp=1")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("recompute modules layernorm, mla_up_proj, moe_act")), qPrintable(r.out));
+        // The time breakdown names the expert all-to-all (an MoE plan's exposed dispatch/combine); the dense
+        // MT-NLG report above has no such line.
+        QVERIFY2(r.out.contains(QStringLiteral("  expert all-to-all ")), qPrintable(r.out));
 
         // A plan with a rank order and both offloads (written to a temporary copy of the small example).
         QTemporaryDir dir;

@@ -581,6 +581,33 @@ private slots:
         QCOMPARE(dsv3.layers.size(), std::size_t(61));
     }
 
+    void mamba_scan_backward_recomputes_states()
+    {
+        // Nemotron 3 Nano's Mamba-2 mixer (64 heads x 64, state 128, 8 groups) over 2 x 8192 tokens: the scan's
+        // backward is twice its forward GEMMs plus C B^T and the chunk states again (ssd_combined.py).
+        ModelSpec m = test::gpt(2, 2688, 32, 8192, 131072);
+        m.kv_heads = 2;
+        m.layer_pattern = "M*";
+        m.mamba.heads = 64;
+        Setup s(m);
+        s.in.micro_batch = 2;
+        const LayerCosts c = s.run();
+        const OperatorTimer t(s.profile, Precision::Bf16);
+        const double chunks = 2 * 8192 / 128.0; // 128 chunks of Megatron-Core's chunk_size 128
+        const double cb = t.batched_gemm_seconds(chunks * 8, 128, 128, 128);
+        const double states = t.batched_gemm_seconds(chunks * 64, 128, 64, 128);
+        const double fwd = cb + t.batched_gemm_seconds(chunks * 64, 128, 64, 128) + states + t.batched_gemm_seconds(chunks * 64, 128, 64, 128);
+        double scan_f = -1, scan_b = -1;
+        for (const OperatorTime& o : c.layer_operators) {
+            if (o.name == "mamba ssd scan") {
+                (o.phase == Phase::Forward ? scan_f : scan_b) = o.seconds;
+            }
+        }
+        QVERIFY(scan_f > 0);
+        QCOMPARE(scan_f, fwd);
+        QCOMPARE(scan_b, 2 * fwd + cb + states);
+    }
+
     void per_layer_activations_match_korthikanti_for_gpt()
     {
         const ModelSpec m = test::gpt(4, 6144, 48);

@@ -630,6 +630,43 @@ private slots:
         QVERIFY(why && why->find("latent mixture-of-experts without a published configuration") != std::string::npos);
     }
 
+    // Nemotron 3 Nano's rows give a layer pattern but no Mamba-2 widths or vocabulary: the provider's and
+    // tokenizer's values fill them (by model name), a shared-expert width alone means one shared expert, and
+    // the Nemotron 3 recipes' flex dispatcher is used; another MoE row of the same source keeps all-to-all.
+    void nemotron_3_nano_rows_get_their_published_facts()
+    {
+        nlohmann::json nano = modern_row("nano");
+        nano["model_name"] = "Nemotron_3_Nano";
+        nano["arch_family"] = "nemotron_h_hybrid_mamba2_attn_moe";
+        nano["num_layers"] = 4;
+        nano["hidden_size"] = 2688;
+        nano["num_query_groups"] = 2;
+        nano["vocab_size"] = nullptr;
+        nano["layer_pattern"] = "ME*E";
+        nano["num_shared_experts"] = nullptr;
+        nano["moe_shared_expert_ffn_hidden_size"] = 3712;
+        nano["ffn_activation"] = "squared_relu";
+        const RowMapping m = map_run(parse_one(nano));
+        QVERIFY2(m.run.has_value(), m.skipped_reason.c_str());
+        const ModelSpec& model = m.run->scenario.model;
+        QCOMPARE(model.mamba.heads, 64); // not 2 x 2688 / 64 = 84
+        QCOMPARE(model.mamba.head_dim, 64);
+        QCOMPARE(model.mamba.groups, 8);
+        QCOMPARE(model.vocab, 131072);
+        QCOMPARE(model.moe.shared_experts, 1);
+        QCOMPARE(model.moe.shared_expert_ffn_hidden, 3712);
+        QCOMPARE(m.run->scenario.training.moe_dispatcher, MoeDispatcher::Flex);
+        // A row that states its vocabulary keeps it.
+        nano["vocab_size"] = 50000;
+        const RowMapping stated = map_run(parse_one(nano));
+        QVERIFY(stated.run.has_value());
+        QVERIFY(stated.run->scenario.model.vocab < 131072);
+        const RowMapping other = map_run(parse_one(modern_row("other")));
+        QVERIFY(other.run.has_value());
+        QCOMPARE(other.run->scenario.training.moe_dispatcher, MoeDispatcher::AllToAll);
+        QCOMPARE(other.run->scenario.model.moe.shared_experts, 0);
+    }
+
     void an_inexpressible_row_is_skipped_with_the_simulators_reason()
     {
         const RowMapping m = map_run(parse_one(modern_row("moe")));
