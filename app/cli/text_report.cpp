@@ -108,6 +108,13 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
     out << "\nwhere the time goes (mean over stages)\n";
     out << "  compute                 " << duration(b.compute_s) << "  " << percent(b.compute_s, T) << "\n";
     out << "  tensor-parallel comm    " << duration(b.tp_comm_s) << "  " << percent(b.tp_comm_s, T) << "\n";
+    // Expert and context-parallel exchanges only where the plan has them (their exposed shares).
+    if (b.ep_comm_s > 0) {
+        out << "  expert all-to-all       " << duration(b.ep_comm_s) << "  " << percent(b.ep_comm_s, T) << "\n";
+    }
+    if (b.cp_comm_s > 0) {
+        out << "  context-parallel comm   " << duration(b.cp_comm_s) << "  " << percent(b.cp_comm_s, T) << "\n";
+    }
     out << "  pipeline sends          " << duration(b.pp_comm_s) << "  " << percent(b.pp_comm_s, T) << "\n";
     out << "  data-parallel (exposed) " << duration(b.dp_comm_exposed_s) << "  " << percent(b.dp_comm_exposed_s, T) << "\n";
     out << "  optimizer step          " << duration(b.optimizer_s) << "  " << percent(b.optimizer_s, T) << "\n";
