@@ -21,6 +21,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -98,34 +99,70 @@ void print_counts(const ExploreResult& r)
 // on equal dedicated cores do in wall time.
 class Turns {
 public:
-    explicit Turns(int shards) : m_clock(static_cast<std::size_t>(shards), 0.0), m_done(static_cast<std::size_t>(shards), false) {}
+    explicit Turns(int shards)
+        : m_clock(static_cast<std::size_t>(shards), 0.0), m_done(static_cast<std::size_t>(shards), false), m_waiting(static_cast<std::size_t>(shards), false),
+          m_wake(static_cast<std::size_t>(shards))
+    {
+    }
 
     void wait_for_turn(int shard, double cpu_s)
     {
+        const std::size_t me = static_cast<std::size_t>(shard);
         std::unique_lock lock(m_mutex);
-        m_clock[static_cast<std::size_t>(shard)] = cpu_s;
-        m_changed.notify_all();
-        m_changed.wait(lock, [&] {
-            for (std::size_t s = 0; s < m_clock.size(); ++s) {
-                if (!m_done[s] && s != static_cast<std::size_t>(shard) && m_clock[s] < cpu_s) {
-                    return false;
-                }
-            }
-            return true;
-        });
+        m_clock[me] = cpu_s;
+        m_waiting[me] = true;
+        wake_eligible();
+        m_wake[me].wait(lock, [&] { return eligible(me); });
+        m_waiting[me] = false;
     }
     void finish(int shard)
     {
         const std::lock_guard lock(m_mutex);
         m_done[static_cast<std::size_t>(shard)] = true;
-        m_changed.notify_all();
+        wake_eligible();
     }
 
 private:
+    // No other unfinished shard has used less CPU time.
+    bool eligible(std::size_t me) const
+    {
+        for (std::size_t s = 0; s < m_clock.size(); ++s) {
+            if (s != me && !m_done[s] && m_clock[s] < m_clock[me]) {
+                return false;
+            }
+        }
+        return true;
+    }
+    // Only the waiting shards whose turn it is are woken (waking all 64 on every request costs more CPU
+    // time than the sweep's work at 64 shards).
+    void wake_eligible()
+    {
+        const double inf = std::numeric_limits<double>::infinity();
+        double least = inf, second = inf;
+        std::size_t at = m_clock.size();
+        for (std::size_t s = 0; s < m_clock.size(); ++s) {
+            if (m_done[s]) {
+                continue;
+            }
+            if (m_clock[s] < least) {
+                second = least;
+                least = m_clock[s];
+                at = s;
+            } else if (m_clock[s] < second) {
+                second = m_clock[s];
+            }
+        }
+        for (std::size_t s = 0; s < m_clock.size(); ++s) {
+            if (m_waiting[s] && m_clock[s] <= (s == at ? second : least)) {
+                m_wake[s].notify_one();
+            }
+        }
+    }
+
     std::mutex m_mutex;
-    std::condition_variable m_changed;
     std::vector<double> m_clock;
-    std::vector<bool> m_done;
+    std::vector<bool> m_done, m_waiting;
+    std::vector<std::condition_variable> m_wake;
 };
 
 } // namespace
