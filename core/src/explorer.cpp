@@ -95,6 +95,7 @@ public:
     {
         const int threads = m_options.threads > 0 ? m_options.threads : tbb::info::default_concurrency();
         result.threads = threads;
+        m_threads = threads;
         m_ranges = clamped_ranges(m_options, m_space);
         m_next_group = m_ranges.empty() ? 0 : m_ranges[0].begin;
         tbb::task_arena arena(threads);
@@ -114,7 +115,7 @@ public:
 private:
     // The next chunk of whole groups (at least kChunkPlans plans unless its range ends), or null at the end.
     // Stealing work (ExploreOptions::next_work), the ranges run out at the end of each item: the next
-    // item is taken only when `may_take` (a wave ends with its item, so a shard holds no more than it sweeps).
+    // item is taken only when `may_take` (so a shard holds little more work than its threads sweep at once).
     Chunk* next_chunk(bool may_take = true)
     {
         while (m_range < m_ranges.size() && m_next_group >= m_ranges[m_range].end) {
@@ -341,7 +342,8 @@ private:
         for (;; wave_chunks = std::min(2 * wave_chunks, kWaveChunks)) {
             wave.clear();
             while (wave.size() < wave_chunks) {
-                Chunk* chunk = next_chunk(wave.empty());
+                // Stealing, a wave takes a further item only while its threads would otherwise idle.
+                Chunk* chunk = next_chunk(wave.size() < 2 * static_cast<std::size_t>(m_threads));
                 if (chunk == nullptr) {
                     break;
                 }
@@ -420,6 +422,7 @@ private:
     std::size_t m_range = 0;
     std::uint64_t m_next_group = 0;
     bool m_stealing = false;          // the ranges come from ExploreOptions::next_work
+    int m_threads = 1;
     ExploreResult* m_result = nullptr; // while stealing: its total grows with each item taken
 };
 
