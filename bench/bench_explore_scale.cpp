@@ -11,7 +11,9 @@
 //       time, not stretched by other processes); balance = fastest / slowest shard (as the MPI run prints
 //       it) and mean / slowest (the parallel efficiency the slowest shard allows). The merged result must
 //       equal the single-process one (front and top-k lists); the program says so or exits 1.
-//   usage: bench_explore_scale [SCENARIO.json] [--shards 4,16,64] [--no-single] [--verbose] [--rebalance]
+//   By default the shards steal work from each other as `vtrain explore` does over MPI ranks
+//   (ExploreOptions::next_work, WorkQueue); --static sweeps the fixed split only.
+//   usage: bench_explore_scale [SCENARIO.json] [--shards 4,16,64] [--no-single] [--verbose] [--static | --rebalance]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +21,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -88,6 +91,80 @@ void print_counts(const ExploreResult& r)
                 static_cast<unsigned long long>(rejected_total(r)), r.front.size());
 }
 
+// Work stealing hands an item to whichever shard asks first. MPI ranks on cores of their own ask in
+// the order of their progress; 64 threads on this machine's few cores progress as the OS schedules
+// them, so a shard would take items by its luck with the scheduler rather than by the work it has
+// done. The shards therefore take turns by CPU clock: a shard asks for its next item only once no
+// unfinished shard has used less CPU time (each clock as of that shard's last request) -- what ranks
+// on equal dedicated cores do in wall time.
+class Turns {
+public:
+    explicit Turns(int shards)
+        : m_clock(static_cast<std::size_t>(shards), 0.0), m_done(static_cast<std::size_t>(shards), false), m_waiting(static_cast<std::size_t>(shards), false),
+          m_wake(static_cast<std::size_t>(shards))
+    {
+    }
+
+    void wait_for_turn(int shard, double cpu_s)
+    {
+        const std::size_t me = static_cast<std::size_t>(shard);
+        std::unique_lock lock(m_mutex);
+        m_clock[me] = cpu_s;
+        m_waiting[me] = true;
+        wake_eligible();
+        m_wake[me].wait(lock, [&] { return eligible(me); });
+        m_waiting[me] = false;
+    }
+    void finish(int shard)
+    {
+        const std::lock_guard lock(m_mutex);
+        m_done[static_cast<std::size_t>(shard)] = true;
+        wake_eligible();
+    }
+
+private:
+    // No other unfinished shard has used less CPU time.
+    bool eligible(std::size_t me) const
+    {
+        for (std::size_t s = 0; s < m_clock.size(); ++s) {
+            if (s != me && !m_done[s] && m_clock[s] < m_clock[me]) {
+                return false;
+            }
+        }
+        return true;
+    }
+    // Only the waiting shards whose turn it is are woken (waking all 64 on every request costs more CPU
+    // time than the sweep's work at 64 shards).
+    void wake_eligible()
+    {
+        const double inf = std::numeric_limits<double>::infinity();
+        double least = inf, second = inf;
+        std::size_t at = m_clock.size();
+        for (std::size_t s = 0; s < m_clock.size(); ++s) {
+            if (m_done[s]) {
+                continue;
+            }
+            if (m_clock[s] < least) {
+                second = least;
+                least = m_clock[s];
+                at = s;
+            } else if (m_clock[s] < second) {
+                second = m_clock[s];
+            }
+        }
+        for (std::size_t s = 0; s < m_clock.size(); ++s) {
+            if (m_waiting[s] && m_clock[s] <= (s == at ? second : least)) {
+                m_wake[s].notify_one();
+            }
+        }
+    }
+
+    std::mutex m_mutex;
+    std::vector<double> m_clock;
+    std::vector<bool> m_done, m_waiting;
+    std::vector<std::condition_variable> m_wake;
+};
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -97,7 +174,18 @@ int main(int argc, char** argv)
     bool single = true;
     bool verbose = false; // one line per shard
     bool rebalance = false; // the second exchange (ExploreOptions::rebalance): off, as in `vtrain explore`
+    bool stealing = true;   // work stealing (ExploreWork, WorkQueue): on, as in `vtrain explore`
     for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+            std::printf("usage: bench_explore_scale [SCENARIO.json] [--shards 4,16,64] [--no-single] [--verbose] [--static | --rebalance]\n"
+                        "  SCENARIO.json  default: bench/deepseek-v3-space.json\n"
+                        "  --shards LIST  shard counts to run side by side in this process (default 4,16,64)\n"
+                        "  --no-single    skip the one-process reference (and the check against it)\n"
+                        "  --verbose      one line per shard\n"
+                        "  --static       no work stealing: each shard sweeps only its split_by_cost_keys() share\n"
+                        "  --rebalance    static split plus the second exchange (rebalance_groups())\n");
+            return 0;
+        }
         if (std::strcmp(argv[i], "--shards") == 0 && i + 1 < argc) {
             shard_counts.clear();
             std::stringstream list(argv[++i]);
@@ -110,6 +198,12 @@ int main(int argc, char** argv)
             verbose = true;
         } else if (std::strcmp(argv[i], "--rebalance") == 0) {
             rebalance = true;
+            stealing = false;
+        } else if (std::strcmp(argv[i], "--static") == 0) {
+            stealing = false;
+        } else if (argv[i][0] == '-') {
+            std::fprintf(stderr, "bench_explore_scale: unknown option %s (--help lists them)\n", argv[i]);
+            return 2;
         } else {
             path = argv[i];
         }
@@ -142,10 +236,13 @@ int main(int argc, char** argv)
     options.threads = 1;
     for (const int n : shard_counts) {
         auto split = plan_explore_split(s, profiles, options, n);
-        if (!split.ok()) {
-            std::fprintf(stderr, "%s\n", split.first_error().c_str());
+        auto work = plan_explore_work(s, profiles, options, n);
+        if (!split.ok() || !work.ok()) {
+            std::fprintf(stderr, "%s\n", split.ok() ? work.first_error().c_str() : split.first_error().c_str());
             return 1;
         }
+        WorkQueue queue(*work);
+        Turns turns(n);
         // Every shard in a thread of its own (one TBB thread each: its arena runs on the calling thread),
         // meeting the others once, as MPI ranks do, to share the rows of their seeds.
         std::vector<ExploreResult> parts(static_cast<std::size_t>(n));
@@ -174,7 +271,13 @@ int main(int argc, char** argv)
         for (int shard = 0; shard < n; ++shard) {
             threads.emplace_back([&, shard] {
                 const double cpu0 = thread_cpu_seconds();
-                ExploreOptions mine = options_for_shard(sharing, *split, shard);
+                // Stealing, a shard takes its next item in the order of the shards' CPU clocks (see Turns).
+                ExploreOptions mine = stealing ? options_for_shard(sharing, *work, shard,
+                                                                   [&queue, &turns, shard, cpu0] {
+                                                                       turns.wait_for_turn(shard, thread_cpu_seconds() - cpu0);
+                                                                       return queue.next(shard);
+                                                                   })
+                                               : options_for_shard(sharing, *split, shard);
                 if (rebalance) {
                     // The second exchange: each shard's open groups, then every shard's groups from then on.
                     mine.rebalance = [&, shard](const std::vector<GroupWork>& groups, double rest) {
@@ -192,6 +295,7 @@ int main(int argc, char** argv)
                 }
                 parts[static_cast<std::size_t>(shard)] = sweep(s, profiles, mine);
                 cpu[static_cast<std::size_t>(shard)] = thread_cpu_seconds() - cpu0;
+                turns.finish(shard);
             });
         }
         for (std::thread& t : threads) {
@@ -215,6 +319,10 @@ int main(int argc, char** argv)
             }
             std::printf("  rebalanced: %llu groups open after the seed exchange, %llu moved to another shard\n",
                         static_cast<unsigned long long>(open_groups), static_cast<unsigned long long>(moved));
+        }
+        if (stealing) {
+            std::printf("  work stealing: %zu items (cost-key units x GPU counts), %llu taken from another shard's queue\n", work->items.size(),
+                        static_cast<unsigned long long>(queue.stolen()));
         }
         if (verbose) {
             for (int shard = 0; shard < n; ++shard) {

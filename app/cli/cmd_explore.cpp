@@ -35,8 +35,9 @@ namespace vtrain::cli {
 
 #ifdef VTRAIN_WITH_MPI
 #define VTRAIN_EXPLORE_MPI_HELP                                                                                  \
-    "\nUnder mpirun or srun (this build has MPI), the sweep is split over the ranks by estimated work and\n"       \
-    "merged exactly: the output equals a single process's. Rank 0 prints and writes --csv/--json; --threads\n"    \
+    "\nUnder mpirun or srun (this build has MPI), the sweep is split over the ranks by estimated work (a pruned\n" \
+    "sweep without --csv: the ranks also take work from each other as they go) and merged exactly: the front,\n" \
+    "the top-K lists and the CSV equal a single process's. Rank 0 prints and writes --csv/--json; --threads\n"   \
     "is per rank. A rank that fails ends the whole run with a non-zero status (see docs/mpi.md).\n"              \
     "  --csv-parts DIR          instead of --csv: each rank writes DIR/plans-RANK.csv, rank 0 then writes\n"   \
     "                           DIR/manifest.json (rows, bytes, checksum per part) once all parts are written\n" \
@@ -51,8 +52,8 @@ const char* const kExploreHelp = R"(usage: vtrain explore SCENARIO.json [--csv P
 Enumerates every plan of the scenario's "search" block (tp, cp, pp, ep, etp, micro_batch, schedule,
 virtual_stages, recompute, sequence_parallel, zero_stage, precision, tp_overlap, moe_overlap,
 overlap_grad_reduce, rank_order, offload_optimizer, offload_activations, num_gpus, gpu; dp follows from
-the GPU count; a pp x v that does not divide the layers but divides layers + 2 or + 1 runs the layout
-counting embedding and loss as layers), rejects each illegal one with its reason, bounds out the plans that
+the GPU count; a pp x v that does not divide the layers is tried with a few standard layouts: embedding
+and loss counted as layers, lighter end stages, DeepSeek-V3's light last stage), rejects each illegal one with its reason, bounds out the plans that
 provably cannot reach the front or a top-K list, simulates the rest in parallel and prints: how many
 plans were enumerated, simulated, bounded out and rejected (by reason, with an example), the Pareto front
 of (training time, cost), and the top K plans by training time, by cost and by MFU. When the scenario

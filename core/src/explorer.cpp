@@ -95,6 +95,7 @@ public:
     {
         const int threads = m_options.threads > 0 ? m_options.threads : tbb::info::default_concurrency();
         result.threads = threads;
+        m_threads = threads;
         m_ranges = clamped_ranges(m_options, m_space);
         m_next_group = m_ranges.empty() ? 0 : m_ranges[0].begin;
         tbb::task_arena arena(threads);
@@ -113,10 +114,15 @@ public:
 
 private:
     // The next chunk of whole groups (at least kChunkPlans plans unless its range ends), or null at the end.
-    Chunk* next_chunk()
+    // Stealing work (ExploreOptions::next_work), the ranges run out at the end of each item: the next
+    // item is taken only when `may_take` (so a shard holds little more work than its threads sweep at once).
+    Chunk* next_chunk(bool may_take = true)
     {
         while (m_range < m_ranges.size() && m_next_group >= m_ranges[m_range].end) {
             m_next_group = ++m_range < m_ranges.size() ? m_ranges[m_range].begin : m_next_group;
+        }
+        if (m_stealing && m_range >= m_ranges.size() && may_take && !m_control.cancel.load(std::memory_order_relaxed)) {
+            take_item();
         }
         if (m_range >= m_ranges.size() || m_control.cancel.load(std::memory_order_relaxed)) {
             return nullptr;
@@ -130,6 +136,20 @@ private:
         }
         chunk->group_end = m_next_group;
         return chunk;
+    }
+
+    // The next item from ExploreOptions::next_work (none: no work left anywhere), counted in the total.
+    void take_item()
+    {
+        ExploreOptions item;
+        item.group_ranges = m_options.next_work();
+        m_ranges = item.group_ranges.empty() ? std::vector<GroupRange>{} : clamped_ranges(item, m_space);
+        m_range = 0;
+        m_next_group = m_ranges.empty() ? 0 : m_ranges[0].begin;
+        for (const GroupRange& r : m_ranges) {
+            m_result->total += m_space.group_first(r.end) - m_space.group_first(r.begin);
+        }
+        m_control.total.store(m_result->total);
     }
 
     void run_pipeline(int threads, ExploreResult& result, const RowSink& sink)
@@ -308,12 +328,22 @@ private:
         if (m_options.share_seed && m_options.rebalance) {
             rebalance(result);
         }
+        if (m_options.next_work) {
+            // From now on the groups come from the work queue, this shard's own items first.
+            m_stealing = true;
+            m_result = &result;
+            m_ranges.clear();
+            m_range = 0;
+            result.total = 0;
+            m_control.total.store(0);
+        }
         std::vector<std::unique_ptr<Chunk>> wave;
         std::size_t wave_chunks = kFirstWaveChunks;
         for (;; wave_chunks = std::min(2 * wave_chunks, kWaveChunks)) {
             wave.clear();
             while (wave.size() < wave_chunks) {
-                Chunk* chunk = next_chunk();
+                // Stealing, a wave takes a further item only while its threads would otherwise idle.
+                Chunk* chunk = next_chunk(wave.size() < 2 * static_cast<std::size_t>(m_threads));
                 if (chunk == nullptr) {
                     break;
                 }
@@ -352,8 +382,8 @@ private:
         result.bounded += chunk.bounded;
         for (std::size_t r = 0; r < kReasons; ++r) {
             result.rejected[r] += chunk.rejected[r];
-            if (chunk.example[r] && result.example[r].message.empty()) {
-                result.example[r] = *chunk.example[r]; // chunks arrive in order: the first is the lowest index
+            if (chunk.example[r] && (result.example[r].message.empty() || chunk.example_index[r] < result.example_index[r])) {
+                result.example[r] = *chunk.example[r]; // the lowest index (chunks arrive in order unless work is stolen)
                 result.example_index[r] = chunk.example_index[r];
             }
         }
@@ -391,6 +421,9 @@ private:
     std::vector<GroupRange> m_ranges;
     std::size_t m_range = 0;
     std::uint64_t m_next_group = 0;
+    bool m_stealing = false;          // the ranges come from ExploreOptions::next_work
+    int m_threads = 1;
+    ExploreResult* m_result = nullptr; // while stealing: its total grows with each item taken
 };
 
 } // namespace

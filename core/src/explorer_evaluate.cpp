@@ -63,7 +63,11 @@ CostEntry make_cost_entry(const ModelSpec& model, const TrainingSpec& training, 
 double iteration_lower_bound_s(const ModelSpec& model, int global_batch, const BoundTerms& e, const Plan& plan)
 {
     const double micro_batches = static_cast<double>(global_batch / (plan.dp * plan.micro_batch));
-    const bool even = e.uniform_layers && plan.first_stage_layers == 0 && plan.last_stage_layers == 0 && plan.pipeline_layout.empty();
+    // Even: every stage (and chunk) holds layers / (pp x v) uniform layers. A pp x v that does not divide
+    // the layers has no even split, and takes the average bound whatever the plan states.
+    const int chunks = plan.schedule == Schedule::Interleaved ? std::max(1, plan.virtual_stages) : 1;
+    const bool even = e.uniform_layers && plan.first_stage_layers == 0 && plan.last_stage_layers == 0 && plan.pipeline_layout.empty() &&
+                      model.layers % (plan.pp * chunks) == 0;
     double bound = 0;
     if (even) {
         const double stage_layers = static_cast<double>(model.layers) / plan.pp;
@@ -245,8 +249,12 @@ std::optional<PlanRow> PlanEvaluator::group_best_case(const PlanGroup& group, Th
     }
     const Gpu& gpu = m_gpus[static_cast<std::size_t>(group.gpu)];
     int most_v = 1; // the shortest model chunk: the least pipeline fill
+    // A pp x v that does not divide the layers takes the average bound, which can be below the even
+    // bound of most_v: the group's bound is then the least of the two.
+    bool uneven = m_scenario.model.layers % group.pp != 0;
     for (const int v : m_space.virtual_stage_choices(group.pp_index)) {
         most_v = std::max(most_v, v);
+        uneven = uneven || m_scenario.model.layers % (group.pp * v) != 0;
     }
     double least_s = -1;
     // Each cost key of the group once (schedule choice 0, ZeRO digit 0), its terms kept for the plans.
@@ -259,12 +267,18 @@ std::optional<PlanRow> PlanEvaluator::group_best_case(const PlanGroup& group, Th
         }
         v.schedule = Schedule::Interleaved;
         v.virtual_stages = most_v;
+        v.layout_index = -1; // the layout pp x most_v takes (the bound of any layout is at most the even one)
         const Plan p = group.plan(v);
         const CostKey key{group.gpu, group.tp, group.cp, group.ep, group.etp, group.micro_batch, static_cast<int>(v.recompute), v.precision_index,
                           v.sequence_parallel, v.tp_overlap, v.moe_overlap, v.rank_order_index};
         const BoundTerms& terms = bound_terms(key, p);
         state.slots[slot] = &terms;
-        const double t = iteration_lower_bound_s(m_scenario.model, m_scenario.training.global_batch, terms, p);
+        double t = iteration_lower_bound_s(m_scenario.model, m_scenario.training.global_batch, terms, p);
+        if (uneven) {
+            Plan any_layout = p;
+            any_layout.pipeline_layout = "-"; // only read as "not even": the bound every layout obeys
+            t = std::min(t, iteration_lower_bound_s(m_scenario.model, m_scenario.training.global_batch, terms, any_layout));
+        }
         least_s = least_s < 0 ? t : std::min(least_s, t);
     }
     if (least_s < 0) {
@@ -346,6 +360,9 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
 
     SimulationOptions sim_options;
     sim_options.timeline = false;
+    // The bound reads the group's fields and the variant's schedule, virtual stages and layout only: one
+    // plan patched per variant, so that a plan bounded out costs no copy of the plan's strings and lists.
+    Plan bound_plan = prune.active ? group.plan(PlanVariant{}) : Plan{};
     for (std::uint64_t i = 0; i < group.size; ++i) {
         if (control.cancel.load(std::memory_order_relaxed)) {
             return false;
@@ -353,23 +370,27 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
         control.done.fetch_add(1, std::memory_order_relaxed);
         const std::uint64_t index = group.first_index + i;
         const PlanVariant v = group.variant(i);
-        const Plan plan = group.plan(v);
         const TrainingSpec& training = m_training[static_cast<std::size_t>(v.precision_index)];
         // The bound first: a table look-up, cheaper than the plan's own rules (which build a message
         // when they reject), and most plans of a large space fail it. The group's rules passed, so the
         // bound's inputs (dp, micro-batches) are whole.
         const BoundTerms* terms = prune.active ? state.slots[((i / slots.low / slots.zero) * slots.low + i % slots.low) % slots.slots] : nullptr;
         if (terms != nullptr) { // null: sequence parallelism at tp = 1, which the rules reject
+            bound_plan.schedule = v.schedule;
+            bound_plan.virtual_stages = v.virtual_stages;
+            const int layout = v.layout_index >= 0 ? v.layout_index : 0;
+            bound_plan.pipeline_layout.assign(m_space.layouts[static_cast<std::size_t>(layout)]);
             PlanRow bound;
             bound.index = index;
             bound.num_gpus = group.num_gpus;
-            fill_metrics(bound, iteration_lower_bound_s(model, m_scenario.training.global_batch, *terms, plan), gpu, v.precision_index);
+            fill_metrics(bound, iteration_lower_bound_s(model, m_scenario.training.global_batch, *terms, bound_plan), gpu, v.precision_index);
             if (cannot_matter(bound, prune)) {
                 ++out.bounded;
                 ++out.evaluated;
                 continue;
             }
         }
+        const Plan plan = group.plan(v);
         if (auto rejection = check_plan(model, training, plan, group.num_gpus)) {
             reject(out, *rejection, 1, index);
             continue;

@@ -188,24 +188,33 @@ std::vector<std::uint64_t> cost_key_units(const PlanSpace& space, std::uint64_t&
 
 } // namespace
 
-ExploreSplit split_by_cost_keys(const PlanSpace& space, const std::vector<double>& group_costs, int shards)
+namespace {
+
+// split_by_cost_keys()'s deal: each group's unit, each unit's cost (its groups and its keys' layer costs)
+// and owner.
+struct UnitDeal {
+    std::vector<std::uint64_t> unit; // per group
+    std::vector<double> unit_cost, key_cost;
+    std::vector<int> owner;
+};
+
+UnitDeal deal_units(const PlanSpace& space, const std::vector<double>& group_costs, int shards)
 {
-    ExploreSplit out;
-    out.shards = std::max(shards, 1);
+    UnitDeal d;
     std::uint64_t units = 0;
-    const std::vector<std::uint64_t> unit = cost_key_units(space, units);
+    d.unit = cost_key_units(space, units);
     const std::size_t groups = std::min<std::size_t>(space.groups(), group_costs.size());
-    std::vector<double> unit_cost(units, 0.0);
-    std::vector<double> key_cost(units, 0.0); // a unit whose groups are all rejected computes no layer costs
+    d.unit_cost.assign(units, 0.0);
+    d.key_cost.assign(units, 0.0); // a unit whose groups are all rejected computes no layer costs
     const double keys_but_sp = static_cast<double>(space.recompute.size() * space.precision.size() * space.tp_overlap.size() * space.moe_overlap.size() * space.rank_order.size());
     for (std::size_t g = 0; g < groups; ++g) {
-        unit_cost[unit[g]] += group_costs[g];
+        d.unit_cost[d.unit[g]] += group_costs[g];
         if (group_costs[g] > kRejectedGroup) {
-            key_cost[unit[g]] = kPrunedKey * keys_but_sp * space.sequence_parallel_choices(space.group(g).tp_index);
+            d.key_cost[d.unit[g]] = kPrunedKey * keys_but_sp * space.sequence_parallel_choices(space.group(g).tp_index);
         }
     }
     for (std::uint64_t u = 0; u < units; ++u) {
-        unit_cost[u] += key_cost[u];
+        d.unit_cost[u] += d.key_cost[u];
     }
     // Longest processing time first: the costliest unit to the least loaded shard (ties: the lower
     // unit, the lower shard), so every process computes the same split.
@@ -213,14 +222,27 @@ ExploreSplit split_by_cost_keys(const PlanSpace& space, const std::vector<double
     for (std::uint64_t u = 0; u < units; ++u) {
         order[u] = u;
     }
-    std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) { return unit_cost[a] > unit_cost[b]; });
-    std::vector<int> owner(units, 0);
-    std::vector<double> load(static_cast<std::size_t>(out.shards), 0.0);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) { return d.unit_cost[a] > d.unit_cost[b]; });
+    d.owner.assign(units, 0);
+    std::vector<double> load(static_cast<std::size_t>(std::max(shards, 1)), 0.0);
     for (const std::uint64_t u : order) {
         const auto least = std::min_element(load.begin(), load.end()); // the first of equal loads
-        owner[u] = static_cast<int>(least - load.begin());
-        *least += unit_cost[u];
+        d.owner[u] = static_cast<int>(least - load.begin());
+        *least += d.unit_cost[u];
     }
+    return d;
+}
+
+} // namespace
+
+ExploreSplit split_by_cost_keys(const PlanSpace& space, const std::vector<double>& group_costs, int shards)
+{
+    ExploreSplit out;
+    out.shards = std::max(shards, 1);
+    const UnitDeal d = deal_units(space, group_costs, out.shards);
+    const std::vector<std::uint64_t>& unit = d.unit;
+    const std::vector<int>& owner = d.owner;
+    const std::size_t groups = std::min<std::size_t>(space.groups(), group_costs.size());
     // Blocks: runs of consecutive groups with one owner, in enumeration order.
     for (std::size_t g = 0; g < groups; ++g) {
         const int shard = owner[unit[g]];
@@ -237,6 +259,140 @@ ExploreSplit split_by_cost_keys(const PlanSpace& space, const std::vector<double
         b.estimated_cost += group_costs[g];
     }
     return out;
+}
+
+ExploreWork split_into_work_items(const PlanSpace& space, const std::vector<double>& group_costs, int shards)
+{
+    ExploreWork out;
+    out.shards = std::max(shards, 1);
+    const UnitDeal d = deal_units(space, group_costs, out.shards);
+    const std::size_t groups = std::min<std::size_t>(space.groups(), group_costs.size());
+    const std::uint64_t counts = space.num_gpus.size();
+    const std::uint64_t per_count = space.tp.size() * space.cp.size() * space.pp.size() * space.ep.size() * space.etp.size() * space.micro_batch.size();
+    constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    std::vector<std::size_t> item_of(d.unit_cost.size() * counts, kNone); // per (unit, GPU count)
+    for (std::size_t g = 0; g < groups; ++g) {
+        const std::uint64_t u = d.unit[g];
+        const std::size_t slot = static_cast<std::size_t>(u * counts + (g / per_count) % counts);
+        if (item_of[slot] == kNone) {
+            item_of[slot] = out.items.size();
+            out.items.emplace_back();
+        }
+        WorkItem& item = out.items[item_of[slot]];
+        if (!item.groups.empty() && item.groups.back().end == g) {
+            item.groups.back().end = g + 1;
+        } else {
+            item.groups.push_back({g, g + 1});
+        }
+        item.estimated_cost += group_costs[g];
+    }
+    // Each shard's units, costliest first (ties: the lower unit), each unit's items by GPU count; the
+    // unit's layer costs on its first item.
+    std::vector<std::uint64_t> order(d.unit_cost.size());
+    for (std::uint64_t u = 0; u < order.size(); ++u) {
+        order[u] = u;
+    }
+    std::stable_sort(order.begin(), order.end(), [&](std::uint64_t a, std::uint64_t b) { return d.unit_cost[a] > d.unit_cost[b]; });
+    out.queues.assign(static_cast<std::size_t>(out.shards), {});
+    for (const std::uint64_t u : order) {
+        bool first = true;
+        for (std::uint64_t n = 0; n < counts; ++n) {
+            const std::size_t i = item_of[static_cast<std::size_t>(u * counts + n)];
+            if (i == kNone) {
+                continue;
+            }
+            if (first) {
+                out.items[i].estimated_cost += d.key_cost[u];
+                first = false;
+            }
+            out.queues[static_cast<std::size_t>(d.owner[u])].push_back(i);
+        }
+    }
+    return out;
+}
+
+std::vector<GroupRange> ExploreWork::own_groups(int shard) const
+{
+    std::vector<GroupRange> all;
+    if (shard >= 0 && static_cast<std::size_t>(shard) < queues.size()) {
+        for (const std::size_t i : queues[static_cast<std::size_t>(shard)]) {
+            all.insert(all.end(), items[i].groups.begin(), items[i].groups.end());
+        }
+    }
+    std::sort(all.begin(), all.end(), [](const GroupRange& a, const GroupRange& b) { return a.begin < b.begin; });
+    std::vector<GroupRange> out;
+    for (const GroupRange& r : all) {
+        if (!out.empty() && out.back().end == r.begin) {
+            out.back().end = r.end;
+        } else {
+            out.push_back(r);
+        }
+    }
+    return out;
+}
+
+Expected<ExploreWork> plan_explore_work(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const ExploreOptions& options,
+                                        int shards)
+{
+    if (shards < 1) {
+        return Diagnostic{"shards", "at least one shard is needed, not " + std::to_string(shards)};
+    }
+    auto space = make_plan_space(scenario, profiles, options.allow_tp_across_nodes);
+    if (!space.ok()) {
+        return space.errors();
+    }
+    return split_into_work_items(*space, estimate_pruned_group_costs(scenario, profiles, *space, options.allow_tp_across_nodes), shards);
+}
+
+WorkQueue::WorkQueue(const ExploreWork& work) : m_work(work)
+{
+    for (const auto& queue : work.queues) {
+        m_front.push_back(0);
+        m_back.push_back(queue.size());
+        double left = 0;
+        for (const std::size_t i : queue) {
+            left += work.items[i].estimated_cost;
+        }
+        m_left.push_back(left);
+    }
+}
+
+std::optional<std::size_t> WorkQueue::next(int shard)
+{
+    const std::lock_guard lock(m_mutex);
+    std::size_t from = static_cast<std::size_t>(shard);
+    const bool own = from < m_front.size() && m_front[from] < m_back[from];
+    if (!own) {
+        // The queue with the most estimated work left (the lowest shard of equals).
+        from = m_front.size();
+        for (std::size_t s = 0; s < m_front.size(); ++s) {
+            if (m_front[s] < m_back[s] && (from == m_front.size() || m_left[s] > m_left[from])) {
+                from = s;
+            }
+        }
+        if (from == m_front.size()) {
+            return std::nullopt;
+        }
+        ++m_stolen;
+    }
+    const std::size_t item = own ? m_work.queues[from][m_front[from]++] : m_work.queues[from][--m_back[from]];
+    m_left[from] -= m_work.items[item].estimated_cost;
+    return item;
+}
+
+std::uint64_t WorkQueue::stolen() const { return m_stolen; }
+
+ExploreOptions options_for_shard(ExploreOptions options, const ExploreWork& work, int shard, std::function<std::optional<std::size_t>()> next)
+{
+    options.group_ranges = work.own_groups(shard);
+    if (options.group_ranges.empty()) {
+        options.group_ranges.push_back({0, 0}); // nothing of its own (an empty list would mean everything)
+    }
+    options.next_work = [&work, next = std::move(next)]() {
+        const auto item = next();
+        return item ? work.items[*item].groups : std::vector<GroupRange>{};
+    };
+    return options;
 }
 
 std::vector<std::vector<GroupRange>> rebalance_groups(const ExploreSplit& split, const std::vector<std::vector<GroupWork>>& open,
@@ -325,7 +481,10 @@ Expected<ExploreSplit> plan_explore_split(const Scenario& scenario, const std::m
     if (options.prune && !options.keep_all_rows) {
         return split_by_cost_keys(*space, estimate_pruned_group_costs(scenario, profiles, *space, options.allow_tp_across_nodes), shards);
     }
-    return split_plan_space(*space, estimate_group_costs(scenario, profiles, *space, options.allow_tp_across_nodes), shards, blocks_per_shard);
+    // Every plan evaluated (the rows are written): the same units, priced by estimate_group_costs(), so
+    // that here too no two shards compute the same layer costs.
+    (void)blocks_per_shard;
+    return split_by_cost_keys(*space, estimate_group_costs(scenario, profiles, *space, options.allow_tp_across_nodes), shards);
 }
 
 ExploreOptions options_for_shard(ExploreOptions options, const ExploreSplit& split, int shard)

@@ -106,17 +106,10 @@ PlanVariant PlanGroup::variant(std::uint64_t i) const
     const std::size_t sp = digit(static_cast<std::size_t>(s.sequence_parallel_choices(tp_index)));
     v.sequence_parallel = s.sequence_parallel.empty() ? sp == 1 : static_cast<bool>(s.sequence_parallel[sp]);
     v.recompute = s.recompute[digit(s.recompute.size())];
-    std::size_t k = static_cast<std::size_t>(i); // the schedule choice
-    const std::vector<int>& vs = s.virtual_stage_choices(pp_index);
-    for (const Schedule sched : s.schedules) {
-        const std::size_t n = sched == Schedule::Interleaved ? vs.size() : 1;
-        if (k < n) {
-            v.schedule = sched;
-            v.virtual_stages = sched == Schedule::Interleaved ? vs[k] : 1;
-            break;
-        }
-        k -= n;
-    }
+    const PlanSpace::ScheduleChoice& c = s.schedule_choice_list[static_cast<std::size_t>(pp_index)][static_cast<std::size_t>(i)];
+    v.schedule = c.schedule;
+    v.virtual_stages = c.virtual_stages;
+    v.layout_index = c.layout_index;
     return v;
 }
 
@@ -142,12 +135,50 @@ Plan PlanGroup::plan(const PlanVariant& v) const
     p.rank_order = space->rank_order[static_cast<std::size_t>(v.rank_order_index)];
     p.offload_optimizer = v.offload_optimizer;
     p.offload_activations = v.offload_activations;
-    // Layers that pp x v do not divide: the layout counting embedding and loss as layers, where it fits.
-    const int n = pp * plan_chunks(p);
-    if (space->layers > 0 && n > 0 && space->layers % n != 0) {
-        p.pipeline_layout = balanced_pipeline_layout(space->layers, space->mtp_layers, pp, plan_chunks(p));
+    // Layers that pp x v do not divide: the schedule choice's standard layout (see the header).
+    const int layout = v.layout_index >= 0 ? v.layout_index : space->first_layout(pp, plan_chunks(p));
+    if (layout > 0) {
+        p.pipeline_layout = space->layouts[static_cast<std::size_t>(layout)];
     }
     return p;
+}
+
+std::vector<int> PlanSpace::layout_choices(int pp_count, int v)
+{
+    const long long n = static_cast<long long>(pp_count) * v;
+    std::vector<std::string> wanted;
+    if (layers > 0 && n > 0 && layers % n != 0) {
+        if (base.first_stage_layers > 0 || base.last_stage_layers > 0) {
+            wanted.push_back(balanced_pipeline_layout(layers, mtp_layers, pp_count, v));
+        } else {
+            wanted = standard_pipeline_layouts(layers, mtp_layers, pp_count, v);
+        }
+    }
+    std::vector<int> out;
+    for (const std::string& w : wanted) {
+        const auto it = std::find(layouts.begin(), layouts.end(), w);
+        out.push_back(static_cast<int>(it - layouts.begin()));
+        if (it == layouts.end()) {
+            layouts.push_back(w);
+        }
+    }
+    return out.empty() ? std::vector<int>{0} : out;
+}
+
+int PlanSpace::first_layout(int pp_count, int v) const
+{
+    const long long n = static_cast<long long>(pp_count) * v;
+    if (layers <= 0 || n <= 0 || layers % n == 0) {
+        return 0;
+    }
+    const std::string first = base.first_stage_layers > 0 || base.last_stage_layers > 0
+                                  ? balanced_pipeline_layout(layers, mtp_layers, pp_count, v)
+                                  : [&] {
+                                        const auto all = standard_pipeline_layouts(layers, mtp_layers, pp_count, v);
+                                        return all.empty() ? std::string() : all.front();
+                                    }();
+    const auto it = std::find(layouts.begin(), layouts.end(), first);
+    return it == layouts.end() ? -1 : static_cast<int>(it - layouts.begin());
 }
 
 // Strides of the index (see the header): per (GPU, GPU count) block, sum over tp of sp(tp), times cp,
@@ -351,17 +382,14 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
         space.sp_prefix[ti + 1] = space.sp_prefix[ti] + n;
     }
     const bool interleaved = std::find(space.schedules.begin(), space.schedules.end(), Schedule::Interleaved) != space.schedules.end();
-    const std::uint64_t plain_schedules = space.schedules.size() - (interleaved ? 1 : 0);
     if (interleaved && space.virtual_stages.empty()) {
         space.default_v.resize(space.pp.size());
     }
     space.sched_prefix.assign(space.pp.size() + 1, 0);
+    space.schedule_choice_list.assign(space.pp.size(), {});
     const int layers = scenario.model.layers;
     for (std::size_t pi = 0; pi < space.pp.size(); ++pi) {
-        std::uint64_t n = plain_schedules;
-        if (interleaved && !space.virtual_stages.empty()) {
-            n += space.virtual_stages.size();
-        } else if (interleaved) {
+        if (interleaved && space.virtual_stages.empty()) {
             const int pp = space.pp[pi];
             if (pp >= 2 && layers % pp == 0) {
                 for (const int v : divisors(layers / pp)) {
@@ -377,9 +405,17 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
                     }
                 }
             }
-            n += space.default_v[pi].size();
         }
-        space.sched_prefix[pi + 1] = space.sched_prefix[pi] + n;
+        // The choices in variant order: each schedule, interleaved once per v, each with its layouts.
+        auto& choices = space.schedule_choice_list[pi];
+        for (const Schedule sched : space.schedules) {
+            for (const int v : sched == Schedule::Interleaved ? space.virtual_stage_choices(static_cast<int>(pi)) : std::vector<int>{1}) {
+                for (const int layout : space.layout_choices(space.pp[pi], v)) {
+                    choices.push_back({sched, v, layout});
+                }
+            }
+        }
+        space.sched_prefix[pi + 1] = space.sched_prefix[pi] + choices.size();
     }
 
     bool fits = true;

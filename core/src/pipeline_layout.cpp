@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vtrain/pipeline_layout.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace vtrain {
@@ -125,6 +126,91 @@ std::string balanced_pipeline_layout(int layers, int mtp_layers, int pp, int vir
         s += mtp_layers == 1 ? std::string("m") : "m*" + str(mtp_layers);
     }
     return s + "L";
+}
+
+std::string pipeline_layout_from_stage_layers(const std::vector<int>& layers, int mtp_layers)
+{
+    const std::size_t n = layers.size();
+    std::string s;
+    if (n == 0) {
+        return s;
+    }
+    auto run = [&s](int k) {
+        if (k > 0) {
+            s += 't';
+        }
+        if (k > 1) {
+            s += '*';
+            s += std::to_string(k);
+        }
+    };
+    s += 'E';
+    run(layers[0]);
+    // The stages between the first and the last, equal neighbours written as one repeat.
+    for (std::size_t i = 1; i + 1 < n;) {
+        std::size_t j = i;
+        while (j + 2 < n && layers[j + 1] == layers[i]) {
+            ++j;
+        }
+        s += '|';
+        if (j > i) {
+            s += '(';
+            run(layers[i]);
+            s += "|)*";
+            s += std::to_string(j - i);
+        }
+        run(layers[i]);
+        i = j + 1;
+    }
+    if (n > 1) {
+        s += '|';
+        run(layers[n - 1]);
+    }
+    if (mtp_layers > 0) {
+        s += 'm';
+    }
+    if (mtp_layers > 1) {
+        s += '*';
+        s += std::to_string(mtp_layers);
+    }
+    s += 'L';
+    return s;
+}
+
+std::vector<std::string> standard_pipeline_layouts(int layers, int mtp_layers, int pp, int virtual_stages)
+{
+    const long long n = static_cast<long long>(pp) * virtual_stages;
+    std::vector<std::string> out;
+    if (n < 2 || layers < 1 || layers % n == 0 || n > layers) {
+        return out;
+    }
+    auto add = [&out](std::string s) {
+        if (!s.empty() && std::find(out.begin(), out.end(), s) == out.end()) {
+            out.push_back(std::move(s));
+        }
+    };
+    add(balanced_pipeline_layout(layers, mtp_layers, pp, virtual_stages));
+    const int each = static_cast<int>((layers + n - 1) / n); // the heavier stages' count
+    // As even as it gets, the stages one layer lighter taken from the ends inwards (last, first, second
+    // to last, ...): the ends also hold the embedding, the output layer and the MTP modules.
+    std::vector<int> counts(static_cast<std::size_t>(n), each);
+    const long long lighter = each * n - layers;
+    for (long long k = 0; k < lighter; ++k) {
+        const long long stage = k % 2 == 0 ? n - 1 - k / 2 : k / 2;
+        --counts[static_cast<std::size_t>(stage)];
+    }
+    if (each > 1 || lighter == 0) { // no empty stage
+        add(pipeline_layout_from_stage_layers(counts, mtp_layers));
+    }
+    // DeepSeek-V3's shape (arXiv 2412.19437 Sec. 3.2, its PP16 layout Et*4|(t*4|)*14t*1mL): the heavier
+    // count on every stage but the last, which takes what is left with the MTP modules and the loss.
+    const long long rest = layers - static_cast<long long>(each) * (n - 1);
+    if (rest >= 1) {
+        std::fill(counts.begin(), counts.end(), each);
+        counts.back() = static_cast<int>(rest);
+        add(pipeline_layout_from_stage_layers(counts, mtp_layers));
+    }
+    return out;
 }
 
 std::optional<std::string> parse_pipeline_layout(const std::string& text, std::vector<VirtualStage>& out)

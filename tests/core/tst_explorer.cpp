@@ -257,8 +257,17 @@ private slots:
         const auto space = make_plan_space(s, profiles(), false);
         QVERIFY(space.ok());
         // (gpipe + 1f1b + 1,000 interleaved) x 3 recompute x 3 ZeRO x (1 + 2 x 999 sequence-parallel values
-        // over tp) x 1,000 pp x 5 micro-batches.
-        QCOMPARE(space->size(), std::uint64_t{1002} * 3 * 3 * (1 + 2 * 999) * 1000 * 5);
+        // over tp) x 1,000 pp x 5 micro-batches -- with a schedule choice more for each further standard
+        // layout of the few pp x v <= 12 that do not divide the 12 layers.
+        std::uint64_t extra_layouts = 0;
+        for (int pp = 1; pp <= 12; ++pp) {
+            for (int v = 1; pp * v <= 12; ++v) {
+                const std::uint64_t n = standard_pipeline_layouts(12, 0, pp, v).size();
+                extra_layouts += (n > 1 ? n - 1 : 0) * (v == 1 ? 3 : 1); // v = 1: gpipe, 1f1b and interleaved
+            }
+        }
+        QVERIFY(extra_layouts > 0);
+        QCOMPARE(space->size(), (std::uint64_t{1002} * 1000 + extra_layouts) * 3 * 3 * (1 + 2 * 999) * 5);
         QCOMPARE(space->groups(), std::uint64_t{1000} * 1000 * 5);
         for (const std::uint64_t i : {std::uint64_t{0}, space->size() / 3, space->size() - 1}) {
             const PlanGroup g = space->group(space->group_of(i));
@@ -372,6 +381,8 @@ private slots:
         // Issue 17's DeepSeek-V3 space (MoE, MLA, MTP, uneven stages, two GPU types, ep, etp, cp, vp,
         // precision, overlaps), sub-sampled so that simulating every plan stays quick.
         QTest::newRow("deepseek-v3 space, sub-sampled") << "../bench/deepseek-v3-space.json" << false;
+        // The example's own search block: its plan states a layout, so pp 4, 8 and 16 run the standard layouts.
+        QTest::newRow("deepseek-v3 example (standard layouts), sub-sampled") << "deepseek-v3-671b-h800.json" << false;
     }
     void pruning_keeps_the_front_and_the_top_lists()
     {
@@ -392,7 +403,7 @@ private slots:
             q.num_gpus = {1024, 2048};
             q.tp = {1, 2};
             q.cp = {1, 2};
-            q.pp = {4, 16};
+            q.pp = example.contains("h800") ? std::vector<int>{4, 8, 16} : std::vector<int>{4, 16};
             q.ep = {16, 64};
             q.etp = {1};
             q.micro_batch = {1, 2};
@@ -492,12 +503,13 @@ private slots:
         const int il = static_cast<int>(Schedule::Interleaved);
         QTest::newRow("tp x pp does not divide GPUs") << int(RejectReason::GpuCountMismatch) << 1 << 3 << 1 << f << 1 << false << 16 << "plan";
         QTest::newRow("tp does not divide heads") << int(RejectReason::TpNotDividingHeads) << 8 << 1 << 1 << f << 1 << false << 16 << "plan.tp";
-        QTest::newRow("pp does not divide layers") << int(RejectReason::PpNotDividingLayers) << 1 << 8 << 1 << f << 1 << false << 16 << "plan.pp";
+        // More stages than the 12 layers: no standard layout either.
+        QTest::newRow("pp does not divide layers") << int(RejectReason::PpNotDividingLayers) << 1 << 16 << 1 << f << 1 << false << 16 << "plan.pp";
         QTest::newRow("batch not divisible") << int(RejectReason::BatchNotDivisible) << 1 << 1 << 8 << f << 1 << false << 16 << "plan.micro_batch";
         QTest::newRow("interleaved, pp = 1") << int(RejectReason::InterleavedNeedsPipeline) << 1 << 1 << 1 << il << 2 << false << 16 << "plan.virtual_stages";
         QTest::newRow("interleaved, micro-batches % pp") << int(RejectReason::InterleavedNeedsPipeline) << 1 << 2 << 8 << il << 2 << false << 16
                                                          << "plan.micro_batch";
-        QTest::newRow("virtual stages do not divide layers") << int(RejectReason::PpNotDividingLayers) << 1 << 2 << 1 << il << 5 << false << 16
+        QTest::newRow("virtual stages do not divide layers") << int(RejectReason::PpNotDividingLayers) << 1 << 2 << 1 << il << 7 << false << 16
                                                              << "plan.virtual_stages";
         QTest::newRow("sequence parallel with tp = 1") << int(RejectReason::SequenceParallelNeedsTp) << 1 << 1 << 1 << f << 1 << true << 16
                                                        << "plan.sequence_parallel";
@@ -821,6 +833,66 @@ private slots:
         }
     }
 
+    // Issue 17: a pp x v that does not divide the layers is tried with a few standard layouts (issue 15),
+    // each of which holds the model; DeepSeek-V3's published PP16 shape is one of them.
+    void standard_layouts_hold_the_model()
+    {
+        auto stage_layers = [](const ModelSpec& m, const Plan& p) {
+            PipelineLayout out;
+            std::vector<int> counts;
+            if (resolve_pipeline_layout(m, p, out)) {
+                return counts;
+            }
+            for (const VirtualStage& v : out.virtual_stages) {
+                counts.push_back(v.layers);
+            }
+            return counts;
+        };
+        ModelSpec ds = test::gpt(61, 1024, 16);
+        ds.mtp_layers = 1;
+        Plan p16;
+        p16.pp = 16;
+        const auto pp16 = standard_pipeline_layouts(61, 1, 16, 1);
+        std::vector<int> published(15, 4);
+        published.push_back(1);
+        bool has_published = false;
+        for (const std::string& layout : pp16) {
+            p16.pipeline_layout = layout;
+            has_published = has_published || stage_layers(ds, p16) == published;
+        }
+        QVERIFY(has_published);
+        // Most even, lighter ends: 61 over 16 is 13 stages of 4 and 3 of 3 (last, first, second to last).
+        p16.pipeline_layout = pp16.front();
+        std::vector<int> even(16, 4);
+        even[15] = even[0] = even[14] = 3;
+        QCOMPARE(stage_layers(ds, p16), even);
+        QCOMPARE(pipeline_layout_from_stage_layers({4, 4, 4, 1}, 1), std::string("Et*4|(t*4|)*1t*4|tmL"));
+        QCOMPARE(pipeline_layout_from_stage_layers({3, 2}, 0), std::string("Et*3|t*2L"));
+        QVERIFY(standard_pipeline_layouts(96, 0, 8, 1).empty()); // even split: nothing to add
+        QVERIFY(standard_pipeline_layouts(12, 0, 16, 1).empty()); // more stages than layers
+        QCOMPARE(standard_pipeline_layouts(94, 0, 8, 3).front(), balanced_pipeline_layout(94, 0, 8, 3)); // Megatron-Bridge's first
+        for (const auto& [layers, mtp, pp, v] : {std::tuple{61, 1, 16, 1}, {61, 1, 8, 1}, {61, 1, 4, 3}, {61, 1, 32, 1}, {94, 0, 8, 3}, {95, 0, 4, 2},
+                                                 {13, 0, 2, 3}}) {
+            ModelSpec m = test::gpt(layers, 1024, 16);
+            m.mtp_layers = mtp;
+            Plan p;
+            p.pp = pp;
+            p.schedule = v > 1 ? Schedule::Interleaved : Schedule::OneFOneB;
+            p.virtual_stages = v;
+            const auto all = standard_pipeline_layouts(layers, mtp, pp, v);
+            QVERIFY(!all.empty());
+            for (const std::string& layout : all) {
+                p.pipeline_layout = layout;
+                PipelineLayout out;
+                const auto error = resolve_pipeline_layout(m, p, out);
+                QVERIFY2(!error, (layout + ": " + error.value_or("")).c_str());
+                for (const VirtualStage& vs : out.virtual_stages) {
+                    QVERIFY2(vs.layers >= 1, layout.c_str()); // no empty stage
+                }
+            }
+        }
+    }
+
     // `vtrain explore examples/qwen3-235b-a22b-gb200.json` rejected all 10,800 plans ("pp does not divide
     // the 94 layers"); with the balanced layouts it finds feasible plans, each reporting its layout.
     void qwen3_explores_with_balanced_layouts()
@@ -836,14 +908,23 @@ private slots:
         RunControl control;
         const auto r = explore(s, gpus, options, control);
         QVERIFY2(r.ok(), r.ok() ? "" : r.first_error().c_str());
-        QCOMPARE(r->total, std::uint64_t{10800});
+        // 10,800 combinations of the lists, each pp x v that does not divide 94 once per standard layout.
+        const auto space = make_plan_space(s, gpus, false);
+        QVERIFY(space.ok());
+        QCOMPARE(r->total, space->size());
+        QVERIFY(r->total > std::uint64_t{10800});
         QVERIFY(r->feasible > 0);
         QVERIFY(!r->front.empty());
         bool any_layout = false;
         for (const auto* list : {&r->front, &r->fastest, &r->cheapest}) {
             for (const PlanRow& row : *list) {
                 const int n = row.plan.pp * plan_chunks(row.plan);
-                QCOMPARE(row.plan.pipeline_layout, 94 % n == 0 ? std::string() : balanced_pipeline_layout(94, 0, row.plan.pp, plan_chunks(row.plan)));
+                const auto standard = standard_pipeline_layouts(94, 0, row.plan.pp, plan_chunks(row.plan));
+                if (94 % n == 0) {
+                    QCOMPARE(row.plan.pipeline_layout, std::string());
+                } else {
+                    QVERIFY(std::find(standard.begin(), standard.end(), row.plan.pipeline_layout) != standard.end());
+                }
                 any_layout = any_layout || !row.plan.pipeline_layout.empty();
                 QVERIFY(plan_row_to_csv(row).find(row.plan.pipeline_layout) != std::string::npos);
             }

@@ -6,9 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <condition_variable>
 #include <limits>
 #include <map>
+#include <mutex>
+#include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test_support.h"
@@ -268,6 +272,120 @@ private slots:
             QCOMPARE(csv_rows(merged.result.cheapest), csv_rows(single.result.cheapest));
             QCOMPARE(csv_rows(merged.result.best_mfu), csv_rows(single.result.best_mfu));
         }
+    }
+
+    // Issue 17, MPI balance: the work items partition the groups, each cost-key unit's items are queued at
+    // its owner, and the queue hands a shard its own items first, then the last item of the busiest queue.
+    void work_items_partition_the_space_and_are_stolen_from_the_busiest()
+    {
+        const Scenario s = sweep_scenario();
+        ExploreOptions options;
+        options.prune = true;
+        auto space = make_plan_space(s, profiles(), false);
+        QVERIFY(space.ok());
+        for (const int shards : {1, 3, 64}) {
+            auto work = plan_explore_work(s, profiles(), options, shards);
+            QVERIFY(work.ok());
+            QCOMPARE(work->shards, shards);
+            QCOMPARE(work->queues.size(), std::size_t(shards));
+            std::vector<int> seen(space->groups(), 0);
+            std::vector<int> queued(work->items.size(), 0);
+            std::map<std::vector<int>, int> owner;
+            for (int shard = 0; shard < shards; ++shard) {
+                for (const std::size_t i : work->queues[static_cast<std::size_t>(shard)]) {
+                    ++queued[i];
+                    for (const GroupRange& r : work->items[i].groups) {
+                        for (std::size_t g = r.begin; g < r.end; ++g) {
+                            ++seen[g];
+                            const PlanGroup group = space->group(g);
+                            const auto [it, inserted] = owner.emplace(std::vector<int>{group.gpu, group.tp, group.cp, group.ep, group.etp, group.micro_batch}, shard);
+                            QCOMPARE(it->second, shard); // a unit's items all at one owner
+                        }
+                    }
+                }
+            }
+            QVERIFY(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));
+            QVERIFY(std::all_of(queued.begin(), queued.end(), [](int n) { return n == 1; }));
+        }
+        auto work = plan_explore_work(s, profiles(), options, 3);
+        QVERIFY(work.ok());
+        WorkQueue queue(*work);
+        const auto& q0 = work->queues[0];
+        QCOMPARE(queue.next(0).value(), q0.front()); // its own, costliest unit first
+        std::size_t taken = 1;
+        for (; taken < q0.size(); ++taken) {
+            QCOMPARE(queue.next(0).value(), q0[taken]);
+        }
+        QCOMPARE(queue.stolen(), std::uint64_t{0});
+        // Shard 0 has run out: it takes the last item of a queue that still has work.
+        const std::size_t stolen = queue.next(0).value();
+        QCOMPARE(queue.stolen(), std::uint64_t{1});
+        QVERIFY(stolen == work->queues[1].back() || stolen == work->queues[2].back());
+        std::size_t left = 0;
+        while (queue.next(1)) {
+            ++left;
+        }
+        QCOMPARE(left + 1 + q0.size(), work->items.size()); // every item handed out once, then none
+        QVERIFY(!queue.next(2));
+    }
+
+    // Issue 17: 64 shards side by side that steal work from each other (as MPI ranks do through rank 0)
+    // give exactly the single process's front and top-k lists, and together sweep every plan once.
+    void stealing_shards_merge_exactly_at_64()
+    {
+        const Scenario s = sweep_scenario();
+        ExploreOptions options;
+        options.top_k = 7;
+        options.prune = true;
+        options.threads = 1;
+        const Run single = run(s, options);
+        constexpr int kShards = 64;
+        auto work = plan_explore_work(s, profiles(), options, kShards);
+        QVERIFY(work.ok());
+        WorkQueue queue(*work);
+        std::mutex mutex;
+        std::condition_variable all_in;
+        int arrived = 0;
+        std::vector<PlanRow> shared;
+        ExploreOptions sharing = options;
+        sharing.share_seed = [&](const std::vector<PlanRow>& mine) {
+            std::unique_lock lock(mutex);
+            shared.insert(shared.end(), mine.begin(), mine.end());
+            if (++arrived == kShards) {
+                all_in.notify_all();
+            } else {
+                all_in.wait(lock, [&] { return arrived == kShards; });
+            }
+            return shared;
+        };
+        std::vector<ExploreResult> parts(kShards);
+        std::vector<std::thread> threads;
+        for (int shard = 0; shard < kShards; ++shard) {
+            threads.emplace_back([&, shard] {
+                RunControl control;
+                auto r = explore(s, profiles(), options_for_shard(sharing, *work, shard, [&queue, shard] { return queue.next(shard); }), control);
+                if (r.ok()) {
+                    parts[static_cast<std::size_t>(shard)] = std::move(r).value();
+                }
+            });
+        }
+        for (std::thread& t : threads) {
+            t.join();
+        }
+        QVERIFY(!queue.next(0)); // drained
+        const ExploreResult merged = merge_explore_results(parts, options.top_k);
+        QCOMPARE(merged.total, single.result.total);
+        QCOMPARE(merged.evaluated, merged.total);
+        QVERIFY(!merged.cancelled);
+        QCOMPARE(merged.feasible + merged.bounded + std::accumulate(merged.rejected.begin(), merged.rejected.end(), std::uint64_t{0}), merged.total);
+        QCOMPARE(csv_rows(merged.front), csv_rows(single.result.front));
+        QCOMPARE(csv_rows(merged.fastest), csv_rows(single.result.fastest));
+        QCOMPARE(csv_rows(merged.cheapest), csv_rows(single.result.cheapest));
+        QCOMPARE(csv_rows(merged.best_mfu), csv_rows(single.result.best_mfu));
+        qInfo("64 stealing shards: %llu plans, %llu simulated, %llu bounded (one process: %llu simulated), %llu items stolen",
+              static_cast<unsigned long long>(merged.total), static_cast<unsigned long long>(merged.feasible),
+              static_cast<unsigned long long>(merged.bounded), static_cast<unsigned long long>(single.result.feasible),
+              static_cast<unsigned long long>(queue.stolen()));
     }
 
     // ExploreOptions::rebalance's dealing: whatever the reports, the answer partitions the space's groups

@@ -204,7 +204,7 @@ private Q_SLOTS:
             }
         }
         // Millions of plans: every GPU count from 512 to 8,192 in steps of 64, three GPU types, four ep, two precisions.
-        SearchSpace& q = s.search ? *s.search : s.search.emplace(); // the example has none: the default space
+        SearchSpace& q = s.search ? *s.search : s.search.emplace(); // on top of the example's own search block
         q.num_gpus.clear();
         for (int n = 512; n <= 8192; n += 64) {
             q.num_gpus.push_back(n);

@@ -330,7 +330,27 @@ int run(World& world, const std::vector<std::string>& argv)
         sink = [&spool](const PlanRow& row) { *spool << csv_spool_line(row); };
     }
     RunControl control;
+    // A pruned sweep without rows to write steals work (ExploreWork): which plans get simulated is known
+    // only as the sweep goes, so the ranks take items from each other's queues (rank 0 keeps them) rather
+    // than keep a fixed share. Rows to write keep the fixed split, whose blocks say which rank holds them.
+    const bool stealing = request.options.prune && !request.options.keep_all_rows && !spool && world.size() > 1 && world.can_serve_work();
+    ExploreWork work;
+    std::optional<WorkQueue> queue;
     ExploreOptions shard_options = options_for_shard(request.options, split, world.rank());
+    if (stealing) {
+        auto planned_work = plan_explore_work(request.scenario, request.profiles, request.options, world.size());
+        if (!planned_work.ok()) {
+            throw std::runtime_error(planned_work.first_error()); // the split above succeeded on the same space
+        }
+        work = std::move(planned_work).value();
+        queue.emplace(work);
+        if (root) {
+            world.start_work_server([&queue](int rank) { return queue->next(rank); });
+            shard_options = options_for_shard(request.options, work, 0, [&queue] { return queue->next(0); });
+        } else {
+            shard_options = options_for_shard(request.options, work, world.rank(), [&world] { return world.request_work(); });
+        }
+    }
     // A pruned sweep hands its seed's best rows to every rank once (ExploreOptions::share_seed): each
     // rank then bounds its plans against the best rows of the whole space. Every rank calls it.
     shard_options.share_seed = [&world](const std::vector<PlanRow>& mine) {
@@ -353,6 +373,10 @@ int run(World& world, const std::vector<std::string>& argv)
         return decoded.ok() ? decoded->front : std::vector<PlanRow>{};
     };
     auto part = explore(request.scenario, request.profiles, shard_options, control, sink);
+    if (stealing) {
+        world.finish_work(); // also when this rank stopped early: rank 0's server must not wait for it
+        world.stop_work_server();
+    }
     if (const char* fail_rank = std::getenv("VTRAIN_TEST_FAIL_RANK"); fail_rank != nullptr && std::atoi(fail_rank) == world.rank()) {
         throw std::runtime_error("failure injected by VTRAIN_TEST_FAIL_RANK after the sweep"); // the tests' stand-in for a crash
     }

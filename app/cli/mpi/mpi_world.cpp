@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "mpi_world.h"
 
+#include <chrono>
 #include <climits>
 #include <cstdlib>
 #include <stdexcept>
@@ -11,6 +12,9 @@ namespace vtrain::cli::mpi {
 namespace {
 
 constexpr int kChunkTag = 17;
+constexpr int kWorkTag = 18;
+constexpr long long kNoWork = -1;   // rank 0's reply: no work left anywhere
+constexpr long long kFinished = -2; // a rank's word that it asks no more
 
 int checked_int(std::uint64_t n, const char* what)
 {
@@ -24,12 +28,78 @@ int checked_int(std::uint64_t n, const char* what)
 
 World::World()
 {
-    MPI_Init(nullptr, nullptr);
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &m_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &m_size);
+    int mine = provided >= MPI_THREAD_MULTIPLE ? 1 : 0, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    m_threads_ok = all == 1;
+    MPI_Comm_dup(MPI_COMM_WORLD, &m_work_comm);
 }
 
-World::~World() { MPI_Finalize(); }
+World::~World()
+{
+    if (m_server.joinable()) {
+        m_server.join();
+    }
+    MPI_Comm_free(&m_work_comm);
+    MPI_Finalize();
+}
+
+void World::start_work_server(std::function<std::optional<std::size_t>(int rank)> next)
+{
+    m_server = std::thread([this, next = std::move(next)] {
+        int finished = 0;
+        while (finished < m_size - 1) {
+            long long request = 0;
+            MPI_Request pending;
+            MPI_Status status;
+            MPI_Irecv(&request, 1, MPI_LONG_LONG, MPI_ANY_SOURCE, kWorkTag, m_work_comm, &pending);
+            // Polled with short sleeps: a blocking receive would spin on a core the sweep needs.
+            for (int done = 0; MPI_Test(&pending, &done, &status), !done;) {
+                std::this_thread::sleep_for(std::chrono::microseconds(200));
+            }
+            if (request == kFinished) {
+                ++finished;
+                continue;
+            }
+            const auto item = next(status.MPI_SOURCE);
+            const long long reply = item ? static_cast<long long>(*item) : kNoWork;
+            finished += item ? 0 : 1;
+            MPI_Send(&reply, 1, MPI_LONG_LONG, status.MPI_SOURCE, kWorkTag, m_work_comm);
+        }
+    });
+}
+
+void World::stop_work_server()
+{
+    if (m_server.joinable()) {
+        m_server.join();
+    }
+}
+
+std::optional<std::size_t> World::request_work()
+{
+    if (m_work_done) {
+        return std::nullopt;
+    }
+    long long request = m_rank, reply = kNoWork;
+    MPI_Send(&request, 1, MPI_LONG_LONG, 0, kWorkTag, m_work_comm);
+    MPI_Recv(&reply, 1, MPI_LONG_LONG, 0, kWorkTag, m_work_comm, MPI_STATUS_IGNORE);
+    m_sent += sizeof request;
+    m_work_done = reply < 0;
+    return reply < 0 ? std::nullopt : std::optional<std::size_t>(static_cast<std::size_t>(reply));
+}
+
+void World::finish_work()
+{
+    if (!m_work_done && m_rank != 0) {
+        long long request = kFinished;
+        MPI_Send(&request, 1, MPI_LONG_LONG, 0, kWorkTag, m_work_comm);
+        m_work_done = true;
+    }
+}
 
 int World::agree(int status, int& first_failing)
 {

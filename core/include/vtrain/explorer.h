@@ -72,6 +72,14 @@ struct ExploreOptions {
     // answers must partition their groups (explorer_shard.h's rebalance_groups() computes them alike in
     // every shard), so that the work near the front, known only now, is spread over every shard.
     std::function<std::vector<GroupRange>(const std::vector<GroupWork>& open, double settled)> rebalance;
+    // Work stealing (explorer_shard.h's ExploreWork and WorkQueue), with pruning: once its seed is done
+    // (and shared), the sweep takes its groups from this instead of group_ranges, one item at a time
+    // between waves -- its own items first, then items taken from the shard with the most work left --
+    // until it returns nothing (no work left anywhere). group_ranges still name the shard's own groups,
+    // which its seed draws from. The result's total counts the plans of the items it took. Called from
+    // the thread that called explore(). Which shard sweeps a group depends on the timing; the merged
+    // front and top-k lists do not (every row is a real plan, counted where it is swept).
+    std::function<std::vector<GroupRange>()> next_work;
 };
 
 // One evaluated plan, as the table, the plot and the CSV show it.

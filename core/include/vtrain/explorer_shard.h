@@ -7,7 +7,10 @@
 // order. Plain values only: how the parts travel between processes is the caller's business
 // (explorer_wire.h encodes them).
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,6 +78,49 @@ ExploreSplit split_by_cost_keys(const PlanSpace& space, const std::vector<double
 // enumeration order. Deterministic, so every shard computes the same answer from the same reports.
 std::vector<std::vector<GroupRange>> rebalance_groups(const ExploreSplit& split, const std::vector<std::vector<GroupWork>>& open,
                                                       const std::vector<double>& settled);
+
+// Dynamic balance for a pruned sweep. Which plans get simulated -- most of the work near the front --
+// is known only as the shards' thresholds form, so no split made before the sweep balances it: the
+// shards take work as they go instead. The items are split_by_cost_keys()'s cost-key units (dealt the
+// same way: each shard owns its units and computes their layer costs), each cut into one item per GPU
+// count so that a heavy unit is shared by the shards near the end. A shard sweeps its own items, its
+// costliest units first; one that has run out takes the last item of the shard with the most estimated
+// work left (cheap units, or the tail of one, so it seldom computes layer costs its owner also computes).
+struct WorkItem {
+    std::vector<GroupRange> groups; // in enumeration order
+    double estimated_cost = 0;      // estimate_pruned_group_costs()'s units, with the unit's keys on its first item
+};
+struct ExploreWork {
+    int shards = 1;
+    std::vector<WorkItem> items;
+    std::vector<std::vector<std::size_t>> queues; // per shard: its items in the order it sweeps them
+    std::vector<GroupRange> own_groups(int shard) const; // its items' groups, in enumeration order (for its seed)
+};
+ExploreWork split_into_work_items(const PlanSpace& space, const std::vector<double>& group_costs, int shards);
+Expected<ExploreWork> plan_explore_work(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const ExploreOptions& options,
+                                        int shards);
+
+// The queues of an ExploreWork as the shards drain them (thread-safe): one object for the shards of one
+// process, or at MPI rank 0 for every rank.
+class WorkQueue {
+public:
+    explicit WorkQueue(const ExploreWork& work);
+    // The next item for `shard` (an index into work.items): the front of its own queue, else the back of
+    // the queue with the most estimated work left; none once every queue is empty.
+    std::optional<std::size_t> next(int shard);
+    std::uint64_t stolen() const; // items a shard took from another's queue
+
+private:
+    const ExploreWork& m_work;
+    std::mutex m_mutex;
+    std::vector<std::size_t> m_front, m_back; // per shard: its queue's remaining items are [front, back)
+    std::vector<double> m_left;               // per shard: their estimated work
+    std::uint64_t m_stolen = 0;
+};
+
+// The options that make explore() sweep `shard`'s items of `work`, taking further items from `next`
+// (ExploreOptions::next_work: WorkQueue::next() in one process, a request to MPI rank 0 across ranks).
+ExploreOptions options_for_shard(ExploreOptions options, const ExploreWork& work, int shard, std::function<std::optional<std::size_t>()> next);
 
 // Both steps from a scenario (split_by_cost_keys() when options.prune and not keep_all_rows, else
 // split_plan_space()); errors as make_plan_space() reports them, or a shard count below 1.

@@ -30,10 +30,12 @@
 //   cp, ep, etp, precision, tp_overlap, moe_overlap, overlap_grad_reduce, rank_order, offload_optimizer,
 //                offload_activations: the scenario plan's value (else 1, 1, 0 = tp, training.precision,
 //                false, false, true, "tp-cp-ep-dp-pp", false, 0) -- one value each
-// Layers that pp x v does not divide: a plan whose pp x v virtual stages divide layers + 2 (or + 1) gets
-// the layout that counts the embedding and the loss as a layer each (balanced_pipeline_layout(), as
-// Megatron-Bridge splits Qwen3's 94 layers), written into its plan.pipeline_layout; other plans are
-// rejected as before. For such a pp the default virtual stages are the v >= 2 that fit this way.
+// Layers that pp x v does not divide: each of the standard layouts (standard_pipeline_layouts(): the one
+// that counts the embedding and the loss as a layer each, as Megatron-Bridge splits Qwen3's 94 layers;
+// the most even split with lighter end stages; DeepSeek-V3's shape) is a schedule choice of its own,
+// written into the plan's pipeline_layout; a pp x v with more virtual stages than layers is rejected as
+// before. A scenario plan with first/last stage layer counts keeps them (only the balanced layout is
+// tried where it fits). For such a pp the default virtual stages are the v >= 2 whose balanced layout fits.
 // Pairing rules, also for explicit lists: virtual_stages only pairs with the interleaved schedule
 // (gpipe and 1f1b always have v = 1). Explicit lists are crossed in full: an explicit
 // "sequence_parallel": [true] with tp = 1 is in the space and rejected with its reason.
@@ -62,6 +64,7 @@ struct PlanVariant {
     int rank_order_index = 0; // into PlanSpace::rank_order
     bool offload_optimizer = false;
     double offload_activations = 0;
+    int layout_index = -1; // into PlanSpace::layouts (from the schedule choice); -1: the space's first layout for pp x v
 };
 
 struct PlanSpace;
@@ -109,6 +112,19 @@ struct PlanSpace {
     std::vector<double> offload_activations;
     int layers = 0;     // the model's decoder layers and MTP modules, for layouts pp x v does not divide
     int mtp_layers = 0;
+    // One schedule choice of a pp: the schedule, its virtual stages and the layout the layers take.
+    struct ScheduleChoice {
+        Schedule schedule = Schedule::OneFOneB;
+        int virtual_stages = 1;
+        int layout_index = 0; // into layouts
+    };
+    std::vector<std::vector<ScheduleChoice>> schedule_choice_list; // per pp index, in variant order
+    std::vector<std::string> layouts{std::string()}; // distinct layout strings; 0: none (the plan's own fields)
+    // The layouts a pp x v plan is tried with: {0} when the layers split evenly or the scenario plan
+    // states first/last stage layer counts (then only the balanced layout, where it fits), else one per
+    // standard_pipeline_layouts() entry. Indices into layouts.
+    std::vector<int> layout_choices(int pp, int virtual_stages);
+    int first_layout(int pp, int virtual_stages) const; // layout_choices()'s first, without adding
 
     std::uint64_t size() const { return m_size; }
     std::uint64_t groups() const { return m_groups; }

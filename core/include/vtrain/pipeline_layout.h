@@ -49,6 +49,19 @@ std::optional<std::string> resolve_pipeline_layout(const ModelSpec& model, const
 // "Et*3|(t*4|)*22t*3L" (Megatron-Bridge qwen3 performance recipe).
 std::string balanced_pipeline_layout(int layers, int mtp_layers, int pp, int virtual_stages);
 
+// The layouts the explorer tries when pp x v virtual stages do not divide the decoder layers (issue 15
+// allows "a few standard layouts"), distinct and in this order: balanced_pipeline_layout() where it
+// fits; the most even split with the one-layer-lighter stages taken from the ends inwards (last, first,
+// second to last, ...); and DeepSeek-V3's shape, the heavier count on every stage but the last, which
+// holds the rest (its PP16 layout for 61 layers is Et*4|(t*4|)*14t*1mL). Empty when the layers split
+// evenly, or when there are more virtual stages than layers.
+std::vector<std::string> standard_pipeline_layouts(int layers, int mtp_layers, int pp, int virtual_stages);
+
+// A layout string with the given decoder layers per virtual stage (E on the first, MTP modules and L on
+// the last), equal neighbours written as a repeat: {4, 4, 4, 1} with one MTP module is
+// "Et*4|(t*4|)*1t*4|tmL".
+std::string pipeline_layout_from_stage_layers(const std::vector<int>& layers, int mtp_layers);
+
 // The virtual stages a layout string describes, in order (before mapping to ranks); why not when it
 // does not parse.
 std::optional<std::string> parse_pipeline_layout(const std::string& text, std::vector<VirtualStage>& out);
