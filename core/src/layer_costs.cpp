@@ -330,6 +330,22 @@ void tp_collectives(BlockBuilder& b, const Ctx& c, bool entering)
     }
 }
 
+// Megatron-LM's fused scale-mask-softmax kernel runs only when FusedScaleMaskSoftmax.is_kernel_available()
+// holds: 16 < keys <= 4096, queries, keys and score matrices per rank (micro-batch x local heads) multiples
+// of 4, and (causal mask) the score matrices a multiple of the kernel's batches per block: 128 threads /
+// min(32, keys rounded up to a power of two) warps, times 2 batches per warp up to 128 keys
+// (megatron/model/fused_softmax.py and get_batch_per_block() in scaled_masked_softmax.h, Megatron-LM 2021-22).
+bool megatron_fused_softmax_applies(double score_matrices, double queries, double keys)
+{
+    const auto multiple_of = [](double x, double n) { return std::fmod(std::round(x), n) == 0; };
+    if (!(keys > 16 && keys <= 4096 && multiple_of(queries, 4) && multiple_of(keys, 4) && multiple_of(score_matrices, 4))) {
+        return false;
+    }
+    const double pow2 = std::exp2(std::ceil(std::log2(keys)));
+    const double batches_per_block = 128.0 / std::min(pow2, 32.0) * (pow2 <= 128 ? 2 : 1);
+    return multiple_of(score_matrices, batches_per_block);
+}
+
 // The attention core of one rank: flash attention over its s/cp queries (causal load balancing gives every
 // rank 1/cp of the work) against min(window, s) keys, plus the context-parallel exchange. `kv_width` is
 // the K+V width per token on this tensor-parallel rank that a ring passes around.
@@ -381,7 +397,20 @@ void attention_core(BlockBuilder& b, const Ctx& c, double heads_local, double he
         b.compute(Phase::Forward, "attention scores (QK^T)", qk);
         b.compute(Phase::Backward, "attention scores (QK^T)",
                   c.hp.batched_gemm_seconds(batch, s, head_dim, keys) + c.hp.batched_gemm_seconds(batch, head_dim, keys, s));
-        add_memory_bound(b, c.hp, "softmax", "softmax", score_bytes, again);
+        if (megatron_fused_softmax_applies(batch, s, keys)) {
+            add_memory_bound(b, c.hp, "softmax", "softmax", score_bytes, again);
+        } else {
+            // Megatron's FusedScaleMaskSoftmax falls back to PyTorch ops in fp32 (softmax_in_fp32, set by
+            // query-key layer scaling): cast up, scale, mask fill, softmax, cast down. Five operators and
+            // fp32 traffic instead of one kernel; it shows where small models are host-bound (vTrain's
+            // single-node t = 8, micro-batch 1 runs: 16 heads / 8 x 1 = 2 score matrices per rank).
+            // Input sizes in bytes of a read+write element-wise pass: the fp32 scores are 2 x score_bytes.
+            add_memory_bound(b, c.hp, "softmax fallback: cast to fp32", "gelu", 1.5 * score_bytes, again);
+            add_memory_bound(b, c.hp, "softmax fallback: scale", "gelu", 2 * score_bytes, again);
+            add_memory_bound(b, c.hp, "softmax fallback: causal mask fill", "gelu", 2 * score_bytes, again);
+            add_memory_bound(b, c.hp, "softmax (fp32)", "softmax", 2 * score_bytes, again);
+            add_memory_bound(b, c.hp, "softmax fallback: cast to fp16", "gelu", 1.5 * score_bytes, again);
+        }
         add_memory_bound(b, c.hp, "attention dropout", "dropout", score_bytes, again);
         b.compute(Phase::Forward, "attention values (AV)", av);
         b.compute(Phase::Backward, "attention values (AV)",

@@ -628,6 +628,45 @@ private slots:
         QCOMPARE(layer_activation_bytes_at(m, t, p, 0), layer_activation_bytes(m, t, 1, 4, false, Recompute::None));
     }
 
+    void unfused_softmax_falls_back_when_megatrons_kernel_cannot_run()
+    {
+        // vTrain's single-node shape: 16 heads, seq 1024. Megatron's fused softmax needs micro-batch x local
+        // heads to be a multiple of 4 (batches per block at 1024 keys): t = 8 with micro-batch 1 leaves 2.
+        const ModelSpec m = test::gpt(1, 1024, 16, 1024, 50304);
+        Setup s(m);
+        s.training.attention = AttentionKernel::Unfused;
+        s.in.tp = 8;
+        s.in.tp_group.size = 8;
+        s.in.recompute = Recompute::Full;
+        const auto count = [](const LayerCosts& c, Phase phase) {
+            int n = 0;
+            for (const auto& op : c.layer_operators) {
+                n += op.phase == phase && op.seconds > 0 && op.name.rfind("host-bound", 0) != 0;
+            }
+            return n;
+        };
+        s.in.micro_batch = 2; // 2 x 2 = 4 score matrices: the fused kernel
+        const LayerCosts fused = s.run();
+        QVERIFY(op_seconds(fused, "softmax", Phase::Forward) > 0);
+        QCOMPARE(op_seconds(fused, "softmax (fp32)", Phase::Forward), 0.0);
+        s.in.micro_batch = 1; // 2 score matrices: PyTorch's fp32 path, five operators in every phase
+        const LayerCosts fallback = s.run();
+        QCOMPARE(op_seconds(fallback, "softmax", Phase::Forward), 0.0);
+        for (const Phase phase : {Phase::Forward, Phase::Backward, Phase::Recompute}) {
+            QVERIFY(op_seconds(fallback, "softmax (fp32)", phase) > 0);
+            QVERIFY(op_seconds(fallback, "softmax fallback: cast to fp32", phase) > 0);
+            QCOMPARE(count(fallback, phase), count(fused, phase) + 4);
+        }
+        // Keys past the kernel's 4096 never fuse; t = 4 at micro-batch 1 (4 matrices) does.
+        s.in.tp = 4;
+        s.in.tp_group.size = 4;
+        QVERIFY(op_seconds(s.run(), "softmax", Phase::Forward) > 0);
+        const ModelSpec longer = test::gpt(1, 1024, 16, 8192, 50304);
+        Setup l(longer);
+        l.training.attention = AttentionKernel::Unfused;
+        QVERIFY(op_seconds(l.run(), "softmax (fp32)", Phase::Forward) > 0);
+    }
+
     void moe_and_cp_activations()
     {
         const ModelSpec m = test::deepseek_v3();
