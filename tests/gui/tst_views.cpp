@@ -400,6 +400,8 @@ private Q_SLOTS:
         const QString status = editor.findChild<QLabel*>(QStringLiteral("editorStatus"))->text();
         QVERIFY2(status.contains(QStringLiteral("no longer fits")) && status.contains(QStringLiteral("pipeline group")), qPrintable(status));
         choose("plan.rank_order", QStringLiteral("tp-dp-cp-ep-pp"));
+        // Edits keep the cluster at the plan's 2,048 GPUs although the search lists 512 first.
+        QCOMPARE(editor.scenario()->cluster.num_gpus, 2048);
         QVERIFY(editor.scenario()->plan.has_value());
         box("plan.recompute_modules.layernorm")->click();
         box("plan.offload_optimizer")->click();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "models/scenario_form.h"
 
+#include <algorithm>
+
 #include <QCoreApplication>
 
 #include "models/format.h"
@@ -125,7 +127,8 @@ std::vector<TextField> buildTextFields()
                      return QString();
                  }});
 
-    // The GPU count is one value or a list: the cluster's size is the first, the search gets them all.
+    // The GPU count is one value or a list: the cluster's size is one of them (the first unless it already
+    // is one), the search gets them all.
     f.push_back({QStringLiteral("cluster.num_gpus"), Group::Cluster, tr("GPU count"), tr("3360, or 1024, 2048, or 2240-4480:280"),
                  tr("One count, a list, or a range from-to:step"),
                  [](const Scenario& s) {
@@ -135,7 +138,12 @@ std::vector<TextField> buildTextFields()
                  [](const QString& text, Scenario& s) {
                      const auto parsed = fields::parseGpuCounts(text);
                      if (parsed.ok()) {
-                         s.cluster.num_gpus = parsed.value->front();
+                         // The cluster keeps its size while the list holds it (a file's plan is sized for it);
+                         // otherwise the first count.
+                         const auto& counts = *parsed.value;
+                         if (std::find(counts.begin(), counts.end(), s.cluster.num_gpus) == counts.end()) {
+                             s.cluster.num_gpus = counts.front();
+                         }
                          if (!s.search) {
                              s.search = SearchSpace{};
                          }
