@@ -117,7 +117,7 @@ ModelSpec read_model(Reader r)
         } else if (a == "relu") {
             m.activation = FfnActivation::Relu;
         } else {
-            r.error("activation", "must be \"gelu\", \"swiglu\", \"squared_relu\" or \"relu\", not \"" + *act + "\"");
+            r.error("activation", "must be \"gelu\", \"swiglu\", \"squared_relu\" or \"relu\", not \"" + json_fields::bounded(*act) + "\"");
         }
     }
     // GPT-style (GELU) models use LayerNorm, today's models RMSNorm: the default follows the activation.
@@ -129,7 +129,7 @@ ModelSpec read_model(Reader r)
         } else if (n == "rmsnorm") {
             m.normalization = Normalization::RmsNorm;
         } else {
-            r.error("normalization", "must be \"layernorm\" or \"rmsnorm\", not \"" + *norm + "\"");
+            r.error("normalization", "must be \"layernorm\" or \"rmsnorm\", not \"" + json_fields::bounded(*norm) + "\"");
         }
     }
     m.head_dim_override = r.optional_int("head_dim", 1, 1 << 16).value_or(0);
@@ -146,7 +146,7 @@ ModelSpec read_model(Reader r)
         } else if (a == "mla") {
             m.attention = AttentionKind::Mla;
         } else {
-            r.error("attention", "must be \"mha\", \"gqa\" or \"mla\", not \"" + *att + "\"");
+            r.error("attention", "must be \"mha\", \"gqa\" or \"mla\", not \"" + json_fields::bounded(*att) + "\"");
         }
     } else if (r.has("mla")) {
         m.attention = AttentionKind::Mla;
@@ -256,7 +256,7 @@ TrainingSpec read_training(Reader r)
         if (const auto v = precision_from_string(*p)) {
             t.precision = *v;
         } else {
-            r.error("precision", "must be \"bf16\", \"fp16\", \"fp32\", \"fp8\" or \"nvfp4\", not \"" + *p + "\"");
+            r.error("precision", "must be \"bf16\", \"fp16\", \"fp32\", \"fp8\" or \"nvfp4\", not \"" + json_fields::bounded(*p) + "\"");
         }
     }
     // The recipe is read whatever the precision: a search over precisions uses it for its fp8 plans.
@@ -264,7 +264,7 @@ TrainingSpec read_training(Reader r)
         if (const auto v = fp8_recipe_from_string(*recipe)) {
             t.fp8_recipe = *v;
         } else {
-            r.error("fp8_recipe", "must be \"delayed\", \"current\", \"blockwise\" or \"mxfp8\", not \"" + *recipe + "\"");
+            r.error("fp8_recipe", "must be \"delayed\", \"current\", \"blockwise\" or \"mxfp8\", not \"" + json_fields::bounded(*recipe) + "\"");
         }
     }
     if (const auto a = r.optional_string("attention")) {
@@ -274,7 +274,7 @@ TrainingSpec read_training(Reader r)
         } else if (s == "unfused") {
             t.attention = AttentionKernel::Unfused;
         } else {
-            r.error("attention", "must be \"flash\" or \"unfused\", not \"" + *a + "\"");
+            r.error("attention", "must be \"flash\" or \"unfused\", not \"" + json_fields::bounded(*a) + "\"");
         }
     }
     t.grad_accumulation_bytes = r.optional_number("grad_accumulation_bytes", 0, 64).value_or(0);
@@ -301,7 +301,7 @@ TrainingSpec read_training(Reader r)
             t.moe_dispatcher = MoeDispatcher::Flex;
         } else {
             r.error("moe_dispatcher", "must be \"alltoall\" (NCCL, one row per token and expert) or \"flex\" (DeepEP/HybridEP: once per "
-                                      "destination NVLink domain), not \"" + *d + "\"");
+                                      "destination NVLink domain), not \"" + json_fields::bounded(*d) + "\"");
         }
     }
     return t;
@@ -316,7 +316,7 @@ Schedule read_schedule(Reader& r, const char* key, Schedule fallback)
     if (const auto v = schedule_from_string(*s)) {
         return *v;
     }
-    r.error(key, "must be \"gpipe\", \"1f1b\" or \"interleaved\", not \"" + *s + "\"");
+    r.error(key, "must be \"gpipe\", \"1f1b\" or \"interleaved\", not \"" + json_fields::bounded(*s) + "\"");
     return fallback;
 }
 
@@ -333,7 +333,7 @@ Recompute read_recompute(Reader& r, const char* key, Recompute fallback)
     if (const auto v = recompute_from_string(*s)) {
         return *v;
     }
-    r.error(key, "must be \"none\", \"selective\" or \"full\", not \"" + *s + "\"");
+    r.error(key, "must be \"none\", \"selective\" or \"full\", not \"" + json_fields::bounded(*s) + "\"");
     return fallback;
 }
 
@@ -365,7 +365,7 @@ Plan read_plan(Reader r)
         } else if (k == "all_to_all" || k == "a2a" || k == "ulysses") {
             p.cp_kind = ContextParallelKind::AllToAll;
         } else {
-            r.error("cp_kind", "must be \"ring\" or \"all_to_all\", not \"" + *kind + "\"");
+            r.error("cp_kind", "must be \"ring\" or \"all_to_all\", not \"" + json_fields::bounded(*kind) + "\"");
         }
     }
     p.ep = r.optional_int("ep", 1, 1 << 16).value_or(1);
