@@ -399,7 +399,7 @@ Plan read_plan(Reader r)
         if (const auto parsed = parse_rank_order(lower(*order), &why)) {
             p.rank_order = *parsed;
         } else {
-            r.error("rank_order", "\"" + *order + "\" " + why);
+            r.error("rank_order", "\"" + json_fields::bounded(*order) + "\" " + why);
         }
     }
     p.offload_optimizer = r.optional_bool("offload_optimizer").value_or(false);
