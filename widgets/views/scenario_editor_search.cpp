@@ -245,37 +245,8 @@ void ScenarioEditor::loadSearch(const Scenario& s)
     load("search.zero_stage", ints(q.zero_stage), {0, 1});
     // Today's axes: unchecked lists default to the loaded plan's value, as the explorer does.
     const Plan given = s.plan.value_or(Plan{});
-    // A width the candidates lack (ep 256 in a file) joins them, so what the file says stays checked.
-    auto widen = [this](const char* name, const QVariantList& wanted) {
-        CheckList* list = m_lists.at(QLatin1String(name));
-        QVariantList values = list->values();
-        bool grown = false;
-        for (const QVariant& v : wanted) {
-            if (!values.contains(v)) {
-                values << v;
-                grown = true;
-            }
-        }
-        if (grown) {
-            std::sort(values.begin(), values.end(), [](const QVariant& a, const QVariant& b) { return a.toInt() < b.toInt(); });
-            QStringList labels;
-            for (const QVariant& v : values) {
-                labels << (v.toInt() == 0 ? tr("= tp") : QString::number(v.toInt()));
-            }
-            list->setItems(labels, values);
-        }
-        return wanted;
-    };
-    load("search.cp", widen("search.cp", q.cp.empty() ? QVariantList{given.cp} : ints(q.cp)), {});
-    load("search.ep", widen("search.ep", q.ep.empty() ? QVariantList{given.ep} : ints(q.ep)), {});
-    load("search.etp", widen("search.etp", q.etp.empty() ? QVariantList{given.etp} : ints(q.etp)), {});
-    load("search.precision", toVariants(q.precision, [](Precision v) { return QVariant(QString::fromLatin1(to_string(v))); }),
-         {QString::fromLatin1(to_string(s.training.precision))});
-    load("search.tp_overlap", toVariants(q.tp_overlap, [](bool v) { return QVariant(v); }), {given.tp_overlap});
-    load("search.moe_overlap", toVariants(q.moe_overlap, [](bool v) { return QVariant(v); }), {given.moe_overlap});
-    load("search.overlap_grad_reduce", toVariants(q.overlap_grad_reduce, [](bool v) { return QVariant(v); }), {given.overlap_grad_reduce});
-    load("search.offload_optimizer", toVariants(q.offload_optimizer, [](bool v) { return QVariant(v); }), {given.offload_optimizer});
-    // Rank orders and activation shares a file names beyond the offered ones join the list, as widths do.
+    // Values a file names beyond the offered ones join the list (sorted by `less`, labelled by `label`), so
+    // what the file says stays checked.
     auto widenBy = [this](const char* name, const QVariantList& wanted, auto less, auto label) {
         CheckList* list = m_lists.at(QLatin1String(name));
         QVariantList values = list->values();
@@ -296,6 +267,20 @@ void ScenarioEditor::loadSearch(const Scenario& s)
         }
         return wanted;
     };
+    // A width the candidates lack (ep 256 in a file) joins them, so what the file says stays checked.
+    auto widen = [&widenBy](const char* name, const QVariantList& wanted) {
+        return widenBy(name, wanted, [](const QVariant& x, const QVariant& y) { return x.toInt() < y.toInt(); },
+                       [](const QVariant& v) { return v.toInt() == 0 ? tr("= tp") : QString::number(v.toInt()); });
+    };
+    load("search.cp", widen("search.cp", q.cp.empty() ? QVariantList{given.cp} : ints(q.cp)), {});
+    load("search.ep", widen("search.ep", q.ep.empty() ? QVariantList{given.ep} : ints(q.ep)), {});
+    load("search.etp", widen("search.etp", q.etp.empty() ? QVariantList{given.etp} : ints(q.etp)), {});
+    load("search.precision", toVariants(q.precision, [](Precision v) { return QVariant(QString::fromLatin1(to_string(v))); }),
+         {QString::fromLatin1(to_string(s.training.precision))});
+    load("search.tp_overlap", toVariants(q.tp_overlap, [](bool v) { return QVariant(v); }), {given.tp_overlap});
+    load("search.moe_overlap", toVariants(q.moe_overlap, [](bool v) { return QVariant(v); }), {given.moe_overlap});
+    load("search.overlap_grad_reduce", toVariants(q.overlap_grad_reduce, [](bool v) { return QVariant(v); }), {given.overlap_grad_reduce});
+    load("search.offload_optimizer", toVariants(q.offload_optimizer, [](bool v) { return QVariant(v); }), {given.offload_optimizer});
     QVariantList orders;
     for (const RankOrder& o : q.rank_order.empty() ? std::vector<RankOrder>{given.rank_order} : q.rank_order) {
         orders << QString::fromStdString(to_string(o));
