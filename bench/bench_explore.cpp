@@ -16,6 +16,11 @@
 //   with pruning, "feasible covered/s" counts the feasible plans of the brute-force sweep per wall second.
 //   (c) with --large: a streaming check of bounded memory -- GPT-3 175B on H100 on every multiple of 8
 //       GPUs from 8 to 8,192 with the default search (13.8 million plans), rows to a counting sink.
+//   (e) Qwen3-235B-A22B on 256 GB200 NVL72: examples/qwen3-235b-a22b-gb200.json with its search block
+//       (tp, pp, virtual stages, ep, etp, micro-batch, schedule, recompute, MoE overlap): issue 14's MoE rate.
+//   (f) Llama 3.1 405B on 16,384 H100: examples/llama3.1-405b-h100.json with a search over tp 1-8, pp
+//       (divisors of 126), cp 1-8, precision bf16/fp8, zero_stage 1-3 (FSDP), micro-batch 1-2, TP overlap:
+//       issue 15's long-context/precision/FSDP rate.
 //   usage: bench_explore [--exact] [--large] [--only LETTERS]   (--exact: the task-graph simulation for
 //   every plan; --only: just the sweeps named, e.g. --only d)
 #include <algorithm>
@@ -99,15 +104,16 @@ int main(int argc, char** argv)
 {
     bool exact = false;
     bool large = false;
-    std::string only = "abcd";
+    std::string only = "abdef";
     for (int i = 1; i < argc; ++i) {
         if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
             std::printf("usage: bench_explore [--exact] [--large] [--only LETTERS]\n"
                         "  plans per second of the explorer, median of 5 sweeps, on 1 and 2 threads:\n"
                         "  (a) MT-NLG 530B on A100  (b) GPT-3 175B on 1,024 H100  (d) GPT-3 13B on 64 A100 (issue 17's space)\n"
+                        "  (e) Qwen3-235B-A22B on 256 GB200 (MoE axes)  (f) Llama 3.1 405B on 16,384 H100 (cp, precision, FSDP axes)\n"
                         "  (c) with --large: bounded memory on a 13.8 million-plan GPT-3 175B sweep\n"
                         "  --exact         the task-graph simulation for every plan (not the explorer's fast path)\n"
-                        "  --only LETTERS  just the sweeps named, e.g. --only d (default abcd)\n");
+                        "  --only LETTERS  just the sweeps named, e.g. --only d (default abdef)\n");
             return 0;
         }
         if (std::strcmp(argv[i], "--exact") == 0) {
@@ -145,6 +151,26 @@ int main(int argc, char** argv)
     if (wanted('d')) {
         sweep("(d) GPT-3 13B, 64 A100-80GB, global batch 512 (bench/gpt3-13b-a100-64.json), every plan simulated", *gpt3_13b, exact);
         sweep("(d) same, --prune bound", *gpt3_13b, exact, true, g_last.feasible);
+    }
+
+    if (wanted('e')) {
+        const Scenario qwen = bench::load_example("qwen3-235b-a22b-gb200.json");
+        sweep("(e) Qwen3-235B-A22B, 256 GB200 NVL72, the example's search (tp, pp, vp, ep, etp, mb, schedule, recompute, MoE overlap)", qwen, exact);
+        sweep("(e) same, --prune bound", qwen, exact, true, g_last.feasible);
+    }
+
+    if (wanted('f')) {
+        Scenario llama = bench::load_example("llama3.1-405b-h100.json");
+        SearchSpace s;
+        s.tp = {1, 2, 4, 8};
+        s.cp = {1, 2, 4, 8};
+        s.precision = {Precision::Bf16, Precision::Fp8};
+        s.zero_stage = {1, 2, 3};
+        s.micro_batch = {1, 2};
+        s.tp_overlap = {false, true};
+        llama.search = s; // pp: the explorer's default (divisors of 126 and the standard layouts)
+        sweep("(f) Llama 3.1 405B, 16,384 H100, tp x pp x cp x precision x zero_stage (FSDP) x mb x tp_overlap", llama, exact);
+        sweep("(f) same, --prune bound", llama, exact, true, g_last.feasible);
     }
 
     if (large) {

@@ -67,6 +67,20 @@ int main(int argc, char** argv)
     const auto r = simulate(scenario, plan, profile, no_timeline).value();
     std::printf("iteration %.3f s, %zu tasks, %d micro-batches, MFU %.1f%%\n", r.iteration_time_s, r.task_count, r.micro_batches, 100 * r.mfu);
 
+    // Issue 14's target: simulate() of DeepSeek-V3 as trained (2,048 H800, PP16 EP64, FP8, DualPipe-like
+    // overlap) under 5 ms.
+    {
+        const Scenario dsv3 = bench::load_example("deepseek-v3-671b-h800.json");
+        const GpuProfile h800 = bench::load_gpu(dsv3.cluster.gpu);
+        const Plan dplan = *dsv3.plan;
+        std::printf("\nDeepSeek-V3 671B, %s, t=%d p=%d d=%d ep=%d micro_batch=%d (%s)\n", h800.id.c_str(), dplan.tp, dplan.pp, dplan.dp, dplan.ep,
+                    dplan.micro_batch, to_string(dplan.schedule));
+        time_runs("simulate() (no timeline)", [&] { return simulate(dsv3, dplan, h800, no_timeline).value().iteration_time_s; });
+        time_runs("simulate() (with timeline)", [&] { return simulate(dsv3, dplan, h800).value().iteration_time_s; });
+        const auto d = simulate(dsv3, dplan, h800, no_timeline).value();
+        std::printf("iteration %.3f s, %zu tasks, %d micro-batches, MFU %.1f%%\n", d.iteration_time_s, d.task_count, d.micro_batches, 100 * d.mfu);
+    }
+
     auto gpt3 = load_scenario(std::string(VTRAIN_SOURCE_DIR) + "/bench/gpt3-13b-a100-64.json");
     if (!gpt3.ok()) {
         std::fprintf(stderr, "%s\n", gpt3.first_error().c_str());
