@@ -408,7 +408,12 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
         }
         // The choices in variant order: each schedule, interleaved once per v, each with its layouts.
         auto& choices = space.schedule_choice_list[pi];
+        // Without a pipeline (pp = 1) GPipe and 1F1B are the same plan: list it once, as 1F1B.
+        const bool one_f_one_b = std::find(space.schedules.begin(), space.schedules.end(), Schedule::OneFOneB) != space.schedules.end();
         for (const Schedule sched : space.schedules) {
+            if (space.pp[pi] == 1 && sched == Schedule::GPipe && one_f_one_b) {
+                continue;
+            }
             for (const int v : sched == Schedule::Interleaved ? space.virtual_stage_choices(static_cast<int>(pi)) : std::vector<int>{1}) {
                 for (const int layout : space.layout_choices(space.pp[pi], v)) {
                     choices.push_back({sched, v, layout});

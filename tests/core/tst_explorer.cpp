@@ -133,13 +133,14 @@ private slots:
         QCOMPARE(space->tp, (std::vector<int>{1, 2, 4, 8}));
         QCOMPARE(space->pp, (std::vector<int>{1, 2, 3, 4, 6, 12}));
         QCOMPARE(space->micro_batch, (std::vector<int>{1, 2, 4, 8, 16}));
-        // Per (tp, pp): schedules = gpipe + 1f1b + one interleaved per v >= 2 with pp x v | 12 (none for pp = 1);
+        // Per (tp, pp): schedules = gpipe + 1f1b + one interleaved per v >= 2 with pp x v | 12 (none for pp = 1;
+        // and at pp = 1 gpipe and 1f1b are the same plan, listed once);
         // x 3 recompute x (1 or 2 sequence-parallel values) x 3 ZeRO stages (0, 1, 2).
         const std::map<int, int> interleaved{{1, 0}, {2, 3}, {3, 2}, {4, 1}, {6, 1}, {12, 0}}; // v in {2,3,6}, {2,4}, {3}, {2}, {}
         std::uint64_t expected = 0;
         for (const int tp : space->tp) {
             for (const int pp : space->pp) {
-                expected += static_cast<std::uint64_t>(2 + interleaved.at(pp)) * 3 * (tp > 1 ? 2 : 1) * 3 * space->micro_batch.size();
+                expected += static_cast<std::uint64_t>((pp == 1 ? 1 : 2) + interleaved.at(pp)) * 3 * (tp > 1 ? 2 : 1) * 3 * space->micro_batch.size();
             }
         }
         QCOMPARE(space->size(), expected);
@@ -181,6 +182,9 @@ private slots:
                     for (std::size_t pi = 0; pi < space->pp.size(); ++pi) {
                         const int pp = space->pp[pi];
                         std::vector<std::pair<Schedule, int>> choices{{Schedule::GPipe, 1}, {Schedule::OneFOneB, 1}};
+                        if (pp == 1) {
+                            choices.erase(choices.begin()); // no pipeline: gpipe is 1f1b
+                        }
                         for (int v = 2; pp >= 2 && v <= 12 / pp; ++v) {
                             if (12 % (pp * v) == 0) {
                                 choices.emplace_back(Schedule::Interleaved, v);
@@ -256,18 +260,18 @@ private slots:
         const double rss_before = peak_rss_mib();
         const auto space = make_plan_space(s, profiles(), false);
         QVERIFY(space.ok());
-        // (gpipe + 1f1b + 1,000 interleaved) x 3 recompute x 3 ZeRO x (1 + 2 x 999 sequence-parallel values
-        // over tp) x 1,000 pp x 5 micro-batches -- with a schedule choice more for each further standard
+        // (gpipe + 1f1b + 1,000 interleaved, less gpipe at pp = 1) x 3 recompute x 3 ZeRO x (1 + 2 x 999
+        // sequence-parallel values over tp) x 1,000 pp x 5 micro-batches -- with a schedule choice more for each further standard
         // layout of the few pp x v <= 12 that do not divide the 12 layers.
         std::uint64_t extra_layouts = 0;
         for (int pp = 1; pp <= 12; ++pp) {
             for (int v = 1; pp * v <= 12; ++v) {
                 const std::uint64_t n = standard_pipeline_layouts(12, 0, pp, v).size();
-                extra_layouts += (n > 1 ? n - 1 : 0) * (v == 1 ? 3 : 1); // v = 1: gpipe, 1f1b and interleaved
+                extra_layouts += (n > 1 ? n - 1 : 0) * (v == 1 ? (pp == 1 ? 2 : 3) : 1); // v = 1: gpipe (not at pp = 1), 1f1b, interleaved
             }
         }
         QVERIFY(extra_layouts > 0);
-        QCOMPARE(space->size(), (std::uint64_t{1002} * 1000 + extra_layouts) * 3 * 3 * (1 + 2 * 999) * 5);
+        QCOMPARE(space->size(), (std::uint64_t{1002} * 1000 - 1 + extra_layouts) * 3 * 3 * (1 + 2 * 999) * 5);
         QCOMPARE(space->groups(), std::uint64_t{1000} * 1000 * 5);
         for (const std::uint64_t i : {std::uint64_t{0}, space->size() / 3, space->size() - 1}) {
             const PlanGroup g = space->group(space->group_of(i));
