@@ -425,7 +425,24 @@ void attention_core(BlockBuilder& b, const Ctx& c, double heads_local, double he
         return;
     }
     if (in.cp_kind == ContextParallelKind::Ring) {
-        const CpRingTraffic ring = cp_ring_traffic(c.tokens, kv_width, c.e, in.cp);
+        // PyTorch's ring (torchtitan) runs SDPA on K/V already repeated to the query heads (torchtitan
+        // models/llama/model.py: repeat_kv before scaled_dot_product_attention), so that is what travels,
+        // and its dK/dV accumulators travel in fp32 (_templated_ring_attention_backward, accum_dtype).
+        const bool torch_ring = in.training->cp_ring_pytorch;
+        const double ring_kv_width = torch_ring ? 2 * heads_local * head_dim : kv_width;
+        CpRingTraffic ring = cp_ring_traffic(c.tokens, ring_kv_width, c.e, in.cp);
+        if (torch_ring) {
+            ring.backward_step_bytes = ring.forward_step_bytes * (1 + 4 / c.e);
+            const CpRingMergeTraffic merge = cp_ring_pytorch_merge_traffic(c.tokens * heads_local * head_dim, c.tokens * ring_kv_width);
+            // Streaming element-wise traffic: the operator tables take the input size, a third of it.
+            const double mf = ring.steps * c.hp.memory_bound_seconds("residual_add", merge.forward_bytes / 3, false);
+            const double mb = ring.steps * c.hp.memory_bound_seconds("residual_add", merge.backward_bytes / 3, false);
+            b.compute(Phase::Forward, "cp ring merge (fp32 ops per step)", mf);
+            b.compute(Phase::Backward, "cp ring gradient accumulation (fp32 ops per step)", mb);
+            if (c.full) {
+                b.compute(Phase::Recompute, "cp ring merge (fp32 ops per step)", mf);
+            }
+        }
         const double f = cp_ring_exposed_seconds(c.comm, ring.forward_step_bytes, ring.steps, fwd, in.cp, in.cp_group);
         const double g = cp_ring_exposed_seconds(c.comm, ring.backward_step_bytes, ring.steps, bwd, in.cp, in.cp_group);
         b.context_comm(Phase::Forward, "cp ring KV exchange (exposed)", f);

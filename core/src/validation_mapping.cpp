@@ -183,6 +183,11 @@ RowMapping map_run(const RunRow& r)
         note("torchtitan per-op selective checkpointing: every second matmul of a layer and the elementwise ops recomputed");
     }
     t.eager_elementwise = sw.eager_elementwise;
+    t.cp_ring_pytorch = sw.framework == Framework::Torchtitan && p.cp > 1;
+    if (t.cp_ring_pytorch) {
+        note("torchtitan context parallelism: PyTorch's ring attention (torch context_parallel, load-balanced, all-gather "
+             "rotation): repeated K/V exchanged, per-step fp32 merges as separate ops, dK/dV passed in fp32");
+    }
     t.tp_overlap_forward_only = sw.tp_overlap_forward_only;
     if (sw.hopper_attention_peak_fraction > 0 && (contains(c.gpu, "h100") || contains(c.gpu, "h800") || contains(c.gpu, "h200"))) {
         t.attention_peak_fraction = sw.hopper_attention_peak_fraction;
