@@ -391,6 +391,20 @@ double kind_bytes(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, c
     if (recompute == Recompute::Full) {
         return c.tokens * c.e * c.h / c.rep; // only the layer input survives
     }
+    if (recompute == Recompute::Selective && t.per_op_sac && k.mixer == MixerKind::Attention && k.ffn == FfnKind::Dense &&
+        m.attention != AttentionKind::Mla) {
+        // torchtitan's per-op SAC (parallelize_llama.py @ 9dec370, _save_list and _custom_policy) keeps the
+        // block's input and the outputs of the ops on its save list: every mm but the second of each pair
+        // (wq, wv, w1, w2 saved; wk, wo, w3 recomputed), SDPA (output and fp32 log-sum-exp) and, with TP,
+        // the reduce-scatters (after wo and w2). Everything else is recomputed. The linears' outputs are
+        // bf16 under float8 too (torchao casts only the GEMM operands).
+        const double q = static_cast<double>(m.heads) * m.head_dim() / c.tp;
+        const double kv = static_cast<double>(m.effective_kv_heads()) * m.head_dim() / c.tp;
+        const double f = m.effective_ffn_hidden() / c.tp;
+        const double rs = c.tp > 1 ? 2 * c.h / c.rep : 0.0;
+        const double per_token = c.e * (c.h / c.rep + q + kv + q + f + c.h + rs) + 4.0 * m.heads / c.tp;
+        return c.tokens * per_token;
+    }
     // Selective recompute drops the attention scores, which flash attention never stores.
     TrainingSpec flash = t;
     if (recompute == Recompute::Selective) {
