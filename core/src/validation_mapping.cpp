@@ -184,6 +184,12 @@ RowMapping map_run(const RunRow& r)
     }
     t.eager_elementwise = sw.eager_elementwise;
     t.cp_ring_pytorch = sw.framework == Framework::Torchtitan && p.cp > 1;
+    if (sw.framework == Framework::Torchtitan) {
+        // torchtitan's loss (train.py @ 9dec370: cross_entropy(pred.flatten(0, 1).float(), ...)): bf16 logits
+        // and their fp32 copy feed log_softmax, whose fp32 output is saved; its backward holds that output,
+        // the fp32 incoming gradient and the fp32 input gradient at once: 4 + 4 + 4 bytes per logit.
+        t.loss_bytes_per_logit = 12;
+    }
     if (t.cp_ring_pytorch) {
         note("torchtitan context parallelism: PyTorch's ring attention (torch context_parallel, load-balanced, all-gather "
              "rotation): repeated K/V exchanged, per-step fp32 merges as separate ops, dK/dV passed in fp32");
