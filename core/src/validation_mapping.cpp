@@ -334,13 +334,14 @@ RowMapping map_run(const RunRow& r)
         }
     }
     if (open.micro_batch && sw.microbatches_are_stages && p.pp > 1) {
-        const int stages = p.pp * std::max(1, p.virtual_stages);
+        const int stages = sw.microbatches_are_pp_ranks ? p.pp : p.pp * std::max(1, p.virtual_stages);
         const int per_replica = p.dp > 0 && t.global_batch % p.dp == 0 ? t.global_batch / p.dp : 0;
         if (per_replica > 0 && per_replica % stages == 0) {
             p.micro_batch = per_replica / stages;
             open.micro_batch = false;
             note("micro_batch_size not given: " + std::to_string(p.micro_batch) + " (the software splits the " + std::to_string(per_replica) +
-                 " sequences per replica into one micro-batch per pipeline stage, " + std::to_string(stages) + ")");
+                 " sequences per replica into one micro-batch per pipeline " + (sw.microbatches_are_pp_ranks ? "rank" : "stage") + ", " +
+                 std::to_string(stages) + ")");
         }
     }
     // A layout the row states ("custom layout Et|(tt|)*30L") wins; else an even split or the frameworks' rule.
