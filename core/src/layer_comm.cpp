@@ -84,4 +84,25 @@ double cp_ring_exposed_seconds(const CommModel& comm, double step_bytes, int ste
     return steps * std::max(0.0, transfer - block);
 }
 
+CpRingMergeTraffic cp_ring_pytorch_merge_traffic(double q_elements, double kv_elements)
+{
+    // Bytes per element, from torch/distributed/tensor/experimental/_attention.py (late 2024:
+    // _SDPAMerger with convert_to_f32 = True, _partial_update, _templated_ring_attention_backward):
+    // Forward, full merge: block_out.to(fp32) 2 + 4; out - block_out 4 + 4 + 4; sigmoid(dlse) * (...)
+    // 4 + 4; out - (...) 4 + 4 + 4 = 38. Partial merge: the same on half the rows (19) and torch.cat of the
+    // chunked accumulator, 4 + 4 over all rows = 27. Mean of the two: 32.5.
+    constexpr double kForwardMerge = (38.0 + 27.0) / 2;
+    // torch.cat([key.flatten(), value.flatten()]) before every exchange: bf16 read + write.
+    constexpr double kKvPack = 2 + 2;
+    // Backward: grad += grad_ in fp32 (4 + 2 + 4 = 10) on the full tensor, or on half of it plus the
+    // re-concatenation (5 + 8 = 13), for dQ and for dK/dV (one kind each per step): mean 11.5; dK/dV are
+    // then packed into one fp32 send buffer (4 + 4) and K/V into a bf16 one (4).
+    constexpr double kGradAccumulate = (10.0 + 13.0) / 2;
+    constexpr double kDkvPack = 4 + 4;
+    CpRingMergeTraffic t;
+    t.forward_bytes = q_elements * kForwardMerge + kv_elements * kKvPack;
+    t.backward_bytes = q_elements * kGradAccumulate + kv_elements * (kGradAccumulate + kDkvPack + kKvPack);
+    return t;
+}
+
 } // namespace vtrain

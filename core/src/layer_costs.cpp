@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 
 #include "vtrain/layer_comm.h"
 #include "vtrain/model_math.h"
@@ -208,6 +209,21 @@ constexpr double kAxiswiseStridedCastBytes = 2 + 2 + 1;
 // and +10.3% for rowwise with it (torchtitan scenario of that setup, FlashAttention-2 floor on).
 constexpr double kAxiswiseGemmTimeFactor = 1.22;
 
+// Where rowwise FP8 gains nothing: torchao's auto filter for the rowwise recipe (pytorch/ao
+// torchao/float8/float8_linear_utils.py _auto_filter_for_rowwise, PR #2410, thresholds from torchao's H100
+// rowwise GEMM tables; root cause in torchtitan issue #1207: small linears ran ~40% slower in rowwise FP8)
+// keeps a Linear in BF16 when in_features <= 2048, out_features <= 1024, or in <= 4096 and out <= 2048.
+// torchtitan before that filter (2025-06 and earlier) converted them anyway: they run at BF16 GEMM speed
+// and still pay their casts. Checked on the shapes one rank multiplies (TP-sharded), as the issue's RCA did.
+} // namespace
+
+bool rowwise_gains(double out_features, double in_features)
+{
+    return !(in_features <= 2048 || out_features <= 1024 || (in_features <= 4096 && out_features <= 2048));
+}
+
+namespace {
+
 // Cast traffic of one GEMM y[m,n] = x[m,k] w[k,n] under axiswise scaling, forward and backward.
 double axiswise_forward_cast_bytes(double m, double n, double k)
 {
@@ -219,13 +235,37 @@ double axiswise_backward_cast_bytes(double m, double n, double k)
     return m * n * (kAxiswiseContiguousCastBytes + kAxiswiseStridedCastBytes) + (m * k + n * k) * kAxiswiseStridedCastBytes;
 }
 
-void add_gemm(BlockBuilder& b, const Ctx& c, const char* name, double m, double n, double k, bool recomputed, bool lowp = true)
+// Share (by output width) of a GEMM that fuses the Linears of widths `outs` over `in_features` inputs
+// where rowwise FP8 gains nothing (rowwise_gains); 0 unless the recipe is torchao rowwise.
+double rowwise_bf16_share(const Ctx& c, std::initializer_list<double> outs, double in_features)
+{
+    if (!c.lowp || !c.axiswise) {
+        return 0;
+    }
+    double total = 0, slow = 0;
+    for (const double o : outs) {
+        total += o;
+        slow += rowwise_gains(o, in_features) ? 0 : o;
+    }
+    return total > 0 ? slow / total : 0;
+}
+
+// One GEMM's time: the low-precision table (x the rowwise kernel factor), with `bf16_share` of it at the
+// BF16 rate instead (rowwise FP8 linears too small to gain).
+double gemm_time(const Ctx& c, const OperatorTimer& t, bool lowp, double m, double n, double k, double bf16_share)
+{
+    const double slow = lowp && c.axiswise ? kAxiswiseGemmTimeFactor : 1.0;
+    const double fast = t.gemm_seconds(m, n, k) * slow;
+    return bf16_share > 0 ? (1 - bf16_share) * fast + bf16_share * c.hp.gemm_seconds(m, n, k) : fast;
+}
+
+void add_gemm(BlockBuilder& b, const Ctx& c, const char* name, double m, double n, double k, bool recomputed, bool lowp = true,
+              double bf16_share = 0)
 {
     const OperatorTimer& t = lowp ? c.timer : c.hp;
-    const double slow = lowp && c.axiswise ? kAxiswiseGemmTimeFactor : 1.0;
-    const double fwd = t.gemm_seconds(m, n, k) * slow;
+    const double fwd = gemm_time(c, t, lowp, m, n, k, bf16_share);
     b.gemm(Phase::Forward, name, fwd);
-    b.gemm(Phase::Backward, name, (t.gemm_seconds(m, k, n) + t.gemm_seconds(k, n, m)) * slow);
+    b.gemm(Phase::Backward, name, gemm_time(c, t, lowp, m, k, n, bf16_share) + gemm_time(c, t, lowp, k, n, m, bf16_share));
     if (recomputed) {
         b.gemm(Phase::Recompute, name, fwd);
     }
@@ -245,9 +285,9 @@ void add_gemm(BlockBuilder& b, const Ctx& c, const char* name, double m, double 
 }
 
 // Only the forward of a GEMM again, before its backward (per-op selective recompute redoes some GEMMs).
-void add_recomputed_gemm(BlockBuilder& b, const Ctx& c, const char* name, double m, double n, double k)
+void add_recomputed_gemm(BlockBuilder& b, const Ctx& c, const char* name, double m, double n, double k, double bf16_share = 0)
 {
-    b.gemm(Phase::Recompute, name, c.timer.gemm_seconds(m, n, k) * (c.axiswise ? kAxiswiseGemmTimeFactor : 1.0));
+    b.gemm(Phase::Recompute, name, gemm_time(c, c.timer, true, m, n, k, bf16_share));
     if (c.lowp) {
         b.cast_traffic(Phase::Recompute, c.axiswise ? axiswise_forward_cast_bytes(m, n, k) : m * k * c.cast_bpe);
     }
@@ -425,7 +465,24 @@ void attention_core(BlockBuilder& b, const Ctx& c, double heads_local, double he
         return;
     }
     if (in.cp_kind == ContextParallelKind::Ring) {
-        const CpRingTraffic ring = cp_ring_traffic(c.tokens, kv_width, c.e, in.cp);
+        // PyTorch's ring (torchtitan) runs SDPA on K/V already repeated to the query heads (torchtitan
+        // models/llama/model.py: repeat_kv before scaled_dot_product_attention), so that is what travels,
+        // and its dK/dV accumulators travel in fp32 (_templated_ring_attention_backward, accum_dtype).
+        const bool torch_ring = in.training->cp_ring_pytorch;
+        const double ring_kv_width = torch_ring ? 2 * heads_local * head_dim : kv_width;
+        CpRingTraffic ring = cp_ring_traffic(c.tokens, ring_kv_width, c.e, in.cp);
+        if (torch_ring) {
+            ring.backward_step_bytes = ring.forward_step_bytes * (1 + 4 / c.e);
+            const CpRingMergeTraffic merge = cp_ring_pytorch_merge_traffic(c.tokens * heads_local * head_dim, c.tokens * ring_kv_width);
+            // Streaming element-wise traffic: the operator tables take the input size, a third of it.
+            const double mf = ring.steps * c.hp.memory_bound_seconds("residual_add", merge.forward_bytes / 3, false);
+            const double mb = ring.steps * c.hp.memory_bound_seconds("residual_add", merge.backward_bytes / 3, false);
+            b.compute(Phase::Forward, "cp ring merge (fp32 ops per step)", mf);
+            b.compute(Phase::Backward, "cp ring gradient accumulation (fp32 ops per step)", mb);
+            if (c.full) {
+                b.compute(Phase::Recompute, "cp ring merge (fp32 ops per step)", mf);
+            }
+        }
         const double f = cp_ring_exposed_seconds(c.comm, ring.forward_step_bytes, ring.steps, fwd, in.cp, in.cp_group);
         const double g = cp_ring_exposed_seconds(c.comm, ring.backward_step_bytes, ring.steps, bwd, in.cp, in.cp_group);
         b.context_comm(Phase::Forward, "cp ring KV exchange (exposed)", f);
@@ -460,7 +517,8 @@ void attention_mixer(BlockBuilder& b, const Ctx& c, bool windowed)
     const double kv = static_cast<double>(m.effective_kv_heads()) * head_dim;
     add_norm(b, c, "layernorm 1", c.hidden_bytes);
     tp_collectives(b, c, true);
-    add_gemm(b, c, "qkv projection", c.tokens, (q + 2 * kv) / c.t, c.h, c.full);
+    // torchtitan's wq, wk, wv are three Linears (the rowwise filter judges each).
+    add_gemm(b, c, "qkv projection", c.tokens, (q + 2 * kv) / c.t, c.h, c.full, true, rowwise_bf16_share(c, {q / c.t, kv / c.t, kv / c.t}, c.h));
     if (m.qk_norm) {
         add_memory_bound(b, c.hp, "q/k norm", "layernorm", c.tokens * (q + kv) / c.t * c.e, c.full);
     }
@@ -469,14 +527,14 @@ void attention_mixer(BlockBuilder& b, const Ctx& c, bool windowed)
         add_memory_bound(b, c.hp, "rope (eager)", "residual_add", c.tokens * (q + kv) / c.t * kEagerRopeBytesPerElement / 3, c.full || c.sac);
     }
     attention_core(b, c, m.heads / c.t, head_dim, (q + 2 * kv) / c.t, q / c.t, 2 * kv / c.t, windowed);
-    add_gemm(b, c, "output projection", c.tokens, c.h, q / c.t, c.full);
+    add_gemm(b, c, "output projection", c.tokens, c.h, q / c.t, c.full, true, rowwise_bf16_share(c, {c.h}, q / c.t));
     if (c.sac) {
         // torchtitan's per-op SAC policy saves the outputs of matmuls, SDPA and reduce-scatters "except
         // every second mm" of a layer (torchtitan parallelize_llama.py _apply_ac_to_transformer_block, Dec.
         // 2024; torchtitan/distributed/activation_checkpoint.py later): in call order wq 1, wk 2, wv 3, wo 4,
         // w1 5, w3 6, w2 7, so wk, wo and w3 are redone, and every elementwise op is recomputed.
-        add_recomputed_gemm(b, c, "k projection (per-op SAC)", c.tokens, kv / c.t, c.h);
-        add_recomputed_gemm(b, c, "output projection (per-op SAC)", c.tokens, c.h, q / c.t);
+        add_recomputed_gemm(b, c, "k projection (per-op SAC)", c.tokens, kv / c.t, c.h, rowwise_bf16_share(c, {kv / c.t}, c.h));
+        add_recomputed_gemm(b, c, "output projection (per-op SAC)", c.tokens, c.h, q / c.t, rowwise_bf16_share(c, {c.h}, q / c.t));
     }
     tp_collectives(b, c, false);
     residual(b, c, "dropout 1", "residual 1");
@@ -569,14 +627,15 @@ const char* activation_name(FfnActivation a)
 void ffn_gemms(BlockBuilder& b, const Ctx& c, double rows, double width_local, const char* up, const char* down)
 {
     const bool swiglu = c.m.activation == FfnActivation::SwiGlu;
-    add_gemm(b, c, up, rows, (swiglu ? 2 : 1) * width_local, c.h, c.full);
+    // torchtitan's w1 and w3 are two Linears (the rowwise filter judges each).
+    add_gemm(b, c, up, rows, (swiglu ? 2 : 1) * width_local, c.h, c.full, true, rowwise_bf16_share(c, {width_local}, c.h));
     add_memory_bound(b, c.hp, activation_name(c.m.activation), activation_kind(c.m.activation),
                      rows * width_local * c.e * (swiglu ? 2 : 1) * (c.eager && swiglu ? kEagerSwigluTraffic : 1.0), c.full || c.sac);
-    add_gemm(b, c, down, rows, c.h, width_local, c.full);
+    add_gemm(b, c, down, rows, c.h, width_local, c.full, true, rowwise_bf16_share(c, {c.h}, width_local));
     if (c.sac) {
         // Per-op SAC (see attention_mixer): the layer's 6th matmul, w3 (the up half) with SwiGLU, else w2.
         add_recomputed_gemm(b, c, swiglu ? "ffn up (per-op SAC)" : "ffn down (per-op SAC)", rows, swiglu ? width_local : c.h,
-                            swiglu ? c.h : width_local);
+                            swiglu ? c.h : width_local, swiglu ? rowwise_bf16_share(c, {width_local}, c.h) : rowwise_bf16_share(c, {c.h}, width_local));
     }
 }
 

@@ -228,7 +228,17 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
         // Sharded parameter counts: dense and vocabulary state over the dense group, experts over theirs.
         const double sharded = (params.dense + params.vocab) / shard.dense + params.expert / shard.expert;
         StageMemory& mem = out[s];
-        if (plan.zero_stage >= 3) {
+        if (plan.zero_stage >= 3 && plan.pp > 1) {
+            // Sharded data parallelism under a pipeline (FSDP2 as torchtitan runs it): no reshard after the
+            // forward, so every layer of the stage stays gathered across the micro-batches ("For PP, do not
+            // reshard after forward to avoid per-microbatch all-gathers", torchtitan parallelize_llama.py
+            // apply_fsdp), and gradients are reduce-scattered only after the last micro-batch (PyTorch
+            // pipelining's backward_maybe_with_nosync: set_requires_gradient_sync(last_backward)), so the
+            // stage's unsharded gradients accumulate in the parameter dtype (bf16) until then.
+            const double stage_params = params.dense + params.vocab;
+            mem.weights_bytes = sharded * bytes.weight + stage_params * (bytes.gather + bytes.low_precision);
+            mem.gradients_bytes = sharded * bytes.gradient + stage_params * e;
+        } else if (plan.zero_stage >= 3) {
             mem.weights_bytes = sharded * bytes.weight + 2.0 * unit * (bytes.layer_weight + bytes.low_precision);
             mem.gradients_bytes = sharded * bytes.gradient + unit * bytes.gradient;
         } else {
@@ -268,8 +278,9 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
             mem.activations_bytes += (sets / layout.chunks) * sbh * (e + 1) / (plan.sequence_parallel ? plan.tp : 1) / (dualpipe ? 2 : 1);
         }
         if (s == plan.pp - 1 || (dualpipe && s == 0)) {
-            // fp32 logits and their gradient for the micro-batch in the loss.
-            mem.working_bytes += 2.0 * 4.0 * m.seq_len / cp * plan.micro_batch * (static_cast<double>(m.vocab) / plan.tp);
+            // fp32 logits and their gradient for the micro-batch in the loss (or what the training states).
+            const double per_logit = t.loss_bytes_per_logit > 0 ? t.loss_bytes_per_logit : 2.0 * 4.0;
+            mem.working_bytes += per_logit * m.seq_len / cp * plan.micro_batch * (static_cast<double>(m.vocab) / plan.tp);
         }
         if (plan.offload_optimizer || plan.offload_activations > 0) {
             const int layers = std::max(1, layout.stage_layers(s) + layout.stage_mtp_layers(s));
@@ -390,6 +401,20 @@ double kind_bytes(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, c
     const ActivationCtx c = activation_ctx(m, t, plan);
     if (recompute == Recompute::Full) {
         return c.tokens * c.e * c.h / c.rep; // only the layer input survives
+    }
+    if (recompute == Recompute::Selective && t.per_op_sac && k.mixer == MixerKind::Attention && k.ffn == FfnKind::Dense &&
+        m.attention != AttentionKind::Mla) {
+        // torchtitan's per-op SAC (parallelize_llama.py @ 9dec370, _save_list and _custom_policy) keeps the
+        // block's input and the outputs of the ops on its save list: every mm but the second of each pair
+        // (wq, wv, w1, w2 saved; wk, wo, w3 recomputed), SDPA (output and fp32 log-sum-exp) and, with TP,
+        // the reduce-scatters (after wo and w2). Everything else is recomputed. The linears' outputs are
+        // bf16 under float8 too (torchao casts only the GEMM operands).
+        const double q = static_cast<double>(m.heads) * m.head_dim() / c.tp;
+        const double kv = static_cast<double>(m.effective_kv_heads()) * m.head_dim() / c.tp;
+        const double f = m.effective_ffn_hidden() / c.tp;
+        const double rs = c.tp > 1 ? 2 * c.h / c.rep : 0.0;
+        const double per_token = c.e * (c.h / c.rep + q + kv + q + f + c.h + rs) + 4.0 * m.heads / c.tp;
+        return c.tokens * per_token;
     }
     // Selective recompute drops the attention scores, which flash attention never stores.
     TrainingSpec flash = t;

@@ -62,7 +62,7 @@ std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate
     case ValidationMetric::MfuPct:
     case ValidationMetric::HfuPct:
         return 100.0 * convention_flops(run.convention, s.model, s.training, plan.recompute) / (T * n) / (run.peak_tflops * 1e12);
-    case ValidationMetric::PeakMemory: return result->peak_memory_gib * 1024.0 * 1024.0 * 1024.0 / 1e9;
+    case ValidationMetric::PeakMemory: return run.memory_in_gib ? result->peak_memory_gib : result->peak_memory_gib * 1024.0 * 1024.0 * 1024.0 / 1e9;
     case ValidationMetric::OutOfMemory: return result->fits_memory ? 0.0 : 1.0;
     case ValidationMetric::LayerTime: break;
     }

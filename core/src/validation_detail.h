@@ -87,6 +87,7 @@ struct SoftwareSettings {
     // documented), and micro-batches per iteration = the number of pipeline stages (pp x stages per rank).
     int default_interleaved_stages = 0;
     bool microbatches_are_stages = false;
+    bool microbatches_are_pp_ranks = false; // ... counting pipeline ranks only, not virtual stages (torchtitan before 2025-01)
     // The values a framework's documented recipes use for settings the rows leave out: the centre of a
     // row's range where they fit in memory (the other values stay in the range). nullopt = not documented.
     std::optional<Recompute> recipe_recompute;

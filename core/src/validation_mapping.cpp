@@ -183,6 +183,17 @@ RowMapping map_run(const RunRow& r)
         note("torchtitan per-op selective checkpointing: every second matmul of a layer and the elementwise ops recomputed");
     }
     t.eager_elementwise = sw.eager_elementwise;
+    t.cp_ring_pytorch = sw.framework == Framework::Torchtitan && p.cp > 1;
+    if (sw.framework == Framework::Torchtitan) {
+        // torchtitan's loss (train.py @ 9dec370: cross_entropy(pred.flatten(0, 1).float(), ...)): bf16 logits
+        // and their fp32 copy feed log_softmax, whose fp32 output is saved; its backward holds that output,
+        // the fp32 incoming gradient and the fp32 input gradient at once: 4 + 4 + 4 bytes per logit.
+        t.loss_bytes_per_logit = 12;
+    }
+    if (t.cp_ring_pytorch) {
+        note("torchtitan context parallelism: PyTorch's ring attention (torch context_parallel, load-balanced, all-gather "
+             "rotation): repeated K/V exchanged, per-step fp32 merges as separate ops, dK/dV passed in fp32");
+    }
     t.tp_overlap_forward_only = sw.tp_overlap_forward_only;
     if (sw.hopper_attention_peak_fraction > 0 && (contains(c.gpu, "h100") || contains(c.gpu, "h800") || contains(c.gpu, "h200"))) {
         t.attention_peak_fraction = sw.hopper_attention_peak_fraction;
@@ -323,13 +334,14 @@ RowMapping map_run(const RunRow& r)
         }
     }
     if (open.micro_batch && sw.microbatches_are_stages && p.pp > 1) {
-        const int stages = p.pp * std::max(1, p.virtual_stages);
+        const int stages = sw.microbatches_are_pp_ranks ? p.pp : p.pp * std::max(1, p.virtual_stages);
         const int per_replica = p.dp > 0 && t.global_batch % p.dp == 0 ? t.global_batch / p.dp : 0;
         if (per_replica > 0 && per_replica % stages == 0) {
             p.micro_batch = per_replica / stages;
             open.micro_batch = false;
             note("micro_batch_size not given: " + std::to_string(p.micro_batch) + " (the software splits the " + std::to_string(per_replica) +
-                 " sequences per replica into one micro-batch per pipeline stage, " + std::to_string(stages) + ")");
+                 " sequences per replica into one micro-batch per pipeline " + (sw.microbatches_are_pp_ranks ? "rank" : "stage") + ", " +
+                 std::to_string(stages) + ")");
         }
     }
     // A layout the row states ("custom layout Et|(tt|)*30L") wins; else an even split or the frameworks' rule.

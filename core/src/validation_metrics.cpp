@@ -138,6 +138,17 @@ double convention_flops(FlopConvention c, const ModelSpec& m, const TrainingSpec
 std::optional<std::string> choose_metric(const RunRow& r, MappedRun& run)
 {
     run.peak_tflops = r.peak_tflops_reference.value_or(312);
+    // peak_memory_gb_per_gpu is in GB unless the row's notes say the source published GiB (torchtitan's
+    // benchmark tables: "Memory(GiB)", the caching allocator's reserved_bytes.all.peak / 1024^3,
+    // torchtitan metrics.py DeviceMemoryMonitor.get_peak_stats).
+    for (const auto& n : r.notes) {
+        if (n.find("in GiB") != std::string::npos) {
+            run.memory_in_gib = true;
+        }
+    }
+    if (run.memory_in_gib && r.peak_memory_gb_per_gpu) {
+        run.notes.push_back("peak memory compared in GiB (the source's unit)");
+    }
     std::optional<double> derived_tokens;
     if (r.primary_metric == "derived.tokens_per_sec_per_gpu" && r.derived.contains("tokens_per_sec_per_gpu") &&
         r.derived["tokens_per_sec_per_gpu"].is_number() && r.derived["tokens_per_sec_per_gpu"].get<double>() > 0 &&

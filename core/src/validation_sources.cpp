@@ -139,6 +139,11 @@ SoftwareSettings software_settings(const RunRow& r)
         // config_manager.py, 2024-12).
         s.default_interleaved_stages = 2;
         s.microbatches_are_stages = true;
+        // Before torchtitan PR #781 (merged 2025-01-07, "fix num_microbatches input for PP": "PP is using the
+        // pipeline_parallel_degree as the default number of microbatches when it should be
+        // pipeline_parallel_degree * len(stages) for multi-stage schedules") an interleaved schedule ran
+        // pp micro-batches, not one per virtual stage: releases dated 2024 keep that default.
+        s.microbatches_are_pp_ranks = contains(r.software, "(2024/") || contains(r.software, "late 2024");
         // torch.compile fuses the norms, RoPE and SwiGLU; without it (training.compile defaults to false)
         // they run as eager op sequences (layer_costs.cpp, kEager*).
         s.eager_elementwise = !contains(r.software, "compile");

@@ -43,6 +43,22 @@ private slots:
         QCOMPARE(again->model.layers, 24);
     }
 
+    void cp_ring_pytorch_round_trips()
+    {
+        auto s = scenario_from_json(good());
+        QVERIFY(s.ok());
+        QVERIFY(!s->training.cp_ring_pytorch); // default: Transformer Engine's ring
+        Scenario sc = *s;
+        sc.training.cp_ring_pytorch = true;
+        const auto again = scenario_from_json(scenario_to_json(sc));
+        QVERIFY2(again.ok(), again.first_error().c_str());
+        QVERIFY(again->training.cp_ring_pytorch);
+        sc.training.loss_bytes_per_logit = 12;
+        const auto third = scenario_from_json(scenario_to_json(sc));
+        QVERIFY2(third.ok(), third.first_error().c_str());
+        QCOMPARE(third->training.loss_bytes_per_logit, 12.0);
+    }
+
     void malformed_json_names_line_and_column()
     {
         const auto r = scenario_from_text("{\n  \"model\": {\n    \"layers\": 24,,\n");
@@ -72,6 +88,8 @@ private slots:
         QTest::newRow("misspelt field") << "/plan/micro_bach" << "2" << "plan.micro_bach";
         QTest::newRow("model not an object") << "/model" << "[1, 2]" << "model";
         QTest::newRow("search tp not a list") << "/search" << "{\"tp\": 4}" << "search.tp";
+        QTest::newRow("loss bytes per logit negative") << "/training/loss_bytes_per_logit" << "-1" << "training.loss_bytes_per_logit";
+        QTest::newRow("cp ring pytorch not a bool") << "/training/cp_ring_pytorch" << "\"yes\"" << "training.cp_ring_pytorch";
     }
     void bad_fields()
     {

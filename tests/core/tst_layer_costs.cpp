@@ -264,6 +264,42 @@ private slots:
         QCOMPARE(cp_ring_exposed_seconds(c, r.forward_step_bytes, r.steps, 0.0, 4, place_group(4, 1, 8)), 3 * transfer);
     }
 
+    void cp_ring_pytorch_merge_traffic_closed_form()
+    {
+        // Per step: forward 32.5 bytes per query element (mean of the full merge, 38, and the half merge plus
+        // re-concatenation, 27) + 4 per K/V element (packing); backward 11.5 per query element, 11.5 + 8 + 4
+        // per K/V element. 8B layer, cp 4: 2048 tokens x 4096 query width, K/V repeated: 2 x 4096.
+        const double q = 2048.0 * 4096, kv = 2048.0 * 8192;
+        const CpRingMergeTraffic t = cp_ring_pytorch_merge_traffic(q, kv);
+        QCOMPARE(t.forward_bytes, 32.5 * q + 4 * kv);
+        QCOMPARE(t.backward_bytes, 11.5 * q + 23.5 * kv);
+        QCOMPARE(cp_ring_pytorch_merge_traffic(0, 0).forward_bytes, 0.0);
+    }
+
+    void cp_ring_pytorch_charges_the_merges_per_step()
+    {
+        Setup s(llama_layer(32768));
+        s.in.cp = 4;
+        s.in.cp_group = place_group(4, 1, 8);
+        const LayerCosts te = s.run();
+        QCOMPARE(op_seconds(te, "cp ring merge (fp32 ops per step)", Phase::Forward), 0.0);
+        s.training.cp_ring_pytorch = true;
+        const LayerCosts torch = s.run();
+        const OperatorTimer t(s.profile, Precision::Bf16);
+        const double tokens = 32768.0 / 4;
+        const CpRingMergeTraffic m = cp_ring_pytorch_merge_traffic(tokens * 4096, tokens * 8192);
+        // Three ring steps, each a streaming pass over the traffic (input size = traffic / 3).
+        QVERIFY(close(op_seconds(torch, "cp ring merge (fp32 ops per step)", Phase::Forward),
+                      3 * t.memory_bound_seconds("residual_add", m.forward_bytes / 3, false)));
+        QVERIFY(close(op_seconds(torch, "cp ring gradient accumulation (fp32 ops per step)", Phase::Backward),
+                      3 * t.memory_bound_seconds("residual_add", m.backward_bytes / 3, false)));
+        QVERIFY(torch.layer.backward.total_s() > te.layer.backward.total_s());
+        // Without context parallelism nothing changes.
+        s.in.cp = 1;
+        s.in.cp_group = GroupPlacement{};
+        QCOMPARE(op_seconds(s.run(), "cp ring merge (fp32 ops per step)", Phase::Forward), 0.0);
+    }
+
     void context_parallelism_splits_the_layer_and_exposes_the_ring()
     {
         ModelSpec m = test::gpt(1, 8192, 64, 131072, 128256);
@@ -464,7 +500,17 @@ private slots:
                       f8.memory_bound_seconds("residual_add", fwd / 3, false)));
         QVERIFY(close(op_seconds(c, "low-precision quantize (casts, amax)", Phase::Backward),
                       f8.memory_bound_seconds("residual_add", bwd / 3, false)));
-        QVERIFY(close(op_seconds(c, "qkv projection", Phase::Forward), 1.22 * f8.gemm_seconds(m, 6144, 4096)));
+        // torchao's rowwise auto-filter thresholds (out <= 1024 gains nothing): wk and wv (1024 wide each) run
+        // at the BF16 rate, wq (4096) at the rowwise FP8 rate; wo (4096 x 4096) gains.
+        const OperatorTimer bf16(s.profile, Precision::Bf16);
+        QVERIFY(close(op_seconds(c, "qkv projection", Phase::Forward),
+                      2.0 / 3 * 1.22 * f8.gemm_seconds(m, 6144, 4096) + 1.0 / 3 * bf16.gemm_seconds(m, 6144, 4096)));
+        QVERIFY(close(op_seconds(c, "output projection", Phase::Forward), 1.22 * f8.gemm_seconds(m, 4096, 4096)));
+        QVERIFY(rowwise_gains(4096, 4096));
+        QVERIFY(!rowwise_gains(1024, 4096)); // out <= 1024
+        QVERIFY(!rowwise_gains(4096, 2048)); // in <= 2048
+        QVERIFY(!rowwise_gains(2048, 4096)); // in <= 4096 and out <= 2048
+        QVERIFY(rowwise_gains(2049, 4096));
         // Without the flag the blockwise recipe casts only the input (forward) and grad_output (backward).
         s.training.fp8_axiswise_casts = false;
         QVERIFY(close(op_seconds(s.run(), "qkv projection", Phase::Forward), f8.gemm_seconds(m, 6144, 4096)));

@@ -69,6 +69,55 @@ private slots:
         QCOMPARE(plan_memory(m, tr, p)[1].gradients_bytes, 4 * params[1] / 8);
     }
 
+    // torchtitan's per-op SAC keeps the block input and the outputs on its save list: wq, wv, w1, w2 (mm),
+    // SDPA (output + fp32 LSE per head), and with TP the two reduce-scatters. Llama-3-8B layer, 2 x 8192.
+    void per_op_sac_keeps_the_save_list()
+    {
+        ModelSpec m = test::gpt(32, 4096, 32, 8192, 128256);
+        m.kv_heads = 8;
+        m.ffn_hidden = 14336;
+        m.activation = FfnActivation::SwiGlu;
+        TrainingSpec tr;
+        tr.global_batch = 16;
+        tr.per_op_sac = true;
+        Plan p;
+        p.micro_batch = 2;
+        p.recompute = Recompute::Selective;
+        const double tokens = 2 * 8192;
+        QCOMPARE(layer_activation_bytes_at(m, tr, p, 0), tokens * (2.0 * (4096 + 4096 + 1024 + 4096 + 14336 + 4096) + 4.0 * 32));
+        // TP 2 with sequence parallelism: head and FFN widths halve, the block input and the reduce-scatter
+        // outputs are sequence-sharded, the w2 mm output is the full-width partial sum.
+        p.tp = 2;
+        p.sequence_parallel = true;
+        QCOMPARE(layer_activation_bytes_at(m, tr, p, 0),
+                 tokens * (2.0 * (2048 + 2048 + 512 + 2048 + 7168 + 4096 + 2 * 2048) + 4.0 * 16));
+        // Without per-op SAC, selective recompute keeps Korthikanti's count.
+        tr.per_op_sac = false;
+        QVERIFY(layer_activation_bytes_at(m, tr, p, 0) > tokens * 2.0 * 30000);
+    }
+
+    // FSDP under a pipeline: every layer of the stage stays gathered (bf16) and its unsharded gradients
+    // (bf16) accumulate until the last micro-batch; the loss holds what the training states per logit.
+    void fsdp_under_pipeline_keeps_the_stage_gathered()
+    {
+        const ModelSpec m = test::gpt(8, 4096, 32, 4096, 64000);
+        TrainingSpec tr;
+        tr.global_batch = 64;
+        Plan p;
+        p.pp = 2;
+        p.dp = 4;
+        p.zero_stage = 3;
+        const auto params = stage_params(m, 1, 2);
+        const auto mem = plan_memory(m, tr, p);
+        QCOMPARE(mem[1].weights_bytes, params[1] * 2 / 4 + params[1] * 2);
+        QCOMPARE(mem[1].gradients_bytes, params[1] * 4 / 4 + params[1] * 2);
+        QCOMPARE(mem[1].optimizer_bytes, params[1] * 12 / 4);
+        tr.loss_bytes_per_logit = 12;
+        const auto twelve = plan_memory(m, tr, p);
+        QCOMPARE(twelve[1].working_bytes - mem[1].working_bytes, 4.0 * 4096 * 64000);
+        QCOMPARE(twelve[0].working_bytes, mem[0].working_bytes); // the first stage has no loss
+    }
+
     // DeepSeek-V3 as trained (PP16 x EP64, ZeRO-1 over dp 128, FP8 blockwise): the expert parts of the
     // model states by hand, DualPipe's two parameter copies, and the report's memory savings.
     void deepseek_v3_expert_states_dualpipe_and_recompute_modules()

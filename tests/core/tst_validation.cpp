@@ -784,6 +784,14 @@ private slots:
         QCOMPARE(run.plan.virtual_stages, 2);
         QCOMPARE(run.plan.micro_batch, 4);
         QVERIFY(!run.scenario.training.eager_elementwise);
+        // A 2024 release (before torchtitan PR #781): pp micro-batches, not one per virtual stage: 16 / 2 = 8.
+        row["software"] = "torchtitan 9dec370 (2024/12/26); FSDP2; torch.compile";
+        run = map_one(row);
+        QCOMPARE(run.plan.virtual_stages, 2);
+        QCOMPARE(run.plan.micro_batch, 8);
+        QCOMPARE(run.scenario.training.loss_bytes_per_logit, 12.0);
+        QVERIFY(!run.scenario.training.cp_ring_pytorch); // cp 1
+        row["software"] = "torchtitan 9dec370; FSDP2; torch.compile";
         // On Hopper SDPA's FlashAttention-2 reaches at best 35% of peak; tensorwise FP8 casts per tensor.
         QCOMPARE(run.scenario.training.attention_peak_fraction, 0.35);
         QVERIFY(!run.scenario.training.fp8_axiswise_casts);

@@ -51,4 +51,16 @@ CpRingTraffic cp_ring_traffic(double tokens_local, double kv_width, double bytes
 double cp_ring_exposed_seconds(const CommModel& comm, double step_bytes, int steps, double attention_s, int cp,
                                const GroupPlacement& group);
 
+// PyTorch's ring attention (torch.distributed.tensor.experimental.context_parallel, the version torchtitan
+// ran in 2024-25) merges each step outside the attention kernel, as separate fp32 element-wise ops: the
+// memory traffic of those ops per ring step, per rank and layer. `q_elements` = local tokens x query width,
+// `kv_elements` = local tokens x (K + V) width as exchanged. Averaged over the two step kinds of its
+// causal load balancing (a full merge for steps with i <= rank, a half merge plus a re-concatenation of
+// the whole accumulator for the others).
+struct CpRingMergeTraffic {
+    double forward_bytes = 0;  // output/LSE rescale and accumulate, and packing K and V for the exchange
+    double backward_bytes = 0; // dQ and dK/dV accumulated in fp32, the fp32 dK/dV and K/V send buffers packed
+};
+CpRingMergeTraffic cp_ring_pytorch_merge_traffic(double q_elements, double kv_elements);
+
 } // namespace vtrain

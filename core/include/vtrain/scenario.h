@@ -153,6 +153,8 @@ struct TrainingSpec {
     MoeDispatcher moe_dispatcher = MoeDispatcher::AllToAll; // expert token dispatch ("alltoall" or "flex")
     bool fp8_axiswise_casts = false; // fp8: scales per row/column computed on the fly (torchao rowwise): every operand cast along both axes, weights every pass
     double attention_peak_fraction = 0; // > 0: the fused attention kernel's best forward fraction of dense BF16 peak (a floor on its time); 0 = the profile's table
+    bool cp_ring_pytorch = false; // cp ring as PyTorch's context_parallel: K/V repeated to the query heads, per-step fp32 merges as separate ops, dK/dV passed in fp32
+    double loss_bytes_per_logit = 0; // bytes per logit held at the loss's peak (logits, fp32 copies, gradient); 0 = 8 (fp32 logits and their gradient)
 };
 
 // Where each parallel dimension's ranks sit: the order in which consecutive ranks step through the

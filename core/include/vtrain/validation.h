@@ -96,6 +96,7 @@ struct MappedRun {
     double measured = 0;               // in the metric's unit (s, TFLOP/s, %, ms)
     double peak_tflops = 312;          // the peak the row's percentages refer to
     std::vector<std::string> notes;    // every default used for a setting the row leaves open
+    bool memory_in_gib = false;        // the source reports peak memory in GiB (its notes say so): compared in GiB, not GB
 };
 
 // A mapped run, or why the row cannot be modeled.
