@@ -100,6 +100,7 @@ struct SoftwareSettings {
     bool recipe_flex_dispatcher = false;     // that preset dispatches through DeepEP / HybridEP (flex dispatcher)
     std::string description;
     bool flex_moe_dispatcher = false; // the recipes dispatch experts with DeepEP/HybridEP (TrainingSpec::moe_dispatcher)
+    std::optional<CudaGraphs> recipe_cuda_graphs; // the CUDA graphs of the row's preset in the row's release (TrainingSpec::cuda_graphs)
 };
 SoftwareSettings software_settings(const RunRow& r);
 
