@@ -252,6 +252,7 @@ RowMapping map_run(const RunRow& r)
         if (sw.recipe_cuda_graphs) {
             t.cuda_graphs = *sw.recipe_cuda_graphs;
         }
+        open.cuda_graphs = sw.cuda_graphs_open;
         if (sw.recipe_flex_dispatcher || sw.flex_moe_dispatcher) {
             t.moe_dispatcher = MoeDispatcher::Flex;
             note("expert dispatch through the performance preset's flex dispatcher (HybridEP/DeepEP): permutation fused, "

@@ -37,21 +37,23 @@ struct MoePreset {
     bool flex;
     bool scoped_graphs;   // the preset sets TE-scoped CUDA graphs (before its full-iteration release)
     int full_graph_since; // MXFP8: first container with the full-iteration stack (yymmpp), 0 none documented
+    int mbs;              // the micro-batch of the preset version read: a row with another one ran another
+                          // version, whose CUDA graphs are not known (WorkloadBaseConfig default 1)
 };
 constexpr MoePreset kMoePresets[] = {
-    {"deepseek_v3", "gb200", 1, 4, 4, 64, 2, true, true, 260600},  // GB200_V1/_BF16_V1 off; GB200_FP8_MX_V1 moe_a2a_overlap True
-    {"deepseek_v3", "b200", 1, 16, 0, 8, 0, true, false, 0},       // B200_V1 (hybridep, no CUDA graphs)
-    {"deepseek_v3", "b200", 1, 8, 2, 32, 1, true, false, 0},       // B200_FP8_MX_V2 (deepep, moe_a2a_overlap True)
-    {"deepseek_v3", "h100", 2, 8, 4, 64, 0, true, false, 0},       // H100_V1 (hybridep, no CUDA graphs)
-    {"qwen3_235b", "gb200", 1, 8, 0, 8, 0, true, true, 0},         // GB200_*_V1 (hybridep, flex)
-    {"qwen3_235b", "gb200", 1, 8, 0, 32, 0, true, true, 0},        // GB200_FP8_CS_V2
-    {"qwen3_235b", "gb200", 1, 8, 3, 32, 0, true, true, 260600},   // GB200_FP8_MX_V2
-    {"qwen3_235b", "b200", 1, 8, 0, 8, 0, false, false, 0},        // B200_*_V1 (alltoall)
-    {"qwen3_235b", "b200", 1, 8, 4, 8, 0, false, false, 0},        // B200_BF16_V1
-    {"qwen3_235b", "h100", 2, 8, 4, 32, 1, false, false, 0},       // H100_*_V1 (alltoall, moe_a2a_overlap True)
-    {"qwen3_30b", "gb200", 1, 1, 0, 8, 0, true, true, 260600},     // GB200_*_V1 (hybridep, flex)
-    {"qwen3_30b", "b200", 1, 1, 0, 8, 0, true, true, 260601},      // B200_*_V1
-    {"qwen3_30b", "h100", 1, 1, 0, 16, 0, true, false, 0},         // H100_FP8_CS_V1 (hybridep, moe_a2a_overlap False, no graphs)
+    {"deepseek_v3", "gb200", 1, 4, 4, 64, 2, true, true, 260600, 1},  // GB200_V1/_BF16_V1 off; GB200_FP8_MX_V1 moe_a2a_overlap True
+    {"deepseek_v3", "b200", 1, 16, 0, 8, 0, true, false, 0, 1},       // B200_V1 (hybridep, no CUDA graphs)
+    {"deepseek_v3", "b200", 1, 8, 2, 32, 1, true, false, 0, 1},       // B200_FP8_MX_V2 (deepep, moe_a2a_overlap True)
+    {"deepseek_v3", "h100", 2, 8, 4, 64, 0, true, false, 0, 1},       // H100_V1 (hybridep, no CUDA graphs)
+    {"qwen3_235b", "gb200", 1, 8, 0, 8, 0, true, true, 0, 1},         // GB200_*_V1 (hybridep, flex)
+    {"qwen3_235b", "gb200", 1, 8, 0, 32, 0, true, true, 0, 1},        // GB200_FP8_CS_V2
+    {"qwen3_235b", "gb200", 1, 8, 3, 32, 0, true, true, 260600, 1},   // GB200_FP8_MX_V2
+    {"qwen3_235b", "b200", 1, 8, 0, 8, 0, false, false, 0, 1},        // B200_*_V1 (alltoall)
+    {"qwen3_235b", "b200", 1, 8, 4, 8, 0, false, false, 0, 1},        // B200_BF16_V1
+    {"qwen3_235b", "h100", 2, 8, 4, 32, 1, false, false, 0, 1},       // H100_*_V1 (alltoall, moe_a2a_overlap True)
+    {"qwen3_30b", "gb200", 1, 1, 0, 8, 0, true, true, 260600, 4},     // GB200_*_V1 (hybridep, flex)
+    {"qwen3_30b", "b200", 1, 1, 0, 8, 0, true, true, 260601, 4},      // B200_*_V1
+    {"qwen3_30b", "h100", 1, 1, 0, 16, 0, true, false, 0, 1},         // H100_FP8_CS_V1 (hybridep, moe_a2a_overlap False, no graphs)
 };
 
 // The NeMo container a row names ("... in NeMo 26.06.01 container") as yymmpp; 0 when it names none.
@@ -261,7 +263,13 @@ SoftwareSettings software_settings(const RunRow& r)
             s.description += std::string("; the row's layout is a performance preset's: expert all-to-all ") +
                              (*s.recipe_moe_overlap ? "overlapped" : "not overlapped") + " (moe_a2a_overlap, the centre of its range), " +
                              (preset->flex ? "flex dispatcher (HybridEP/DeepEP)" : "alltoall dispatcher");
-            if (full_graph) {
+            if (!full_graph && r.micro_batch_size && *r.micro_batch_size != preset->mbs) {
+                // Another version of the preset (its micro-batch differs from the one read): its CUDA graphs are
+                // not documented here, so they are a range.
+                s.cuda_graphs_open = true;
+                s.description += "; the row's micro-batch is not the preset version's read (" + std::to_string(preset->mbs) +
+                                 "): its CUDA graphs are open";
+            } else if (full_graph) {
                 s.recipe_cuda_graphs = CudaGraphs::FullIteration;
                 s.description += "; NeMo " + std::to_string(container / 10000) + "." + (container / 100 % 100 < 10 ? "0" : "") +
                                  std::to_string(container / 100 % 100) +

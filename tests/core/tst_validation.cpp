@@ -947,6 +947,7 @@ private slots:
         qwen["moe_top_k"] = 8;
         qwen["moe_ffn_hidden_size"] = 768;
         qwen["global_batch_size"] = 1024;
+        qwen["micro_batch_size"] = 1; // the preset's (another micro-batch is another preset version: CUDA graphs open)
         const MappedRun q = map_one(qwen);
         QCOMPARE(q.scenario.model.mtp_layers, 0);
         QCOMPARE(q.scenario.training.moe_dispatcher, MoeDispatcher::Flex);
@@ -958,6 +959,16 @@ private slots:
         }
         QCOMPARE(q_recipe, 1);
         QCOMPARE(q.scenario.training.cuda_graphs, CudaGraphs::None); // H100_FP8_CS_V1 sets no CUDA graphs
+        // Micro-batch 2 is not the preset version read: its CUDA graphs become a range {none, scoped}.
+        qwen["micro_batch_size"] = 2;
+        const MappedRun other = map_one(qwen);
+        QVERIFY(has_note(other, "cuda_graphs not given: {none, scoped"));
+        bool none = false, scoped = false;
+        for (const auto& c : other.candidates) {
+            none = none || c.scenario.training.cuda_graphs == CudaGraphs::None;
+            scoped = scoped || c.scenario.training.cuda_graphs == CudaGraphs::Scoped;
+        }
+        QVERIFY(none && scoped);
     }
 
     void moe_presets_take_their_releases_cuda_graphs()
