@@ -742,8 +742,11 @@ void moe_ffn(BlockBuilder& b, const Ctx& c)
 
     add_grouped_gemm(b, c, swiglu ? "experts gate+up (grouped)" : "experts up (grouped)", local_experts, rows_per_expert,
                      (swiglu ? 2 : 1) * width, io, c.full);
-    add_memory_bound(b, c.hp, activation_name(m.activation), activation_kind(m.activation),
-                     local_experts * rows_per_expert * width * c.e * (swiglu ? 2 : 1), c.full || c.rc_moe_act);
+    // A fused grouped MLP (TrainingSpec::fused_grouped_mlp) computes the activation in the GEMMs' epilogue.
+    if (!in.training->fused_grouped_mlp) {
+        add_memory_bound(b, c.hp, activation_name(m.activation), activation_kind(m.activation),
+                         local_experts * rows_per_expert * width * c.e * (swiglu ? 2 : 1), c.full || c.rc_moe_act);
+    }
     add_grouped_gemm(b, c, "experts down (grouped)", local_experts, rows_per_expert, io, width, c.full);
 
     if (local_experts > 1) {

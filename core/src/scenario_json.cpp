@@ -248,7 +248,7 @@ TrainingSpec read_training(Reader r)
     r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "optimizer_moments",
                       "bf16_gradients", "fp8_param_gather", "per_op_sac", "tp_overlap_forward_only", "eager_elementwise", "bf16_edge_layers",
                       "moe_dispatcher", "description", "fp8_axiswise_casts",
-                      "attention_peak_fraction", "cuda_graphs", "cuda_graph_scope"});
+                      "attention_peak_fraction", "cuda_graphs", "cuda_graph_scope", "fused_grouped_mlp"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
@@ -293,6 +293,7 @@ TrainingSpec read_training(Reader r)
     t.bf16_edge_layers = r.optional_int("bf16_edge_layers", 0, 1'000'000).value_or(0);
     t.fp8_axiswise_casts = r.optional_bool("fp8_axiswise_casts").value_or(false);
     t.attention_peak_fraction = r.optional_number("attention_peak_fraction", 0, 1).value_or(0);
+    t.fused_grouped_mlp = r.optional_bool("fused_grouped_mlp").value_or(false);
     if (const auto d = r.optional_string("moe_dispatcher")) {
         const std::string s = lower(*d);
         if (s == "alltoall") {
@@ -942,6 +943,9 @@ nlohmann::json scenario_to_json(const Scenario& s)
     }
     if (s.training.cuda_graphs != CudaGraphs::None) {
         j["training"]["cuda_graphs"] = to_string(s.training.cuda_graphs);
+    }
+    if (s.training.fused_grouped_mlp) {
+        j["training"]["fused_grouped_mlp"] = true;
     }
     if (s.training.cuda_graph_scope != kDefaultGraphScope) {
         nlohmann::json list = nlohmann::json::array();

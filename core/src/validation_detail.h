@@ -102,6 +102,7 @@ struct SoftwareSettings {
     bool flex_moe_dispatcher = false; // the recipes dispatch experts with DeepEP/HybridEP (TrainingSpec::moe_dispatcher)
     std::optional<CudaGraphs> recipe_cuda_graphs; // the CUDA graphs of the row's preset in the row's release (TrainingSpec::cuda_graphs)
     bool cuda_graphs_open = false; // the row's preset version (and so its CUDA graphs) is not the one documented: a range
+    bool recipe_fused_grouped_mlp = false; // the release's preset runs TE's CuTeDSL fused grouped MLP (TrainingSpec::fused_grouped_mlp)
 };
 SoftwareSettings software_settings(const RunRow& r);
 

@@ -271,11 +271,12 @@ SoftwareSettings software_settings(const RunRow& r)
                                  "): its CUDA graphs are open";
             } else if (full_graph) {
                 s.recipe_cuda_graphs = CudaGraphs::FullIteration;
+                s.recipe_fused_grouped_mlp = true; // cutedsl_fused_grouped_mlp=True, NVTE_CUTEDSL_FUSED_GROUPED_MLP=1
                 s.description += "; NeMo " + std::to_string(container / 10000) + "." + (container / 100 % 100 < 10 ? "0" : "") +
                                  std::to_string(container / 100 % 100) +
                                  " runs the preset's MXFP8 full-iteration stack (Megatron-Bridge PR #4249 / #4226, from 26.06; "
-                                 "PR #4606 B200 from 26.06.01): full-iteration CUDA graphs, expert all-to-all overlap; its CuTeDSL "
-                                 "fused grouped MLP and FP8 attention are not modeled";
+                                 "PR #4606 B200 from 26.06.01): full-iteration CUDA graphs, expert all-to-all overlap, CuTeDSL "
+                                 "fused grouped MLP (activation in the GEMM epilogue); its FP8 attention is not modeled";
             } else if (preset->scoped_graphs) {
                 s.recipe_cuda_graphs = CudaGraphs::Scoped;
                 s.description += "; Transformer Engine CUDA graphs of the preset's scopes (attn, moe_router, moe_preprocess)";

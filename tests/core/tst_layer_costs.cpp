@@ -301,6 +301,34 @@ private slots:
         QVERIFY(s.run().layer.forward.total_s() < scoped.layer.forward.total_s());
     }
 
+    void a_fused_grouped_mlp_drops_the_experts_activation_pass()
+    {
+        // The experts' SwiGLU pass (64 experts of 1024 over EP8: 8 local experts x 4096 rows x 2048 BF16
+        // elements read) is gone when the grouped GEMMs compute it in their epilogue; nothing else changes.
+        ModelSpec m = test::gpt(1, 4096, 32, 4096);
+        m.activation = FfnActivation::SwiGlu;
+        m.moe.experts = 64;
+        m.moe.top_k = 8;
+        m.moe.expert_ffn_hidden = 1024;
+        Setup s(m);
+        s.in.ep = 8;
+        s.in.ep_group = place_group(8, 1, 8);
+        s.profile.moe_host_op_us = 0;
+        const LayerCosts plain = s.run();
+        const double swiglu = op_seconds(plain, "swiglu", Phase::Forward);
+        QVERIFY(close(swiglu, OperatorTimer(s.profile, Precision::Bf16).memory_bound_seconds("swiglu", 8.0 * 4096 * 1024 * 2 * 2, false)));
+        s.training.fused_grouped_mlp = true;
+        const LayerCosts fused = s.run();
+        QCOMPARE(op_seconds(fused, "swiglu", Phase::Forward), 0.0);
+        QVERIFY(close(plain.layer.forward.total_s() - fused.layer.forward.total_s(), swiglu));
+        const std::string text = R"({"model": {"layers": 2, "hidden": 1024, "heads": 16, "seq_len": 2048, "vocab": 32000},
+            "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}, "training": {"global_batch": 8, "fused_grouped_mlp": true}})";
+        const auto read = scenario_from_text(text);
+        QVERIFY(read.ok());
+        QVERIFY(read->training.fused_grouped_mlp);
+        QVERIFY(scenario_from_json(scenario_to_json(*read))->training.fused_grouped_mlp);
+    }
+
     void cuda_graphs_are_read_written_and_checked()
     {
         const std::string base = R"({"model": {"layers": 2, "hidden": 1024, "heads": 16, "seq_len": 2048, "vocab": 32000},

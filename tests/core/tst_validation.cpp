@@ -1009,6 +1009,8 @@ private slots:
         row["software"] = "Megatron-Bridge (Megatron-Core, Transformer Engine) in NeMo 26.06 container";
         const MappedRun after = map_one(row);
         QCOMPARE(after.scenario.training.cuda_graphs, CudaGraphs::FullIteration);
+        QVERIFY(after.scenario.training.fused_grouped_mlp);
+        QVERIFY(!before.scenario.training.fused_grouped_mlp);
         QVERIFY(centre_overlap(after));
         QVERIFY(has_note(after, "full-iteration"));
         // The same release in BF16 keeps the scoped graphs (the full-iteration stack is the MXFP8 preset's).

@@ -166,6 +166,7 @@ struct TrainingSpec {
     double attention_peak_fraction = 0; // > 0: the fused attention kernel's best forward fraction of dense BF16 peak (a floor on its time); 0 = the profile's table
     CudaGraphs cuda_graphs = CudaGraphs::None; // "cuda_graphs": "none" (default, Megatron-LM's), "scoped" or "full_iteration"
     unsigned cuda_graph_scope = kDefaultGraphScope; // "cuda_graph_scope" (with "scoped"): CudaGraphScope bits, default attn, moe_router, moe_preprocess
+    bool fused_grouped_mlp = false; // "fused_grouped_mlp": routed experts' activation fused into the grouped GEMMs (TE CuTeDSL, NVTE_CUTEDSL_FUSED_GROUPED_MLP)
 };
 
 // Where each parallel dimension's ranks sit: the order in which consecutive ranks step through the
