@@ -74,7 +74,23 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
     out << "offload: optimizer " << (p.offload_optimizer ? "on host (step on the CPU)" : "on GPU") << ", activations "
         << (p.offload_activations > 0 ? fmt("%.0f%% on host", 100 * p.offload_activations) : std::string("on GPU"))
         << "; recompute modules " << (recompute_modules_text(p.recompute_modules).empty() ? "none" : recompute_modules_text(p.recompute_modules))
-        << "\n\n";
+        << "\n";
+    // CUDA graphs change the host terms (cuda_graphs.h), so the report names the setting.
+    out << "cuda graphs: " << to_string(s.training.cuda_graphs);
+    if (s.training.cuda_graphs == CudaGraphs::Scoped) {
+        const std::pair<unsigned, const char*> names[] = {{kGraphAttn, "attn"}, {kGraphMlp, "mlp"}, {kGraphMoeRouter, "moe_router"},
+                                                          {kGraphMoePreprocess, "moe_preprocess"}};
+        out << " (";
+        const char* sep = "";
+        for (const auto& [bit, name] : names) {
+            if ((s.training.cuda_graph_scope & bit) != 0) {
+                out << sep << name;
+                sep = ", ";
+            }
+        }
+        out << ")";
+    }
+    out << "\n\n";
 
     out << "iteration time     " << duration(r.iteration_time_s);
     if (r.band_coverage > 0 && r.iteration_time_s > 0) {

@@ -143,6 +143,9 @@ const std::vector<CalibrationParameter>& calibration_parameters()
         {"kernel_launch_overhead_us", 1, 30, true, "us", true,
          "host gap between kernels: a CUDA launch takes a few microseconds, eager frameworks add tens (15 us fitted on A100)"},
         {"host_overhead_us", 1, 200, true, "us", true, "framework CPU time per operator (PyTorch eager dispatch: tens of microseconds)"},
+        {"moe_host_op_us", 1, 200, true, "us", true,
+         "CPU time per operator of a MoE layer's routed-expert section after the tokens-per-expert sync, where no CUDA graph "
+         "captures it: one framework call (a TE GEMM or quantize, a permute), as host_overhead_us"},
         {"microbatch_overhead_us", 1, 10000, true, "us", true, "per micro-batch on the first and last stage (data loading, loss): up to 10 ms"},
         {"nic_efficiency", 0.45, 0.98, false, "fraction of line rate", true,
          "nccl-tests reach 46-49 GB/s on a 400 Gb/s NIC (0.92-0.98, modern-training.md section 10 item 9); inside training NCCL "
@@ -209,6 +212,7 @@ double ParameterSet::get(const std::string& name) const
     if (name == "memory_fixed_us") return m.memory_fixed_us;
     if (name == "kernel_launch_overhead_us") return m.kernel_launch_overhead_us;
     if (name == "host_overhead_us") return m.host_overhead_us;
+    if (name == "moe_host_op_us") return m.moe_host_op_us;
     if (name == "microbatch_overhead_us") return m.microbatch_overhead_us;
     if (name == "nic_efficiency") return nic_efficiency;
     if (name == "nvlink_bus_gbytes_per_s") return nvlink_bus_gbytes_per_s;
@@ -232,6 +236,7 @@ void ParameterSet::set(const std::string& name, double v)
     else if (name == "memory_fixed_us") m.memory_fixed_us = v;
     else if (name == "kernel_launch_overhead_us") m.kernel_launch_overhead_us = v;
     else if (name == "host_overhead_us") m.host_overhead_us = v;
+    else if (name == "moe_host_op_us") m.moe_host_op_us = v;
     else if (name == "microbatch_overhead_us") m.microbatch_overhead_us = v;
     else if (name == "nic_efficiency") nic_efficiency = v;
     else if (name == "nvlink_bus_gbytes_per_s") nvlink_bus_gbytes_per_s = v;
@@ -280,6 +285,7 @@ ParameterSet parameters_of(const GpuProfile& p)
     }
     ps.model.kernel_launch_overhead_us = p.kernel_launch_overhead_us;
     ps.model.host_overhead_us = p.host_overhead_us;
+    ps.model.moe_host_op_us = p.moe_host_op_us;
     ps.model.microbatch_overhead_us = p.microbatch_overhead_us;
     ps.nic_efficiency = p.links.nic_efficiency;
     ps.nvlink_bus_gbytes_per_s = p.links.nvlink_bus_gbytes_per_s;

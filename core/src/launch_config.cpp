@@ -216,6 +216,25 @@ void add_batch_arguments(const Scenario& s, const Plan& p, std::vector<std::stri
     } else if (s.training.precision == Precision::Fp16) {
         args.emplace_back("--fp16");
     }
+    // CUDA graphs (Megatron-LM arguments.py: --cuda-graph-impl none|local|transformer_engine; "local" with
+    // --cuda-graph-scope full_iteration captures the whole iteration, "transformer_engine" the listed modules).
+    if (s.training.cuda_graphs == CudaGraphs::FullIteration) {
+        args.emplace_back("--cuda-graph-impl local");
+        args.emplace_back("--cuda-graph-scope full_iteration");
+    } else if (s.training.cuda_graphs == CudaGraphs::Scoped) {
+        std::string scope;
+        const std::pair<unsigned, const char*> names[] = {{kGraphAttn, "attn"}, {kGraphMlp, "mlp"}, {kGraphMoeRouter, "moe_router"},
+                                                          {kGraphMoePreprocess, "moe_preprocess"}};
+        for (const auto& [bit, name] : names) {
+            if ((s.training.cuda_graph_scope & bit) != 0) {
+                scope += std::string(" ") + name;
+            }
+        }
+        if (!scope.empty()) {
+            args.emplace_back("--cuda-graph-impl transformer_engine");
+            args.push_back("--cuda-graph-scope" + scope);
+        }
+    }
 }
 
 void add_recompute_arguments(Recompute recompute, std::vector<std::string>& args)

@@ -7,6 +7,7 @@
 
 #include "vtrain/layer_comm.h"
 #include "vtrain/model_math.h"
+#include "vtrain/cuda_graphs.h"
 #include "vtrain/operator_timer.h"
 
 namespace vtrain {
@@ -178,7 +179,40 @@ struct Ctx {
     bool sac = false;             // torchtitan per-op SAC: selective recompute redoes every second matmul + elementwise ops
     bool eager = false;           // eager PyTorch elementwise op sequences (TrainingSpec::eager_elementwise)
     bool axiswise = false;        // torchao rowwise FP8 casts (TrainingSpec::fp8_axiswise_casts)
+    // Scoped CUDA graphs: the modules in graph_scope are timed with `graphed` (this context with timers
+    // whose kernel floor is a graph's gap between kernels, cuda_graphs.h); null when nothing is captured.
+    const Ctx* graphed = nullptr;
+    unsigned graph_scope = 0;
 };
+
+// A context like `c` with other timers (the kernel floor is a timer's): every per-micro-batch field copied.
+Ctx with_timers(const Ctx& c, const OperatorTimer& timer, const OperatorTimer& hp)
+{
+    Ctx g{c.m, c.in, timer, hp, c.comm};
+    g.t = c.t;
+    g.tokens = c.tokens;
+    g.h = c.h;
+    g.e = c.e;
+    g.hidden_bytes = c.hidden_bytes;
+    g.activation_bytes = c.activation_bytes;
+    g.full = c.full;
+    g.selective = c.selective;
+    g.rc_norm = c.rc_norm;
+    g.rc_mla_up = c.rc_mla_up;
+    g.rc_moe_act = c.rc_moe_act;
+    g.lowp = c.lowp;
+    g.cast_bpe = c.cast_bpe;
+    g.sac = c.sac;
+    g.eager = c.eager;
+    g.axiswise = c.axiswise;
+    return g;
+}
+
+// The context a module is timed in: the graphed one when a scoped CUDA graph captures it.
+const Ctx& module_ctx(const Ctx& c, unsigned scope_bit)
+{
+    return c.graphed != nullptr && (c.graph_scope & scope_bit) != 0 ? *c.graphed : c;
+}
 
 // Eager PyTorch runs torchtitan's Llama elementwise code as separate kernels (torchtitan @ 9dec370,
 // torchtitan/models/norms.py RMSNorm and torchtitan/models/llama/model.py apply_rotary_emb, FeedForward).
@@ -705,13 +739,15 @@ void moe_ffn(BlockBuilder& b, const Ctx& c)
     const bool swiglu = m.activation == FfnActivation::SwiGlu;
     const double io = moe.expert_input_width(m.hidden); // the latent under LatentMoE: what is permuted and sent
 
-    add_memory_bound(b, c.hp, "layernorm 2", "layernorm", tokens * c.h * c.e, c.full || c.rc_norm);
+    // A moe_router graph captures the pre-MLP norm and the router (Megatron-Core's TE-scoped graphs).
+    const Ctx& rc = module_ctx(c, kGraphMoeRouter);
+    add_memory_bound(b, rc.hp, "layernorm 2", "layernorm", tokens * c.h * c.e, c.full || c.rc_norm);
     // Router: a BF16/FP32 GEMM to expert scores, then the scoring, top-k, normalisation and aux-loss
     // bookkeeping as small element-wise kernels over the [tokens, experts] FP32 scores: 31 kernels with
     // Megatron-Core's --moe-router-fusion (72 without; Megatron-LM deepseek-v3-gb200-optimization Sec.
     // 2.1.4). Each streams the score matrix once (kMoeRouterKernels passes of the "softmax" kind).
-    add_gemm(b, c, "moe router", tokens, moe.experts, c.h, c.full, false);
-    add_memory_bound_passes(b, c.hp, "moe router kernels (scores, top-k, aux loss)", "softmax", tokens * moe.experts * 4,
+    add_gemm(b, rc, "moe router", tokens, moe.experts, c.h, c.full, false);
+    add_memory_bound_passes(b, rc.hp, "moe router kernels (scores, top-k, aux loss)", "softmax", tokens * moe.experts * 4,
                             kMoeRouterKernels, c.full);
     latent_projection(b, c, "moe latent down-projection", tokens, io, c.h);
 
@@ -765,8 +801,11 @@ void moe_ffn(BlockBuilder& b, const Ctx& c)
 
     add_grouped_gemm(b, c, swiglu ? "experts gate+up (grouped)" : "experts up (grouped)", local_experts, rows_per_expert,
                      (swiglu ? 2 : 1) * width, io, c.full);
-    add_memory_bound(b, c.hp, activation_name(m.activation), activation_kind(m.activation),
-                     local_experts * rows_per_expert * width * c.e * (swiglu ? 2 : 1), c.full || c.rc_moe_act);
+    // A fused grouped MLP (TrainingSpec::fused_grouped_mlp) computes the activation in the GEMMs' epilogue.
+    if (!in.training->fused_grouped_mlp) {
+        add_memory_bound(b, c.hp, activation_name(m.activation), activation_kind(m.activation),
+                         local_experts * rows_per_expert * width * c.e * (swiglu ? 2 : 1), c.full || c.rc_moe_act);
+    }
     add_grouped_gemm(b, c, "experts down (grouped)", local_experts, rows_per_expert, io, width, c.full);
 
     if (local_experts > 1) {
@@ -788,7 +827,7 @@ void moe_ffn(BlockBuilder& b, const Ctx& c)
 
     // Host-bound routed experts: the CPU issues the section's operators only after the sync, so the section
     // lasts at least operators x moe_host_op_us; the GPU waits for the difference.
-    const double host_op_s = in.profile->moe_host_op_us * 1e-6;
+    const double host_op_s = host_terms(*in.profile, in.training->cuda_graphs).moe_host_op_s;
     if (host_op_s > 0) {
         const MoeHostOps ops = moe_host_operators(local_experts, c.lowp);
         const double host_s[3] = {ops.forward * host_op_s, ops.backward * host_op_s, c.full ? ops.forward * host_op_s : 0.0};
@@ -825,15 +864,15 @@ void build_layer(BlockCost& block, std::vector<OperatorTime>* ops, const Ctx& c,
     BlockBuilder b(block, ops);
     if (kind.mixer == MixerKind::Attention) {
         if (c.m.attention == AttentionKind::Mla) {
-            mla_mixer(b, c);
+            mla_mixer(b, module_ctx(c, kGraphAttn));
         } else {
-            attention_mixer(b, c, kind.windowed);
+            attention_mixer(b, module_ctx(c, kGraphAttn), kind.windowed);
         }
     } else if (kind.mixer == MixerKind::Mamba) {
         mamba_mixer(b, c);
     }
     if (kind.ffn == FfnKind::Dense) {
-        dense_ffn(b, c);
+        dense_ffn(b, module_ctx(c, kGraphMlp));
     } else if (kind.ffn == FfnKind::Moe) {
         moe_ffn(b, c);
     }
@@ -848,7 +887,7 @@ void build_layer(BlockCost& block, std::vector<OperatorTime>* ops, const Ctx& c,
               traffic > 0 ? c.hp.memory_bound_seconds("residual_add", traffic / 3, false) : 0.0);
     b.apply_overlap(c.in.tp_overlap, c.in.tp_overlap_hidden_fraction, c.in.moe_overlap, c.in.training->tp_overlap_forward_only,
                     moe_comm_sm_fraction(*c.in.training, *c.in.profile));
-    b.apply_host_floor(c.in.profile->host_overhead_us * 1e-6);
+    b.apply_host_floor(host_terms(*c.in.profile, c.in.training->cuda_graphs).host_op_s);
 }
 
 } // namespace
@@ -872,8 +911,13 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
     const ModelSpec& m = *in.model;
     const Precision precision = in.training->precision;
     const bool lowp = precision == Precision::Fp8 || precision == Precision::Nvfp4;
-    const OperatorTimer timer(*in.profile, precision);
-    const OperatorTimer hp(*in.profile, lowp ? Precision::Bf16 : precision);
+    const HostTerms host = host_terms(*in.profile, in.training->cuda_graphs);
+    const OperatorTimer timer(*in.profile, precision, host.kernel_floor_s);
+    const OperatorTimer hp(*in.profile, lowp ? Precision::Bf16 : precision, host.kernel_floor_s);
+    // Scoped CUDA graphs: the captured modules' kernels follow each other at a graph's gap.
+    const double graph_floor_s = std::min(host.kernel_floor_s, kGraphKernelGapUs * 1e-6);
+    const OperatorTimer timer_graphed(*in.profile, precision, graph_floor_s);
+    const OperatorTimer hp_graphed(*in.profile, lowp ? Precision::Bf16 : precision, graph_floor_s);
     LayerCosts out;
 
     Ctx c{m, in, timer, hp, *in.comm};
@@ -894,7 +938,12 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
     c.sac = c.selective && in.training->per_op_sac;
     c.eager = in.training->eager_elementwise;
     c.axiswise = lowp && in.training->precision == Precision::Fp8 && in.training->fp8_axiswise_casts;
-    const double host_s = in.profile->host_overhead_us * 1e-6;
+    const Ctx graphed = with_timers(c, timer_graphed, hp_graphed);
+    if (in.training->cuda_graphs == CudaGraphs::Scoped) {
+        c.graphed = &graphed;
+        c.graph_scope = in.training->cuda_graph_scope;
+    }
+    const double host_s = host.host_op_s;
 
     // --- transformer layers: each distinct kind is costed once and shared ------------------------
     {

@@ -248,7 +248,8 @@ TrainingSpec read_training(Reader r)
     r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "optimizer_moments",
                       "bf16_gradients", "fp8_param_gather", "per_op_sac", "tp_overlap_forward_only", "eager_elementwise", "bf16_edge_layers",
                       "moe_dispatcher", "description", "fp8_axiswise_casts",
-                      "attention_peak_fraction", "cp_ring_pytorch", "loss_bytes_per_logit"});
+                      "attention_peak_fraction", "cp_ring_pytorch", "loss_bytes_per_logit",
+                      "cuda_graphs", "cuda_graph_scope", "fused_grouped_mlp"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
@@ -295,6 +296,7 @@ TrainingSpec read_training(Reader r)
     t.attention_peak_fraction = r.optional_number("attention_peak_fraction", 0, 1).value_or(0);
     t.cp_ring_pytorch = r.optional_bool("cp_ring_pytorch").value_or(false);
     t.loss_bytes_per_logit = r.optional_number("loss_bytes_per_logit", 0, 64).value_or(0);
+    t.fused_grouped_mlp = r.optional_bool("fused_grouped_mlp").value_or(false);
     if (const auto d = r.optional_string("moe_dispatcher")) {
         const std::string s = lower(*d);
         if (s == "alltoall") {
@@ -304,6 +306,38 @@ TrainingSpec read_training(Reader r)
         } else {
             r.error("moe_dispatcher", "must be \"alltoall\" (NCCL, one row per token and expert) or \"flex\" (DeepEP/HybridEP: once per "
                                       "destination NVLink domain), not \"" + json_fields::bounded(*d) + "\"");
+        }
+    }
+    if (const auto g = r.optional_string("cuda_graphs")) {
+        const std::string s = lower(*g);
+        if (s == "none") {
+            t.cuda_graphs = CudaGraphs::None;
+        } else if (s == "scoped") {
+            t.cuda_graphs = CudaGraphs::Scoped;
+        } else if (s == "full_iteration") {
+            t.cuda_graphs = CudaGraphs::FullIteration;
+        } else {
+            r.error("cuda_graphs", "must be \"none\" (every kernel launched by the host), \"scoped\" (per-module graphs) or "
+                                   "\"full_iteration\" (the whole forward and backward captured), not \"" + json_fields::bounded(*g) + "\"");
+        }
+    }
+    if (r.json().contains("cuda_graph_scope")) {
+        const nlohmann::json& list = r.json()["cuda_graph_scope"];
+        if (!list.is_array() || list.size() > 16) {
+            r.error("cuda_graph_scope", "must be a list of module names (\"attn\", \"mlp\", \"moe_router\", \"moe_preprocess\")");
+        } else {
+            unsigned bits = 0;
+            for (const nlohmann::json& item : list) {
+                const std::string name = item.is_string() ? lower(item.get<std::string>()) : std::string();
+                const unsigned bit = name == "attn" ? kGraphAttn : name == "mlp" ? kGraphMlp : name == "moe_router" ? kGraphMoeRouter
+                                   : name == "moe_preprocess" ? kGraphMoePreprocess : 0u;
+                if (bit == 0) {
+                    r.error("cuda_graph_scope", "names \"attn\", \"mlp\", \"moe_router\" or \"moe_preprocess\", not \"" +
+                                                    json_fields::bounded(item.is_string() ? item.get<std::string>() : item.dump()) + "\"");
+                }
+                bits |= bit;
+            }
+            t.cuda_graph_scope = bits;
         }
     }
     return t;
@@ -516,6 +550,7 @@ const char* to_string(FfnActivation v)
 const char* to_string(Normalization v) { return v == Normalization::LayerNorm ? "layernorm" : "rmsnorm"; }
 const char* to_string(AttentionKernel v) { return v == AttentionKernel::Flash ? "flash" : "unfused"; }
 const char* to_string(MoeDispatcher v) { return v == MoeDispatcher::Flex ? "flex" : "alltoall"; }
+const char* to_string(CudaGraphs v) { return v == CudaGraphs::FullIteration ? "full_iteration" : v == CudaGraphs::Scoped ? "scoped" : "none"; }
 const char* to_string(Precision v)
 {
     switch (v) {
@@ -914,6 +949,23 @@ nlohmann::json scenario_to_json(const Scenario& s)
     }
     if (s.training.loss_bytes_per_logit > 0) {
         j["training"]["loss_bytes_per_logit"] = s.training.loss_bytes_per_logit;
+    }
+    if (s.training.cuda_graphs != CudaGraphs::None) {
+        j["training"]["cuda_graphs"] = to_string(s.training.cuda_graphs);
+    }
+    if (s.training.fused_grouped_mlp) {
+        j["training"]["fused_grouped_mlp"] = true;
+    }
+    if (s.training.cuda_graph_scope != kDefaultGraphScope) {
+        nlohmann::json list = nlohmann::json::array();
+        const std::pair<unsigned, const char*> names[] = {{kGraphAttn, "attn"}, {kGraphMlp, "mlp"}, {kGraphMoeRouter, "moe_router"},
+                                                          {kGraphMoePreprocess, "moe_preprocess"}};
+        for (const auto& [bit, name] : names) {
+            if ((s.training.cuda_graph_scope & bit) != 0) {
+                list.push_back(name);
+            }
+        }
+        j["training"]["cuda_graph_scope"] = list;
     }
     if (s.plan) {
         j["plan"] = plan_to_json(*s.plan);

@@ -101,6 +101,9 @@ struct SoftwareSettings {
     bool recipe_flex_dispatcher = false;     // that preset dispatches through DeepEP / HybridEP (flex dispatcher)
     std::string description;
     bool flex_moe_dispatcher = false; // the recipes dispatch experts with DeepEP/HybridEP (TrainingSpec::moe_dispatcher)
+    std::optional<CudaGraphs> recipe_cuda_graphs; // the CUDA graphs of the row's preset in the row's release (TrainingSpec::cuda_graphs)
+    bool cuda_graphs_open = false; // the row's preset version (and so its CUDA graphs) is not the one documented: a range
+    bool recipe_fused_grouped_mlp = false; // the release's preset runs TE's CuTeDSL fused grouped MLP (TrainingSpec::fused_grouped_mlp)
 };
 SoftwareSettings software_settings(const RunRow& r);
 
@@ -132,6 +135,7 @@ struct OpenSettings {
     bool tp_overlap = false;
     bool moe_overlap = false;
     bool activation_offload = false;   // share of layers whose activations go to host memory
+    bool cuda_graphs = false;          // none or the preset's scoped graphs (TrainingSpec::cuda_graphs)
 };
 // Expands run.scenario/run.plan into run.candidates over the open settings (each value legal for the
 // row's shape), and writes one line per open setting into run.open_settings and the notes.

@@ -260,6 +260,11 @@ RowMapping map_run(const RunRow& r)
         if (p.ep > 1 && sw.framework == Framework::MegatronCore) {
             open.moe_overlap = true;
         }
+        if (sw.recipe_cuda_graphs) {
+            t.cuda_graphs = *sw.recipe_cuda_graphs;
+        }
+        open.cuda_graphs = sw.cuda_graphs_open;
+        t.fused_grouped_mlp = sw.recipe_fused_grouped_mlp;
         if (sw.recipe_flex_dispatcher || sw.flex_moe_dispatcher) {
             t.moe_dispatcher = MoeDispatcher::Flex;
             note("expert dispatch through the performance preset's flex dispatcher (HybridEP/DeepEP): permutation fused, "

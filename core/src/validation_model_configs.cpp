@@ -108,6 +108,13 @@ void published_model_details(const RunRow& r, ModelSpec& m, Notes& notes)
         return;
     }
     const std::string name = lower(*r.model_name);
+    if (is_deepseek_v3(r) && !r.ffn_activation && m.activation == FfnActivation::Gelu) {
+        // DeepSeek-V3's dense and expert FFNs are gated SiLU (SwiGLU): deepseek-ai/DeepSeek-V3
+        // inference/model.py @ 4c2fdb8, MLP and Expert forward = w2(silu(w1(x)) * w3(x)). A row whose
+        // arch_family names no activation would otherwise get GPT's GELU, a third fewer expert FLOPs.
+        m.activation = FfnActivation::SwiGlu;
+        notes.push_back("ffn_activation not given: SwiGLU (DeepSeek-V3 inference/model.py: w2(silu(w1(x)) * w3(x)))");
+    }
     if ((name == "nemotron_3_nano" || name == "nemotron 3 nano") && !m.layer_pattern.empty()) {
         // Nemotron 3 Nano 30B-A3B: NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/models/nemotronh/
         // nemotron_h_provider.py (Nemotron3NanoProvider: mamba_num_heads 64, mamba_head_dim 64,

@@ -151,6 +151,15 @@ void expand_candidates(MappedRun& run, const OpenSettings& open, const SoftwareS
     flag_axis(open.overlap_param_gather, "overlap_param_gather", &Plan::overlap_param_gather, sw.recipe_overlap_param_gather);
     flag_axis(open.tp_overlap && base.tp > 1, "tp_overlap", &Plan::tp_overlap, sw.recipe_tp_overlap);
     flag_axis(open.moe_overlap && base.ep > 1, "moe_overlap", &Plan::moe_overlap, sw.recipe_moe_overlap);
+    if (open.cuda_graphs) {
+        // No documented value: the release's preset version was not read (validation_sources.cpp).
+        Axis a{"cuda_graphs", {"none", "scoped"}, {}};
+        for (const CudaGraphs g : {CudaGraphs::None, CudaGraphs::Scoped}) {
+            a.apply.push_back([g](Scenario& s, Plan&) { s.training.cuda_graphs = g; });
+        }
+        run.open_settings.push_back("cuda_graphs not given: {none, scoped (attn, moe_router, moe_preprocess)}");
+        axes.push_back(std::move(a));
+    }
     if (open.activation_offload) {
         // No preferred share: the recipes' cpu_offloading_num_layers differs by GPU and precision, so every
         // share that fits with the recipe's recompute stays a candidate.

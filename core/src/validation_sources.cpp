@@ -17,28 +17,58 @@ namespace {
 // all-to-all is overlapped (moe_a2a_overlap, WorkloadBaseConfig default False) and whether tokens go through
 // the flex dispatcher (moe_flex_dispatcher_backend "hybridep"/"deepep" with dispatcher type "flex"; the
 // Qwen3-235B B200/H100 presets set "alltoall"). A row is matched by its model, GPU and published layout.
+//
+// CUDA graphs per release (scoped: cuda_graph_impl "transformer_engine" with cuda_graph_scope attn /
+// moe_router / moe_preprocess, as the Qwen3 GB200/B200 presets of qwen3_workload_base_configs.py @ 01b2977
+// and DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_V1 of deepseek_workload_base_configs.py @ 0426418 set them; the
+// DeepSeek-V3 B200/H100 and Qwen3 H100 FP8 / 235B B200 presets set none). From NeMo 26.06 the MXFP8 presets on GB200 run the
+// "full-iteration" stack instead: cuda_graph_impl full_iteration with static, capacity-padded MoE shapes
+// (moe_paged_stash, moe_expert_rank_capacity_factor 1.5), moe_a2a_overlap True, CuTeDSL fused grouped MLP
+// and FP8 dot-product attention -- Megatron-Bridge PR #4249 "Enable Qwen3 GB200/GB300 MXFP8 CuTeDSL Fusion
+// and Full-Iter CUDA Graphs for 26.06" and PR #4226 "DSV3 GB200 MXFP8 full-iter CG recipe" (merged
+// 2026-06, both before the r26.06 cut); the Qwen3 B200 MXFP8 presets followed in 26.06.01 (PR #4606,
+// release notes of Megatron-Bridge 0.5.1). full_graph_since is that first container as yymmpp (260600 =
+// 26.06, 260601 = 26.06.01); 0 = not documented for the layout.
 struct MoePreset {
     const char* model; // "deepseek_v3", "qwen3_235b", "qwen3_30b"
     const char* gpu;   // "gb200", "b200", "h100"
     int tp, pp, vp, ep; // vp 0: none (no interleaving)
     int overlap;       // 1 on, 0 off, 2 on only under MXFP8 (the FP8_MX preset of the same layout)
     bool flex;
+    bool scoped_graphs;   // the preset sets TE-scoped CUDA graphs (before its full-iteration release)
+    int full_graph_since; // MXFP8: first container with the full-iteration stack (yymmpp), 0 none documented
+    int mbs;              // the micro-batch of the preset version read: a row with another one ran another
+                          // version, whose CUDA graphs are not known (WorkloadBaseConfig default 1)
 };
 constexpr MoePreset kMoePresets[] = {
-    {"deepseek_v3", "gb200", 1, 4, 4, 64, 2, true},  // GB200_V1/_BF16_V1 off; GB200_FP8_MX_V1 moe_a2a_overlap True
-    {"deepseek_v3", "b200", 1, 16, 0, 8, 0, true},   // B200_V1 (hybridep)
-    {"deepseek_v3", "b200", 1, 8, 2, 32, 1, true},   // B200_FP8_MX_V2 (deepep, moe_a2a_overlap True)
-    {"deepseek_v3", "h100", 2, 8, 4, 64, 0, true},   // H100_V1 (hybridep)
-    {"qwen3_235b", "gb200", 1, 8, 0, 8, 0, true},    // GB200_*_V1 (hybridep, flex)
-    {"qwen3_235b", "gb200", 1, 8, 0, 32, 0, true},   // GB200_FP8_CS_V2
-    {"qwen3_235b", "gb200", 1, 8, 3, 32, 0, true},   // GB200_FP8_MX_V2
-    {"qwen3_235b", "b200", 1, 8, 0, 8, 0, false},    // B200_*_V1 (alltoall)
-    {"qwen3_235b", "b200", 1, 8, 4, 8, 0, false},    // B200_BF16_V1
-    {"qwen3_235b", "h100", 2, 8, 4, 32, 1, false},   // H100_*_V1 (alltoall, moe_a2a_overlap True)
-    {"qwen3_30b", "gb200", 1, 1, 0, 8, 0, true},     // GB200_*_V1 (hybridep, flex)
-    {"qwen3_30b", "b200", 1, 1, 0, 8, 0, true},      // B200_*_V1
-    {"qwen3_30b", "h100", 1, 1, 0, 16, 0, true},     // H100_*_V1 (hybridep, moe_a2a_overlap False)
+    {"deepseek_v3", "gb200", 1, 4, 4, 64, 2, true, true, 260600, 1},  // GB200_V1/_BF16_V1 off; GB200_FP8_MX_V1 moe_a2a_overlap True
+    {"deepseek_v3", "b200", 1, 16, 0, 8, 0, true, false, 0, 1},       // B200_V1 (hybridep, no CUDA graphs)
+    {"deepseek_v3", "b200", 1, 8, 2, 32, 1, true, false, 0, 1},       // B200_FP8_MX_V2 (deepep, moe_a2a_overlap True)
+    {"deepseek_v3", "h100", 2, 8, 4, 64, 0, true, false, 0, 1},       // H100_V1 (hybridep, no CUDA graphs)
+    {"qwen3_235b", "gb200", 1, 8, 0, 8, 0, true, true, 0, 1},         // GB200_*_V1 (hybridep, flex)
+    {"qwen3_235b", "gb200", 1, 8, 0, 32, 0, true, true, 0, 1},        // GB200_FP8_CS_V2
+    {"qwen3_235b", "gb200", 1, 8, 3, 32, 0, true, true, 260600, 1},   // GB200_FP8_MX_V2
+    {"qwen3_235b", "b200", 1, 8, 0, 8, 0, false, false, 0, 1},        // B200_*_V1 (alltoall)
+    {"qwen3_235b", "b200", 1, 8, 4, 8, 0, false, false, 0, 1},        // B200_BF16_V1
+    {"qwen3_235b", "h100", 2, 8, 4, 32, 1, false, false, 0, 1},       // H100_*_V1 (alltoall, moe_a2a_overlap True)
+    {"qwen3_30b", "gb200", 1, 1, 0, 8, 0, true, true, 260600, 4},     // GB200_*_V1 (hybridep, flex)
+    {"qwen3_30b", "b200", 1, 1, 0, 8, 0, true, true, 260601, 4},      // B200_*_V1
+    {"qwen3_30b", "h100", 1, 1, 0, 16, 0, true, false, 0, 1},         // H100_FP8_CS_V1 (hybridep, moe_a2a_overlap False, no graphs)
 };
+
+// The NeMo container a row names ("... in NeMo 26.06.01 container") as yymmpp; 0 when it names none.
+int nemo_container(const RunRow& r)
+{
+    if (!r.software || r.software->size() > 4096) {
+        return 0;
+    }
+    static const std::regex version(R"(nemo\s+(\d{2})\.(\d{2})(?:\.(\d{2}))?)", std::regex::icase);
+    std::smatch m;
+    if (!std::regex_search(*r.software, m, version)) {
+        return 0;
+    }
+    return std::stoi(m[1]) * 10000 + std::stoi(m[2]) * 100 + (m[3].matched ? std::stoi(m[3]) : 0);
+}
 
 const MoePreset* moe_preset(const RunRow& r)
 {
@@ -231,11 +261,31 @@ SoftwareSettings software_settings(const RunRow& r)
         }
         if (const MoePreset* preset = contains(r.software, "megatron-bridge") ? moe_preset(r) : nullptr) {
             const bool mxfp8 = precision_of(r).recipe == Fp8Recipe::Mxfp8;
-            s.recipe_moe_overlap = preset->overlap == 1 || (preset->overlap == 2 && mxfp8);
+            const int container = nemo_container(r);
+            const bool full_graph = mxfp8 && preset->full_graph_since > 0 && container >= preset->full_graph_since;
+            s.recipe_moe_overlap = preset->overlap == 1 || (preset->overlap == 2 && mxfp8) || full_graph;
             s.recipe_flex_dispatcher = preset->flex;
             s.description += std::string("; the row's layout is a performance preset's: expert all-to-all ") +
                              (*s.recipe_moe_overlap ? "overlapped" : "not overlapped") + " (moe_a2a_overlap, the centre of its range), " +
                              (preset->flex ? "flex dispatcher (HybridEP/DeepEP)" : "alltoall dispatcher");
+            if (!full_graph && r.micro_batch_size && *r.micro_batch_size != preset->mbs) {
+                // Another version of the preset (its micro-batch differs from the one read): its CUDA graphs are
+                // not documented here, so they are a range.
+                s.cuda_graphs_open = true;
+                s.description += "; the row's micro-batch is not the preset version's read (" + std::to_string(preset->mbs) +
+                                 "): its CUDA graphs are open";
+            } else if (full_graph) {
+                s.recipe_cuda_graphs = CudaGraphs::FullIteration;
+                s.recipe_fused_grouped_mlp = true; // cutedsl_fused_grouped_mlp=True, NVTE_CUTEDSL_FUSED_GROUPED_MLP=1
+                s.description += "; NeMo " + std::to_string(container / 10000) + "." + (container / 100 % 100 < 10 ? "0" : "") +
+                                 std::to_string(container / 100 % 100) +
+                                 " runs the preset's MXFP8 full-iteration stack (Megatron-Bridge PR #4249 / #4226, from 26.06; "
+                                 "PR #4606 B200 from 26.06.01): full-iteration CUDA graphs, expert all-to-all overlap, CuTeDSL "
+                                 "fused grouped MLP (activation in the GEMM epilogue); its FP8 attention is not modeled";
+            } else if (preset->scoped_graphs) {
+                s.recipe_cuda_graphs = CudaGraphs::Scoped;
+                s.description += "; Transformer Engine CUDA graphs of the preset's scopes (attn, moe_router, moe_preprocess)";
+            }
         }
         if (contains(r.arch_family, "nemotron_h") && contains(r.arch_family, "moe")) {
             // The Nemotron 3 (Nano, Super) performance configs dispatch experts with the flex dispatcher on

@@ -266,6 +266,7 @@ private slots:
         QCOMPARE(r.exit_code, 0);
         QVERIFY2(r.out.contains(QStringLiteral("ranks: order tp-cp-ep-dp-pp (Megatron-Core's default), data-parallel overlap on")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("offload: optimizer on GPU, activations on GPU; recompute modules none")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("cuda graphs: none")), qPrintable(r.out));
         r = vtrain({QStringLiteral("simulate"), QStringLiteral("examples/deepseek-v3-671b-h800.json")});
         QCOMPARE(r.exit_code, 0);
         QVERIFY2(r.out.contains(QStringLiteral("cp=1 ep=64 etp=1")), qPrintable(r.out));
@@ -290,6 +291,14 @@ private slots:
         QVERIFY2(r.exit_code == 0, qPrintable(r.err));
         QVERIFY2(r.out.contains(QStringLiteral("ranks: order tp-cp-ep-pp-dp, data-parallel overlap off")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("offload: optimizer on host (step on the CPU), activations 25% on host")), qPrintable(r.out));
+        // CUDA graphs: the scoped modules are named in the report.
+        QJsonObject training = scenario.value(QStringLiteral("training")).toObject();
+        training[QStringLiteral("cuda_graphs")] = QStringLiteral("scoped");
+        training[QStringLiteral("cuda_graph_scope")] = QJsonArray{QStringLiteral("attn"), QStringLiteral("mlp")};
+        scenario[QStringLiteral("training")] = training;
+        const Run graphs = vtrain({QStringLiteral("simulate"), write(dir, QStringLiteral("graphs.json"), QJsonDocument(scenario).toJson())});
+        QVERIFY2(graphs.exit_code == 0, qPrintable(graphs.err));
+        QVERIFY2(graphs.out.contains(QStringLiteral("cuda graphs: scoped (attn, mlp)")), qPrintable(graphs.out));
         const Run json = vtrain({QStringLiteral("simulate"), path, QStringLiteral("--json")});
         QCOMPARE(json.exit_code, 0);
         const QJsonObject p = QJsonDocument::fromJson(json.out.toUtf8()).object().value(QStringLiteral("plan")).toObject();

@@ -527,6 +527,24 @@ private slots:
         QVERIFY(mentions(d->warnings, "cpu_checkpointing"));
     }
 
+    // CUDA graphs as Megatron-LM spells them (arguments.py): none writes nothing, scoped the TE modules,
+    // full_iteration the local implementation with the full_iteration scope.
+    void cuda_graph_flags()
+    {
+        Scenario s = small();
+        const Plan p = *s.plan;
+        QVERIFY(!mentions(megatron_launch(s, p, 8)->arguments, "--cuda-graph"));
+        s.training.cuda_graphs = CudaGraphs::Scoped;
+        s.training.cuda_graph_scope = kGraphAttn | kGraphMoeRouter;
+        auto m = megatron_launch(s, p, 8);
+        QVERIFY(has(m->arguments, "--cuda-graph-impl transformer_engine"));
+        QVERIFY(has(m->arguments, "--cuda-graph-scope attn moe_router"));
+        s.training.cuda_graphs = CudaGraphs::FullIteration;
+        m = megatron_launch(s, p, 8);
+        QVERIFY(has(m->arguments, "--cuda-graph-impl local"));
+        QVERIFY(has(m->arguments, "--cuda-graph-scope full_iteration"));
+    }
+
     // DeepSeek-V3 as trained (examples/deepseek-v3-671b-h800.json): its recompute_modules become Megatron-LM's
     // --recompute-granularity selective --recompute-modules (arguments.py; core_attn only when the plan also
     // recomputes attention), its layout --pipeline-model-parallel-layout, and DualPipe is named as not written.

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include "test_support.h"
+#include "vtrain/cuda_graphs.h"
 #include "vtrain/layer_comm.h"
 #include "vtrain/layer_costs.h"
 #include "vtrain/memory_model.h"
@@ -246,6 +247,114 @@ private slots:
         s.in.ep_group = place_group(64, 1, 8);
         s.profile.moe_host_op_us = 0;
         QCOMPARE(forward_op(s.run(), "moe sort by local expert"), 0.0);
+    }
+
+    void cuda_graphs_remove_the_host_terms_they_capture()
+    {
+        // host_terms(): a profile with a 20 us launch floor, 50 us per framework operator and 30 us per
+        // routed-expert operator keeps them without graphs and with scoped ones; a full-iteration graph leaves
+        // only its 0.5 us gap between kernels and no host time.
+        GpuProfile p = network_profile();
+        p.kernel_launch_overhead_us = 20;
+        p.host_overhead_us = 50;
+        p.moe_host_op_us = 30;
+        for (const CudaGraphs g : {CudaGraphs::None, CudaGraphs::Scoped}) {
+            const HostTerms t = host_terms(p, g);
+            QVERIFY(close(t.kernel_floor_s, 20e-6));
+            QVERIFY(close(t.host_op_s, 50e-6));
+            QVERIFY(close(t.moe_host_op_s, 30e-6));
+        }
+        const HostTerms full = host_terms(p, CudaGraphs::FullIteration);
+        QVERIFY(close(full.kernel_floor_s, 0.5e-6));
+        QCOMPARE(full.host_op_s, 0.0);
+        QCOMPARE(full.moe_host_op_s, 0.0);
+        p.kernel_launch_overhead_us = 0.2; // a floor below the graph's gap stays as it is
+        QVERIFY(close(host_terms(p, CudaGraphs::FullIteration).kernel_floor_s, 0.2e-6));
+
+        // In a layer: the router's 31 kernels each stream the [4096, 64] FP32 scores (1 MiB, a few us on this
+        // part), so under a 200 us launch floor each takes 200 us; a moe_router graph replays them at
+        // max(table time, 0.5 us); attention stays launched (not in this scope).
+        ModelSpec m = test::gpt(1, 4096, 32, 4096);
+        m.activation = FfnActivation::SwiGlu;
+        m.moe.experts = 64;
+        m.moe.top_k = 8;
+        m.moe.expert_ffn_hidden = 1024;
+        Setup s(m);
+        s.in.ep = 8;
+        s.in.ep_group = place_group(8, 1, 8);
+        s.profile.kernel_launch_overhead_us = 200;
+        s.profile.moe_host_op_us = 0;
+        const LayerCosts launched = s.run();
+        QVERIFY(close(op_seconds(launched, "moe router kernels (scores, top-k, aux loss)", Phase::Forward), 31 * 200e-6));
+        s.training.cuda_graphs = CudaGraphs::Scoped;
+        s.training.cuda_graph_scope = kGraphMoeRouter;
+        const LayerCosts scoped = s.run();
+        const OperatorTimer graphed(s.profile, Precision::Bf16, 0.5e-6);
+        QVERIFY(close(op_seconds(scoped, "moe router kernels (scores, top-k, aux loss)", Phase::Forward),
+                      31 * graphed.memory_bound_seconds("softmax", 4096.0 * 64 * 4, false)));
+        QVERIFY(close(op_seconds(scoped, "layernorm 1", Phase::Forward), op_seconds(launched, "layernorm 1", Phase::Forward)));
+        // With attn in the scope the attention's norm is replayed too.
+        s.training.cuda_graph_scope = kGraphAttn | kGraphMoeRouter;
+        QVERIFY(op_seconds(s.run(), "layernorm 1", Phase::Forward) < op_seconds(launched, "layernorm 1", Phase::Forward));
+        // A full-iteration graph floors every kernel at the gap: the layer is faster than either.
+        s.training.cuda_graphs = CudaGraphs::FullIteration;
+        QVERIFY(s.run().layer.forward.total_s() < scoped.layer.forward.total_s());
+    }
+
+    void a_fused_grouped_mlp_drops_the_experts_activation_pass()
+    {
+        // The experts' SwiGLU pass (64 experts of 1024 over EP8: 8 local experts x 4096 rows x 2048 BF16
+        // elements read) is gone when the grouped GEMMs compute it in their epilogue; nothing else changes.
+        ModelSpec m = test::gpt(1, 4096, 32, 4096);
+        m.activation = FfnActivation::SwiGlu;
+        m.moe.experts = 64;
+        m.moe.top_k = 8;
+        m.moe.expert_ffn_hidden = 1024;
+        Setup s(m);
+        s.in.ep = 8;
+        s.in.ep_group = place_group(8, 1, 8);
+        s.profile.moe_host_op_us = 0;
+        const LayerCosts plain = s.run();
+        const double swiglu = op_seconds(plain, "swiglu", Phase::Forward);
+        QVERIFY(close(swiglu, OperatorTimer(s.profile, Precision::Bf16).memory_bound_seconds("swiglu", 8.0 * 4096 * 1024 * 2 * 2, false)));
+        s.training.fused_grouped_mlp = true;
+        const LayerCosts fused = s.run();
+        QCOMPARE(op_seconds(fused, "swiglu", Phase::Forward), 0.0);
+        QVERIFY(close(plain.layer.forward.total_s() - fused.layer.forward.total_s(), swiglu));
+        const std::string text = R"({"model": {"layers": 2, "hidden": 1024, "heads": 16, "seq_len": 2048, "vocab": 32000},
+            "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}, "training": {"global_batch": 8, "fused_grouped_mlp": true}})";
+        const auto read = scenario_from_text(text);
+        QVERIFY(read.ok());
+        QVERIFY(read->training.fused_grouped_mlp);
+        QVERIFY(scenario_from_json(scenario_to_json(*read))->training.fused_grouped_mlp);
+    }
+
+    void cuda_graphs_are_read_written_and_checked()
+    {
+        const std::string base = R"({"model": {"layers": 2, "hidden": 1024, "heads": 16, "seq_len": 2048, "vocab": 32000},
+            "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}, "training": {"global_batch": 8)";
+        const auto plain = scenario_from_text(base + "}}");
+        QVERIFY(plain.ok());
+        QCOMPARE(plain->training.cuda_graphs, CudaGraphs::None); // Megatron-LM's default: --cuda-graph-impl none
+        QCOMPARE(plain->training.cuda_graph_scope, kDefaultGraphScope);
+        QVERIFY(!scenario_to_json(*plain)["training"].contains("cuda_graphs"));
+        const auto scoped = scenario_from_text(base + R"(, "cuda_graphs": "scoped", "cuda_graph_scope": ["attn", "mlp"]}})");
+        QVERIFY(scoped.ok());
+        QCOMPARE(scoped->training.cuda_graphs, CudaGraphs::Scoped);
+        QCOMPARE(scoped->training.cuda_graph_scope, unsigned(kGraphAttn | kGraphMlp));
+        const auto again = scenario_from_json(scenario_to_json(*scoped));
+        QVERIFY(again.ok());
+        QCOMPARE(again->training.cuda_graphs, CudaGraphs::Scoped);
+        QCOMPARE(again->training.cuda_graph_scope, unsigned(kGraphAttn | kGraphMlp));
+        const auto full = scenario_from_text(base + R"(, "cuda_graphs": "full_iteration"}})");
+        QVERIFY(full.ok());
+        QCOMPARE(scenario_from_json(scenario_to_json(*full))->training.cuda_graphs, CudaGraphs::FullIteration);
+        const auto bad = scenario_from_text(base + R"(, "cuda_graphs": "always"}})");
+        QVERIFY(!bad.ok());
+        QVERIFY(bad.first_error().find("cuda_graphs") != std::string::npos);
+        const auto bad_scope = scenario_from_text(base + R"(, "cuda_graphs": "scoped", "cuda_graph_scope": ["attention"]}})");
+        QVERIFY(!bad_scope.ok());
+        QVERIFY(bad_scope.first_error().find("cuda_graph_scope") != std::string::npos);
     }
 
     void cp_ring_traffic_closed_form()

@@ -869,7 +869,7 @@ private slots:
         // A Megatron-Bridge DeepSeek-V3 row on GB200 (the published layout: TP1 PP4 VP4 EP64, MXFP8).
         nlohmann::json row = modern_row("dsv3");
         row["model_name"] = "DeepSeekV3";
-        row["arch_family"] = "deepseek_mla_moe";
+        row["arch_family"] = "deepseek_moe"; // (the MLA token would need the mla_* keys)
         row["num_layers"] = 61;
         row["hidden_size"] = 7168;
         row["num_attention_heads"] = 128;
@@ -955,6 +955,7 @@ private slots:
         qwen["moe_top_k"] = 8;
         qwen["moe_ffn_hidden_size"] = 768;
         qwen["global_batch_size"] = 1024;
+        qwen["micro_batch_size"] = 1; // the preset's (another micro-batch is another preset version: CUDA graphs open)
         const MappedRun q = map_one(qwen);
         QCOMPARE(q.scenario.model.mtp_layers, 0);
         QCOMPARE(q.scenario.training.moe_dispatcher, MoeDispatcher::Flex);
@@ -965,6 +966,83 @@ private slots:
             q_recipe += is_recipe ? 1 : 0;
         }
         QCOMPARE(q_recipe, 1);
+        QCOMPARE(q.scenario.training.cuda_graphs, CudaGraphs::None); // H100_FP8_CS_V1 sets no CUDA graphs
+        // Micro-batch 2 is not the preset version read: its CUDA graphs become a range {none, scoped}.
+        qwen["micro_batch_size"] = 2;
+        const MappedRun other = map_one(qwen);
+        QVERIFY(has_note(other, "cuda_graphs not given: {none, scoped"));
+        bool none = false, scoped = false;
+        for (const auto& c : other.candidates) {
+            none = none || c.scenario.training.cuda_graphs == CudaGraphs::None;
+            scoped = scoped || c.scenario.training.cuda_graphs == CudaGraphs::Scoped;
+        }
+        QVERIFY(none && scoped);
+    }
+
+    void moe_presets_take_their_releases_cuda_graphs()
+    {
+        // Qwen3-30B-A3B on 8 GB200 (EP8, MXFP8): NeMo 26.04 runs the preset's TE-scoped graphs and no expert
+        // overlap; from 26.06 the MXFP8 preset runs full-iteration graphs with the all-to-all overlapped
+        // (Megatron-Bridge PR #4249).
+        nlohmann::json row = modern_row("qwen-gb200");
+        row["model_name"] = "Qwen3_30B_a3B";
+        row["arch_family"] = "moe_qwen3_rmsnorm_swiglu_rope_gqa_qknorm";
+        row["gpu_type"] = "gb200-nvl72";
+        row["system_name"] = "DGX-GB200";
+        row["num_gpus"] = 8;
+        row["tp"] = 1;
+        row["pp"] = 1;
+        row["dp"] = 8;
+        row["ep"] = 8;
+        row["model_parallel_size"] = 1;
+        row["num_experts"] = 128;
+        row["moe_top_k"] = 8;
+        row["moe_ffn_hidden_size"] = 768;
+        row["global_batch_size"] = 512;
+        row["micro_batch_size"] = 4;
+        row["notes"] = {"precision as published: MXFP8 (recipe: mxfp8)"};
+        auto centre_overlap = [](const MappedRun& run) {
+            for (const auto& c : run.candidates) {
+                if (c.departures == 0) {
+                    return c.plan.moe_overlap;
+                }
+            }
+            return false;
+        };
+        row["software"] = "Megatron-Bridge (Megatron-Core, Transformer Engine) in NeMo 26.04.01 container";
+        const MappedRun before = map_one(row);
+        QCOMPARE(before.scenario.training.cuda_graphs, CudaGraphs::Scoped);
+        QCOMPARE(before.scenario.training.cuda_graph_scope, kDefaultGraphScope);
+        QVERIFY(!centre_overlap(before));
+        row["software"] = "Megatron-Bridge (Megatron-Core, Transformer Engine) in NeMo 26.06 container";
+        const MappedRun after = map_one(row);
+        QCOMPARE(after.scenario.training.cuda_graphs, CudaGraphs::FullIteration);
+        QVERIFY(after.scenario.training.fused_grouped_mlp);
+        QVERIFY(!before.scenario.training.fused_grouped_mlp);
+        QVERIFY(centre_overlap(after));
+        QVERIFY(has_note(after, "full-iteration"));
+        // The same release in BF16 keeps the scoped graphs (the full-iteration stack is the MXFP8 preset's).
+        row["notes"] = {"precision as published: BF16"};
+        row["precision"] = "bf16";
+        QCOMPARE(map_one(row).scenario.training.cuda_graphs, CudaGraphs::Scoped);
+    }
+
+    void deepseek_v3_ffns_are_swiglu_unless_a_row_says_otherwise()
+    {
+        // DeepSeek-V3's FFNs are w2(silu(w1 x) * w3 x) (inference/model.py); a row whose arch_family names no
+        // activation gets SwiGLU rather than GPT's GELU, and a stated activation still wins.
+        nlohmann::json row = modern_row("dsv3");
+        row["model_name"] = "DeepSeek-V3 (671B total, 37B activated)";
+        row["arch_family"] = "deepseek_moe"; // (the MLA token would need the mla_* keys)
+        row["ffn_activation"] = nullptr;
+        const MappedRun swiglu = map_one(row);
+        QCOMPARE(swiglu.scenario.model.activation, FfnActivation::SwiGlu);
+        QVERIFY(has_note(swiglu, "ffn_activation not given: SwiGLU"));
+        row["ffn_activation"] = "gelu";
+        QCOMPARE(map_one(row).scenario.model.activation, FfnActivation::Gelu);
+        row["model_name"] = "Mixtral 8x7B";
+        row["ffn_activation"] = nullptr;
+        QCOMPARE(map_one(row).scenario.model.activation, FfnActivation::Gelu);
     }
 
     void uneven_layers_get_the_frameworks_layout()

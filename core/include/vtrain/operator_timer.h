@@ -12,7 +12,9 @@ namespace vtrain {
 
 class OperatorTimer {
 public:
-    OperatorTimer(const GpuProfile& profile, Precision precision);
+    // launch_floor_s >= 0 replaces the profile's kernel_launch_overhead_us (a full-iteration CUDA graph's
+    // gap between kernels, cuda_graphs.h); < 0 keeps it.
+    OperatorTimer(const GpuProfile& profile, Precision precision, double launch_floor_s = -1);
 
     double gemm_seconds(double m, double n, double k) const;
     // A batch of independent GEMMs of the same shape (attention's bmm).

@@ -31,6 +31,16 @@ enum class AttentionKind { Mha, Gqa, Mla };
 // Context parallelism: ring attention (KV blocks passed point-to-point, overlapped with the previous
 // block's attention) or the all-to-all head split (Ulysses).
 enum class ContextParallelKind { Ring, AllToAll };
+// CUDA graphs (Megatron-Core --cuda-graph-impl / --cuda-graph-scope): None launches every kernel from
+// the host; Scoped captures modules per layer (Transformer Engine graphs of attn, moe_router,
+// moe_preprocess, mlp); FullIteration captures the whole forward and backward (--cuda-graph-impl local
+// --cuda-graph-scope full_iteration, with static MoE shapes). See cuda_graphs.h for what each removes.
+enum class CudaGraphs { None, Scoped, FullIteration };
+// TrainingSpec::cuda_graph_scope bits: the modules a Scoped setting captures (--cuda-graph-scope names).
+enum CudaGraphScope : unsigned { kGraphAttn = 1u, kGraphMlp = 2u, kGraphMoeRouter = 4u, kGraphMoePreprocess = 8u };
+// Megatron-Bridge's guide for dropless MoE: "attn moe_router moe_preprocess" (docs/training/cuda-graphs.md,
+// Quick Decision); for dense models only attn applies of these.
+constexpr unsigned kDefaultGraphScope = kGraphAttn | kGraphMoeRouter | kGraphMoePreprocess;
 
 const char* to_string(FfnActivation value);
 const char* to_string(Normalization value);
@@ -42,6 +52,7 @@ const char* to_string(Schedule value);
 const char* to_string(Recompute value);
 const char* to_string(AttentionKind value);
 const char* to_string(ContextParallelKind value);
+const char* to_string(CudaGraphs value);
 
 // Multi-head latent attention (DeepSeek-V2/V3, arXiv 2412.19437 Sec. 2.1.1). Defaults are DeepSeek-V3's.
 struct MlaSpec {
@@ -155,6 +166,9 @@ struct TrainingSpec {
     double attention_peak_fraction = 0; // > 0: the fused attention kernel's best forward fraction of dense BF16 peak (a floor on its time); 0 = the profile's table
     bool cp_ring_pytorch = false; // cp ring as PyTorch's context_parallel: K/V repeated to the query heads, per-step fp32 merges as separate ops, dK/dV passed in fp32
     double loss_bytes_per_logit = 0; // bytes per logit held at the loss's peak (logits, fp32 copies, gradient); 0 = 8 (fp32 logits and their gradient)
+    CudaGraphs cuda_graphs = CudaGraphs::None; // "cuda_graphs": "none" (default, Megatron-LM's), "scoped" or "full_iteration"
+    unsigned cuda_graph_scope = kDefaultGraphScope; // "cuda_graph_scope" (with "scoped"): CudaGraphScope bits, default attn, moe_router, moe_preprocess
+    bool fused_grouped_mlp = false; // "fused_grouped_mlp": routed experts' activation fused into the grouped GEMMs (TE CuTeDSL, NVTE_CUTEDSL_FUSED_GROUPED_MLP)
 };
 
 // Where each parallel dimension's ranks sit: the order in which consecutive ranks step through the
