@@ -248,7 +248,7 @@ TrainingSpec read_training(Reader r)
     r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "optimizer_moments",
                       "bf16_gradients", "fp8_param_gather", "per_op_sac", "tp_overlap_forward_only", "eager_elementwise", "bf16_edge_layers",
                       "moe_dispatcher", "description", "fp8_axiswise_casts",
-                      "attention_peak_fraction"});
+                      "attention_peak_fraction", "ssd_scan_time_factor"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
@@ -293,6 +293,7 @@ TrainingSpec read_training(Reader r)
     t.bf16_edge_layers = r.optional_int("bf16_edge_layers", 0, 1'000'000).value_or(0);
     t.fp8_axiswise_casts = r.optional_bool("fp8_axiswise_casts").value_or(false);
     t.attention_peak_fraction = r.optional_number("attention_peak_fraction", 0, 1).value_or(0);
+    t.ssd_scan_time_factor = r.optional_number("ssd_scan_time_factor", 0.1, 100).value_or(1);
     if (const auto d = r.optional_string("moe_dispatcher")) {
         const std::string s = lower(*d);
         if (s == "alltoall") {
@@ -906,6 +907,9 @@ nlohmann::json scenario_to_json(const Scenario& s)
     }
     if (s.training.attention_peak_fraction > 0) {
         j["training"]["attention_peak_fraction"] = s.training.attention_peak_fraction;
+    }
+    if (s.training.ssd_scan_time_factor != 1) {
+        j["training"]["ssd_scan_time_factor"] = s.training.ssd_scan_time_factor;
     }
     if (s.plan) {
         j["plan"] = plan_to_json(*s.plan);

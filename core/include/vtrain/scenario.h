@@ -153,6 +153,7 @@ struct TrainingSpec {
     MoeDispatcher moe_dispatcher = MoeDispatcher::AllToAll; // expert token dispatch ("alltoall" or "flex")
     bool fp8_axiswise_casts = false; // fp8: scales per row/column computed on the fly (torchao rowwise): every operand cast along both axes, weights every pass
     double attention_peak_fraction = 0; // > 0: the fused attention kernel's best forward fraction of dense BF16 peak (a floor on its time); 0 = the profile's table
+    double ssd_scan_time_factor = 1; // Mamba-2 SSD chunked scan: its kernels' time over the batched-GEMM estimate (1 = as the profile's tables say)
 };
 
 // Where each parallel dimension's ranks sit: the order in which consecutive ranks step through the
