@@ -621,10 +621,13 @@ void mamba_mixer(BlockBuilder& b, const Ctx& c)
     const double q = std::min(128.0, static_cast<double>(m.seq_len)); // Megatron-Core's chunk_size
     const double chunks = c.tokens / q;
     const double n = s.state_dim, p = s.head_dim;
-    const double cb = c.hp.batched_gemm_seconds(chunks * groups, q, q, n);           // C B^T inside a chunk
-    const double states = c.hp.batched_gemm_seconds(chunks * heads, n, p, q);        // chunk states B^T X
-    const double fwd = cb + c.hp.batched_gemm_seconds(chunks * heads, q, p, q)       // (masked scores) x X
-                       + states + c.hp.batched_gemm_seconds(chunks * heads, q, p, n); // state to output C h
+    // The scan's kernels (mamba_ssm's Triton SSD kernels in Megatron-Core) can run slower than the profile's
+    // batched-GEMM table says: TrainingSpec::ssd_scan_time_factor scales every one of them (1 = the table).
+    const double slow = c.in.training->ssd_scan_time_factor;
+    const double cb = slow * c.hp.batched_gemm_seconds(chunks * groups, q, q, n);           // C B^T inside a chunk
+    const double states = slow * c.hp.batched_gemm_seconds(chunks * heads, n, p, q);        // chunk states B^T X
+    const double fwd = cb + slow * c.hp.batched_gemm_seconds(chunks * heads, q, p, q)       // (masked scores) x X
+                       + states + slow * c.hp.batched_gemm_seconds(chunks * heads, q, p, n); // state to output C h
     b.compute(Phase::Forward, "mamba ssd scan", fwd);
     // Each GEMM's two gradients, after the backward recomputes C B^T and the chunk states: the forward keeps
     // neither (mamba_ssm ops/triton/ssd_combined.py, _mamba_chunk_scan_combined_bwd runs _bmm_chunk_fwd,

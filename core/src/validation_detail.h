@@ -83,6 +83,7 @@ struct SoftwareSettings {
     bool eager_elementwise = false;         // elementwise ops as eager PyTorch sequences (TrainingSpec)
     bool tp_overlap_forward_only = false;   // its TP overlap (async TP) hides forward traffic only (TrainingSpec)
     double hopper_attention_peak_fraction = 0; // its attention kernel's best fraction of peak on Hopper (TrainingSpec::attention_peak_fraction)
+    double blackwell_ssd_scan_time_factor = 1; // its Mamba-2 SSD kernels on Blackwell over the batched-GEMM table (TrainingSpec::ssd_scan_time_factor)
     // Pipeline defaults where a row leaves them out: stages per rank of an interleaved schedule (0 = not
     // documented), and micro-batches per iteration = the number of pipeline stages (pp x stages per rank).
     int default_interleaved_stages = 0;

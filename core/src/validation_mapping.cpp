@@ -4,6 +4,7 @@
 // (validation_sources.cpp), the metric (validation_metrics.cpp) and the ranges (validation_ranges.cpp);
 // every default it takes is written into the row's notes. Nothing here looks at a row's id or subset.
 #include <algorithm>
+#include <cstdio>
 
 #include "validation_detail.h"
 #include "vtrain/json_fields.h"
@@ -197,6 +198,14 @@ RowMapping map_run(const RunRow& r)
     t.tp_overlap_forward_only = sw.tp_overlap_forward_only;
     if (sw.hopper_attention_peak_fraction > 0 && (contains(c.gpu, "h100") || contains(c.gpu, "h800") || contains(c.gpu, "h200"))) {
         t.attention_peak_fraction = sw.hopper_attention_peak_fraction;
+    }
+    if (sw.blackwell_ssd_scan_time_factor != 1 && (contains(c.gpu, "b200") || contains(c.gpu, "b300")) &&
+        m.layer_pattern.find('M') != std::string::npos) {
+        t.ssd_scan_time_factor = sw.blackwell_ssd_scan_time_factor;
+        char factor[32];
+        std::snprintf(factor, sizeof factor, "%g", t.ssd_scan_time_factor);
+        note(std::string("Mamba-2 scan: the software's Triton SSD kernels on Blackwell, ") + factor +
+             "x the batched-GEMM estimate (Megatron-LM PR #5829: the Triton SSD is 16-21% of Nemotron 3 Nano's prefill on Blackwell)");
     }
     if (r.sequence_parallel) {
         p.sequence_parallel = *r.sequence_parallel;

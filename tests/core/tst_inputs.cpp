@@ -59,6 +59,23 @@ private slots:
         QCOMPARE(third->training.loss_bytes_per_logit, 12.0);
     }
 
+    void ssd_scan_time_factor_defaults_to_one_and_round_trips()
+    {
+        // Absent: 1 (the batched-GEMM tables as they are), and left out of the written file.
+        const auto plain = scenario_from_json(good());
+        QVERIFY2(plain.ok(), plain.first_error().c_str());
+        QCOMPARE(plain->training.ssd_scan_time_factor, 1.0);
+        QVERIFY(!scenario_to_json(*plain)["training"].contains("ssd_scan_time_factor"));
+        nlohmann::json j = good();
+        j["training"]["ssd_scan_time_factor"] = 4;
+        const auto slow = scenario_from_json(j);
+        QVERIFY2(slow.ok(), slow.first_error().c_str());
+        QCOMPARE(slow->training.ssd_scan_time_factor, 4.0);
+        const auto again = scenario_from_json(scenario_to_json(*slow));
+        QVERIFY(again.ok());
+        QCOMPARE(again->training.ssd_scan_time_factor, 4.0);
+    }
+
     void malformed_json_names_line_and_column()
     {
         const auto r = scenario_from_text("{\n  \"model\": {\n    \"layers\": 24,,\n");
@@ -82,6 +99,8 @@ private slots:
         QTest::newRow("negative price") << "/cluster/price_per_gpu_hour" << "-1" << "cluster.price_per_gpu_hour";
         QTest::newRow("missing global batch") << "/training/global_batch" << "<remove>" << "training.global_batch";
         QTest::newRow("bad precision") << "/training/precision" << "\"fp8x\"" << "training.precision";
+        QTest::newRow("zero ssd scan factor") << "/training/ssd_scan_time_factor" << "0" << "training.ssd_scan_time_factor";
+        QTest::newRow("ssd scan factor as text") << "/training/ssd_scan_time_factor" << "\"4\"" << "training.ssd_scan_time_factor";
         QTest::newRow("infinite tokens") << "/training/tokens" << "1e400" << "";
         QTest::newRow("bad schedule") << "/plan/schedule" << "\"zigzag\"" << "plan.schedule";
         QTest::newRow("zero stage 4") << "/plan/zero_stage" << "4" << "plan.zero_stage";

@@ -763,6 +763,33 @@ private slots:
         QCOMPARE(scan_b, 2 * fwd + cb + states);
     }
 
+    void ssd_scan_time_factor_scales_the_scan_alone()
+    {
+        // The same Nano mixer with the scan's kernels 4x the batched-GEMM estimate: the forward scan is 4x the
+        // four GEMMs, the backward 4x (2 x forward + C B^T + chunk states); the projections do not change.
+        ModelSpec m = test::gpt(2, 2688, 32, 8192, 131072);
+        m.kv_heads = 2;
+        m.layer_pattern = "M*";
+        m.mamba.heads = 64;
+        Setup s(m);
+        s.in.micro_batch = 2;
+        const LayerCosts table = s.run();
+        s.training.ssd_scan_time_factor = 4;
+        const LayerCosts slow = s.run();
+        const OperatorTimer t(s.profile, Precision::Bf16);
+        const double chunks = 2 * 8192 / 128.0;
+        const double cb = t.batched_gemm_seconds(chunks * 8, 128, 128, 128);
+        const double states = t.batched_gemm_seconds(chunks * 64, 128, 64, 128);
+        const double gemm = t.batched_gemm_seconds(chunks * 64, 128, 64, 128); // (scores) x X and C h: same shape
+        const double fwd = cb + gemm + states + gemm;
+        QVERIFY(close(op_seconds(slow, "mamba ssd scan", Phase::Forward), 4 * fwd));
+        QVERIFY(close(op_seconds(slow, "mamba ssd scan", Phase::Backward), 4 * (2 * fwd + cb + states)));
+        QVERIFY(close(op_seconds(slow, "mamba ssd scan", Phase::Forward), 4 * op_seconds(table, "mamba ssd scan", Phase::Forward)));
+        for (const char* other : {"mamba in-projection", "mamba out-projection", "mamba conv1d"}) {
+            QCOMPARE(op_seconds(slow, other, Phase::Forward), op_seconds(table, other, Phase::Forward));
+        }
+    }
+
     void per_layer_activations_match_korthikanti_for_gpt()
     {
         const ModelSpec m = test::gpt(4, 6144, 48);

@@ -667,6 +667,49 @@ private slots:
         QCOMPARE(other.run->scenario.model.moe.shared_experts, 0);
     }
 
+    // Megatron-Core's Triton SSD kernels on Blackwell (Megatron-LM PR #5829): a hybrid row on a B200 or GB200
+    // gets the scan factor and says so; the same row on H100, and a row without Mamba layers, keep the table.
+    void blackwell_hybrid_rows_get_the_triton_ssd_factor()
+    {
+        nlohmann::json nano = modern_row("nano");
+        nano["model_name"] = "Nemotron_3_Nano";
+        nano["arch_family"] = "nemotron_h_hybrid_mamba2_attn_moe";
+        nano["num_layers"] = 4;
+        nano["hidden_size"] = 2688;
+        nano["num_query_groups"] = 2;
+        nano["layer_pattern"] = "ME*E";
+        nano["ffn_activation"] = "squared_relu";
+        nano["gpu_type"] = "b200-sxm-180gb";
+        nano["system_name"] = "DGX-B200";
+        nano["gpu_memory_gb"] = 180;
+        const RowMapping b200 = map_run(parse_one(nano));
+        QVERIFY2(b200.run.has_value(), b200.skipped_reason.c_str());
+        QCOMPARE(b200.run->scenario.training.ssd_scan_time_factor, 4.0);
+        const auto& notes = b200.run->notes;
+        QVERIFY(std::any_of(notes.begin(), notes.end(), [](const std::string& n) { return n.find("PR #5829") != std::string::npos; }));
+        nano["gpu_type"] = "gb200-nvl72";
+        nano["system_name"] = "DGX-GB200";
+        nano["gpu_memory_gb"] = nullptr;
+        nano["gpus_per_node"] = 4;
+        const RowMapping gb200 = map_run(parse_one(nano));
+        QVERIFY2(gb200.run.has_value(), gb200.skipped_reason.c_str());
+        QCOMPARE(gb200.run->scenario.training.ssd_scan_time_factor, 4.0);
+        nano["gpu_type"] = "h100-sxm5-80gb";
+        nano["system_name"] = "DGX-H100";
+        nano["gpu_memory_gb"] = 80;
+        nano["gpus_per_node"] = nullptr;
+        const RowMapping h100 = map_run(parse_one(nano));
+        QVERIFY2(h100.run.has_value(), h100.skipped_reason.c_str());
+        QCOMPARE(h100.run->scenario.training.ssd_scan_time_factor, 1.0);
+        nlohmann::json moe = modern_row("moe");
+        moe["gpu_type"] = "b200-sxm-180gb";
+        moe["system_name"] = "DGX-B200";
+        moe["gpu_memory_gb"] = 180;
+        const RowMapping plain = map_run(parse_one(moe));
+        QVERIFY2(plain.run.has_value(), plain.skipped_reason.c_str());
+        QCOMPARE(plain.run->scenario.training.ssd_scan_time_factor, 1.0);
+    }
+
     void an_inexpressible_row_is_skipped_with_the_simulators_reason()
     {
         const RowMapping m = map_run(parse_one(modern_row("moe")));

@@ -169,6 +169,7 @@ struct TrainingSpec {
     CudaGraphs cuda_graphs = CudaGraphs::None; // "cuda_graphs": "none" (default, Megatron-LM's), "scoped" or "full_iteration"
     unsigned cuda_graph_scope = kDefaultGraphScope; // "cuda_graph_scope" (with "scoped"): CudaGraphScope bits, default attn, moe_router, moe_preprocess
     bool fused_grouped_mlp = false; // "fused_grouped_mlp": routed experts' activation fused into the grouped GEMMs (TE CuTeDSL, NVTE_CUTEDSL_FUSED_GROUPED_MLP)
+    double ssd_scan_time_factor = 1; // Mamba-2 SSD chunked scan: its kernels' time over the batched-GEMM estimate (1 = as the profile's tables say)
 };
 
 // Where each parallel dimension's ranks sit: the order in which consecutive ranks step through the
