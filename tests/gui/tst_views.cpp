@@ -315,12 +315,14 @@ private Q_SLOTS:
         type("model.mla.kv_lora_rank", QStringLiteral("256"));
         choose("training.precision", QStringLiteral("fp8"));
         choose("training.fp8_recipe", QStringLiteral("blockwise"));
+        choose("training.cuda_graphs", QStringLiteral("full_iteration"));
         QVERIFY2(editor.isValid(), qPrintable(editor.errors().join(QLatin1Char('\n'))));
         s = *editor.scenario();
         QCOMPARE(s.model.attention, AttentionKind::Mla);
         QCOMPARE(s.model.mla.kv_lora_rank, 256);
         QCOMPARE(s.training.precision, Precision::Fp8);
         QCOMPARE(s.training.fp8_recipe, Fp8Recipe::Blockwise);
+        QCOMPARE(s.training.cuda_graphs, CudaGraphs::FullIteration);
         QCOMPARE(s.search->precision, std::vector<Precision>{Precision::Fp8}); // a single precision to explore follows the choice
 
         // The new search axes: checked values reach the search block (and count in the estimate).

@@ -266,6 +266,18 @@ std::vector<ChoiceField> buildChoiceFields()
                  [](const QVariant& v, Scenario& s) {
                      s.training.attention = v.toString() == u"unfused" ? AttentionKernel::Unfused : AttentionKernel::Flash;
                  }});
+    // CUDA graphs change how much of a step the host's kernel launches cost (core/src/cuda_graphs.cpp).
+    f.push_back({QStringLiteral("training.cuda_graphs"), Group::Cluster, tr("CUDA graphs"),
+                 tr("Kernel launches: none (each launched by the host, Megatron-LM's default), per-module graphs (attention, "
+                    "MoE router and preprocessing: Megatron-Core --cuda-graph-impl transformer_engine) or one graph per "
+                    "iteration (--cuda-graph-scope full_iteration)"),
+                 {tr("none"), tr("per module (scoped)"), tr("full iteration")},
+                 {QStringLiteral("none"), QStringLiteral("scoped"), QStringLiteral("full_iteration")},
+                 [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.training.cuda_graphs))); },
+                 [](const QVariant& v, Scenario& s) {
+                     const QString g = v.toString();
+                     s.training.cuda_graphs = g == u"full_iteration" ? CudaGraphs::FullIteration : g == u"scoped" ? CudaGraphs::Scoped : CudaGraphs::None;
+                 }});
     f.push_back({QStringLiteral("plan.schedule"), Group::Plan, tr("Schedule"),
                  tr("Pipeline schedule of the plan; DualPipe is DeepSeek-V3's bidirectional pipeline (arXiv 2412.19437 Sec. 3.2.1)"),
                  {QStringLiteral("GPipe"), QStringLiteral("1F1B"), tr("interleaved"), QStringLiteral("DualPipe")},
