@@ -218,7 +218,12 @@ int run_calibrate(const std::vector<std::string>& argv)
     }
 
     std::cout << "calibrated " << *gpu << " on " << result->rows.size() << " rows (" << result->skipped.size() << " skipped); "
-              << result->evaluations << " evaluations, objective " << result->objective_start << " -> " << result->objective_fitted << "\n\n";
+              << result->evaluations << " evaluations, objective " << result->objective_start << " -> " << result->objective_fitted << "\n";
+    if (result->centre_refreshes > 0) {
+        std::cout << "range centres re-ranked under the fit: " << result->centre_refreshes << " refit" << (result->centre_refreshes == 1 ? "" : "s")
+                  << (result->centres_moved == 0 ? ", now a fixed point" : "; " + std::to_string(result->centres_moved) + " rows moved before the last") << "\n";
+    }
+    std::cout << "\n";
     const auto bounded = calibration_parameters_for(*start);
     std::cout << "parameter                         start       fitted   bounds\n";
     for (const auto& name : result->fitted_names) {

@@ -3,6 +3,7 @@
 // uncertainty band that the fit leaves in the profile.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 #include "test_support.h"
@@ -173,6 +174,48 @@ private slots:
         QVERIFY(c.contains("band"));
         QVERIFY(c["band"]["low"].get<double>() <= c["band"]["high"].get<double>());
         QVERIFY(std::abs(c["band"]["low"].get<double>() - 1) < 0.05 && std::abs(c["band"]["high"].get<double>() - 1) < 0.05);
+    }
+
+    // A row whose micro-batch and recompute are unstated is fitted at its range's centre; the centre is
+    // re-ranked under the fitted profile, so that each in-sample error is the one validate gives with the
+    // calibrated profile (the centre validate picks, not the one the starting profile picked).
+    void in_sample_errors_are_validates_with_the_fitted_profile()
+    {
+        ParameterSet truth;
+        truth.model.gemm_max_efficiency = 0.7;
+        truth.model.host_overhead_us = 40;
+        std::vector<RunRow> rows = synthetic_runs(truth);
+        for (RunRow& r : rows) {
+            r.micro_batch_size.reset();      // a range over the micro-batches that divide the batch
+            r.activation_recompute.reset();  // and over none / selective / full
+        }
+        ParameterSet start = truth;
+        start.model.gemm_max_efficiency = 0.88;
+        start.model.host_overhead_us = 2;
+        CalibrationOptions options;
+        options.gpu = "a100-sxm4-80gb";
+        options.parameters = {"gemm_max_efficiency", "host_overhead_us"};
+        options.max_evaluations = 120;
+        options.threads = 2;
+        const auto result = calibrate(rows, build_profile(a100_like(), start), options);
+        QVERIFY2(result.ok(), result.first_error().c_str());
+        qInfo("%d refits, %d centres moved before the last", result->centre_refreshes, result->centres_moved);
+        QCOMPARE(result->centres_moved, 0);
+        const GpuProfile fitted = build_profile(a100_like(), result->fitted);
+        QCOMPARE(result->rows.size(), rows.size());
+        for (const RunRow& r : rows) {
+            const RowMapping m = map_run(r);
+            QVERIFY(m.run.has_value());
+            QVERIFY(!m.run->candidates.empty());
+            std::string reason;
+            const auto range = predict_range(*m.run, fitted, reason);
+            QVERIFY2(range.has_value(), reason.c_str());
+            const auto row = std::find_if(result->rows.begin(), result->rows.end(), [&](const CalibrationRow& c) { return c.id == r.id; });
+            QVERIFY(row != result->rows.end());
+            const double validate_error = (range->central - m.run->measured) / m.run->measured * 100.0;
+            QVERIFY2(std::abs(row->in_sample_error_pct - validate_error) < 1e-6,
+                     (r.id + ": in sample " + std::to_string(row->in_sample_error_pct) + "%, validate " + std::to_string(validate_error) + "%").c_str());
+        }
     }
 
     // Issue 13/16: bounds are physical ranges with a reason; a fit that needs more ends on one and says so.
