@@ -489,6 +489,7 @@ private Q_SLOTS:
                                                                                  {"qwen3-30b-a3b", 128},
                                                                                  {"gpt-oss-120b", 128},
                                                                                  {"mixtral-8x22b", 8},
+                                                                                 {"nemotron-3-nano-30b-a3b", 128},
                                                                                  {"llama3.1-405b-as-trained", 0},
                                                                                  {"llama3-70b-b200-fp8", 0},
                                                                                  {"llama3-8b-h100-fsdp", 0}}) {
