@@ -6,7 +6,7 @@
 # efficiency) over all its rows with 5-fold cross-validation, starting from the datasheet prior, and
 # writes the fit into profiles/datasheets/<id>.json (model_parameters, links, calibration) and the
 # regenerated profiles/<id>.json. Builds nothing. Reruns are reproducible: a calibrated profile is
-# refitted from the prior it recorded. Budget: under 5 minutes on 2 idle cores (docs/validation.md).
+# refitted from the prior it recorded. Budget: about 5 minutes on 2 idle cores (session 7: 85 + 30 + 160 + 26 s; docs/validation.md).
 #
 # usage: scripts/calibrate-modern.sh path/to/vtrain [MODERN_RUNS.json] [LOG_DIR]
 #   MODERN_RUNS.json  default: ../shared/validation/modern_runs.json next to the source tree

@@ -691,8 +691,10 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
     result.evaluations = minimum.evaluations;
     // A row's range centre was chosen under the starting profile; under the fitted one another candidate can
     // be the median (validate re-ranks with the shipped profile). Re-rank with the fit and refit from it until
-    // no centre moves (at most twice), so that the in-sample figures are the ones validate reports.
-    for (int round = 0; round < 2; ++round) {
+    // no centre moves (a bounded number of times: a row whose two middle candidates swap with each refit
+    // would never settle), so that the in-sample figures are the ones validate reports.
+    constexpr int kMaxCentreRefits = 4;
+    for (int round = 0; round < kMaxCentreRefits; ++round) {
         const GpuProfile fitted_profile = build_profile(hw, result.fitted);
         result.centres_moved = 0;
         for (FitRow& r : fit) {

@@ -14,7 +14,7 @@
 // validation.h, predict_range) is fitted at its centre: the middle candidate(s) chosen with the
 // starting profile, so that a fit costs one or two simulations per row and evaluation; after the fit the
 // centres are re-ranked under the fitted profile and, where one moved, refitted from there (at most
-// twice), so that the in-sample figures are the ones `validate` reports with the shipped profile.
+// four times), so that the in-sample figures are the ones `validate` reports with the shipped profile.
 //
 // Modern sets (issues 13/16): one fit per GPU over all its precisions, in which the BF16, FP8 and FP4
 // GEMM efficiencies are the per-precision parameters (a precision's efficiency is fitted only when at
