@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
+#include <optional>
 
 #include "vtrain/layer_comm.h"
 #include "vtrain/model_math.h"
@@ -921,8 +922,12 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
     const OperatorTimer hp(*in.profile, lowp ? Precision::Bf16 : precision, host.kernel_floor_s);
     // Scoped CUDA graphs: the captured modules' kernels follow each other at a graph's gap.
     const double graph_floor_s = std::min(host.kernel_floor_s, kGraphKernelGapUs * 1e-6);
-    const OperatorTimer timer_graphed(*in.profile, precision, graph_floor_s);
-    const OperatorTimer hp_graphed(*in.profile, lowp ? Precision::Bf16 : precision, graph_floor_s);
+    const bool scoped = in.training->cuda_graphs == CudaGraphs::Scoped;
+    std::optional<OperatorTimer> timer_graphed, hp_graphed; // only when scoped (the explorer calls this per plan)
+    if (scoped) {
+        timer_graphed.emplace(*in.profile, precision, graph_floor_s);
+        hp_graphed.emplace(*in.profile, lowp ? Precision::Bf16 : precision, graph_floor_s);
+    }
     LayerCosts out;
 
     Ctx c{m, in, timer, hp, *in.comm};
@@ -943,9 +948,10 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
     c.sac = c.selective && in.training->per_op_sac;
     c.eager = in.training->eager_elementwise;
     c.axiswise = lowp && in.training->precision == Precision::Fp8 && in.training->fp8_axiswise_casts;
-    const Ctx graphed = with_timers(c, timer_graphed, hp_graphed);
-    if (in.training->cuda_graphs == CudaGraphs::Scoped) {
-        c.graphed = &graphed;
+    std::optional<Ctx> graphed;
+    if (scoped) {
+        graphed.emplace(with_timers(c, *timer_graphed, *hp_graphed));
+        c.graphed = &*graphed;
         c.graph_scope = in.training->cuda_graph_scope;
     }
     const double host_s = host.host_op_s;
