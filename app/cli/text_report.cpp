@@ -5,6 +5,7 @@
 #include <string>
 
 #include "vtrain/rank_layout.h"
+#include "vtrain/scenario_json.h"
 #include "vtrain/uncertainty.h"
 
 namespace vtrain::cli {
@@ -78,15 +79,11 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
     // CUDA graphs change the host terms (cuda_graphs.h), so the report names the setting.
     out << "cuda graphs: " << to_string(s.training.cuda_graphs);
     if (s.training.cuda_graphs == CudaGraphs::Scoped) {
-        const std::pair<unsigned, const char*> names[] = {{kGraphAttn, "attn"}, {kGraphMlp, "mlp"}, {kGraphMoeRouter, "moe_router"},
-                                                          {kGraphMoePreprocess, "moe_preprocess"}};
         out << " (";
         const char* sep = "";
-        for (const auto& [bit, name] : names) {
-            if ((s.training.cuda_graph_scope & bit) != 0) {
-                out << sep << name;
-                sep = ", ";
-            }
+        for (const std::string& name : cuda_graph_scope_names(s.training.cuda_graph_scope)) {
+            out << sep << name;
+            sep = ", ";
         }
         out << ")";
     }

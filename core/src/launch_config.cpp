@@ -32,6 +32,7 @@
 #include "vtrain/pipeline_layout.h"
 #include "vtrain/plan_check.h"
 #include "vtrain/rank_layout.h"
+#include "vtrain/scenario_json.h"
 
 namespace vtrain {
 namespace {
@@ -223,12 +224,8 @@ void add_batch_arguments(const Scenario& s, const Plan& p, std::vector<std::stri
         args.emplace_back("--cuda-graph-scope full_iteration");
     } else if (s.training.cuda_graphs == CudaGraphs::Scoped) {
         std::string scope;
-        const std::pair<unsigned, const char*> names[] = {{kGraphAttn, "attn"}, {kGraphMlp, "mlp"}, {kGraphMoeRouter, "moe_router"},
-                                                          {kGraphMoePreprocess, "moe_preprocess"}};
-        for (const auto& [bit, name] : names) {
-            if ((s.training.cuda_graph_scope & bit) != 0) {
-                scope += std::string(" ") + name;
-            }
+        for (const std::string& name : cuda_graph_scope_names(s.training.cuda_graph_scope)) {
+            scope += " " + name;
         }
         if (!scope.empty()) {
             args.emplace_back("--cuda-graph-impl transformer_engine");

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "vtrain/json_fields.h"
 #include "vtrain/pipeline_layout.h"
@@ -311,13 +312,8 @@ TrainingSpec read_training(Reader r)
         }
     }
     if (const auto g = r.optional_string("cuda_graphs")) {
-        const std::string s = lower(*g);
-        if (s == "none") {
-            t.cuda_graphs = CudaGraphs::None;
-        } else if (s == "scoped") {
-            t.cuda_graphs = CudaGraphs::Scoped;
-        } else if (s == "full_iteration") {
-            t.cuda_graphs = CudaGraphs::FullIteration;
+        if (const auto v = cuda_graphs_from_string(*g)) {
+            t.cuda_graphs = *v;
         } else {
             r.error("cuda_graphs", "must be \"none\" (every kernel launched by the host), \"scoped\" (per-module graphs) or "
                                    "\"full_iteration\" (the whole forward and backward captured), not \"" + json_fields::bounded(*g) + "\"");
@@ -330,9 +326,7 @@ TrainingSpec read_training(Reader r)
         } else {
             unsigned bits = 0;
             for (const nlohmann::json& item : list) {
-                const std::string name = item.is_string() ? lower(item.get<std::string>()) : std::string();
-                const unsigned bit = name == "attn" ? kGraphAttn : name == "mlp" ? kGraphMlp : name == "moe_router" ? kGraphMoeRouter
-                                   : name == "moe_preprocess" ? kGraphMoePreprocess : 0u;
+                const unsigned bit = item.is_string() ? cuda_graph_scope_bit(item.get<std::string>()) : 0u;
                 if (bit == 0) {
                     r.error("cuda_graph_scope", "names \"attn\", \"mlp\", \"moe_router\" or \"moe_preprocess\", not \"" +
                                                     json_fields::bounded(item.is_string() ? item.get<std::string>() : item.dump()) + "\"");
@@ -658,6 +652,50 @@ std::optional<Precision> precision_from_string(const std::string& s)
     return std::nullopt;
 }
 
+namespace {
+
+constexpr std::pair<unsigned, const char*> kGraphScopeNames[] = {
+    {kGraphAttn, "attn"}, {kGraphMlp, "mlp"}, {kGraphMoeRouter, "moe_router"}, {kGraphMoePreprocess, "moe_preprocess"}};
+
+} // namespace
+
+std::optional<CudaGraphs> cuda_graphs_from_string(const std::string& s)
+{
+    const std::string v = lower(s);
+    if (v == "none") {
+        return CudaGraphs::None;
+    }
+    if (v == "scoped") {
+        return CudaGraphs::Scoped;
+    }
+    if (v == "full_iteration") {
+        return CudaGraphs::FullIteration;
+    }
+    return std::nullopt;
+}
+
+unsigned cuda_graph_scope_bit(const std::string& name)
+{
+    const std::string v = lower(name);
+    for (const auto& [bit, known] : kGraphScopeNames) {
+        if (v == known) {
+            return bit;
+        }
+    }
+    return 0;
+}
+
+std::vector<std::string> cuda_graph_scope_names(unsigned scope)
+{
+    std::vector<std::string> names;
+    for (const auto& [bit, name] : kGraphScopeNames) {
+        if ((scope & bit) != 0) {
+            names.emplace_back(name);
+        }
+    }
+    return names;
+}
+
 std::optional<Fp8Recipe> fp8_recipe_from_string(const std::string& s)
 {
     const std::string v = lower(s);
@@ -959,15 +997,7 @@ nlohmann::json scenario_to_json(const Scenario& s)
         j["training"]["fused_grouped_mlp"] = true;
     }
     if (s.training.cuda_graph_scope != kDefaultGraphScope) {
-        nlohmann::json list = nlohmann::json::array();
-        const std::pair<unsigned, const char*> names[] = {{kGraphAttn, "attn"}, {kGraphMlp, "mlp"}, {kGraphMoeRouter, "moe_router"},
-                                                          {kGraphMoePreprocess, "moe_preprocess"}};
-        for (const auto& [bit, name] : names) {
-            if ((s.training.cuda_graph_scope & bit) != 0) {
-                list.push_back(name);
-            }
-        }
-        j["training"]["cuda_graph_scope"] = list;
+        j["training"]["cuda_graph_scope"] = cuda_graph_scope_names(s.training.cuda_graph_scope);
     }
     if (s.training.ssd_scan_time_factor != 1) {
         j["training"]["ssd_scan_time_factor"] = s.training.ssd_scan_time_factor;

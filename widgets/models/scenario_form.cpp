@@ -275,8 +275,7 @@ std::vector<ChoiceField> buildChoiceFields()
                  {QStringLiteral("none"), QStringLiteral("scoped"), QStringLiteral("full_iteration")},
                  [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.training.cuda_graphs))); },
                  [](const QVariant& v, Scenario& s) {
-                     const QString g = v.toString();
-                     s.training.cuda_graphs = g == u"full_iteration" ? CudaGraphs::FullIteration : g == u"scoped" ? CudaGraphs::Scoped : CudaGraphs::None;
+                     s.training.cuda_graphs = cuda_graphs_from_string(v.toString().toStdString()).value_or(CudaGraphs::None);
                  }});
     f.push_back({QStringLiteral("plan.schedule"), Group::Plan, tr("Schedule"),
                  tr("Pipeline schedule of the plan; DualPipe is DeepSeek-V3's bidirectional pipeline (arXiv 2412.19437 Sec. 3.2.1)"),

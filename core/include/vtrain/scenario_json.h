@@ -2,7 +2,9 @@
 #pragma once
 // Scenario files: strict parsing (every bad field named with its reason) and serialisation.
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,5 +25,10 @@ std::optional<Schedule> schedule_from_string(const std::string& s);
 std::optional<Recompute> recompute_from_string(const std::string& s);
 std::optional<Precision> precision_from_string(const std::string& s);
 std::optional<Fp8Recipe> fp8_recipe_from_string(const std::string& s);
+std::optional<CudaGraphs> cuda_graphs_from_string(const std::string& s);
+// The module names of a CUDA-graph scope (Megatron-LM's --cuda-graph-scope values): the CudaGraphScope bit of
+// one name (0 for a name that is not one), and the names of a scope's bits in a fixed order.
+unsigned cuda_graph_scope_bit(const std::string& name);
+std::vector<std::string> cuda_graph_scope_names(unsigned scope);
 
 } // namespace vtrain
