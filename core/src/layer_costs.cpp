@@ -962,17 +962,13 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
         // those layers are a kind of their own, costed with the BF16 timer and no casts.
         const int edge = lowp ? std::max(0, in.training->bf16_edge_layers) : 0;
         auto in_bf16 = [&](int i) { return i < edge || i >= m.layers - edge; };
-        Ctx bf16{c.m, c.in, hp, hp, c.comm};
-        bf16.t = c.t;
-        bf16.tokens = c.tokens;
-        bf16.h = c.h;
-        bf16.e = c.e;
-        bf16.hidden_bytes = c.hidden_bytes;
-        bf16.activation_bytes = c.activation_bytes;
-        bf16.full = c.full;
-        bf16.selective = c.selective;
-        bf16.sac = c.sac;
-        bf16.eager = c.eager;
+        Ctx bf16 = with_timers(c, hp, hp);
+        // No low-precision GEMMs or casts there. As this context always has, the edge layers also leave the
+        // plan's recompute modules out (with_timers leaves scoped graphs out too).
+        bf16.lowp = false;
+        bf16.cast_bpe = 0;
+        bf16.axiswise = false;
+        bf16.rc_norm = bf16.rc_mla_up = bf16.rc_moe_act = false;
         std::vector<LayerKind> kinds;       // distinct kinds in order of appearance
         std::vector<bool> kind_bf16;        // ... and whether they run in BF16 under a low-precision recipe
         std::vector<int> first_index;       // a layer of each kind (for its parameter split)
