@@ -72,6 +72,33 @@ ModelSpec llama_layer(int seq = 8192)
     return m;
 }
 
+// Nemotron 3 Nano's Mamba-2 mixer (64 heads x 64, state 128, 8 groups) in a two-layer "M*" stack, 8K tokens.
+ModelSpec nano_mamba_layers()
+{
+    ModelSpec m = test::gpt(2, 2688, 32, 8192, 131072);
+    m.kv_heads = 2;
+    m.layer_pattern = "M*";
+    m.mamba.heads = 64;
+    return m;
+}
+
+// The chunked scan's GEMMs of that mixer over 2 x 8192 tokens in 128-token chunks (Megatron-Core's
+// chunk_size): C B^T inside a chunk, the chunk states B^T X, and the forward's four GEMMs together.
+struct NanoScanGemms {
+    double cb = 0, states = 0, forward = 0;
+};
+NanoScanGemms nano_scan_gemms(const GpuProfile& profile)
+{
+    const OperatorTimer t(profile, Precision::Bf16);
+    const double chunks = 2 * 8192 / 128.0;
+    NanoScanGemms g;
+    g.cb = t.batched_gemm_seconds(chunks * 8, 128, 128, 128);
+    g.states = t.batched_gemm_seconds(chunks * 64, 128, 64, 128);
+    const double gemm = t.batched_gemm_seconds(chunks * 64, 128, 64, 128); // (scores) x X and C h: same shape
+    g.forward = g.cb + gemm + g.states + gemm;
+    return g;
+}
+
 double op_seconds(const LayerCosts& c, const std::string& name, Phase phase)
 {
     double s = 0;
@@ -740,18 +767,10 @@ private slots:
     {
         // Nemotron 3 Nano's Mamba-2 mixer (64 heads x 64, state 128, 8 groups) over 2 x 8192 tokens: the scan's
         // backward is twice its forward GEMMs plus C B^T and the chunk states again (ssd_combined.py).
-        ModelSpec m = test::gpt(2, 2688, 32, 8192, 131072);
-        m.kv_heads = 2;
-        m.layer_pattern = "M*";
-        m.mamba.heads = 64;
-        Setup s(m);
+        Setup s(nano_mamba_layers());
         s.in.micro_batch = 2;
         const LayerCosts c = s.run();
-        const OperatorTimer t(s.profile, Precision::Bf16);
-        const double chunks = 2 * 8192 / 128.0; // 128 chunks of Megatron-Core's chunk_size 128
-        const double cb = t.batched_gemm_seconds(chunks * 8, 128, 128, 128);
-        const double states = t.batched_gemm_seconds(chunks * 64, 128, 64, 128);
-        const double fwd = cb + t.batched_gemm_seconds(chunks * 64, 128, 64, 128) + states + t.batched_gemm_seconds(chunks * 64, 128, 64, 128);
+        const NanoScanGemms g = nano_scan_gemms(s.profile);
         double scan_f = -1, scan_b = -1;
         for (const OperatorTime& o : c.layer_operators) {
             if (o.name == "mamba ssd scan") {
@@ -759,31 +778,22 @@ private slots:
             }
         }
         QVERIFY(scan_f > 0);
-        QCOMPARE(scan_f, fwd);
-        QCOMPARE(scan_b, 2 * fwd + cb + states);
+        QCOMPARE(scan_f, g.forward);
+        QCOMPARE(scan_b, 2 * g.forward + g.cb + g.states);
     }
 
     void ssd_scan_time_factor_scales_the_scan_alone()
     {
         // The same Nano mixer with the scan's kernels 4x the batched-GEMM estimate: the forward scan is 4x the
         // four GEMMs, the backward 4x (2 x forward + C B^T + chunk states); the projections do not change.
-        ModelSpec m = test::gpt(2, 2688, 32, 8192, 131072);
-        m.kv_heads = 2;
-        m.layer_pattern = "M*";
-        m.mamba.heads = 64;
-        Setup s(m);
+        Setup s(nano_mamba_layers());
         s.in.micro_batch = 2;
         const LayerCosts table = s.run();
         s.training.ssd_scan_time_factor = 4;
         const LayerCosts slow = s.run();
-        const OperatorTimer t(s.profile, Precision::Bf16);
-        const double chunks = 2 * 8192 / 128.0;
-        const double cb = t.batched_gemm_seconds(chunks * 8, 128, 128, 128);
-        const double states = t.batched_gemm_seconds(chunks * 64, 128, 64, 128);
-        const double gemm = t.batched_gemm_seconds(chunks * 64, 128, 64, 128); // (scores) x X and C h: same shape
-        const double fwd = cb + gemm + states + gemm;
-        QVERIFY(close(op_seconds(slow, "mamba ssd scan", Phase::Forward), 4 * fwd));
-        QVERIFY(close(op_seconds(slow, "mamba ssd scan", Phase::Backward), 4 * (2 * fwd + cb + states)));
+        const NanoScanGemms g = nano_scan_gemms(s.profile);
+        QVERIFY(close(op_seconds(slow, "mamba ssd scan", Phase::Forward), 4 * g.forward));
+        QVERIFY(close(op_seconds(slow, "mamba ssd scan", Phase::Backward), 4 * (2 * g.forward + g.cb + g.states)));
         QVERIFY(close(op_seconds(slow, "mamba ssd scan", Phase::Forward), 4 * op_seconds(table, "mamba ssd scan", Phase::Forward)));
         for (const char* other : {"mamba in-projection", "mamba out-projection", "mamba conv1d"}) {
             QCOMPARE(op_seconds(slow, other, Phase::Forward), op_seconds(table, other, Phase::Forward));

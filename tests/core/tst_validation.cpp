@@ -136,6 +136,20 @@ nlohmann::json modern_row(const std::string& id)
     return r;
 }
 
+// A Nemotron 3 Nano row as Megatron-Bridge publishes it: a layer pattern, no Mamba-2 widths.
+nlohmann::json nano_row()
+{
+    nlohmann::json nano = modern_row("nano");
+    nano["model_name"] = "Nemotron_3_Nano";
+    nano["arch_family"] = "nemotron_h_hybrid_mamba2_attn_moe";
+    nano["num_layers"] = 4;
+    nano["hidden_size"] = 2688;
+    nano["num_query_groups"] = 2;
+    nano["layer_pattern"] = "ME*E";
+    nano["ffn_activation"] = "squared_relu";
+    return nano;
+}
+
 RunRow parse_one(const nlohmann::json& row)
 {
     const auto rows = runs_from_json(nlohmann::json::array({row}));
@@ -635,17 +649,10 @@ private slots:
     // the Nemotron 3 recipes' flex dispatcher is used; another MoE row of the same source keeps all-to-all.
     void nemotron_3_nano_rows_get_their_published_facts()
     {
-        nlohmann::json nano = modern_row("nano");
-        nano["model_name"] = "Nemotron_3_Nano";
-        nano["arch_family"] = "nemotron_h_hybrid_mamba2_attn_moe";
-        nano["num_layers"] = 4;
-        nano["hidden_size"] = 2688;
-        nano["num_query_groups"] = 2;
+        nlohmann::json nano = nano_row();
         nano["vocab_size"] = nullptr;
-        nano["layer_pattern"] = "ME*E";
         nano["num_shared_experts"] = nullptr;
         nano["moe_shared_expert_ffn_hidden_size"] = 3712;
-        nano["ffn_activation"] = "squared_relu";
         const RowMapping m = map_run(parse_one(nano));
         QVERIFY2(m.run.has_value(), m.skipped_reason.c_str());
         const ModelSpec& model = m.run->scenario.model;
@@ -671,14 +678,7 @@ private slots:
     // gets the scan factor and says so; the same row on H100, and a row without Mamba layers, keep the table.
     void blackwell_hybrid_rows_get_the_triton_ssd_factor()
     {
-        nlohmann::json nano = modern_row("nano");
-        nano["model_name"] = "Nemotron_3_Nano";
-        nano["arch_family"] = "nemotron_h_hybrid_mamba2_attn_moe";
-        nano["num_layers"] = 4;
-        nano["hidden_size"] = 2688;
-        nano["num_query_groups"] = 2;
-        nano["layer_pattern"] = "ME*E";
-        nano["ffn_activation"] = "squared_relu";
+        nlohmann::json nano = nano_row();
         nano["gpu_type"] = "b200-sxm-180gb";
         nano["system_name"] = "DGX-B200";
         nano["gpu_memory_gb"] = 180;
