@@ -963,12 +963,11 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
         const int edge = lowp ? std::max(0, in.training->bf16_edge_layers) : 0;
         auto in_bf16 = [&](int i) { return i < edge || i >= m.layers - edge; };
         Ctx bf16 = with_timers(c, hp, hp);
-        // No low-precision GEMMs or casts there. As this context always has, the edge layers also leave the
-        // plan's recompute modules out (with_timers leaves scoped graphs out too).
+        // No low-precision GEMMs or casts there. The plan's recompute modules apply to every layer, as
+        // Megatron-Core's --recompute-modules do (with_timers copies them); scoped graphs are left out.
         bf16.lowp = false;
         bf16.cast_bpe = 0;
         bf16.axiswise = false;
-        bf16.rc_norm = bf16.rc_mla_up = bf16.rc_moe_act = false;
         std::vector<LayerKind> kinds;       // distinct kinds in order of appearance
         std::vector<bool> kind_bf16;        // ... and whether they run in BF16 under a low-precision recipe
         std::vector<int> first_index;       // a layer of each kind (for its parameter split)

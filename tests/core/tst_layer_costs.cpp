@@ -721,6 +721,29 @@ private slots:
         QVERIFY(forward_s(edge.layers[1]) < forward_s(edge.layers[0]));
     }
 
+    void bf16_edge_layers_keep_the_recompute_modules()
+    {
+        // --recompute-modules applies to every layer: the BF16 edge layers of an FP8 recipe redo their norms
+        // as a BF16 layer with the same modules does (they were once costed without them).
+        ModelSpec m = llama_layer();
+        m.layers = 4;
+        Setup fp8(m, 1979);
+        fp8.training.precision = Precision::Fp8;
+        fp8.training.fp8_recipe = Fp8Recipe::Current;
+        fp8.training.bf16_edge_layers = 1;
+        const LayerCosts without = fp8.run();
+        fp8.in.recompute_modules = kRecomputeLayernorm;
+        const LayerCosts with = fp8.run();
+        Setup bf16(m, 1979);
+        bf16.in.recompute_modules = kRecomputeLayernorm;
+        const LayerCosts ref = bf16.run();
+        QCOMPARE(with.layers.size(), std::size_t{4});
+        QCOMPARE(without.layers[0].recompute.total_s(), 0.0);
+        QVERIFY(with.layers[0].recompute.total_s() > 0);
+        QVERIFY(close(with.layers[0].recompute.total_s(), ref.layer.recompute.total_s()));
+        QVERIFY(close(with.layers[3].recompute.total_s(), ref.layer.recompute.total_s()));
+    }
+
     void bf16_gradients_and_fp8_parameter_gather_bytes()
     {
         TrainingSpec t;
