@@ -458,10 +458,12 @@ void attention_core(BlockBuilder& b, const Ctx& c, double heads_local, double he
         }
         b.compute(Phase::Forward, "attention core (flash)", fwd);
         b.compute(Phase::Backward, "attention core (flash)", bwd);
-        if (c.full) {
+        // Megatron-Core's selective recompute (recompute_modules core_attn) checkpoints the attention core,
+        // the fused/flash kernel included, and runs its forward again before the backward
+        // (attention.py, _checkpointed_attention_forward); torchtitan's per-op SAC saves SDPA's output instead.
+        if (c.full || (c.selective && !c.sac)) {
             b.compute(Phase::Recompute, "attention core (flash)", fwd);
         }
-        // Selective recompute is what flash attention does inside its backward: nothing extra.
     } else {
         const double batch = bh;
         const double s = m.seq_len / cp; // this rank's queries against all keys

@@ -40,6 +40,17 @@ struct PrecisionChoice {
 };
 PrecisionChoice precision_of(const RunRow& r);
 
+// The modules a "selective: ..." activation_recompute names (Megatron-Core's --recompute-modules, or a
+// report's prose for them): nullopt when it names none, which is Megatron's default list, the attention
+// core alone. A list without the attention core replaces that default.
+struct SelectiveModules {
+    bool core_attn = false;             // the attention core (Recompute::Selective)
+    unsigned bits = 0;                  // kRecompute* modules the simulator costs
+    std::vector<std::string> unmodeled; // named modules it does not cost (the dense layers' MLP, ...)
+    std::vector<std::string> names;     // every module recognised, in the row's order
+};
+std::optional<SelectiveModules> selective_modules(const std::string& activation_recompute);
+
 // The model of a row: dimensions, then arch_family tokens, overridden by the structured keys where set.
 // Returns a skip reason when the row's model cannot be expressed.
 std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes);

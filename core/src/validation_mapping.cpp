@@ -167,6 +167,20 @@ RowMapping map_run(const RunRow& r)
         p.recompute = Recompute::Selective;
         if (rc.find("microbatch-level") != std::string::npos) {
             note("micro-batch-level recompute (Korthikanti App. C) is not modeled: simulated as selective recompute");
+        } else if (const auto named = selective_modules(rc)) {
+            // A module list replaces Megatron's default (the attention core): only what it names is redone.
+            p.recompute = named->core_attn ? Recompute::Selective : Recompute::None;
+            p.recompute_modules |= named->bits;
+            std::string list;
+            for (const std::string& n : named->names) {
+                list += (list.empty() ? "" : ", ") + n;
+            }
+            std::string text = "recompute \"" + json_fields::bounded(*r.activation_recompute) + "\": the modules it names (" + list + ")";
+            text += named->core_attn ? "" : ", not the attention core";
+            for (const std::string& n : named->unmodeled) {
+                text += "; " + n + " recompute not modeled";
+            }
+            note(text);
         } else if (rc != "selective") {
             note("recompute \"" + json_fields::bounded(*r.activation_recompute) + "\": simulated as selective (the attention core recomputed)");
         }

@@ -89,10 +89,11 @@ void expand_candidates(MappedRun& run, const OpenSettings& open, const SoftwareS
                 continue;
             }
             a.labels.push_back(to_string(rc));
-            // Megatron-Core's selective recompute redoes the modules the recipe lists (--recompute-modules).
+            // Megatron-Core's selective recompute redoes the modules the recipe lists (--recompute-modules);
+            // a list that names modules replaces the default core_attn, so the attention core is not redone.
             const unsigned modules = rc == Recompute::Selective ? sw.recipe_recompute_modules : 0u;
             a.apply.push_back([rc, modules](Scenario&, Plan& p) {
-                p.recompute = rc;
+                p.recompute = modules != 0 ? Recompute::None : rc;
                 p.recompute_modules |= modules;
             });
         }

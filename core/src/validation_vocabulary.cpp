@@ -28,6 +28,50 @@ bool contains(const std::optional<std::string>& s, const char* what)
 
 int round_up(int v, int multiple) { return (v + multiple - 1) / multiple * multiple; }
 
+std::optional<SelectiveModules> selective_modules(const std::string& activation_recompute)
+{
+    const std::string rc = lower(activation_recompute);
+    const std::size_t colon = rc.find(':');
+    if (rc.rfind("selective", 0) != 0 || colon == std::string::npos) {
+        return std::nullopt;
+    }
+    // The list itself, without its parenthetical asides ("(after \"Remove up_proj recompute\")").
+    const std::string list = std::regex_replace(rc.substr(colon + 1), std::regex(R"(\([^)]*\))"), " ");
+    // Megatron-Core's module names (transformer_config.py recompute_modules) and the prose a paper uses for
+    // them; "mlp" as a word is the dense layers' MLP, not moe_act or a DeepSeek "mlp + up_proj" token.
+    struct Name {
+        const char* pattern;
+        const char* name;
+        unsigned bit;     // 0: not costed by the simulator
+        bool core_attn;
+    };
+    static const Name names[] = {
+        {R"(core_attn|attention core)", "core_attn", 0, true},
+        {R"(\blayernorm\b|rmsnorm)", "layernorm", kRecomputeLayernorm, false},
+        {R"(mla_up_proj|\bup_proj\b|mla up-projection)", "mla_up_proj", kRecomputeMlaUpProj, false},
+        {R"(moe_act)", "moe_act", kRecomputeMoeAct, false},
+        {R"(\bmlp\b)", "mlp", 0, false},
+        {R"(shared_experts)", "shared_experts", 0, false},
+        {R"(\bmoe\b(?!_))", "moe", 0, false},
+    };
+    SelectiveModules out;
+    for (const Name& n : names) {
+        if (!std::regex_search(list, std::regex(n.pattern))) {
+            continue;
+        }
+        out.names.emplace_back(n.name);
+        out.core_attn = out.core_attn || n.core_attn;
+        out.bits |= n.bit;
+        if (n.bit == 0 && !n.core_attn) {
+            out.unmodeled.emplace_back(n.name);
+        }
+    }
+    if (out.names.empty()) {
+        return std::nullopt;
+    }
+    return out;
+}
+
 namespace {
 
 // The README's canonical ids ("Vocabulary used in both files"), as profile ids.

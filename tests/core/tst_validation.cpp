@@ -316,6 +316,36 @@ private slots:
         QVERIFY(run.plan.sequence_parallel);
     }
 
+    void selective_recompute_module_lists_replace_the_attention_core_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("recompute");
+        QTest::addColumn<uint>("modules");
+        QTest::addColumn<QString>("note");
+        QTest::newRow("plain") << "selective" << int(Recompute::Selective) << 0u << "";
+        QTest::newRow("megatron list") << "selective: mlp, moe_act (after \"Remove up_proj recompute\")" << int(Recompute::None)
+                                       << uint(kRecomputeMoeAct) << "mlp recompute not modeled";
+        QTest::newRow("report prose") << "selective: RMSNorm and MLA up-projection recomputed in backward (§3.2.3)" << int(Recompute::None)
+                                      << uint(kRecomputeLayernorm | kRecomputeMlaUpProj) << "not the attention core";
+        QTest::newRow("with core_attn") << "selective: core_attn, moe_act" << int(Recompute::Selective) << uint(kRecomputeMoeAct)
+                                        << "(core_attn, moe_act)";
+    }
+    void selective_recompute_module_lists_replace_the_attention_core()
+    {
+        QFETCH(QString, text);
+        QFETCH(int, recompute);
+        QFETCH(uint, modules);
+        QFETCH(QString, note);
+        nlohmann::json row = base_row("rc");
+        row["activation_recompute"] = text.toStdString();
+        const MappedRun run = map_one(row);
+        QCOMPARE(int(run.plan.recompute), recompute);
+        QCOMPARE(uint(run.plan.recompute_modules), modules);
+        if (!note.isEmpty()) {
+            QVERIFY2(has_note(run, note.toStdString().c_str()), qPrintable(note));
+        }
+    }
+
     void unmodelable_rows_are_skipped_with_a_reason_data()
     {
         QTest::addColumn<QString>("field");
@@ -952,13 +982,16 @@ private slots:
         QCOMPARE(run.plan.pipeline_layout.substr(run.plan.pipeline_layout.size() - 9), std::string("|tttt|tmL"));
         QCOMPARE(run.scenario.training.moe_dispatcher, MoeDispatcher::Flex); // the preset's HybridEP
         // The centre: selective recompute of the MLA up-projections, overlapped parameter gather and, for the
-        // FP8_MX preset of this layout, the overlapped expert all-to-all.
+        // FP8_MX preset of this layout, the overlapped expert all-to-all. The recipe's module list replaces
+        // Megatron's default core_attn: its selective candidate redoes the up-projections, not the attention core.
         int recipe_runs = 0;
         for (const auto& c : run.candidates) {
             const Plan& p = c.plan;
-            const bool is_recipe = p.recompute == Recompute::Selective && p.overlap_param_gather && p.moe_overlap;
+            const bool up_proj = (p.recompute_modules & kRecomputeMlaUpProj) != 0;
+            const bool is_recipe = up_proj && p.overlap_param_gather && p.moe_overlap;
             QCOMPARE(c.departures == 0, is_recipe);
-            QCOMPARE(p.recompute == Recompute::Selective, (p.recompute_modules & kRecomputeMlaUpProj) != 0);
+            QVERIFY(p.recompute != Recompute::Selective);
+            QVERIFY(!up_proj || p.recompute == Recompute::None);
             recipe_runs += is_recipe ? 1 : 0;
         }
         QCOMPARE(recipe_runs, 1);
@@ -967,7 +1000,7 @@ private slots:
         bf16["precision"] = "bf16";
         bf16["notes"] = {"precision as published: BF16"};
         for (const auto& c : map_one(bf16).candidates) {
-            QCOMPARE(c.departures == 0, c.plan.recompute == Recompute::Selective && c.plan.overlap_param_gather && !c.plan.moe_overlap);
+            QCOMPARE(c.departures == 0, (c.plan.recompute_modules & kRecomputeMlaUpProj) != 0 && c.plan.overlap_param_gather && !c.plan.moe_overlap);
         }
         // The model name can say there is no MTP; a layout that is no preset's leaves the overlap open (no centre)
         // and the dispatcher alone.
@@ -981,7 +1014,7 @@ private slots:
         QCOMPARE(plain.scenario.model.mtp_layers, 0);
         QCOMPARE(plain.scenario.training.moe_dispatcher, MoeDispatcher::AllToAll);
         for (const auto& c : plain.candidates) {
-            QCOMPARE(c.departures == 0, c.plan.recompute == Recompute::Selective && c.plan.overlap_param_gather);
+            QCOMPARE(c.departures == 0, (c.plan.recompute_modules & kRecomputeMlaUpProj) != 0 && c.plan.overlap_param_gather);
         }
 
         // Qwen3-30B-A3B on 16 H100 (EP16): its performance scripts run no recompute, its preset no overlap.
