@@ -268,6 +268,12 @@ SoftwareSettings software_settings(const RunRow& r)
             s.recipe_overlap_param_gather = true;
             s.description += "; the Qwen3 MoE performance recipes: as the centre of a range where they fit no recompute, "
                              "overlapped parameter gather";
+            // The loss: _qwen3_moe_common sets model_cfg.cross_entropy_fusion_impl = "te" on top of the provider's
+            // cross_entropy_loss_fusion = True (Megatron-Bridge recipes/qwen/qwen3_moe.py, models/gpt_provider.py),
+            // so Megatron-Core's compute_language_model_loss calls Transformer Engine's parallel_cross_entropy on the
+            // bf16 logits (megatron/core/models/common/language_module/language_module.py).
+            s.te_cross_entropy = true;
+            s.description += ", Transformer Engine's fused cross-entropy (cross_entropy_fusion_impl te)";
         }
         if (const MoePreset* preset = contains(r.software, "megatron-bridge") ? moe_preset(r) : nullptr) {
             const bool mxfp8 = precision_of(r).recipe == Fp8Recipe::Mxfp8;
