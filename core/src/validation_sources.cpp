@@ -260,6 +260,11 @@ SoftwareSettings software_settings(const RunRow& r)
             s.recipe_overlap_param_gather = true;
             s.description += "; the DeepSeek-V3 recipes: as the centre of a range where they fit selective recompute of the MLA "
                              "up-projections (recompute_modules mla_up_proj), overlapped parameter gather";
+            // The loss: DeepSeekModelProvider sets cross_entropy_fusion_impl "te" with cross_entropy_loss_fusion True
+            // (Megatron-Bridge models/deepseek/deepseek_provider.py; recipes/deepseek/deepseek_v3.py: "Default from
+            // DeepSeekModelProvider"), as the 25.09-era configs/deepseek/deepseek_v3_llm_pretrain.yaml set explicitly.
+            s.te_cross_entropy = true;
+            s.description += ", Transformer Engine's fused cross-entropy (cross_entropy_fusion_impl te)";
         } else if (contains(r.software, "megatron-bridge") && is_qwen3_moe(r)) {
             // Megatron-Bridge's Qwen3 MoE recipes (recipes/qwen/qwen3_moe.py: ddp overlap_param_gather=True) as
             // the performance scripts run them (scripts/performance/configs/qwen/qwen3_llm_pretrain.py
