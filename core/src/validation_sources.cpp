@@ -213,8 +213,10 @@ SoftwareSettings software_settings(const RunRow& r)
         s.distributed_optimizer = true;
         // Interleaved pipelines send asynchronously: Megatron-Bridge's CommOverlapConfig sets overlap_p2p_comm =
         // True and batch_p2p_comm = False whenever pp > 1 and vp > 1 (src/megatron/bridge/training/comm_overlap.py,
-        // _get_model_comm_overlap_cfgs; NeMo's MegatronCommOverlapCallback the same), so Megatron-Core's
-        // interleaved schedule posts each send and waits for it only when the buffer is needed again.
+        // _get_model_comm_overlap_cfgs; NeMo's MegatronCommOverlapCallback the same), and Megatron-LM's own
+        // default is the same (megatron/training/arguments.py: --no-overlap-p2p-communication, store_false into
+        // overlap_p2p_comm), so Megatron-Core's interleaved schedule posts each send and waits for it only when
+        // the buffer is needed again.
         s.overlap_p2p_interleaved = true;
         // What the performance recipes set and the tables do not print (Megatron-Bridge @ 067f987,
         // src/megatron/bridge/recipes/llama/llama3.py and scripts/performance/configs/llama/llama3(1)_llm_pretrain.py):
