@@ -185,9 +185,9 @@ private:
         }
     }
 
-    // Walks stage s's schedule until it waits for another stage, reaches its limit or ends. A send is
-    // blocking: it queues behind the stage's previous send, and the stage computes nothing more until it
-    // is done. The busy sums are not kept here: every stage runs each chunk's passes once per
+    // Walks stage s's schedule until it waits for another stage, reaches its limit or ends. A send
+    // queues behind the stage's previous send and is blocking (the stage computes nothing more until it
+    // is done) unless the sends are asynchronous (IterationCosts::async_sends). The busy sums are not kept here: every stage runs each chunk's passes once per
     // micro-batch, so fast_simulate() counts them.
     void advance(int s)
     {
@@ -219,7 +219,8 @@ private:
                 block_until = 0;
                 if (t.sends_forward) {
                     const double send_end = std::max(end, pipe_free) + sc.send_forward_s;
-                    pipe_free = block_until = send_end;
+                    pipe_free = send_end;
+                    block_until = ic.async_sends ? 0 : send_end;
                     w.forward_arrival[slot(next_stage, s + 1 == pp ? c + 1 : c, op.micro_batch)] = send_end;
                     ++w.pending;
                     wake(next_stage);
@@ -249,7 +250,8 @@ private:
             block_until = 0;
             if (t.sends_backward) {
                 const double send_end = std::max(cur, pipe_free) + sc.send_backward_s;
-                pipe_free = block_until = send_end;
+                pipe_free = send_end;
+                block_until = ic.async_sends ? 0 : send_end;
                 w.backward_arrival[slot(prev_stage, s == 0 ? c - 1 : c, op.micro_batch)] = send_end;
                 ++w.pending;
                 wake(prev_stage);
@@ -439,7 +441,9 @@ StageBreakdown busy_sums(const IterationCosts& ic, int s, int first_chunk)
             add(ic.backward_s(s, c, true) / parts, pc, parts);
         }
         const bool first_virtual = s == 0 && c == 0, last_virtual = s == pp - 1 && c == v - 1;
-        b.pp_comm_s += (last_virtual ? 0 : m * sc.send_forward_s) + (first_virtual ? 0 : m * sc.send_backward_s);
+        if (!ic.async_sends) { // asynchronous sends are not the stage's exposed time (account_stages())
+            b.pp_comm_s += (last_virtual ? 0 : m * sc.send_forward_s) + (first_virtual ? 0 : m * sc.send_backward_s);
+        }
     }
     b.dp_comm_exposed_s = dp_s; // the inline part; fast_simulate() adds the wait and the gather
     return b;

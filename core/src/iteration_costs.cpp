@@ -125,6 +125,8 @@ public:
             st.send_backward_s = p2p(s, (s + p.pp - 1) % p.pp);
         }
 
+        // Megatron-Core's overlap_p2p_comm exists for the interleaved schedule only (one chunk per rank keeps batch_p2p_comm).
+        o.async_sends = m_training.overlap_p2p && p.schedule == Schedule::Interleaved && p.pp > 1;
         o.embedding_sync = p.pp >= 2 && m_model.tied_embeddings;
         o.embedding_sync_s = 0;
         if (o.embedding_sync) {

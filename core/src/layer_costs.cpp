@@ -380,6 +380,22 @@ void add_memory_bound_passes(BlockBuilder& b, const OperatorTimer& t, const char
     }
 }
 
+// The vocabulary-parallel cross-entropy over `logits` logits of this rank. Megatron's unfused loss runs as
+// separate fp32 passes (the "cross_entropy" traffic of the profile, 4-byte input). Transformer Engine's fused
+// parallel cross-entropy (transformer_engine/pytorch/triton/cross_entropy.py @ 02965d2: online_softmax_kernel
+// reads each 16-bit logit once for the max and the sum; cross_entropy_backward_kernel reads it again and writes
+// the gradient in place) moves 2 bytes per logit in the forward and 4 in the backward, and never upcasts.
+void add_cross_entropy(BlockBuilder& b, const OperatorTimer& t, const char* name, double logits, bool te_fused)
+{
+    if (!te_fused) {
+        add_memory_bound(b, t, name, "cross_entropy", logits * 4, false);
+        return;
+    }
+    // "residual_add" streams 3 bytes per input byte forward and 2 backward: these calls move exactly the bytes given.
+    b.compute(Phase::Forward, name, t.memory_bound_seconds("residual_add", logits * 2 / 3, false));
+    b.compute(Phase::Backward, name, t.memory_bound_seconds("residual_add", logits * 4 / 2, true));
+}
+
 // Router kernels per MoE layer forward with router fusion (see moe_ffn()).
 constexpr double kMoeRouterKernels = 31;
 
@@ -1020,7 +1036,7 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
         add_gemm(b, c, "mtp projection", c.tokens, c.h / c.t, 2 * c.h, false);
         add_memory_bound(b, hp, "mtp final norm", "layernorm", c.hidden_bytes, false);
         add_gemm(b, c, "mtp output projection (logits)", c.tokens, m.vocab / c.t, c.h, false, false);
-        add_memory_bound(b, hp, "mtp cross-entropy", "cross_entropy", c.tokens * (m.vocab / c.t) * 4, false);
+        add_cross_entropy(b, hp, "mtp cross-entropy", c.tokens * (m.vocab / c.t), in.training->te_cross_entropy);
         b.finish_casts(timer);
         out.mtp.forward += extra.forward;
         out.mtp.backward += extra.backward;
@@ -1053,8 +1069,8 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
         add_gemm(b, c, "output projection (logits)", c.tokens, m.vocab / c.t, c.h, false, false);
         const double traffic = static_cast<double>(m.vocab) * c.h / c.t * in.training->grad_accumulation_bytes;
         b.compute(Phase::Backward, "weight-gradient accumulation", traffic > 0 ? hp.memory_bound_seconds("residual_add", traffic / 3, false) : 0.0);
-        // Logits are upcast to fp32 for the loss: the cross-entropy reads [tokens, vocab/t] floats.
-        add_memory_bound(b, hp, "cross-entropy", "cross_entropy", c.tokens * (m.vocab / c.t) * 4, false);
+        // Unfused, the logits are upcast to fp32 for the loss: the cross-entropy reads [tokens, vocab/t] floats.
+        add_cross_entropy(b, hp, "cross-entropy", c.tokens * (m.vocab / c.t), in.training->te_cross_entropy);
         // Max, sum and target logit are all-reduced across the vocabulary shards (3 floats a token).
         b.communicate(Phase::Forward, "loss all-reduce", c.comm.collective_seconds(Collective::AllReduce, c.tokens * 12, in.tp_group));
         b.communicate(Phase::Backward, "input-grad all-reduce",

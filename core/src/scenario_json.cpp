@@ -251,7 +251,7 @@ TrainingSpec read_training(Reader r)
                       "moe_dispatcher", "description", "fp8_axiswise_casts",
                       "attention_peak_fraction", "cp_ring_pytorch", "loss_bytes_per_logit",
                       "cuda_graphs", "cuda_graph_scope", "fused_grouped_mlp",
-                      "ssd_scan_time_factor"});
+                      "ssd_scan_time_factor", "te_cross_entropy", "overlap_p2p"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
@@ -300,6 +300,8 @@ TrainingSpec read_training(Reader r)
     t.loss_bytes_per_logit = r.optional_number("loss_bytes_per_logit", 0, 64).value_or(0);
     t.fused_grouped_mlp = r.optional_bool("fused_grouped_mlp").value_or(false);
     t.ssd_scan_time_factor = r.optional_number("ssd_scan_time_factor", 0.1, 100).value_or(1);
+    t.te_cross_entropy = r.optional_bool("te_cross_entropy").value_or(false);
+    t.overlap_p2p = r.optional_bool("overlap_p2p").value_or(false);
     if (const auto d = r.optional_string("moe_dispatcher")) {
         const std::string s = lower(*d);
         if (s == "alltoall") {
@@ -1001,6 +1003,12 @@ nlohmann::json scenario_to_json(const Scenario& s)
     }
     if (s.training.ssd_scan_time_factor != 1) {
         j["training"]["ssd_scan_time_factor"] = s.training.ssd_scan_time_factor;
+    }
+    if (s.training.te_cross_entropy) {
+        j["training"]["te_cross_entropy"] = true;
+    }
+    if (s.training.overlap_p2p) {
+        j["training"]["overlap_p2p"] = true;
     }
     if (s.plan) {
         j["plan"] = plan_to_json(*s.plan);

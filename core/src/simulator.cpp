@@ -216,7 +216,8 @@ private:
             }
         }
         // Sends block the sender (Megatron's p2p is synchronous): its next compute task waits for them.
-        for (std::size_t k = 0; k < m_forward.size(); ++k) {
+        // With overlap_p2p_comm they are posted asynchronously and only the receiver waits.
+        for (std::size_t k = 0; k < m_forward.size() && !m_costs->async_sends; ++k) {
             block_next_compute(m_forward[k], m_send_forward[k]);
             block_next_compute(m_backward_last[k], m_send_backward[k]);
         }
@@ -281,7 +282,7 @@ private:
 
 // Per-stage time accounting from the simulated task times; the parts add up to the iteration time.
 std::vector<StageBreakdown> account_stages(const TaskGraph& g, const TaskTimes& times, const std::vector<TaskInfo>& info, int stages,
-                                           double iteration_s)
+                                           double iteration_s, bool async_sends)
 {
     std::vector<StageBreakdown> out(static_cast<std::size_t>(stages));
     std::vector<double> last_work_end(static_cast<std::size_t>(stages), 0.0);
@@ -305,7 +306,7 @@ std::vector<StageBreakdown> account_stages(const TaskGraph& g, const TaskTimes& 
             break;
         case TaskKind::SendForward:
         case TaskKind::SendBackward:
-            b.pp_comm_s += d;
+            b.pp_comm_s += async_sends ? 0.0 : d; // asynchronous sends run beside compute: not exposed time
             last_work_end[t.stage] = std::max(last_work_end[t.stage], times.end[i]);
             break;
         case TaskKind::OptimizerStep:
@@ -473,7 +474,7 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
 
     // Memory and time per stage.
     const auto memory = plan_memory(model, training, plan);
-    const auto breakdown = account_stages(ws.graph, ws.times, info, plan.pp, T);
+    const auto breakdown = account_stages(ws.graph, ws.times, info, plan.pp, T, costs.async_sends);
     r.usable_memory_gib = cluster.profile->memory_gib - cluster.profile->memory_reserve_gib;
     r.stages.resize(static_cast<std::size_t>(plan.pp));
     double bubble_sum = 0;

@@ -116,6 +116,8 @@ struct SoftwareSettings {
     std::optional<CudaGraphs> recipe_cuda_graphs; // the CUDA graphs of the row's preset in the row's release (TrainingSpec::cuda_graphs)
     bool cuda_graphs_open = false; // the row's preset version (and so its CUDA graphs) is not the one documented: a range
     bool recipe_fused_grouped_mlp = false; // the release's preset runs TE's CuTeDSL fused grouped MLP (TrainingSpec::fused_grouped_mlp)
+    bool overlap_p2p_interleaved = false; // its interleaved schedules post pipeline sends asynchronously (TrainingSpec::overlap_p2p)
+    bool te_cross_entropy = false; // its recipe's loss is Transformer Engine's fused cross-entropy (TrainingSpec::te_cross_entropy)
 };
 SoftwareSettings software_settings(const RunRow& r);
 

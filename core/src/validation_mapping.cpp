@@ -198,6 +198,8 @@ RowMapping map_run(const RunRow& r)
         note("torchtitan per-op selective checkpointing: every second matmul of a layer and the elementwise ops recomputed");
     }
     t.eager_elementwise = sw.eager_elementwise;
+    t.te_cross_entropy = sw.te_cross_entropy;
+    t.overlap_p2p = sw.overlap_p2p_interleaved;
     t.cp_ring_pytorch = sw.framework == Framework::Torchtitan && p.cp > 1;
     if (sw.framework == Framework::Torchtitan) {
         // torchtitan's loss (train.py @ 9dec370: cross_entropy(pred.flatten(0, 1).float(), ...)): bf16 logits

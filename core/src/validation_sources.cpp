@@ -211,6 +211,13 @@ SoftwareSettings software_settings(const RunRow& r)
         s.precision = Precision::Bf16;
         s.fp8_recipe = Fp8Recipe::Current;
         s.distributed_optimizer = true;
+        // Interleaved pipelines send asynchronously: Megatron-Bridge's CommOverlapConfig sets overlap_p2p_comm =
+        // True and batch_p2p_comm = False whenever pp > 1 and vp > 1 (src/megatron/bridge/training/comm_overlap.py,
+        // _get_model_comm_overlap_cfgs; NeMo's MegatronCommOverlapCallback the same), and Megatron-LM's own
+        // default is the same (megatron/training/arguments.py: --no-overlap-p2p-communication, store_false into
+        // overlap_p2p_comm), so Megatron-Core's interleaved schedule posts each send and waits for it only when
+        // the buffer is needed again.
+        s.overlap_p2p_interleaved = true;
         // What the performance recipes set and the tables do not print (Megatron-Bridge @ 067f987,
         // src/megatron/bridge/recipes/llama/llama3.py and scripts/performance/configs/llama/llama3(1)_llm_pretrain.py):
         // recompute_granularity None; sequence_parallel True with TP; ddp overlap_param_gather True;
@@ -260,6 +267,11 @@ SoftwareSettings software_settings(const RunRow& r)
             s.recipe_overlap_param_gather = true;
             s.description += "; the DeepSeek-V3 recipes: as the centre of a range where they fit selective recompute of the MLA "
                              "up-projections (recompute_modules mla_up_proj), overlapped parameter gather";
+            // The loss: DeepSeekModelProvider sets cross_entropy_fusion_impl "te" with cross_entropy_loss_fusion True
+            // (Megatron-Bridge models/deepseek/deepseek_provider.py; recipes/deepseek/deepseek_v3.py: "Default from
+            // DeepSeekModelProvider"), as the 25.09-era configs/deepseek/deepseek_v3_llm_pretrain.yaml set explicitly.
+            s.te_cross_entropy = true;
+            s.description += ", Transformer Engine's fused cross-entropy (cross_entropy_fusion_impl te)";
         } else if (contains(r.software, "megatron-bridge") && is_qwen3_moe(r)) {
             // Megatron-Bridge's Qwen3 MoE recipes (recipes/qwen/qwen3_moe.py: ddp overlap_param_gather=True) as
             // the performance scripts run them (scripts/performance/configs/qwen/qwen3_llm_pretrain.py
@@ -268,6 +280,12 @@ SoftwareSettings software_settings(const RunRow& r)
             s.recipe_overlap_param_gather = true;
             s.description += "; the Qwen3 MoE performance recipes: as the centre of a range where they fit no recompute, "
                              "overlapped parameter gather";
+            // The loss: _qwen3_moe_common sets model_cfg.cross_entropy_fusion_impl = "te" on top of the provider's
+            // cross_entropy_loss_fusion = True (Megatron-Bridge recipes/qwen/qwen3_moe.py, models/gpt_provider.py),
+            // so Megatron-Core's compute_language_model_loss calls Transformer Engine's parallel_cross_entropy on the
+            // bf16 logits (megatron/core/models/common/language_module/language_module.py).
+            s.te_cross_entropy = true;
+            s.description += ", Transformer Engine's fused cross-entropy (cross_entropy_fusion_impl te)";
         }
         if (const MoePreset* preset = contains(r.software, "megatron-bridge") ? moe_preset(r) : nullptr) {
             const bool mxfp8 = precision_of(r).recipe == Fp8Recipe::Mxfp8;

@@ -356,6 +356,33 @@ private slots:
         QVERIFY(scenario_from_json(scenario_to_json(*read))->training.fused_grouped_mlp);
     }
 
+    void te_cross_entropy_streams_the_16_bit_logits_three_times()
+    {
+        // Llama-3-8B's head over 8K tokens (vocab 128256, tp 1): 1.05e9 logits. Megatron's unfused loss streams
+        // them as fp32 through the profile's cross_entropy kernel (9.5 passes forward, 3.5 backward); Transformer
+        // Engine's fused kernel reads the bf16 logits once forward and reads and rewrites them once backward.
+        Setup s(llama_layer());
+        const LayerCosts unfused = s.run();
+        s.training.te_cross_entropy = true;
+        const LayerCosts fused = s.run();
+        const OperatorTimer t(s.profile, Precision::Bf16);
+        const double logits = 8192.0 * 128256;
+        const double forward = t.memory_bound_seconds("cross_entropy", logits * 4, false) - t.memory_bound_seconds("residual_add", logits * 2 / 3, false);
+        const double backward = t.memory_bound_seconds("cross_entropy", logits * 4, true) - t.memory_bound_seconds("residual_add", logits * 4 / 2, true);
+        QVERIFY(forward > 0 && backward > 0);
+        QVERIFY(std::abs(unfused.head.forward.total_s() - fused.head.forward.total_s() - forward) <= 1e-9);
+        QVERIFY(std::abs(unfused.head.backward.total_s() - fused.head.backward.total_s() - backward) <= 1e-9);
+        // Nothing but the head changes.
+        QCOMPARE(fused.layer.forward.total_s(), unfused.layer.forward.total_s());
+        const std::string text = R"({"model": {"layers": 2, "hidden": 1024, "heads": 16, "seq_len": 2048, "vocab": 32000},
+            "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}, "training": {"global_batch": 8, "te_cross_entropy": true}})";
+        const auto read = scenario_from_text(text);
+        QVERIFY(read.ok());
+        QVERIFY(read->training.te_cross_entropy);
+        QVERIFY(scenario_from_json(scenario_to_json(*read))->training.te_cross_entropy);
+        QVERIFY(!scenario_from_text(std::string(text).replace(text.find("true}}"), 4, "3")).ok());
+    }
+
     void cuda_graphs_are_read_written_and_checked()
     {
         const std::string base = R"({"model": {"layers": 2, "hidden": 1024, "heads": 16, "seq_len": 2048, "vocab": 32000},

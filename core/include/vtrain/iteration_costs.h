@@ -75,6 +75,9 @@ struct IterationCosts {
     bool reduce_grads = false;  // any data-parallel gradient traffic at all
     bool bucket_overlap = false; // buckets ride the last backward of each chunk (else after the stage's last)
     bool embedding_sync = false;
+    // Pipeline sends run beside the sender's compute (TrainingSpec::overlap_p2p with an interleaved schedule):
+    // they still gate the receiver, but neither hold the sender nor count as its exposed time.
+    bool async_sends = false;
     double embedding_sync_s = 0;
     PipelineLayout layout;
     std::vector<ChunkCosts> chunk; // index stage * chunks + chunk

@@ -170,6 +170,8 @@ struct TrainingSpec {
     unsigned cuda_graph_scope = kDefaultGraphScope; // "cuda_graph_scope" (with "scoped"): CudaGraphScope bits, default attn, moe_router, moe_preprocess
     bool fused_grouped_mlp = false; // "fused_grouped_mlp": routed experts' activation fused into the grouped GEMMs (TE CuTeDSL, NVTE_CUTEDSL_FUSED_GROUPED_MLP)
     double ssd_scan_time_factor = 1; // Mamba-2 SSD chunked scan: its kernels' time over the batched-GEMM estimate (1 = as the profile's tables say)
+    bool overlap_p2p = false;      // "overlap_p2p": interleaved schedules post pipeline sends asynchronously (Megatron-Core overlap_p2p_comm): a send does not hold the sender's next chunk
+    bool te_cross_entropy = false; // "te_cross_entropy": the loss as Transformer Engine's fused parallel cross-entropy (online softmax on the 16-bit logits, gradient written in place): 6 bytes moved per logit, not the unfused fp32 passes
 };
 
 // Where each parallel dimension's ranks sit: the order in which consecutive ranks step through the
