@@ -116,6 +116,8 @@ struct SoftwareSettings {
     std::optional<CudaGraphs> recipe_cuda_graphs; // the CUDA graphs of the row's preset in the row's release (TrainingSpec::cuda_graphs)
     bool cuda_graphs_open = false; // the row's preset version (and so its CUDA graphs) is not the one documented: a range
     bool recipe_fused_grouped_mlp = false; // the release's preset runs TE's CuTeDSL fused grouped MLP (TrainingSpec::fused_grouped_mlp)
+    unsigned recipe_cuda_graph_scope = 0; // with recipe_cuda_graphs Scoped: the preset's CudaGraphScope bits (0 = the default scope)
+    bool recipe_recompute_known = false;  // the row's layout is a preset that states its recompute: recipe_recompute, not a range
 };
 SoftwareSettings software_settings(const RunRow& r);
 
