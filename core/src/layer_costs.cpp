@@ -134,12 +134,24 @@ private:
 // Bytes a quantize kernel streams per element it casts (read BF16, write the low-precision copy and
 // scales): delayed scaling reads once (amax from history); current scaling reads twice (amax, then
 // cast); blockwise finds each block's amax in the same pass; MXFP8 writes row- and column-wise copies;
-// NVFP4 reads twice and writes 4-bit values with their scales (Transformer Engine recipe docs,
-// shared/research/modern-training.md Sec. 5).
+// NVFP4 writes 4-bit values with their scales (Transformer Engine recipe docs,
+// shared/research/modern-training.md Sec. 5) in the passes below.
+//
+// NVFP4 (Transformer Engine's NVFP4BlockScaling, the recipe of arXiv 2509.25149): the inputs of every
+// linear layer (fp4_quant_fwd_inp) and the output gradients (fp4_quant_bwd_grad) -- the tensors the
+// casts here stand for -- take a random Hadamard transform for their column-wise (wgrad) copy.
+// NVFP4Quantizer::quantize_impl (transformer_engine/pytorch/csrc/quantizer.cpp) then runs three kernels
+// over the BF16 tensor: nvte_hadamard_transform_amax (the row-wise amax and the post-RHT column-wise
+// amax, one read), nvte_quantize_v2 for the row-wise copy (read, write 4 bits + an E4M3 scale per 16), and
+// nvte_hadamard_transform_cast_fusion_columnwise for the column-wise copy (read, write the same). That
+// fused kernel needs rows % 64 == 0 and cols % 128 == 0; otherwise an unfused RHT writes and rereads a
+// BF16 transposed copy (not modeled: the shapes here are taken as eligible). Stochastic rounding of the
+// gradients draws its random bits inside the cast (no extra pass); the weights' 2D 16x16 scaling is
+// cast once per iteration and cached like every recipe's weights here.
 double cast_bytes_per_element(Precision precision, Fp8Recipe recipe)
 {
     if (precision == Precision::Nvfp4) {
-        return 2 + 2 + 2 * 0.5625; // two reads; row- and column-wise 4-bit copies + one E4M3 scale per 16
+        return 2 + 2 + 2 + 2 * 0.5625; // three reads; row- and column-wise 4-bit copies + one E4M3 scale per 16
     }
     switch (recipe) {
     case Fp8Recipe::Delayed: return 2 + 1;
