@@ -108,24 +108,24 @@ struct NemotronPreset {
     unsigned graph_scope;  // CudaGraphScope bits of the TE graphs; 0 = cuda_graph_impl "none"
     unsigned recompute_modules;  // the kRecompute* bits of the preset's recompute_modules (core_attn: Recompute::Selective)
     const char* recompute_names; // the preset's recompute_modules as written; nullptr = none set (no recompute)
-    const char* name;      // the preset
+    const char* name;      // the preset and the version read
 };
 constexpr unsigned kNemotronGraphs = kGraphAttn | kGraphMamba | kGraphMoeRouter | kGraphMoePreprocess;
 constexpr NemotronPreset kNemotronPresets[] = {
     // BASE_NEMOTRON_3_SUPER_CONFIG_GB200 = BASE (scope attn, mamba, moe_router, moe_preprocess) with tp 2.
-    {"super", "gb200", 2, 64, 1, nullptr, kNemotronGraphs, 0, nullptr, "NEMOTRON_3_SUPER_PRETRAIN_CONFIG_GB200_*_V1"},
+    {"super", "gb200", 2, 64, 1, nullptr, kNemotronGraphs, 0, nullptr, "NEMOTRON_3_SUPER_PRETRAIN_CONFIG_GB200_*_V1 @ f601ba9"},
     // BASE_NEMOTRON_3_SUPER_CONFIG_B200: cuda_graph_impl "none", recompute_modules ["moe_act", "layernorm"].
     {"super", "b200", 1, 64, 1, "mxfp8", 0, kRecomputeMoeAct | kRecomputeLayernorm, "moe_act, layernorm",
-     "NEMOTRON_3_SUPER_PRETRAIN_CONFIG_B200_FP8_MX_V1"},
-    {"super", "b200", 2, 64, 1, "nvfp4", kNemotronGraphs, 0, nullptr, "NEMOTRON_3_SUPER_PRETRAIN_CONFIG_B200_NVFP4_V1 (the Ultra version)"},
+     "NEMOTRON_3_SUPER_PRETRAIN_CONFIG_B200_FP8_MX_V1 @ f601ba9"},
+    {"super", "b200", 2, 64, 1, "nvfp4", kNemotronGraphs, 0, nullptr, "NEMOTRON_3_SUPER_PRETRAIN_CONFIG_B200_NVFP4_V1 of the version adding BASE_NEMOTRON_3_ULTRA_CONFIG"},
     // NEMOTRON_3_NANO_PRETRAIN_CONFIG_{GB200,B200}_*_V1: BASE_NEMOTRON_3_NANO_CONFIG with micro_batch_size 2.
-    {"nano", "gb200", 1, 8, 2, nullptr, kNemotronGraphs, 0, nullptr, "NEMOTRON_3_NANO_PRETRAIN_CONFIG_GB200_*_V1"},
-    {"nano", "b200", 1, 8, 2, nullptr, kNemotronGraphs, 0, nullptr, "NEMOTRON_3_NANO_PRETRAIN_CONFIG_B200_*_V1"},
+    {"nano", "gb200", 1, 8, 2, nullptr, kNemotronGraphs, 0, nullptr, "NEMOTRON_3_NANO_PRETRAIN_CONFIG_GB200_*_V1 @ f601ba9"},
+    {"nano", "b200", 1, 8, 2, nullptr, kNemotronGraphs, 0, nullptr, "NEMOTRON_3_NANO_PRETRAIN_CONFIG_B200_*_V1 @ f601ba9"},
     // NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100_FP8_CS_V1: 16 GPUs, ep 8, mbs 1, scope ["mamba"], recompute_modules
     // ["moe", "layernorm", "core_attn", "moe_act"] (core_attn: Recompute::Selective).
     {"nano", "h100", 1, 8, 1, "fp8", kGraphMamba, kRecomputeMoe | kRecomputeLayernorm | kRecomputeMoeAct,
      "moe, layernorm, core_attn, moe_act",
-     "NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100_FP8_CS_V1"},
+     "NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100_FP8_CS_V1 @ f601ba9"},
 };
 
 const NemotronPreset* nemotron_preset(const RunRow& r)
@@ -393,7 +393,7 @@ SoftwareSettings software_settings(const RunRow& r)
                     scope += (scope.empty() ? "" : ", ") + n;
                 }
                 s.description += std::string("; the row's layout is Megatron-Bridge's ") + p->name +
-                                 " (scripts/performance/configs/nemotronh/nemotron_3_workload_base_configs.py @ f601ba9): " +
+                                 " (scripts/performance/configs/nemotronh/nemotron_3_workload_base_configs.py): " +
                                  (p->graph_scope ? "Transformer Engine CUDA graphs of " + scope : std::string("no CUDA graphs")) + ", " +
                                  (p->recompute_names ? std::string("selective recompute of ") + p->recompute_names : std::string("no recompute")) +
                                  ", bf16 gradient reduction, overlapped parameter gather, expert all-to-all not overlapped";
