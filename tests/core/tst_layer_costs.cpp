@@ -989,6 +989,14 @@ private slots:
         QCOMPARE(layer_activation_bytes_at(m, t, cp, 3), moe / 2);
         // MLA keeps its compressed latents: 1536 + 512 (x2, normed copies) + 64 rope elements per token.
         QVERIFY(mtp_activation_bytes(m, t, p) > moe);
+        // The "moe" recompute module keeps only the MoE block's input: the MoE layer holds its attention half
+        // plus the pre-MLP norm's input, the dropout mask and that input (2 + 1 + 2 bytes x h per token), i.e. the
+        // dense layer (the same attention; norm input, fc1 input and mask 5 h, fc1 output 2 x 2 x 18432 and
+        // activation output 2 x 18432 bytes per token) without its 6 x 18432 bytes of FFN intermediates.
+        Plan rc = p;
+        rc.recompute_modules = kRecomputeMoe;
+        QVERIFY(close(layer_activation_bytes_at(m, t, rc, 3), dense - s * 6 * 18432));
+        QCOMPARE(layer_activation_bytes_at(m, t, rc, 0), dense); // a dense layer has no MoE block
     }
 };
 
