@@ -252,7 +252,7 @@ std::string recompute_module_names(unsigned modules)
 {
     std::string out;
     for (const auto& [bit, name] : {std::pair{kRecomputeLayernorm, "layernorm"}, std::pair{kRecomputeMlaUpProj, "mla_up_proj"},
-                                    std::pair{kRecomputeMoeAct, "moe_act"}}) {
+                                    std::pair{kRecomputeMoeAct, "moe_act"}, std::pair{kRecomputeMoe, "moe"}}) {
         if ((modules & bit) != 0) {
             out += out.empty() ? "" : " ";
             out += name;

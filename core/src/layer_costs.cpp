@@ -134,12 +134,24 @@ private:
 // Bytes a quantize kernel streams per element it casts (read BF16, write the low-precision copy and
 // scales): delayed scaling reads once (amax from history); current scaling reads twice (amax, then
 // cast); blockwise finds each block's amax in the same pass; MXFP8 writes row- and column-wise copies;
-// NVFP4 reads twice and writes 4-bit values with their scales (Transformer Engine recipe docs,
-// shared/research/modern-training.md Sec. 5).
+// NVFP4 writes 4-bit values with their scales (Transformer Engine recipe docs,
+// shared/research/modern-training.md Sec. 5) in the passes below.
+//
+// NVFP4 (Transformer Engine's NVFP4BlockScaling, the recipe of arXiv 2509.25149): the inputs of every
+// linear layer (fp4_quant_fwd_inp) and the output gradients (fp4_quant_bwd_grad) -- the tensors the
+// casts here stand for -- take a random Hadamard transform for their column-wise (wgrad) copy.
+// NVFP4Quantizer::quantize_impl (transformer_engine/pytorch/csrc/quantizer.cpp) then runs three kernels
+// over the BF16 tensor: nvte_hadamard_transform_amax (the row-wise amax and the post-RHT column-wise
+// amax, one read), nvte_quantize_v2 for the row-wise copy (read, write 4 bits + an E4M3 scale per 16), and
+// nvte_hadamard_transform_cast_fusion_columnwise for the column-wise copy (read, write the same). That
+// fused kernel needs rows % 64 == 0 and cols % 128 == 0; otherwise an unfused RHT writes and rereads a
+// BF16 transposed copy (not modeled: the shapes here are taken as eligible). Stochastic rounding of the
+// gradients draws its random bits inside the cast (no extra pass); the weights' 2D 16x16 scaling is
+// cast once per iteration and cached like every recipe's weights here.
 double cast_bytes_per_element(Precision precision, Fp8Recipe recipe)
 {
     if (precision == Precision::Nvfp4) {
-        return 2 + 2 + 2 * 0.5625; // two reads; row- and column-wise 4-bit copies + one E4M3 scale per 16
+        return 2 + 2 + 2 + 2 * 0.5625; // three reads; row- and column-wise 4-bit copies + one E4M3 scale per 16
     }
     switch (recipe) {
     case Fp8Recipe::Delayed: return 2 + 1;
@@ -175,6 +187,7 @@ struct Ctx {
     bool full = false;
     bool selective = false;
     bool rc_norm = false, rc_mla_up = false, rc_moe_act = false; // Plan::recompute_modules
+    bool rc_moe = false;                                          // ... "moe" (the whole MoE layer)
     bool lowp = false;            // FP8 or NVFP4 GEMMs
     double cast_bpe = 0;
     bool sac = false;             // torchtitan per-op SAC: selective recompute redoes every second matmul + elementwise ops
@@ -201,6 +214,7 @@ Ctx with_timers(const Ctx& c, const OperatorTimer& timer, const OperatorTimer& h
     g.rc_norm = c.rc_norm;
     g.rc_mla_up = c.rc_mla_up;
     g.rc_moe_act = c.rc_moe_act;
+    g.rc_moe = c.rc_moe;
     g.lowp = c.lowp;
     g.cast_bpe = c.cast_bpe;
     g.sac = c.sac;
@@ -740,7 +754,11 @@ MoeHostOps moe_host_operators(double local_experts, bool low_precision)
 // A mixture-of-experts FFN on one rank (Megatron-Core's alltoall dispatcher, token_dispatcher.py): router,
 // permutation, dispatch over the EP group (+ all-gather over ETP), grouped expert GEMMs, the reverse, and
 // the shared experts. Tokens enter sharded by sequence parallelism (Megatron requires SP with TP and MoE).
-void moe_ffn(BlockBuilder& b, const Ctx& c)
+//
+// `outer` times what sits outside Megatron-Core's MoELayer (the pre-MLP norm, the residual): with the "moe"
+// recompute module `c` is a copy with `full` set, so everything inside the layer runs again before its
+// backward (MoELayer.forward wraps router, dispatch, experts, combine and shared experts in one checkpoint).
+void moe_ffn(BlockBuilder& b, const Ctx& c, const Ctx& outer)
 {
     const ModelSpec& m = c.m;
     const MoeSpec& moe = m.moe;
@@ -765,7 +783,7 @@ void moe_ffn(BlockBuilder& b, const Ctx& c)
 
     // A moe_router graph captures the pre-MLP norm and the router (Megatron-Core's TE-scoped graphs).
     const Ctx& rc = module_ctx(c, kGraphMoeRouter);
-    add_memory_bound(b, rc.hp, "layernorm 2", "layernorm", tokens * c.h * c.e, c.full || c.rc_norm);
+    add_memory_bound(b, rc.hp, "layernorm 2", "layernorm", tokens * c.h * c.e, outer.full || c.rc_norm);
     // Router: a BF16/FP32 GEMM to expert scores, then the scoring, top-k, normalisation and aux-loss
     // bookkeeping as small element-wise kernels over the [tokens, experts] FP32 scores: 31 kernels with
     // Megatron-Core's --moe-router-fusion (72 without; Megatron-LM deepseek-v3-gb200-optimization Sec.
@@ -868,7 +886,7 @@ void moe_ffn(BlockBuilder& b, const Ctx& c)
         ffn_gemms(b, c, c.tokens, shared / c.t, swiglu ? "shared experts gate+up" : "shared experts up", "shared experts down");
         tp_collectives(b, c, false);
     }
-    residual(b, c, "dropout 2", "residual 2");
+    residual(b, outer, "dropout 2", "residual 2");
 }
 
 // The flex dispatchers' kernels (DeepEP, HybridEP) run on SMs of their own: DeepSeek-V3 dedicates 20 of an
@@ -893,12 +911,25 @@ void build_layer(BlockCost& block, std::vector<OperatorTime>* ops, const Ctx& c,
             attention_mixer(b, module_ctx(c, kGraphAttn), kind.windowed);
         }
     } else if (kind.mixer == MixerKind::Mamba) {
-        mamba_mixer(b, c);
+        mamba_mixer(b, module_ctx(c, kGraphMamba));
     }
     if (kind.ffn == FfnKind::Dense) {
         dense_ffn(b, module_ctx(c, kGraphMlp));
     } else if (kind.ffn == FfnKind::Moe) {
-        moe_ffn(b, c);
+        if (c.rc_moe && !c.full) {
+            // The "moe" recompute module: the layer's contexts with `full` set (graphed ones too).
+            std::optional<Ctx> graphed;
+            Ctx again = c;
+            again.full = true;
+            if (c.graphed != nullptr) {
+                graphed.emplace(*c.graphed);
+                graphed->full = true;
+                again.graphed = &*graphed;
+            }
+            moe_ffn(b, again, c);
+        } else {
+            moe_ffn(b, c, c);
+        }
     }
     b.finish_casts(c.timer);
     // Accumulating this micro-batch's weight gradients into the gradient buffer, when the framework does it
@@ -961,6 +992,7 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
     c.rc_norm = (in.recompute_modules & kRecomputeLayernorm) != 0;
     c.rc_mla_up = (in.recompute_modules & kRecomputeMlaUpProj) != 0;
     c.rc_moe_act = (in.recompute_modules & kRecomputeMoeAct) != 0;
+    c.rc_moe = (in.recompute_modules & kRecomputeMoe) != 0;
     c.lowp = lowp;
     c.cast_bpe = lowp ? cast_bytes_per_element(precision, in.training->fp8_recipe) : 0;
     c.sac = c.selective && in.training->per_op_sac;

@@ -361,7 +361,13 @@ double kind_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, const Pla
         // Rows this rank's experts process per token of the rank (Megatron's folding: etp x top_k, busiest rank).
         const double rows = etp * e.top_k * skew / c.tp;
         const double width = routed_expert_ffn_hidden(m) / etp;
-        bytes += c.e * h / c.tp + h / c.rep + 4.0 * e.experts / c.tp; // norm input, dropout mask, FP32 router scores
+        bytes += c.e * h / c.tp + h / c.rep; // norm input, dropout mask
+        if ((plan.recompute_modules & kRecomputeMoe) != 0) {
+            // "moe" recompute (Megatron-Core MoELayer.moe_layer_recompute): the layer's forward runs again from
+            // its input, the pre-MLP norm's output, which is all it keeps.
+            return bytes + c.e * h / c.rep;
+        }
+        bytes += 4.0 * e.experts / c.tp; // FP32 router scores
         // Dispatched rows (fc1 input), fc1 output, activation output; under LatentMoE the rows are latent-wide,
         // and the two projections keep their inputs. The router's probabilities are applied inside the
         // activation (Megatron-Core experts.py TEGroupedMLP: weighted_bias_swiglu_impl with permuted_probs),

@@ -324,13 +324,13 @@ TrainingSpec read_training(Reader r)
     if (r.json().contains("cuda_graph_scope")) {
         const nlohmann::json& list = r.json()["cuda_graph_scope"];
         if (!list.is_array() || list.size() > 16) {
-            r.error("cuda_graph_scope", "must be a list of module names (\"attn\", \"mlp\", \"moe_router\", \"moe_preprocess\")");
+            r.error("cuda_graph_scope", "must be a list of module names (\"attn\", \"mlp\", \"moe_router\", \"moe_preprocess\", \"mamba\")");
         } else {
             unsigned bits = 0;
             for (const nlohmann::json& item : list) {
                 const unsigned bit = item.is_string() ? cuda_graph_scope_bit(item.get<std::string>()) : 0u;
                 if (bit == 0) {
-                    r.error("cuda_graph_scope", "names \"attn\", \"mlp\", \"moe_router\" or \"moe_preprocess\", not \"" +
+                    r.error("cuda_graph_scope", "names \"attn\", \"mlp\", \"moe_router\", \"moe_preprocess\" or \"mamba\", not \"" +
                                                     json_fields::bounded(item.is_string() ? item.get<std::string>() : item.dump()) + "\"");
                 }
                 bits |= bit;
@@ -409,7 +409,7 @@ Plan read_plan(Reader r)
     if (r.has("recompute_modules")) {
         const nlohmann::json& list = r.json().at("recompute_modules");
         if (!list.is_array()) {
-            r.error("recompute_modules", "must be a list of \"layernorm\", \"mla_up_proj\", \"moe_act\"");
+            r.error("recompute_modules", "must be a list of \"layernorm\", \"mla_up_proj\", \"moe_act\", \"moe\"");
         } else {
             for (const auto& v : list) {
                 const std::string name = v.is_string() ? v.get<std::string>() : std::string();
@@ -419,8 +419,11 @@ Plan read_plan(Reader r)
                     p.recompute_modules |= kRecomputeMlaUpProj;
                 } else if (name == "moe_act") {
                     p.recompute_modules |= kRecomputeMoeAct;
+                } else if (name == "moe") {
+                    p.recompute_modules |= kRecomputeMoe;
                 } else {
-                    r.error("recompute_modules", "knows \"layernorm\", \"mla_up_proj\" and \"moe_act\", not " + json_fields::excerpt(v));
+                    r.error("recompute_modules", "knows \"layernorm\", \"mla_up_proj\", \"moe_act\" and \"moe\", not " +
+                                                     json_fields::excerpt(v));
                 }
             }
         }
@@ -657,7 +660,7 @@ std::optional<Precision> precision_from_string(const std::string& s)
 namespace {
 
 constexpr std::pair<unsigned, const char*> kGraphScopeNames[] = {
-    {kGraphAttn, "attn"}, {kGraphMlp, "mlp"}, {kGraphMoeRouter, "moe_router"}, {kGraphMoePreprocess, "moe_preprocess"}};
+    {kGraphAttn, "attn"}, {kGraphMlp, "mlp"}, {kGraphMoeRouter, "moe_router"}, {kGraphMoePreprocess, "moe_preprocess"}, {kGraphMamba, "mamba"}};
 
 } // namespace
 
@@ -816,7 +819,8 @@ nlohmann::json plan_to_json(const Plan& p)
     }
     if (p.recompute_modules != 0) {
         nlohmann::json modules = nlohmann::json::array();
-        for (const auto& [bit, name] : {std::pair{kRecomputeLayernorm, "layernorm"}, {kRecomputeMlaUpProj, "mla_up_proj"}, {kRecomputeMoeAct, "moe_act"}}) {
+        for (const auto& [bit, name] : {std::pair{kRecomputeLayernorm, "layernorm"}, {kRecomputeMlaUpProj, "mla_up_proj"}, {kRecomputeMoeAct, "moe_act"},
+                                                {kRecomputeMoe, "moe"}}) {
             if ((p.recompute_modules & bit) != 0) {
                 modules.push_back(name);
             }

@@ -118,6 +118,8 @@ struct SoftwareSettings {
     bool recipe_fused_grouped_mlp = false; // the release's preset runs TE's CuTeDSL fused grouped MLP (TrainingSpec::fused_grouped_mlp)
     bool overlap_p2p_interleaved = false; // its interleaved schedules post pipeline sends asynchronously (TrainingSpec::overlap_p2p)
     bool te_cross_entropy = false; // its recipe's loss is Transformer Engine's fused cross-entropy (TrainingSpec::te_cross_entropy)
+    unsigned recipe_cuda_graph_scope = 0; // with recipe_cuda_graphs Scoped: the preset's CudaGraphScope bits (0 = the default scope)
+    bool recipe_recompute_known = false;  // the row's layout is a preset that states its recompute: recipe_recompute, not a range
 };
 SoftwareSettings software_settings(const RunRow& r);
 

@@ -186,6 +186,12 @@ RowMapping map_run(const RunRow& r)
         }
     } else if (rc.rfind("none", 0) == 0 || rc.rfind("no", 0) == 0) {
         p.recompute = Recompute::None;
+    } else if (rc.empty() && sw.recipe_recompute_known && sw.recipe_recompute) {
+        // The preset of the row's layout states it (validation_sources.cpp): that run is the published one.
+        p.recompute = *sw.recipe_recompute;
+        p.recompute_modules |= sw.recipe_recompute_modules;
+        note(std::string("activation_recompute not given: the matching performance preset's (") + to_string(p.recompute) +
+             (sw.recipe_recompute_modules != 0 ? " with its recompute modules)" : ")"));
     } else if (rc.empty()) {
         p.recompute = Recompute::None;
         open.recompute = true;
@@ -287,6 +293,9 @@ RowMapping map_run(const RunRow& r)
         }
         if (sw.recipe_cuda_graphs) {
             t.cuda_graphs = *sw.recipe_cuda_graphs;
+            if (sw.recipe_cuda_graph_scope != 0) {
+                t.cuda_graph_scope = sw.recipe_cuda_graph_scope;
+            }
         }
         open.cuda_graphs = sw.cuda_graphs_open;
         t.fused_grouped_mlp = sw.recipe_fused_grouped_mlp;

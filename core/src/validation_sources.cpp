@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "validation_detail.h"
+#include "vtrain/scenario_json.h"
 
 namespace vtrain::validation_detail {
 
@@ -84,6 +85,68 @@ const MoePreset* moe_preset(const RunRow& r)
     for (const MoePreset& p : kMoePresets) {
         if (std::string(p.model) == model && std::string(p.gpu) == gpu && p.tp == r.tp.value_or(1) && p.pp == r.pp.value_or(1) && p.vp == vp &&
             p.ep == r.ep.value_or(1)) {
+            return &p;
+        }
+    }
+    return nullptr;
+}
+
+// Megatron-Bridge's Nemotron 3 performance presets (scripts/performance/configs/nemotronh/
+// nemotron_3_workload_base_configs.py @ f601ba9, whose Super layouts are the rows': GB200 tp 2 ep 64, B200
+// ep 64; B200 NVFP4 at tp 2 from the later version that adds BASE_NEMOTRON_3_ULTRA_CONFIG, where
+// NEMOTRON_3_SUPER_PRETRAIN_CONFIG_B200_NVFP4_V1 = BASE_..._B200 with tp 2, TE graphs, recompute_modules None).
+// What each sets beyond the layout: cuda_graph_impl "transformer_engine" with its cuda_graph_scope or "none",
+// recompute_modules (set_workload_base_configs makes them recompute_granularity "selective"; unset, the
+// recipes' own None stays: no recompute), HybridEP on every one (moe_flex_dispatcher_backend "hybridep"),
+// moe_a2a_overlap the WorkloadBaseConfig default False. A row is matched by model, GPU, tp, ep, micro-batch
+// and precision.
+struct NemotronPreset {
+    const char* model;     // "super", "nano"
+    const char* gpu;       // "gb200", "b200", "h100"
+    int tp, ep, mbs;
+    const char* precision; // "mxfp8", "nvfp4", "fp8" (any FP8 recipe), nullptr any
+    unsigned graph_scope;  // CudaGraphScope bits of the TE graphs; 0 = cuda_graph_impl "none"
+    unsigned recompute_modules;  // the kRecompute* bits of the preset's recompute_modules (core_attn: Recompute::Selective)
+    const char* recompute_names; // the preset's recompute_modules as written; nullptr = none set (no recompute)
+    const char* name;      // the preset and the version read
+};
+constexpr unsigned kNemotronGraphs = kGraphAttn | kGraphMamba | kGraphMoeRouter | kGraphMoePreprocess;
+constexpr NemotronPreset kNemotronPresets[] = {
+    // BASE_NEMOTRON_3_SUPER_CONFIG_GB200 = BASE (scope attn, mamba, moe_router, moe_preprocess) with tp 2.
+    {"super", "gb200", 2, 64, 1, nullptr, kNemotronGraphs, 0, nullptr, "NEMOTRON_3_SUPER_PRETRAIN_CONFIG_GB200_*_V1 @ f601ba9"},
+    // BASE_NEMOTRON_3_SUPER_CONFIG_B200: cuda_graph_impl "none", recompute_modules ["moe_act", "layernorm"].
+    {"super", "b200", 1, 64, 1, "mxfp8", 0, kRecomputeMoeAct | kRecomputeLayernorm, "moe_act, layernorm",
+     "NEMOTRON_3_SUPER_PRETRAIN_CONFIG_B200_FP8_MX_V1 @ f601ba9"},
+    {"super", "b200", 2, 64, 1, "nvfp4", kNemotronGraphs, 0, nullptr, "NEMOTRON_3_SUPER_PRETRAIN_CONFIG_B200_NVFP4_V1 of the version adding BASE_NEMOTRON_3_ULTRA_CONFIG"},
+    // NEMOTRON_3_NANO_PRETRAIN_CONFIG_{GB200,B200}_*_V1: BASE_NEMOTRON_3_NANO_CONFIG with micro_batch_size 2.
+    {"nano", "gb200", 1, 8, 2, nullptr, kNemotronGraphs, 0, nullptr, "NEMOTRON_3_NANO_PRETRAIN_CONFIG_GB200_*_V1 @ f601ba9"},
+    {"nano", "b200", 1, 8, 2, nullptr, kNemotronGraphs, 0, nullptr, "NEMOTRON_3_NANO_PRETRAIN_CONFIG_B200_*_V1 @ f601ba9"},
+    // NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100_FP8_CS_V1: 16 GPUs, ep 8, mbs 1, scope ["mamba"], recompute_modules
+    // ["moe", "layernorm", "core_attn", "moe_act"] (core_attn: Recompute::Selective).
+    {"nano", "h100", 1, 8, 1, "fp8", kGraphMamba, kRecomputeMoe | kRecomputeLayernorm | kRecomputeMoeAct,
+     "moe, layernorm, core_attn, moe_act",
+     "NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100_FP8_CS_V1 @ f601ba9"},
+};
+
+const NemotronPreset* nemotron_preset(const RunRow& r)
+{
+    if (!contains(r.arch_family, "nemotron_h") || !contains(r.arch_family, "moe")) {
+        return nullptr;
+    }
+    const char* model = contains(r.model_name, "super") ? "super" : contains(r.model_name, "nano") ? "nano" : nullptr;
+    const char* gpu = contains(r.gpu_type, "gb200") ? "gb200" : contains(r.gpu_type, "b200") ? "b200" : contains(r.gpu_type, "h100") ? "h100" : nullptr;
+    if (model == nullptr || gpu == nullptr) {
+        return nullptr;
+    }
+    const PrecisionChoice pc = precision_of(r);
+    const bool fp8 = pc.precision == Precision::Fp8;
+    const bool mxfp8 = fp8 && pc.recipe == Fp8Recipe::Mxfp8;
+    const bool nvfp4 = pc.precision == Precision::Nvfp4;
+    for (const NemotronPreset& p : kNemotronPresets) {
+        const std::string want = p.precision ? p.precision : "";
+        const bool precision_ok = want.empty() || (want == "mxfp8" && mxfp8) || (want == "nvfp4" && nvfp4) || (want == "fp8" && fp8);
+        if (std::string(p.model) == model && std::string(p.gpu) == gpu && p.tp == r.tp.value_or(1) && p.ep == r.ep.value_or(1) &&
+            p.mbs == r.micro_batch_size.value_or(p.mbs) && precision_ok) {
             return &p;
         }
     }
@@ -323,6 +386,36 @@ SoftwareSettings software_settings(const RunRow& r)
             // whose Super layouts match the rows: GB200 tp 2 ep 64, B200 ep 64).
             s.flex_moe_dispatcher = true;
             s.description += "; the Nemotron 3 recipes: HybridEP flex expert dispatcher";
+            if (const NemotronPreset* p = contains(r.software, "megatron-bridge") ? nemotron_preset(r) : nullptr) {
+                // set_nemotron_3_{nano,super}_common_configs (configs/nemotronh/nemotron_3_llm_pretrain.py):
+                // grad_reduce_in_fp32 False. The recipes (recipes/nemotronh/nemotron_3_{nano,super}.py): ddp
+                // overlap_param_gather True; Super's comm_overlap stays _pretrain_common's None (no TP overlap),
+                // Nano's CommOverlapConfig has tp_comm_overlap True. Sequence parallelism with tp > 1
+                // (WorkloadBaseConfig.sequence_parallel).
+                s.bf16_gradients = true;
+                s.recipe_overlap_param_gather = true;
+                s.recipe_sequence_parallel = true;
+                s.recipe_tp_overlap = std::string(p->model) == "nano";
+                s.recipe_moe_overlap = false;
+                s.recipe_flex_dispatcher = true;
+                // A recompute_modules list replaces Megatron's default (core_attn): the attention core is redone
+                // only where the list names it (Recompute::Selective), the other modules by their bits.
+                const bool core_attn = p->recompute_names && std::string(p->recompute_names).find("core_attn") != std::string::npos;
+                s.recipe_recompute = core_attn ? Recompute::Selective : Recompute::None;
+                s.recipe_recompute_modules = p->recompute_modules;
+                s.recipe_recompute_known = true;
+                s.recipe_cuda_graphs = p->graph_scope != 0 ? CudaGraphs::Scoped : CudaGraphs::None;
+                s.recipe_cuda_graph_scope = p->graph_scope;
+                std::string scope;
+                for (const std::string& n : cuda_graph_scope_names(p->graph_scope)) {
+                    scope += (scope.empty() ? "" : ", ") + n;
+                }
+                s.description += std::string("; the row's layout is Megatron-Bridge's ") + p->name +
+                                 " (scripts/performance/configs/nemotronh/nemotron_3_workload_base_configs.py): " +
+                                 (p->graph_scope ? "Transformer Engine CUDA graphs of " + scope : std::string("no CUDA graphs")) + ", " +
+                                 (p->recompute_names ? std::string("selective recompute of ") + p->recompute_names : std::string("no recompute")) +
+                                 ", bf16 gradient reduction, overlapped parameter gather, expert all-to-all not overlapped";
+            }
         }
         return s;
     }

@@ -52,7 +52,7 @@ std::optional<SelectiveModules> selective_modules(const std::string& activation_
         {R"(moe_act)", "moe_act", kRecomputeMoeAct, false},
         {R"(\bmlp\b)", "mlp", 0, false},
         {R"(shared_experts)", "shared_experts", 0, false},
-        {R"(\bmoe\b(?!_))", "moe", 0, false},
+        {R"(\bmoe\b(?!_))", "moe", kRecomputeMoe, false},
     };
     SelectiveModules out;
     for (const Name& n : names) {

@@ -411,6 +411,89 @@ private slots:
         QVERIFY(bad_scope.first_error().find("cuda_graph_scope") != std::string::npos);
     }
 
+    void a_mamba_graph_replays_the_mamba_layer()
+    {
+        // Megatron-Core's "mamba" CUDA-graph scope captures the Mamba layer: under a 200 us launch floor its
+        // gated norm (8192 tokens x 4096 channels, a few us of traffic here) takes 200 us launched and its
+        // table time at a 0.5 us gap when captured; a scope without "mamba" leaves it launched.
+        Setup s(nano_mamba_layers());
+        s.profile.kernel_launch_overhead_us = 200;
+        const LayerCosts launched = s.run();
+        QVERIFY(close(op_seconds(launched, "mamba gated norm", Phase::Forward), 200e-6));
+        s.training.cuda_graphs = CudaGraphs::Scoped;
+        s.training.cuda_graph_scope = kGraphAttn | kGraphMoeRouter;
+        QVERIFY(close(op_seconds(s.run(), "mamba gated norm", Phase::Forward), 200e-6));
+        s.training.cuda_graph_scope = kGraphMamba;
+        const OperatorTimer graphed(s.profile, Precision::Bf16, 0.5e-6);
+        QVERIFY(close(op_seconds(s.run(), "mamba gated norm", Phase::Forward), graphed.memory_bound_seconds("layernorm", 8192.0 * 4096 * 2, false)));
+        // The scope's name is read and written.
+        const std::string text = R"({"model": {"layers": 2, "hidden": 1024, "heads": 16, "seq_len": 2048, "vocab": 32000},
+            "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8},
+            "training": {"global_batch": 8, "cuda_graphs": "scoped", "cuda_graph_scope": ["mamba", "attn"]}})";
+        const auto read = scenario_from_text(text);
+        QVERIFY(read.ok());
+        QCOMPARE(read->training.cuda_graph_scope, unsigned(kGraphMamba | kGraphAttn));
+        QCOMPARE(scenario_from_json(scenario_to_json(*read))->training.cuda_graph_scope, unsigned(kGraphMamba | kGraphAttn));
+    }
+
+    void nvfp4_casts_stream_three_passes_per_tensor()
+    {
+        // Transformer Engine's NVFP4Quantizer (quantize_impl) reads each BF16 input and output gradient three
+        // times (post-RHT amax, row-wise cast, fused RHT column-wise cast) and writes two 4-bit copies with an
+        // E4M3 scale per 16: 7.125 bytes per element. The forward's casts of a Llama-8B-shaped layer (8192
+        // tokens) are its four GEMMs' inputs: h, h (q width = h), h and the FFN width.
+        Setup s(llama_layer());
+        s.training.precision = Precision::Nvfp4;
+        const LayerCosts c = s.run();
+        const double inputs = 8192.0 * (4096 + 4096 + 4096 + 14336);
+        const OperatorTimer t(s.profile, Precision::Nvfp4);
+        QVERIFY(close(op_seconds(c, "low-precision quantize (casts, amax)", Phase::Forward),
+                      t.memory_bound_seconds("residual_add", inputs * (2 + 2 + 2 + 2 * 0.5625) / 3, false)));
+        // The backward casts the output gradients: qkv (4096 + 2 x 1024), output projection, gate+up, down.
+        const double grads = 8192.0 * (6144 + 4096 + 2 * 14336 + 4096);
+        QVERIFY(close(op_seconds(c, "low-precision quantize (casts, amax)", Phase::Backward),
+                      t.memory_bound_seconds("residual_add", grads * 7.125 / 3, false)));
+    }
+
+    void the_moe_recompute_module_redoes_the_moe_layer()
+    {
+        // Megatron-Core's "moe" recompute module checkpoints MoELayer.forward (router, dispatch, experts,
+        // combine, shared experts): those run again before the backward, the pre-MLP norm, the residual and
+        // the attention do not (a full recompute redoes them too).
+        ModelSpec m = test::gpt(1, 4096, 32, 4096);
+        m.activation = FfnActivation::SwiGlu;
+        m.moe.experts = 64;
+        m.moe.top_k = 8;
+        m.moe.expert_ffn_hidden = 1024;
+        m.moe.shared_experts = 1;
+        m.moe.shared_expert_ffn_hidden = 2048;
+        Setup s(m);
+        s.in.ep = 8;
+        s.in.ep_group = place_group(8, 1, 8);
+        QCOMPARE(s.run().layer.recompute.total_s(), 0.0);
+        s.in.recompute_modules = kRecomputeMoe;
+        const LayerCosts moe = s.run();
+        for (const char* inside : {"moe router", "ep dispatch (all-to-all)", "experts gate+up (grouped)", "swiglu", "experts down (grouped)",
+                                   "ep combine (all-to-all)", "shared experts gate+up"}) {
+            QVERIFY2(op_seconds(moe, inside, Phase::Recompute) > 0, inside);
+            QVERIFY2(close(op_seconds(moe, inside, Phase::Recompute), op_seconds(moe, inside, Phase::Forward)), inside);
+        }
+        for (const char* outside : {"layernorm 2", "residual 2", "attention core (flash)", "qkv projection"}) {
+            QCOMPARE(op_seconds(moe, outside, Phase::Recompute), 0.0);
+        }
+        s.in.recompute_modules = 0;
+        s.in.recompute = Recompute::Full;
+        QVERIFY(s.run().layer.recompute.total_s() > moe.layer.recompute.total_s());
+        // The module's name is read and written.
+        const std::string text = R"({"model": {"layers": 2, "hidden": 1024, "heads": 16, "seq_len": 2048, "vocab": 32000},
+            "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}, "training": {"global_batch": 8},
+            "plan": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 1, "recompute_modules": ["moe", "layernorm"]}})";
+        const auto read = scenario_from_text(text);
+        QVERIFY2(read.ok(), read.ok() ? "" : read.first_error().c_str());
+        QCOMPARE(read->plan->recompute_modules, unsigned(kRecomputeMoe | kRecomputeLayernorm));
+        QCOMPARE(scenario_from_json(scenario_to_json(*read))->plan->recompute_modules, unsigned(kRecomputeMoe | kRecomputeLayernorm));
+    }
+
     void cp_ring_traffic_closed_form()
     {
         // Llama-3-70B-like: 8 KV heads of 128 on one TP rank, 8192 tokens over cp 4: 2048 tokens each.
@@ -933,6 +1016,14 @@ private slots:
         QCOMPARE(layer_activation_bytes_at(m, t, cp, 3), moe / 2);
         // MLA keeps its compressed latents: 1536 + 512 (x2, normed copies) + 64 rope elements per token.
         QVERIFY(mtp_activation_bytes(m, t, p) > moe);
+        // The "moe" recompute module keeps only the MoE block's input: the MoE layer holds its attention half
+        // plus the pre-MLP norm's input, the dropout mask and that input (2 + 1 + 2 bytes x h per token), i.e. the
+        // dense layer (the same attention; norm input, fc1 input and mask 5 h, fc1 output 2 x 2 x 18432 and
+        // activation output 2 x 18432 bytes per token) without its 6 x 18432 bytes of FFN intermediates.
+        Plan rc = p;
+        rc.recompute_modules = kRecomputeMoe;
+        QVERIFY(close(layer_activation_bytes_at(m, t, rc, 3), dense - s * 6 * 18432));
+        QCOMPARE(layer_activation_bytes_at(m, t, rc, 0), dense); // a dense layer has no MoE block
     }
 };
 

@@ -740,6 +740,93 @@ private slots:
         QCOMPARE(plain.run->scenario.training.ssd_scan_time_factor, 1.0);
     }
 
+    // Megatron-Bridge's Nemotron 3 presets (configs/nemotronh/nemotron_3_workload_base_configs.py): a row whose
+    // model, GPU, layout, micro-batch and precision match one runs its CUDA graphs and recompute (not a range),
+    // with bf16 gradient reduction; another layout keeps the open settings.
+    void nemotron_3_rows_take_the_performance_presets()
+    {
+        // NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100_FP8_CS_V1: 16 H100, ep 8, mbs 1, graphs of the Mamba layers,
+        // recompute_modules moe, layernorm, core_attn, moe_act.
+        nlohmann::json h100 = nano_row();
+        h100["num_gpus"] = 16;
+        h100["tp"] = 1;
+        h100["pp"] = 1;
+        h100["dp"] = 16;
+        h100["ep"] = 8;
+        h100["model_parallel_size"] = 1;
+        h100["micro_batch_size"] = 1;
+        h100["global_batch_size"] = 1024;
+        h100["notes"] = {"precision as published: FP8 (scaling recipe not stated on the page)"};
+        const MappedRun nano = map_one(h100);
+        QCOMPARE(nano.scenario.training.cuda_graphs, CudaGraphs::Scoped);
+        QCOMPARE(nano.scenario.training.cuda_graph_scope, unsigned(kGraphMamba));
+        QCOMPARE(nano.plan.recompute, Recompute::Selective); // core_attn
+        QCOMPARE(nano.plan.recompute_modules, unsigned(kRecomputeMoe | kRecomputeLayernorm | kRecomputeMoeAct));
+        QVERIFY(nano.scenario.training.bf16_gradients);
+        QVERIFY(has_note(nano, "NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100_FP8_CS_V1"));
+        QVERIFY(std::none_of(nano.open_settings.begin(), nano.open_settings.end(),
+                             [](const std::string& o) { return o.find("activation_recompute") != std::string::npos; }));
+
+        // The GB200 preset (ep 8, mbs 2): TE graphs of attn, mamba, moe_router and moe_preprocess, no recompute.
+        nlohmann::json gb200 = h100;
+        gb200["gpu_type"] = "gb200-nvl72";
+        gb200["system_name"] = "DGX-GB200";
+        gb200["gpu_memory_gb"] = nullptr;
+        gb200["gpus_per_node"] = 4;
+        gb200["num_gpus"] = 8;
+        gb200["dp"] = 8;
+        gb200["micro_batch_size"] = 2;
+        gb200["global_batch_size"] = 512;
+        gb200["notes"] = {"precision as published: MXFP8 (recipe: mxfp8)"};
+        const MappedRun graphs = map_one(gb200);
+        QCOMPARE(graphs.scenario.training.cuda_graphs, CudaGraphs::Scoped);
+        QCOMPARE(graphs.scenario.training.cuda_graph_scope, unsigned(kGraphAttn | kGraphMamba | kGraphMoeRouter | kGraphMoePreprocess));
+        QCOMPARE(graphs.plan.recompute, Recompute::None);
+        QCOMPARE(graphs.plan.recompute_modules, 0u);
+        // Another micro-batch is another preset version: no graphs, recompute open.
+        gb200["micro_batch_size"] = 4;
+        const MappedRun other = map_one(gb200);
+        QCOMPARE(other.scenario.training.cuda_graphs, CudaGraphs::None);
+        QVERIFY(std::any_of(other.open_settings.begin(), other.open_settings.end(),
+                            [](const std::string& o) { return o.find("activation_recompute") != std::string::npos; }));
+
+        // Nemotron 3 Super on 64 B200 (tp 1, ep 64, MXFP8): no graphs, moe_act and layernorm recomputed, the
+        // attention core not (the list replaces Megatron's default).
+        nlohmann::json super = h100;
+        super["model_name"] = "Nemotron_3_Super";
+        super["arch_family"] = "nemotron_h_hybrid_mamba2_attn_latentmoe";
+        for (const char* key : {"num_layers", "hidden_size", "num_attention_heads", "num_query_groups", "ffn_hidden_size", "vocab_size",
+                                "layer_pattern", "num_experts", "moe_top_k", "moe_ffn_hidden_size"}) {
+            super[key] = nullptr;
+        }
+        super["gpu_type"] = "b200-sxm-180gb";
+        super["system_name"] = "DGX-B200";
+        super["gpu_memory_gb"] = 180;
+        super["num_gpus"] = 64;
+        super["dp"] = 64;
+        super["ep"] = 64;
+        super["global_batch_size"] = 512;
+        super["notes"] = {"precision as published: MXFP8 (recipe: mxfp8)"};
+        const MappedRun b200 = map_one(super);
+        QCOMPARE(b200.scenario.training.cuda_graphs, CudaGraphs::None);
+        QCOMPARE(b200.plan.recompute, Recompute::None);
+        QCOMPARE(b200.plan.recompute_modules, unsigned(kRecomputeMoeAct | kRecomputeLayernorm));
+        // In NVFP4 the B200 preset runs tp 2 with the four TE graph scopes and no recompute.
+        super["precision"] = "nvfp4";
+        super["notes"] = {"precision as published: NVFP4"};
+        super["tp"] = 2;
+        super["dp"] = 32;
+        super["model_parallel_size"] = 2;
+        const MappedRun fp4 = map_one(super);
+        QCOMPARE(fp4.scenario.training.cuda_graphs, CudaGraphs::Scoped);
+        QCOMPARE(fp4.scenario.training.cuda_graph_scope, unsigned(kGraphAttn | kGraphMamba | kGraphMoeRouter | kGraphMoePreprocess));
+        QCOMPARE(fp4.plan.recompute_modules, 0u);
+        // The MXFP8 preset has no tp 2 layout on B200: open again.
+        super["precision"] = "fp8";
+        super["notes"] = {"precision as published: MXFP8 (recipe: mxfp8)"};
+        QCOMPARE(map_one(super).scenario.training.cuda_graphs, CudaGraphs::None);
+    }
+
     void an_inexpressible_row_is_skipped_with_the_simulators_reason()
     {
         const RowMapping m = map_run(parse_one(modern_row("moe")));

@@ -37,7 +37,13 @@ enum class ContextParallelKind { Ring, AllToAll };
 // --cuda-graph-scope full_iteration, with static MoE shapes). See cuda_graphs.h for what each removes.
 enum class CudaGraphs { None, Scoped, FullIteration };
 // TrainingSpec::cuda_graph_scope bits: the modules a Scoped setting captures (--cuda-graph-scope names).
-enum CudaGraphScope : unsigned { kGraphAttn = 1u, kGraphMlp = 2u, kGraphMoeRouter = 4u, kGraphMoePreprocess = 8u };
+enum CudaGraphScope : unsigned {
+    kGraphAttn = 1u,
+    kGraphMlp = 2u,
+    kGraphMoeRouter = 4u,
+    kGraphMoePreprocess = 8u,
+    kGraphMamba = 16u, // a hybrid model's Mamba layer (norm, mixer, residual): Megatron-Core's "mamba" scope
+};
 // Megatron-Bridge's guide for dropless MoE: "attn moe_router moe_preprocess" (docs/training/cuda-graphs.md,
 // Quick Decision); for dense models only attn applies of these.
 constexpr unsigned kDefaultGraphScope = kGraphAttn | kGraphMoeRouter | kGraphMoePreprocess;
@@ -186,8 +192,15 @@ struct RankOrder {
     bool operator==(const RankOrder&) const = default;
 };
 // Plan::recompute_modules bits: "layernorm" (every norm's output), "mla_up_proj" (MLA's per-head Q, K, V
-// from the latents), "moe_act" (the experts' activation: its input is kept, its output recomputed).
-enum RecomputeModule : unsigned { kRecomputeLayernorm = 1u, kRecomputeMlaUpProj = 2u, kRecomputeMoeAct = 4u };
+// from the latents), "moe_act" (the experts' activation: its input is kept, its output recomputed), "moe"
+// (the whole MoE layer: router, dispatch, experts, combine, shared experts). The attention core ("core_attn")
+// is Recompute::Selective.
+enum RecomputeModule : unsigned {
+    kRecomputeLayernorm = 1u,
+    kRecomputeMlaUpProj = 2u,
+    kRecomputeMoeAct = 4u,
+    kRecomputeMoe = 8u, // Megatron-Core MoELayer.moe_layer_recompute: its forward runs again before its backward
+};
 
 struct Plan {
     int tp = 1;
