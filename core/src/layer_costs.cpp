@@ -751,6 +751,49 @@ MoeHostOps moe_host_operators(double local_experts, bool low_precision)
     return ops;
 }
 
+// The clamp of a clamped gated activation (ModelSpec::glu_clamp, GPT-OSS) as Megatron-Core runs it outside the
+// fused activation: weighted_bias_quick_geglu_impl clamps the gate half and the linear half with two
+// torch.clamp calls and torch.cat's them back before the fused kernel (NVIDIA/Megatron-LM
+// megatron/core/fusions/fused_bias_geglu.py @ 1fb2a0c). Forward: one element-wise pass over the [rows, 2F]
+// input for the clamps, one copy for the cat; backward: the clamps' masked gradient (cat's backward is a
+// view). `input_bytes` is the activation's input. Returns the host operators it adds (2 clamps and the cat;
+// their backward: 2).
+double clamped_glu_passes(BlockBuilder& b, const Ctx& c, double input_bytes, bool recomputed)
+{
+    const double clamp = c.hp.memory_bound_seconds("gelu", input_bytes, false);
+    b.compute(Phase::Forward, "activation input clamp + cat (unfused)", 2 * clamp);
+    b.compute(Phase::Backward, "activation input clamp (unfused)", c.hp.memory_bound_seconds("gelu", input_bytes, true));
+    if (recomputed) {
+        b.compute(Phase::Recompute, "activation input clamp + cat (unfused)", 2 * clamp);
+    }
+    return 3;
+}
+
+// The routed experts' output bias (ModelSpec::linear_bias, GPT-OSS): TEGroupedMLP builds linear_fc2 with
+// skip_bias_add and adds each local expert's bias weighted by the router probability in Python,
+// torch.cat([t + b * p for t, b, p in zip(torch.split(out, tokens_per_expert), biases, torch.split(probs, ...))])
+// (NVIDIA/Megatron-LM megatron/core/transformer/moe/experts.py, TEGroupedMLP._apply_bias). Forward per
+// expert: the broadcast product b * p (a written tensor) and the add (two read, one written), then the cat
+// (a copy) over the [rows, h] output; backward: autograd of b * p gives dB = sum over rows of g * p and
+// dP = sum over h of g * b, each a product written and reduced (the add and the split pass gradients as
+// views). Host operators: per expert the product and the add (+ the split), and the cat; backward 2 products
+// and 2 reductions per expert.
+struct BiasHostOps {
+    double forward = 0;
+    double backward = 0;
+};
+BiasHostOps expert_output_bias(BlockBuilder& b, const Ctx& c, double local_experts, double out_bytes, bool recomputed)
+{
+    const double copy = c.hp.memory_bound_seconds("gelu", out_bytes, false);
+    const double fwd = c.hp.memory_bound_seconds("residual_add", out_bytes, false) + 0.5 * copy + copy;
+    b.compute(Phase::Forward, "experts output bias (per-expert add + cat)", fwd);
+    b.compute(Phase::Backward, "experts output bias gradients (dB, dprobs)", 2 * 1.5 * copy);
+    if (recomputed) {
+        b.compute(Phase::Recompute, "experts output bias (per-expert add + cat)", fwd);
+    }
+    return {3 * local_experts + 1, 4 * local_experts};
+}
+
 // A mixture-of-experts FFN on one rank (Megatron-Core's alltoall dispatcher, token_dispatcher.py): router,
 // permutation, dispatch over the EP group (+ all-gather over ETP), grouped expert GEMMs, the reverse, and
 // the shared experts. Tokens enter sharded by sequence parallelism (Megatron requires SP with TP and MoE).
@@ -844,11 +887,24 @@ void moe_ffn(BlockBuilder& b, const Ctx& c, const Ctx& outer)
     add_grouped_gemm(b, c, swiglu ? "experts gate+up (grouped)" : "experts up (grouped)", local_experts, rows_per_expert,
                      (swiglu ? 2 : 1) * width, io, c.full);
     // A fused grouped MLP (TrainingSpec::fused_grouped_mlp) computes the activation in the GEMMs' epilogue.
+    // Host operators of the GPT-OSS-style extras below (added to the section's count).
+    double extra_host_fwd = 0, extra_host_bwd = 0;
     if (!in.training->fused_grouped_mlp) {
         add_memory_bound(b, c.hp, activation_name(m.activation), activation_kind(m.activation),
                          local_experts * rows_per_expert * width * c.e * (swiglu ? 2 : 1), c.full || c.rc_moe_act);
+        if (m.glu_clamp > 0 && swiglu) {
+            const double ops = clamped_glu_passes(b, c, local_experts * rows_per_expert * width * c.e * 2, c.full || c.rc_moe_act);
+            extra_host_fwd += ops;
+            extra_host_bwd += 2;
+        }
     }
     add_grouped_gemm(b, c, "experts down (grouped)", local_experts, rows_per_expert, io, width, c.full);
+    // (A fused grouped MLP replaces TEGroupedMLP's forward, and with it the Python bias loop.)
+    if (m.linear_bias && !in.training->fused_grouped_mlp) {
+        const BiasHostOps ops = expert_output_bias(b, c, local_experts, local_experts * rows_per_expert * io * c.e, c.full);
+        extra_host_fwd += ops.forward;
+        extra_host_bwd += ops.backward;
+    }
 
     if (local_experts > 1) {
         add_memory_bound(b, c.hp, "moe unsort", "embedding", received_bytes, c.full);
@@ -871,7 +927,9 @@ void moe_ffn(BlockBuilder& b, const Ctx& c, const Ctx& outer)
     // lasts at least operators x moe_host_op_us; the GPU waits for the difference.
     const double host_op_s = host_terms(*in.profile, in.training->cuda_graphs).moe_host_op_s;
     if (host_op_s > 0) {
-        const MoeHostOps ops = moe_host_operators(local_experts, c.lowp);
+        MoeHostOps ops = moe_host_operators(local_experts, c.lowp);
+        ops.forward += extra_host_fwd;
+        ops.backward += extra_host_bwd;
         const double host_s[3] = {ops.forward * host_op_s, ops.backward * host_op_s, c.full ? ops.forward * host_op_s : 0.0};
         for (int i = 0; i < 3; ++i) {
             const double gpu = b.phase_total(phases[i]) - section_start[i];

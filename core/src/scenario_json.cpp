@@ -92,7 +92,8 @@ ModelSpec read_model(Reader r)
 {
     r.reject_unknown({"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "seq_len", "vocab", "activation",
                       "normalization", "tied_embeddings", "attention", "mla", "head_dim", "sliding_window",
-                      "full_attention_every", "qk_norm", "qkv_bias", "mtp_layers", "moe", "layer_pattern", "mamba", "description"});
+                      "full_attention_every", "qk_norm", "qkv_bias", "mtp_layers", "moe", "layer_pattern", "mamba", "description",
+                      "linear_bias", "glu_clamp"});
     ModelSpec m;
     m.name = r.optional_string("name").value_or("model");
     if (m.name.size() > kMaxModelNameChars) {
@@ -179,6 +180,11 @@ ModelSpec read_model(Reader r)
     }
     m.qk_norm = r.optional_bool("qk_norm").value_or(false);
     m.qkv_bias = r.optional_bool("qkv_bias").value_or(false);
+    m.linear_bias = r.optional_bool("linear_bias").value_or(false);
+    m.glu_clamp = r.optional_number("glu_clamp", 1e-6, 1e6).value_or(0);
+    if (m.glu_clamp > 0 && m.activation != FfnActivation::SwiGlu) {
+        r.error("glu_clamp", "needs a gated activation (\"activation\": \"swiglu\"): it clamps the gate and linear halves");
+    }
     m.mtp_layers = r.optional_int("mtp_layers", 0, 64).value_or(0);
     if (r.has("moe")) {
         m.moe = read_moe(r.child("moe"), m.layers, m.effective_ffn_hidden());
@@ -864,6 +870,12 @@ void model_shape_to_json(const ModelSpec& m, nlohmann::json& out)
     }
     if (m.qkv_bias) {
         out["qkv_bias"] = true;
+    }
+    if (m.linear_bias) {
+        out["linear_bias"] = true;
+    }
+    if (m.glu_clamp > 0) {
+        out["glu_clamp"] = m.glu_clamp;
     }
     if (m.mtp_layers > 0) {
         out["mtp_layers"] = m.mtp_layers;

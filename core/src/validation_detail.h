@@ -70,6 +70,13 @@ bool is_deepseek_v3(const RunRow& r);
 // The row names a Qwen3 mixture-of-experts model (235B-A22B, 30B-A3B), by model_name.
 bool is_qwen3_moe(const RunRow& r);
 
+// GPT-OSS (validation_gpt_oss.cpp): the row names a GPT-OSS model; its provider's linear biases and activation
+// clamp; the Megatron-Bridge performance preset its layout matches, written into the software settings.
+bool is_gpt_oss(const RunRow& r);
+void gpt_oss_model_details(const RunRow& r, ModelSpec& m, Notes& notes);
+struct SoftwareSettings;
+void gpt_oss_recipe(const RunRow& r, SoftwareSettings& s);
+
 // fsdp as bool or integer: 0 none, 1 the whole data-parallel group, k > 1 a sharding group of k.
 std::optional<int> fsdp_degree(const RunRow& r);
 

@@ -329,7 +329,9 @@ RowMapping map_run(const RunRow& r)
     // Pipeline schedule.
     const int micro_batches = t.global_batch % (p.dp * p.micro_batch) == 0 ? t.global_batch / (p.dp * p.micro_batch) : 0;
     (void)micro_batches;
-    const bool says_interleaved = contains(r.pipeline_schedule, "interleav") || r.virtual_pipeline_stages.value_or(1) > 1;
+    // ("1F1B non-interleaved" names the plain schedule.)
+    const bool says_interleaved = (contains(r.pipeline_schedule, "interleav") && !contains(r.pipeline_schedule, "non-interleav")) ||
+                                  r.virtual_pipeline_stages.value_or(1) > 1;
     if (contains(r.pipeline_schedule, "dualpipe") && p.pp > 1) {
         // DeepSeek-V3 Sec. 3.2.1: bidirectional pipeline, bubble and memory in closed form (pipeline_schedule_dualpipe.cpp).
         p.schedule = Schedule::DualPipe;

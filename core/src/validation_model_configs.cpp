@@ -108,6 +108,7 @@ void published_model_details(const RunRow& r, ModelSpec& m, Notes& notes)
         return;
     }
     const std::string name = lower(*r.model_name);
+    gpt_oss_model_details(r, m, notes);
     if (is_deepseek_v3(r) && !r.ffn_activation && m.activation == FfnActivation::Gelu) {
         // DeepSeek-V3's dense and expert FFNs are gated SiLU (SwiGLU): deepseek-ai/DeepSeek-V3
         // inference/model.py @ 4c2fdb8, MLP and Expert forward = w2(silu(w1(x)) * w3(x)). A row whose

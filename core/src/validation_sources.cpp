@@ -378,6 +378,7 @@ SoftwareSettings software_settings(const RunRow& r)
                 s.description += "; Transformer Engine CUDA graphs of the preset's scopes (attn, moe_router, moe_preprocess)";
             }
         }
+        gpt_oss_recipe(r, s);
         if (contains(r.arch_family, "nemotron_h") && contains(r.arch_family, "moe")) {
             // The Nemotron 3 (Nano, Super) performance configs dispatch experts with the flex dispatcher on
             // every GPU: BASE_NEMOTRON_3_NANO_CONFIG and BASE_NEMOTRON_3_SUPER_CONFIG set

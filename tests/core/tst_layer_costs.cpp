@@ -1025,6 +1025,55 @@ private slots:
         QVERIFY(close(layer_activation_bytes_at(m, t, rc, 3), dense - s * 6 * 18432));
         QCOMPARE(layer_activation_bytes_at(m, t, rc, 0), dense); // a dense layer has no MoE block
     }
+
+    void gpt_oss_clamp_and_expert_bias_are_costed_from_their_code_paths()
+    {
+        // A GPT-OSS-120B-shaped MoE layer (h 2880, 128 experts of 2880, top-4) on one rank holding 2 experts
+        // (EP64), micro-batch 4 x 4096 tokens: with balanced routing the rank's experts get 16,384 x 4 = 65,536
+        // rows (32,768 each).
+        ModelSpec m = test::gpt(1, 2880, 64, 4096, 201088);
+        m.kv_heads = 8;
+        m.head_dim_override = 64;
+        m.ffn_hidden = 2880;
+        m.activation = FfnActivation::SwiGlu;
+        m.normalization = Normalization::RmsNorm;
+        m.moe.experts = 128;
+        m.moe.top_k = 4;
+        m.moe.expert_ffn_hidden = 2880;
+        m.moe.dropless = true;
+        auto costs = [&](double clamp, bool bias, bool fused) {
+            ModelSpec g = m;
+            g.glu_clamp = clamp;
+            g.linear_bias = bias;
+            Setup s(g);
+            s.training.fused_grouped_mlp = fused;
+            s.in.micro_batch = 4;
+            s.in.ep = 64;
+            s.in.etp = 1;
+            return s.run();
+        };
+        const LayerCosts plain = costs(0, false, false);
+        const LayerCosts oss = costs(7, true, false);
+        const OperatorTimer t(network_profile(), Precision::Bf16);
+        const double rows = 4096.0 * 4 * 4; // tokens x top-k reaching this rank's 2 experts from the 64 ranks
+        const double input = rows * 2 * 2880 * 2; // the activation's [rows, 2F] BF16 input
+        const double out = rows * 2880 * 2;       // the experts' [rows, h] BF16 output
+        // Clamp: two torch.clamp halves (one pass) and the cat (one copy) forward, the masked gradient backward.
+        QVERIFY(close(op_seconds(oss, "activation input clamp + cat (unfused)", Phase::Forward), 2 * t.memory_bound_seconds("gelu", input, false)));
+        QVERIFY(close(op_seconds(oss, "activation input clamp (unfused)", Phase::Backward), t.memory_bound_seconds("gelu", input, true)));
+        // Output bias: the add (2 read, 1 written), the broadcast product (written) and the cat forward;
+        // dB and dprobs each a product and a reduction backward.
+        const double copy = t.memory_bound_seconds("gelu", out, false);
+        QVERIFY(close(op_seconds(oss, "experts output bias (per-expert add + cat)", Phase::Forward),
+                      t.memory_bound_seconds("residual_add", out, false) + 1.5 * copy));
+        QVERIFY(close(op_seconds(oss, "experts output bias gradients (dB, dprobs)", Phase::Backward), 3 * copy));
+        QCOMPARE(op_seconds(plain, "experts output bias (per-expert add + cat)", Phase::Forward), 0.0);
+        QVERIFY(forward_s(oss.layer) > forward_s(plain.layer));
+        // A fused grouped MLP (TE CuTeDSL) replaces TEGroupedMLP's forward: neither extra remains.
+        const LayerCosts fused = costs(7, true, true);
+        QCOMPARE(op_seconds(fused, "activation input clamp + cat (unfused)", Phase::Forward), 0.0);
+        QCOMPARE(op_seconds(fused, "experts output bias (per-expert add + cat)", Phase::Forward), 0.0);
+    }
 };
 
 QTEST_APPLESS_MAIN(TestLayerCosts)

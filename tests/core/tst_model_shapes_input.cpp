@@ -72,6 +72,33 @@ private slots:
         QCOMPARE(scenario_to_json(*again), scenario_to_json(*s));
     }
 
+    void gpt_oss_biases_and_clamp_read_and_round_trip()
+    {
+        auto j = dsv3();
+        j["model"] = nlohmann::json::parse(R"({"layers": 36, "hidden": 2880, "heads": 64, "kv_heads": 8, "head_dim": 64, "seq_len": 4096,
+            "vocab": 201088, "ffn_hidden": 2880, "activation": "swiglu", "sliding_window": 128, "full_attention_every": 2,
+            "qkv_bias": true, "linear_bias": true, "glu_clamp": 7, "moe": {"experts": 128, "top_k": 4, "dropless": true}})");
+        const auto s = scenario_from_json(j);
+        QVERIFY2(s.ok(), s.first_error().c_str());
+        QVERIFY(s->model.linear_bias);
+        QCOMPARE(s->model.glu_clamp, 7.0);
+        const auto again = scenario_from_json(scenario_to_json(*s));
+        QVERIFY2(again.ok(), again.first_error().c_str());
+        QCOMPARE(scenario_to_json(*again), scenario_to_json(*s));
+        // Defaults: no biases, no clamp, and neither is written back.
+        j["model"].erase("linear_bias");
+        j["model"].erase("glu_clamp");
+        const auto plain = scenario_from_json(j);
+        QVERIFY2(plain.ok(), plain.first_error().c_str());
+        QVERIFY(!plain->model.linear_bias);
+        QCOMPARE(plain->model.glu_clamp, 0.0);
+        QVERIFY(!scenario_to_json(*plain)["model"].contains("glu_clamp"));
+        // A clamp needs a gated activation.
+        j["model"]["glu_clamp"] = 7;
+        j["model"]["activation"] = "gelu";
+        QCOMPARE(refused_field(j), QString("model.glu_clamp"));
+    }
+
     void bad_shapes_are_refused_with_their_field_data()
     {
         QTest::addColumn<QString>("pointer");
@@ -94,6 +121,8 @@ private slots:
         QTest::newRow("window with mla") << "/model/sliding_window" << "128" << "model.sliding_window";
         QTest::newRow("full every without window") << "/model/full_attention_every" << "2" << "model.full_attention_every";
         QTest::newRow("mamba without pattern") << "/model/mamba" << "{}" << "model.mamba";
+        QTest::newRow("negative clamp") << "/model/glu_clamp" << "-1" << "model.glu_clamp";
+        QTest::newRow("linear_bias not a bool") << "/model/linear_bias" << "\"yes\"" << "model.linear_bias";
         QTest::newRow("precision") << "/training/precision" << "\"fp6\"" << "training.precision";
         QTest::newRow("fp8 recipe") << "/training/fp8_recipe" << "\"rowwise\"" << "training.fp8_recipe";
     }

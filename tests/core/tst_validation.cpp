@@ -1190,6 +1190,82 @@ private slots:
         QCOMPARE(map_one(row).scenario.training.cuda_graphs, CudaGraphs::Scoped);
     }
 
+    // GPT-OSS 120B on 64 GB200 as Megatron-Bridge's GB200_BF16_V2 preset runs it (EP64, MBS4, GBS1280): the
+    // provider's biases and clamp reach the model, the preset's bf16 gradient reduce and recompute modules the
+    // training; a row of another preset version (GBS 512) gets the model facts only.
+    void gpt_oss_rows_get_the_provider_and_preset_facts()
+    {
+        nlohmann::json row = modern_row("gpt-oss");
+        row["model_name"] = "GPT OSS 120B";
+        row["arch_family"] = "moe_rmsnorm_swiglu_yarn_gqa_swa_attnsinks";
+        row["num_layers"] = 36;
+        row["hidden_size"] = 2880;
+        row["num_attention_heads"] = 64;
+        row["num_query_groups"] = 8;
+        row["kv_channels"] = 64;
+        row["ffn_hidden_size"] = 2880;
+        row["vocab_size"] = 201088;
+        row["num_experts"] = 128;
+        row["moe_top_k"] = 4;
+        row["moe_ffn_hidden_size"] = 2880;
+        row["attention_window"] = 128;
+        row["attention_window_every"] = 2;
+        row["qkv_bias"] = true;
+        row["gpu_type"] = "gb200-nvl72";
+        row["system_name"] = "DGX-GB200";
+        row["num_gpus"] = 64;
+        row["gpus_per_node"] = 4;
+        row["tp"] = 1;
+        row["pp"] = 1;
+        row["dp"] = 64;
+        row["ep"] = 64;
+        row["model_parallel_size"] = 1;
+        row["micro_batch_size"] = 4;
+        row["global_batch_size"] = 1280;
+        row["precision"] = "bf16";
+        row["notes"] = {"precision as published: BF16"};
+        row["software"] = "Megatron-Bridge (Megatron-Core, Transformer Engine) in NeMo 26.04 container";
+        const MappedRun run = map_one(row);
+        QVERIFY(run.scenario.model.linear_bias);
+        QCOMPARE(run.scenario.model.glu_clamp, 7.0);
+        QVERIFY(run.scenario.training.bf16_gradients);
+        QVERIFY(has_note(run, "GB200_BF16_V2"));
+        bool selective = false;
+        for (const auto& c : run.candidates) {
+            if (c.plan.recompute == Recompute::Selective) {
+                selective = true;
+                QCOMPARE(c.plan.recompute_modules, kRecomputeLayernorm | kRecomputeMoeAct);
+            }
+        }
+        QVERIFY(selective);
+        row["global_batch_size"] = 512;
+        const MappedRun other = map_one(row);
+        QVERIFY(other.scenario.model.linear_bias);
+        QVERIFY(!other.scenario.training.bf16_gradients);
+        QVERIFY(!has_note(other, "GB200_BF16_V2"));
+        // Another model keeps neither the biases nor the clamp.
+        const MappedRun plain = map_one(modern_row("other"));
+        QVERIFY(!plain.scenario.model.linear_bias);
+        QCOMPARE(plain.scenario.model.glu_clamp, 0.0);
+    }
+
+    // "1F1B non-interleaved" names the plain schedule: no virtual stages, no range over them.
+    void a_non_interleaved_schedule_is_not_read_as_interleaved()
+    {
+        nlohmann::json row = modern_row("pp4");
+        row["pp"] = 4;
+        row["dp"] = 2;
+        row["pipeline_schedule"] = "1F1B non-interleaved (VP n/a or 1; schedule not stated)";
+        const MappedRun run = map_one(row);
+        QCOMPARE(run.plan.schedule, Schedule::OneFOneB);
+        QCOMPARE(run.plan.virtual_stages, 1);
+        for (const auto& line : run.open_settings) {
+            QVERIFY2(line.find("virtual_pipeline_stages") == std::string::npos, line.c_str());
+        }
+        row["pipeline_schedule"] = "interleaved 1F1B (implied by VP>1; not otherwise stated)";
+        QCOMPARE(map_one(row).plan.schedule, Schedule::Interleaved);
+    }
+
     void deepseek_v3_ffns_are_swiglu_unless_a_row_says_otherwise()
     {
         // DeepSeek-V3's FFNs are w2(silu(w1 x) * w3 x) (inference/model.py); a row whose arch_family names no

@@ -126,6 +126,8 @@ struct ModelSpec {
     // pattern's length equals `layers`. Empty = every layer is attention + FFN (MoE per `moe`).
     std::string layer_pattern;
     MambaSpec mamba;
+    bool linear_bias = false; // biases on every linear layer, the routed experts' too (Megatron add_bias_linear; GPT-OSS)
+    double glu_clamp = 0;     // gated activation's inputs clamped to +-this (Megatron activation_func_clamp_value; GPT-OSS 7); 0 = none
 
     int effective_kv_heads() const { return kv_heads > 0 ? kv_heads : heads; }
     int effective_ffn_hidden() const { return ffn_hidden > 0 ? ffn_hidden : 4 * hidden; }
