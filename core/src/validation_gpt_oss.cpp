@@ -79,14 +79,18 @@ void gpt_oss_recipe(const RunRow& r, SoftwareSettings& s)
                      "reduce, router fusion, forced load balance; recipes/gpt_oss/gpt_oss.py @ 07b4a58: overlapped parameter gather; "
                      "selective recompute redoes the norms and the experts' activation";
     // Not made the centre of their ranges: the preset's selective recompute, its moe_a2a_overlap and, under
-    // MXFP8, GB200_FP8_MX_V2's full-iteration CUDA graphs, HybridEP dispatcher, a2a overlap and CuTeDSL fused
-    // grouped MLP. With them the Blackwell rows come out 26-38% (BF16) and 37% (MXFP8) too fast while the H100
+    // MXFP8, GB200_FP8_MX_V2's full-iteration CUDA graphs, HybridEP dispatcher and a2a overlap. With them the Blackwell rows come out 26-38% (BF16) and 37% (MXFP8) too fast while the H100
     // rows fit (docs/validation.md, GPT-OSS): a Blackwell-side GPT-OSS cost is still missing, and until its
     // source is found these settings stay open instead of being paired with a cost the model lacks.
     const bool mxfp8 = precision_of(r).recipe == Fp8Recipe::Mxfp8;
+    if (mxfp8 && std::string(preset->gpu) == "gb200") {
+        // GB200_FP8_MX_V2 sets cutedsl_fused_grouped_mlp: the experts run TE's fused grouped MLP instead of
+        // TEGroupedMLP's forward, so the unfused clamp and the Python bias loop (layer_costs.cpp) do not run.
+        s.recipe_fused_grouped_mlp = true;
+        s.description += "; GB200_FP8_MX_V2's CuTeDSL fused grouped MLP (no TEGroupedMLP clamp or per-expert bias loop)";
+    }
     s.description += std::string("; the preset also sets ") +
-                     (mxfp8 ? "(GB200_FP8_MX_V2) full-iteration CUDA graphs, HybridEP flex dispatch, expert all-to-all overlap, CuTeDSL fused "
-                              "grouped MLP, no recompute"
+                     (mxfp8 ? "(GB200_FP8_MX_V2) full-iteration CUDA graphs, HybridEP flex dispatch, expert all-to-all overlap, no recompute"
                             : std::string("selective recompute") + (preset->a2a_overlap ? ", expert all-to-all overlap" : "")) +
                      ", left as ranges (docs/validation.md, GPT-OSS: a Blackwell GPT-OSS cost is missing)";
 }
