@@ -1230,10 +1230,13 @@ private slots:
         QCOMPARE(run.scenario.model.glu_clamp, 7.0);
         QVERIFY(run.scenario.training.bf16_gradients);
         QVERIFY(has_note(run, "GB200_BF16_V2"));
+        // The preset's selective recompute is its module list (which replaces Megatron's default core_attn).
         bool selective = false;
         for (const auto& c : run.candidates) {
-            if (c.plan.recompute == Recompute::Selective) {
+            QVERIFY(c.plan.recompute != Recompute::Selective);
+            if (c.plan.recompute_modules != 0) {
                 selective = true;
+                QCOMPARE(c.plan.recompute, Recompute::None);
                 QCOMPARE(c.plan.recompute_modules, kRecomputeLayernorm | kRecomputeMoeAct);
             }
         }
