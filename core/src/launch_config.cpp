@@ -475,6 +475,15 @@ Expected<MegatronLaunch> megatron_launch(const Scenario& s, const Plan& p, int g
     add_batch_arguments(s, p, args, warnings);
     add_precision_arguments(s.training, args);
     add_recompute_arguments(p, args, warnings);
+    if (s.training.te_cross_entropy) {
+        args.emplace_back("--cross-entropy-loss-fusion");
+        args.emplace_back("--cross-entropy-fusion-impl te");
+    }
+    // Megatron-LM overlaps an interleaved schedule's pipeline sends by default (arguments.py:
+    // --no-overlap-p2p-communication, store_false); the plan as simulated blocks on them unless overlap_p2p.
+    if (p.schedule == Schedule::Interleaved && p.pp > 1 && !s.training.overlap_p2p) {
+        args.emplace_back("--no-overlap-p2p-communication");
+    }
     if (p.zero_stage >= 1) {
         args.emplace_back("--use-distributed-optimizer");
     }

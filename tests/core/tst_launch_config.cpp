@@ -107,6 +107,7 @@ private slots:
             "--train-samples 131835938", // 270e9 / 2048 = 131,835,937.5, rounded up
             "--bf16",
             "--recompute-granularity selective",
+            "--no-overlap-p2p-communication",
             "--use-distributed-optimizer",
             "--overlap-grad-reduce",
             "--ddp-bucket-size 10485760", // 40 MiB of fp32 gradients
@@ -157,6 +158,31 @@ private slots:
         const auto plain = megatron_launch(s, p, 8);
         QVERIFY(plain.ok());
         QVERIFY(value_of(plain->arguments, "--num-layers-per-virtual-pipeline-stage").empty());
+    }
+
+    void fused_loss_and_pipeline_send_overlap_map_to_megatron()
+    {
+        // MT-NLG's interleaved plan: Megatron-LM overlaps the sends by default, the simulated plan did not.
+        Scenario s = mtnlg_like();
+        Plan p = *s.plan;
+        auto m = megatron_launch(s, p, 8);
+        QVERIFY(m.ok());
+        QVERIFY(has(m->arguments, "--no-overlap-p2p-communication"));
+        QVERIFY(!has(m->arguments, "--cross-entropy-loss-fusion"));
+        s.training.overlap_p2p = true;
+        s.training.te_cross_entropy = true;
+        m = megatron_launch(s, p, 8);
+        QVERIFY(m.ok());
+        QVERIFY(!has(m->arguments, "--no-overlap-p2p-communication"));
+        QVERIFY(has(m->arguments, "--cross-entropy-loss-fusion"));
+        QCOMPARE(value_of(m->arguments, "--cross-entropy-fusion-impl"), std::string("te"));
+        // 1F1B has no overlapped sends to turn off.
+        p.schedule = Schedule::OneFOneB;
+        p.virtual_stages = 1;
+        s.training.overlap_p2p = false;
+        m = megatron_launch(s, p, 8);
+        QVERIFY(m.ok());
+        QVERIFY(!has(m->arguments, "--no-overlap-p2p-communication"));
     }
 
     void recompute_maps_to_megatron_and_deepspeed()
