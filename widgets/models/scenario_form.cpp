@@ -244,6 +244,11 @@ std::vector<ChoiceField> buildChoiceFields()
                          s.model.attention = kv > 0 && kv < s.model.heads ? AttentionKind::Gqa : AttentionKind::Mha;
                      }
                  }});
+    f.push_back({QStringLiteral("model.linear_bias"), Group::Model, tr("Linear-layer biases"),
+                 tr("Biases in the linear layers, experts included (GPT-OSS; Megatron-Core add_bias_linear): their adds and "
+                    "gradient reductions are costed"),
+                 {}, {}, [](const Scenario& s) { return QVariant(s.model.linear_bias); },
+                 [](const QVariant& v, Scenario& s) { s.model.linear_bias = v.toBool(); }});
     f.push_back({QStringLiteral("training.precision"), Group::Cluster, tr("Precision"),
                  tr("GEMM number format; FP8 and NVFP4 keep master weights, attention and norms in BF16"),
                  {QStringLiteral("BF16"), QStringLiteral("FP16"), QStringLiteral("FP32"), QStringLiteral("FP8"), QStringLiteral("NVFP4")},
@@ -277,6 +282,16 @@ std::vector<ChoiceField> buildChoiceFields()
                  [](const QVariant& v, Scenario& s) {
                      s.training.cuda_graphs = cuda_graphs_from_string(v.toString().toStdString()).value_or(CudaGraphs::None);
                  }});
+    f.push_back({QStringLiteral("training.te_cross_entropy"), Group::Cluster, tr("Fused loss (TE cross-entropy)"),
+                 tr("Transformer Engine's fused cross-entropy on the 16-bit logits (Megatron-LM --cross-entropy-fusion-impl te) "
+                    "instead of the unfused fp32 loss"),
+                 {}, {}, [](const Scenario& s) { return QVariant(s.training.te_cross_entropy); },
+                 [](const QVariant& v, Scenario& s) { s.training.te_cross_entropy = v.toBool(); }});
+    f.push_back({QStringLiteral("training.overlap_p2p"), Group::Cluster, tr("Overlapped pipeline sends"),
+                 tr("Interleaved schedules post their pipeline sends asynchronously (Megatron-LM's default, overlap_p2p_comm); "
+                    "off: a send holds the sender's next chunk"),
+                 {}, {}, [](const Scenario& s) { return QVariant(s.training.overlap_p2p); },
+                 [](const QVariant& v, Scenario& s) { s.training.overlap_p2p = v.toBool(); }});
     f.push_back({QStringLiteral("plan.schedule"), Group::Plan, tr("Schedule"),
                  tr("Pipeline schedule of the plan; DualPipe is DeepSeek-V3's bidirectional pipeline (arXiv 2412.19437 Sec. 3.2.1)"),
                  {QStringLiteral("GPipe"), QStringLiteral("1F1B"), tr("interleaved"), QStringLiteral("DualPipe")},
