@@ -33,7 +33,7 @@ params=$params,memory_efficiency,kernel_launch_overhead_us,host_overhead_us,micr
 # weighing the same; squared errors let a few MoE rows 100-200% off decide the fit.
 objective=male
 # Objective evaluations per fit (one full fit and five fold fits per GPU): the time bound.
-evals=${VTRAIN_CALIBRATE_EVALS:-300}
+evals=${VTRAIN_CALIBRATE_EVALS:-600}
 
 start_all=$(date +%s)
 # h100-hbm2e-96gb: Meta's 500 W Grand Teton H100, the GPU of the torchtitan rows (33 of them), which map to it
