@@ -187,8 +187,8 @@ private:
 
     // Walks stage s's schedule until it waits for another stage, reaches its limit or ends. A send
     // queues behind the stage's previous send and is blocking (the stage computes nothing more until it
-    // is done) unless the sends are asynchronous (IterationCosts::async_sends). The busy sums are not kept here: every stage runs each chunk's passes once per
-    // micro-batch, so fast_simulate() counts them.
+    // is done) unless the sends are asynchronous (IterationCosts::async_sends). The busy sums are not
+    // kept here: every stage runs each chunk's passes once per micro-batch, so fast_simulate() counts them.
     void advance(int s)
     {
         FastSimScratch::Stage& st = w.stage[s];

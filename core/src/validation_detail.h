@@ -65,6 +65,9 @@ void published_model_details(const RunRow& r, ModelSpec& m, Notes& notes);
 // Multi-token-prediction modules a row's model trains (validation_model_configs.cpp): what its name says
 // ("w/ MTP", "w/o MTP", "no MTP"), else its family's published configuration (DeepSeek-V3: one module).
 int published_mtp_layers(const RunRow& r, const ModelSpec& m, Notes& notes);
+// The GPU a Megatron-Bridge performance preset is named for ("gb200", "b200", "h100"), by gpu_type; nullptr
+// for another part (validation_vocabulary.cpp).
+const char* preset_gpu(const RunRow& r);
 // The row names a DeepSeek-V3 model (DeepSeek's own or Megatron-Bridge's "DeepSeekV3"), by model_name.
 bool is_deepseek_v3(const RunRow& r);
 // The row names a Qwen3 mixture-of-experts model (235B-A22B, 30B-A3B), by model_name.

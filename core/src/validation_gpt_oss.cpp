@@ -56,7 +56,7 @@ void gpt_oss_recipe(const RunRow& r, SoftwareSettings& s)
     if (!is_gpt_oss(r) || !contains(r.software, "megatron-bridge") || !contains(r.model_name, "120b")) {
         return;
     }
-    const char* gpu = contains(r.gpu_type, "gb200") ? "gb200" : contains(r.gpu_type, "b200") ? "b200" : contains(r.gpu_type, "h100") ? "h100" : nullptr;
+    const char* gpu = preset_gpu(r);
     const GptOssPreset* preset = nullptr;
     for (const GptOssPreset& p : kGptOssPresets) {
         if (gpu != nullptr && std::string(p.gpu) == gpu && p.tp == r.tp.value_or(1) && p.pp == r.pp.value_or(1) && p.ep == r.ep.value_or(1) &&

@@ -77,7 +77,7 @@ const MoePreset* moe_preset(const RunRow& r)
                         : !is_qwen3_moe(r) ? nullptr
                         : contains(r.model_name, "235b") ? "qwen3_235b"
                                                          : "qwen3_30b";
-    const char* gpu = contains(r.gpu_type, "gb200") ? "gb200" : contains(r.gpu_type, "b200") ? "b200" : contains(r.gpu_type, "h100") ? "h100" : nullptr;
+    const char* gpu = preset_gpu(r);
     if (model == nullptr || gpu == nullptr) {
         return nullptr;
     }
@@ -134,7 +134,7 @@ const NemotronPreset* nemotron_preset(const RunRow& r)
         return nullptr;
     }
     const char* model = contains(r.model_name, "super") ? "super" : contains(r.model_name, "nano") ? "nano" : nullptr;
-    const char* gpu = contains(r.gpu_type, "gb200") ? "gb200" : contains(r.gpu_type, "b200") ? "b200" : contains(r.gpu_type, "h100") ? "h100" : nullptr;
+    const char* gpu = preset_gpu(r);
     if (model == nullptr || gpu == nullptr) {
         return nullptr;
     }

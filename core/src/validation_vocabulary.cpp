@@ -28,6 +28,12 @@ bool contains(const std::optional<std::string>& s, const char* what)
 
 int round_up(int v, int multiple) { return (v + multiple - 1) / multiple * multiple; }
 
+const char* preset_gpu(const RunRow& r)
+{
+    // gb200 before b200: "gb200-nvl72" contains "b200".
+    return contains(r.gpu_type, "gb200") ? "gb200" : contains(r.gpu_type, "b200") ? "b200" : contains(r.gpu_type, "h100") ? "h100" : nullptr;
+}
+
 std::optional<SelectiveModules> selective_modules(const std::string& activation_recompute)
 {
     const std::string rc = lower(activation_recompute);
