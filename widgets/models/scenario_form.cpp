@@ -336,6 +336,10 @@ std::vector<ChoiceField> buildChoiceFields()
     f.push_back(recomputeModule("plan.recompute_modules.moe_act", tr("Recompute expert act."),
                                 tr("The experts' activation output recomputed from its kept input (--recompute-modules moe_act)"),
                                 kRecomputeMoeAct));
+    f.push_back(recomputeModule("plan.recompute_modules.moe", tr("Recompute MoE layer"),
+                                tr("The whole MoE layer (router, dispatch, experts, combine, shared experts) run again before its "
+                                   "backward; only its input kept (--recompute-modules moe)"),
+                                kRecomputeMoe));
     return f;
 }
 
