@@ -1054,7 +1054,8 @@ private slots:
         };
         const LayerCosts plain = costs(0, false, false);
         const LayerCosts oss = costs(7, true, false);
-        const OperatorTimer t(network_profile(), Precision::Bf16);
+        const GpuProfile profile = network_profile();
+        const OperatorTimer t(profile, Precision::Bf16); // the timer keeps a reference: the profile must outlive it
         const double rows = 4096.0 * 4 * 4; // tokens x top-k reaching this rank's 2 experts from the 64 ranks
         const double input = rows * 2 * 2880 * 2; // the activation's [rows, 2F] BF16 input
         const double out = rows * 2880 * 2;       // the experts' [rows, h] BF16 output

@@ -15,6 +15,8 @@ public:
     // launch_floor_s >= 0 replaces the profile's kernel_launch_overhead_us (a full-iteration CUDA graph's
     // gap between kernels, cuda_graphs.h); < 0 keeps it.
     OperatorTimer(const GpuProfile& profile, Precision precision, double launch_floor_s = -1);
+    // The timer keeps a reference to the profile: a temporary one would dangle.
+    OperatorTimer(GpuProfile&&, Precision, double = -1) = delete;
 
     double gemm_seconds(double m, double n, double k) const;
     // A batch of independent GEMMs of the same shape (attention's bmm).
