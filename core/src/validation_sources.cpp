@@ -314,6 +314,13 @@ SoftwareSettings software_settings(const RunRow& r)
             // cpu_offloading_num_layers 40 (GB200 FP8-CS), 20 (GB200 BF16), 5 (B200 FP8-CS) of Llama 3 70B's 80
             // (scripts/performance/configs/llama/llama3_workload_base_configs.py); the share is a range.
             s.fsdp_offloads_activations = true;
+            // The loss: _llama3_common sets model_cfg.cross_entropy_fusion_impl = "te" (Megatron-Bridge
+            // recipes/llama/llama3.py; the provider's cross_entropy_loss_fusion is True), as the Qwen3 and
+            // DeepSeek-V3 recipes below do.
+            if (contains(r.software, "megatron-bridge")) {
+                s.te_cross_entropy = true;
+                s.description += "; Transformer Engine's fused cross-entropy (cross_entropy_fusion_impl te)";
+            }
             s.description += "; the Llama 3 recipes: bf16 gradients, FP8 weights gathered in FP8 (per-tensor recipes), FP8 current "
                              "scaling with the first and last layer in BF16, and as the "
                              "centre of a range where they fit no recompute, sequence parallelism, overlapped parameter gather, TP "

@@ -891,6 +891,7 @@ private slots:
         const MappedRun run = map_one(row);
         QVERIFY(run.scenario.training.bf16_gradients);
         QVERIFY(run.scenario.training.fp8_param_gather);
+        QVERIFY(run.scenario.training.te_cross_entropy); // _llama3_common: cross_entropy_fusion_impl "te"
         QVERIFY(run.candidates.size() > 1);
         std::size_t recipe = run.candidates.size();
         for (std::size_t i = 0; i < run.candidates.size(); ++i) {
