@@ -41,11 +41,8 @@ std::string duration(double seconds)
 std::string recompute_modules_text(unsigned modules)
 {
     std::string out;
-    for (const auto& [bit, name] : {std::pair{kRecomputeLayernorm, "layernorm"}, std::pair{kRecomputeMlaUpProj, "mla_up_proj"},
-                                    std::pair{kRecomputeMoeAct, "moe_act"}, std::pair{kRecomputeMoe, "moe"}}) {
-        if ((modules & bit) != 0) {
-            out += (out.empty() ? "" : ", ") + std::string(name);
-        }
+    for (const std::string& name : recompute_module_names(modules)) {
+        out += (out.empty() ? "" : ", ") + name;
     }
     return out;
 }

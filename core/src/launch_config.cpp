@@ -248,15 +248,11 @@ void add_recompute_arguments(Recompute recompute, std::vector<std::string>& args
 
 // Megatron-LM's names for Plan::recompute_modules, in its --recompute-modules spelling (arguments.py:
 // nargs='*', choices "core_attn", "moe_act", "layernorm", "mla_up_proj", ...; default ["core_attn"]).
-std::string recompute_module_names(unsigned modules)
+std::string recompute_modules_flag_value(unsigned modules)
 {
     std::string out;
-    for (const auto& [bit, name] : {std::pair{kRecomputeLayernorm, "layernorm"}, std::pair{kRecomputeMlaUpProj, "mla_up_proj"},
-                                    std::pair{kRecomputeMoeAct, "moe_act"}, std::pair{kRecomputeMoe, "moe"}}) {
-        if ((modules & bit) != 0) {
-            out += out.empty() ? "" : " ";
-            out += name;
-        }
+    for (const std::string& name : recompute_module_names(modules)) {
+        out += (out.empty() ? "" : " ") + name;
     }
     return out;
 }
@@ -266,7 +262,7 @@ std::string recompute_module_names(unsigned modules)
 // when the plan recomputes nothing else. Full recomputation already recomputes every module.
 void add_recompute_arguments(const Plan& p, std::vector<std::string>& args, std::vector<std::string>& warnings)
 {
-    const std::string modules = recompute_module_names(p.recompute_modules);
+    const std::string modules = recompute_modules_flag_value(p.recompute_modules);
     add_recompute_arguments(p.recompute == Recompute::None && !modules.empty() ? Recompute::Selective : p.recompute, args);
     if (modules.empty()) {
         return;
@@ -315,7 +311,7 @@ Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& s, const Plan& p, i
         w.emplace_back("torchtitan has no setting for the plan's rank order or host offload: they are not written");
     }
     if (p.recompute_modules != 0) {
-        w.push_back("recompute_modules (" + recompute_module_names(p.recompute_modules) +
+        w.push_back("recompute_modules (" + recompute_modules_flag_value(p.recompute_modules) +
                     ") have no torchtitan setting ([activation_checkpoint] recomputes whole layers or its own op list): not written");
     }
     const NodeLayout layout = node_layout(s.cluster.num_gpus, gpus_per_node, w);
@@ -634,7 +630,7 @@ Expected<DeepSpeedLaunch> deepspeed_launch(const Scenario& s, const Plan& p, int
                               "--recompute-granularity selective");
     }
     if (p.recompute_modules != 0) {
-        warnings.push_back("recompute_modules (" + recompute_module_names(p.recompute_modules) +
+        warnings.push_back("recompute_modules (" + recompute_modules_flag_value(p.recompute_modules) +
                            ") have no Megatron-DeepSpeed flag or ds_config key: those parts stay in memory");
     }
     if (p.cp > 1) {

@@ -418,15 +418,9 @@ Plan read_plan(Reader r)
             r.error("recompute_modules", "must be a list of \"layernorm\", \"mla_up_proj\", \"moe_act\", \"moe\"");
         } else {
             for (const auto& v : list) {
-                const std::string name = v.is_string() ? v.get<std::string>() : std::string();
-                if (name == "layernorm") {
-                    p.recompute_modules |= kRecomputeLayernorm;
-                } else if (name == "mla_up_proj") {
-                    p.recompute_modules |= kRecomputeMlaUpProj;
-                } else if (name == "moe_act") {
-                    p.recompute_modules |= kRecomputeMoeAct;
-                } else if (name == "moe") {
-                    p.recompute_modules |= kRecomputeMoe;
+                const unsigned bit = v.is_string() ? recompute_module_bit(v.get<std::string>()) : 0u;
+                if (bit != 0) {
+                    p.recompute_modules |= bit;
                 } else {
                     r.error("recompute_modules", "knows \"layernorm\", \"mla_up_proj\", \"moe_act\" and \"moe\", not " +
                                                      json_fields::excerpt(v));
@@ -665,6 +659,9 @@ std::optional<Precision> precision_from_string(const std::string& s)
 
 namespace {
 
+constexpr std::pair<unsigned, const char*> kRecomputeModuleNames[] = {
+    {kRecomputeLayernorm, "layernorm"}, {kRecomputeMlaUpProj, "mla_up_proj"}, {kRecomputeMoeAct, "moe_act"}, {kRecomputeMoe, "moe"}};
+
 constexpr std::pair<unsigned, const char*> kGraphScopeNames[] = {
     {kGraphAttn, "attn"}, {kGraphMlp, "mlp"}, {kGraphMoeRouter, "moe_router"}, {kGraphMoePreprocess, "moe_preprocess"}, {kGraphMamba, "mamba"}};
 
@@ -694,6 +691,27 @@ unsigned cuda_graph_scope_bit(const std::string& name)
         }
     }
     return 0;
+}
+
+unsigned recompute_module_bit(const std::string& name)
+{
+    for (const auto& [bit, known] : kRecomputeModuleNames) {
+        if (name == known) {
+            return bit;
+        }
+    }
+    return 0;
+}
+
+std::vector<std::string> recompute_module_names(unsigned modules)
+{
+    std::vector<std::string> names;
+    for (const auto& [bit, name] : kRecomputeModuleNames) {
+        if ((modules & bit) != 0) {
+            names.emplace_back(name);
+        }
+    }
+    return names;
 }
 
 std::vector<std::string> cuda_graph_scope_names(unsigned scope)
@@ -824,14 +842,7 @@ nlohmann::json plan_to_json(const Plan& p)
         j["offload_activations"] = p.offload_activations;
     }
     if (p.recompute_modules != 0) {
-        nlohmann::json modules = nlohmann::json::array();
-        for (const auto& [bit, name] : {std::pair{kRecomputeLayernorm, "layernorm"}, {kRecomputeMlaUpProj, "mla_up_proj"}, {kRecomputeMoeAct, "moe_act"},
-                                                {kRecomputeMoe, "moe"}}) {
-            if ((p.recompute_modules & bit) != 0) {
-                modules.push_back(name);
-            }
-        }
-        j["recompute_modules"] = modules;
+        j["recompute_modules"] = recompute_module_names(p.recompute_modules);
     }
     return j;
 }

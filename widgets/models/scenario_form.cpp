@@ -208,6 +208,14 @@ ChoiceField planFlag(const char* name, const QString& label, const QString& tip,
             }};
 }
 
+// A TrainingSpec flag as a check box (the cluster and budget group holds the training settings).
+ChoiceField trainingFlag(const char* name, const QString& label, const QString& tip, bool TrainingSpec::*member)
+{
+    return {QLatin1String(name), Group::Cluster, label, tip, {}, {},
+            [member](const Scenario& s) { return QVariant(s.training.*member); },
+            [member](const QVariant& v, Scenario& s) { s.training.*member = v.toBool(); }};
+}
+
 // One of Plan::recompute_modules' bits as a check box.
 ChoiceField recomputeModule(const char* name, const QString& label, const QString& tip, unsigned bit)
 {
@@ -282,16 +290,14 @@ std::vector<ChoiceField> buildChoiceFields()
                  [](const QVariant& v, Scenario& s) {
                      s.training.cuda_graphs = cuda_graphs_from_string(v.toString().toStdString()).value_or(CudaGraphs::None);
                  }});
-    f.push_back({QStringLiteral("training.te_cross_entropy"), Group::Cluster, tr("Fused loss (TE cross-entropy)"),
-                 tr("Transformer Engine's fused cross-entropy on the 16-bit logits (Megatron-LM --cross-entropy-fusion-impl te) "
-                    "instead of the unfused fp32 loss"),
-                 {}, {}, [](const Scenario& s) { return QVariant(s.training.te_cross_entropy); },
-                 [](const QVariant& v, Scenario& s) { s.training.te_cross_entropy = v.toBool(); }});
-    f.push_back({QStringLiteral("training.overlap_p2p"), Group::Cluster, tr("Overlapped pipeline sends"),
-                 tr("Interleaved schedules post their pipeline sends asynchronously (Megatron-LM's default, overlap_p2p_comm); "
-                    "off: a send holds the sender's next chunk"),
-                 {}, {}, [](const Scenario& s) { return QVariant(s.training.overlap_p2p); },
-                 [](const QVariant& v, Scenario& s) { s.training.overlap_p2p = v.toBool(); }});
+    f.push_back(trainingFlag("training.te_cross_entropy", tr("Fused loss (TE cross-entropy)"),
+                             tr("Transformer Engine's fused cross-entropy on the 16-bit logits (Megatron-LM "
+                                "--cross-entropy-fusion-impl te) instead of the unfused fp32 loss"),
+                             &TrainingSpec::te_cross_entropy));
+    f.push_back(trainingFlag("training.overlap_p2p", tr("Overlapped pipeline sends"),
+                             tr("Interleaved schedules post their pipeline sends asynchronously (Megatron-LM's default, "
+                                "overlap_p2p_comm); off: a send holds the sender's next chunk"),
+                             &TrainingSpec::overlap_p2p));
     f.push_back({QStringLiteral("plan.schedule"), Group::Plan, tr("Schedule"),
                  tr("Pipeline schedule of the plan; DualPipe is DeepSeek-V3's bidirectional pipeline (arXiv 2412.19437 Sec. 3.2.1)"),
                  {QStringLiteral("GPipe"), QStringLiteral("1F1B"), tr("interleaved"), QStringLiteral("DualPipe")},

@@ -30,5 +30,9 @@ std::optional<CudaGraphs> cuda_graphs_from_string(const std::string& s);
 // one name (0 for a name that is not one), and the names of a scope's bits in a fixed order.
 unsigned cuda_graph_scope_bit(const std::string& name);
 std::vector<std::string> cuda_graph_scope_names(unsigned scope);
+// The names of Plan::recompute_modules (Megatron-LM's --recompute-modules values): the RecomputeModule bit
+// of one name, exactly as spelled (0 for a name that is not one), and the names of a set's bits in a fixed order.
+unsigned recompute_module_bit(const std::string& name);
+std::vector<std::string> recompute_module_names(unsigned modules);
 
 } // namespace vtrain
