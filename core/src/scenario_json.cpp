@@ -659,10 +659,37 @@ std::optional<Precision> precision_from_string(const std::string& s)
 
 namespace {
 
-constexpr std::pair<unsigned, const char*> kRecomputeModuleNames[] = {
+using BitNames = std::pair<unsigned, const char*>;
+
+// The bit of `name` in a table of (bit, name) pairs, 0 when it is none of them.
+template <std::size_t N>
+unsigned bit_named(const BitNames (&table)[N], const std::string& name)
+{
+    for (const auto& [bit, known] : table) {
+        if (name == known) {
+            return bit;
+        }
+    }
+    return 0;
+}
+
+// The names of the bits set in `bits`, in the table's order.
+template <std::size_t N>
+std::vector<std::string> names_of_bits(const BitNames (&table)[N], unsigned bits)
+{
+    std::vector<std::string> names;
+    for (const auto& [bit, name] : table) {
+        if ((bits & bit) != 0) {
+            names.emplace_back(name);
+        }
+    }
+    return names;
+}
+
+constexpr BitNames kRecomputeModuleNames[] = {
     {kRecomputeLayernorm, "layernorm"}, {kRecomputeMlaUpProj, "mla_up_proj"}, {kRecomputeMoeAct, "moe_act"}, {kRecomputeMoe, "moe"}};
 
-constexpr std::pair<unsigned, const char*> kGraphScopeNames[] = {
+constexpr BitNames kGraphScopeNames[] = {
     {kGraphAttn, "attn"}, {kGraphMlp, "mlp"}, {kGraphMoeRouter, "moe_router"}, {kGraphMoePreprocess, "moe_preprocess"}, {kGraphMamba, "mamba"}};
 
 } // namespace
@@ -682,48 +709,13 @@ std::optional<CudaGraphs> cuda_graphs_from_string(const std::string& s)
     return std::nullopt;
 }
 
-unsigned cuda_graph_scope_bit(const std::string& name)
-{
-    const std::string v = lower(name);
-    for (const auto& [bit, known] : kGraphScopeNames) {
-        if (v == known) {
-            return bit;
-        }
-    }
-    return 0;
-}
+unsigned cuda_graph_scope_bit(const std::string& name) { return bit_named(kGraphScopeNames, lower(name)); }
 
-unsigned recompute_module_bit(const std::string& name)
-{
-    for (const auto& [bit, known] : kRecomputeModuleNames) {
-        if (name == known) {
-            return bit;
-        }
-    }
-    return 0;
-}
+std::vector<std::string> cuda_graph_scope_names(unsigned scope) { return names_of_bits(kGraphScopeNames, scope); }
 
-std::vector<std::string> recompute_module_names(unsigned modules)
-{
-    std::vector<std::string> names;
-    for (const auto& [bit, name] : kRecomputeModuleNames) {
-        if ((modules & bit) != 0) {
-            names.emplace_back(name);
-        }
-    }
-    return names;
-}
+unsigned recompute_module_bit(const std::string& name) { return bit_named(kRecomputeModuleNames, name); }
 
-std::vector<std::string> cuda_graph_scope_names(unsigned scope)
-{
-    std::vector<std::string> names;
-    for (const auto& [bit, name] : kGraphScopeNames) {
-        if ((scope & bit) != 0) {
-            names.emplace_back(name);
-        }
-    }
-    return names;
-}
+std::vector<std::string> recompute_module_names(unsigned modules) { return names_of_bits(kRecomputeModuleNames, modules); }
 
 std::optional<Fp8Recipe> fp8_recipe_from_string(const std::string& s)
 {
