@@ -10,6 +10,7 @@
 #include <oneapi/tbb/task_arena.h>
 
 #include "validation_detail.h"
+#include "vtrain/json_fields.h"
 #include "vtrain/uncertainty.h"
 
 namespace vtrain {
@@ -567,7 +568,7 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
         fit.push_back({&r, std::move(*m.run), std::move(centre), range->central_indices, static_cast<int>(it - subset_names.begin()), 0});
     }
     if (fit.empty()) {
-        return Diagnostic{"--gpu", "no modeled row of the data maps to GPU profile \"" + options.gpu + "\"" +
+        return Diagnostic{"--gpu", "no modeled row of the data maps to GPU profile \"" + json_fields::bounded(options.gpu) + "\"" +
                                        (options.precision.empty() ? std::string() : " with precision " + options.precision) +
                                        " (and the chosen subsets); " + std::to_string(result.skipped.size()) + " rows skipped"};
     }
@@ -604,7 +605,7 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
     for (const auto& name : options.parameters) {
         const auto* p = bounded_parameter(name);
         if (p == nullptr) {
-            return Diagnostic{"--params", "unknown parameter \"" + name + "\""};
+            return Diagnostic{"--params", "unknown parameter \"" + json_fields::bounded(name) + "\""};
         }
         candidates.push_back(p);
     }

@@ -8,6 +8,7 @@
 #include "cluster_request_checks.h"
 #include "vtrain/cluster_schedule.h"
 #include "vtrain/cluster_schedule_curves.h"
+#include "vtrain/json_fields.h"
 
 namespace vtrain {
 namespace {
@@ -81,7 +82,7 @@ Expected<ScheduleStudy> run_schedule_study(const ScheduleRequest& request, const
         return errors;
     }
     if (profile.id != request.gpu) {
-        return Diagnostic{"gpu", "the profile given is \"" + profile.id + "\", not \"" + request.gpu + "\""};
+        return Diagnostic{"gpu", "the profile given is \"" + json_fields::bounded(profile.id) + "\", not \"" + json_fields::bounded(request.gpu) + "\""};
     }
     const auto start = std::chrono::steady_clock::now();
     const std::map<std::string, GpuProfile> profiles{{request.gpu, profile}};

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "vtrain/comm_model.h"
+#include "vtrain/json_fields.h"
 #include "vtrain/pipeline_layout.h"
 
 namespace vtrain {
@@ -321,7 +322,7 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
     for (std::size_t i = 0; i < space.gpus.size(); ++i) {
         const auto it = profiles.find(space.gpus[i]);
         if (it == profiles.end()) {
-            errors.push_back({search.gpu.empty() ? "cluster.gpu" : "search.gpu", "no GPU profile \"" + space.gpus[i] + "\" was loaded"});
+            errors.push_back({search.gpu.empty() ? "cluster.gpu" : "search.gpu", "no GPU profile \"" + json_fields::bounded(space.gpus[i]) + "\" was loaded"});
             continue;
         }
         // Tensor parallelism stays in an NVLink domain; on racks whose domain spans hosts (NVL72: trays of

@@ -11,6 +11,7 @@
 
 #include "vtrain/explorer_io.h"
 #include "vtrain/explorer_space.h"
+#include "vtrain/json_fields.h"
 #include "vtrain/model_math.h"
 #include "vtrain/scenario_json.h"
 
@@ -314,7 +315,7 @@ Expected<OptimalModelResult> find_optimal_model(const OptimalModelRequest& reque
         return errors;
     }
     if (profile.id != request.gpu) {
-        return Diagnostic{"gpu", "the profile given is \"" + profile.id + "\", not \"" + request.gpu + "\""};
+        return Diagnostic{"gpu", "the profile given is \"" + json_fields::bounded(profile.id) + "\", not \"" + json_fields::bounded(request.gpu) + "\""};
     }
     if (profile.peak_flops("bf16") <= 0) {
         return Diagnostic{"gpu", "profile \"" + profile.id + "\" has no bf16 peak FLOP/s"};

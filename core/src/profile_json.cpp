@@ -135,7 +135,7 @@ Expected<GpuProfile> profile_from_json(const nlohmann::json& json)
     p.vendor = r.optional_string("vendor").value_or("");
     p.source = r.required_string("source");
     if (!p.source.empty() && p.source != "measured" && p.source != "modeled") {
-        r.error("source", "must be \"measured\" or \"modeled\", not \"" + p.source + "\"");
+        r.error("source", "must be \"measured\" or \"modeled\", not \"" + json_fields::bounded(p.source) + "\"");
     }
     if (json.contains("source_details") && json["source_details"].is_object()) {
         p.source_details = json["source_details"];
@@ -394,7 +394,7 @@ Expected<GpuProfile> ProfileLibrary::load(const std::string& id) const
     for (const auto& k : ids()) {
         known += (known.empty() ? "" : ", ") + k;
     }
-    return Diagnostic{"cluster.gpu", "unknown GPU \"" + id + "\" (known: " + (known.empty() ? "none found" : known) + ")"};
+    return Diagnostic{"cluster.gpu", "unknown GPU \"" + json_fields::bounded(id) + "\" (known: " + (known.empty() ? "none found" : known) + ")"};
 }
 
 } // namespace vtrain
