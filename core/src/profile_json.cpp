@@ -257,7 +257,9 @@ nlohmann::json profile_to_json(const GpuProfile& p)
     j["memory_reserve_gib"] = p.memory_reserve_gib;
     j["memory_bandwidth_gbytes_per_s"] = p.memory_bandwidth_gbytes_per_s;
     j["peak_tflops"] = p.peak_tflops;
-    j["sm_count"] = p.sm_count;
+    if (p.sm_count > 0) { // 0: not given (optional), which the reader would refuse as a value
+        j["sm_count"] = p.sm_count;
+    }
     j["kernel_launch_overhead_us"] = p.kernel_launch_overhead_us;
     j["host_overhead_us"] = p.host_overhead_us;
     j["microbatch_overhead_us"] = p.microbatch_overhead_us;
