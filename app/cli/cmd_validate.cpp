@@ -172,12 +172,25 @@ void print_table(std::ostream& out, const ValidationReport& report)
             target = fmt("%.0f%%", *t) + (s.used > 0 && s.mape_pct <= *t ? " ok" : " MISS");
         }
         const bool any = s.used > 0;
-        out << pad(name, 32) << rpad(std::to_string(s.used + s.skipped), 6) << rpad(std::to_string(s.used), 9)
+        out << pad(name, 32) << rpad(std::to_string(s.used + s.skipped + s.unscored), 6) << rpad(std::to_string(s.used), 9)
             << rpad(any ? fmt("%.2f%%", s.mape_pct) : "-", 9) << rpad(any ? fmt("%.2f%%", s.median_pct) : "-", 9)
             << rpad(any ? fmt("%.2f%%", s.max_pct) : "-", 9) << rpad(any ? fmt("%+.2f%%", s.bias_pct) : "-", 9) << rpad(target, 11) << "\n";
     }
     const double share = report.rows_in_file > 0 ? 100.0 * report.rows_modeled / report.rows_in_file : 0.0;
-    out << "\ncoverage: " << report.rows_modeled << " / " << report.rows_in_file << " rows modeled (" << fmt("%.1f%%", share) << ")\n";
+    out << "\ncoverage: " << report.rows_modeled << " / " << report.rows_in_file << " rows modeled (" << fmt("%.1f%%", share) << ")";
+    if (report.rows_unscored > 0) {
+        out << ", " << report.rows_unscored << " of them not scored";
+    }
+    out << "\n";
+    if (report.rows_unscored > 0) {
+        // Listed with their errors, so that leaving them out of the MAPE is visible.
+        out << "not scored (measured inside a software regression its maintainers document; predicted, not fitted):\n";
+        for (const RowResult& r : report.rows) {
+            if (!r.memory && r.error_pct && !r.unscored_reason.empty()) {
+                out << "      " << pad(r.id, 46) << rpad(fmt("%+.1f%%", *r.error_pct), 9) << "  " << r.unscored_reason << "\n";
+            }
+        }
+    }
     if (!report.skip_reasons.empty()) {
         std::vector<std::pair<int, std::string>> reasons;
         for (const auto& [reason, n] : report.skip_reasons) {
@@ -202,7 +215,7 @@ void print_rows(std::ostream& out, const ValidationReport& report)
         }
         out << pad(r.id, 52) << pad(r.metric, 24) << rpad(r.measured ? fmt("%.4g", *r.measured) : "-", 11)
             << rpad(r.predicted ? fmt("%.4g", *r.predicted) : "-", 11) << rpad(range, 27)
-            << rpad(r.error_pct ? fmt("%+.1f%%", *r.error_pct) : "skip", 9) << "\n";
+            << rpad(r.error_pct ? fmt("%+.1f%%", *r.error_pct) : "skip", 9) << (r.unscored_reason.empty() ? "" : "  not scored") << "\n";
         if (!r.skipped_reason.empty()) {
             out << "      skipped: " << r.skipped_reason << "\n";
         }

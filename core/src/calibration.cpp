@@ -550,6 +550,10 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
         if (m.run->metric == ValidationMetric::PeakMemory || m.run->metric == ValidationMetric::OutOfMemory) {
             continue;
         }
+        if (!m.run->unscored_reason.empty()) { // a documented software regression is not what the profile should learn
+            result.skipped.push_back(r.id + ": not fitted, " + m.run->unscored_reason);
+            continue;
+        }
         std::string reason;
         const auto range = predict_range(*m.run, start_profile, reason);
         if (!range) {

@@ -145,6 +145,9 @@ void add_moe_mla_arguments(const ModelSpec& m, const Plan& p, std::vector<std::s
         char factor[32];
         std::snprintf(factor, sizeof factor, "%g", e.capacity_factor);
         args.push_back(std::string("--moe-expert-capacity-factor ") + factor);
+        if (e.pad_to_capacity) {
+            args.emplace_back("--moe-pad-expert-input-to-capacity");
+        }
     }
     args.push_back("--expert-model-parallel-size " + str(p.ep));
     args.push_back("--expert-tensor-parallel-size " + str(p.effective_etp()));

@@ -924,9 +924,12 @@ void moe_ffn(BlockBuilder& b, const Ctx& c, const Ctx& outer)
     }
 
     // Host-bound routed experts: the CPU issues the section's operators only after the sync, so the section
-    // lasts at least operators x moe_host_op_us; the GPU waits for the difference.
+    // lasts at least operators x moe_host_op_us; the GPU waits for the difference. Inputs padded to capacity
+    // have static sizes: Megatron-Core's all-to-all dispatcher then takes no device-to-host sync
+    // (token_dispatcher.py preprocess, drop_and_pad) and the host runs ahead as elsewhere.
     const double host_op_s = host_terms(*in.profile, in.training->cuda_graphs).moe_host_op_s;
-    if (host_op_s > 0) {
+    const bool synced = moe.dropless || !moe.pad_to_capacity;
+    if (host_op_s > 0 && synced) {
         MoeHostOps ops = moe_host_operators(local_experts, c.lowp);
         ops.forward += extra_host_fwd;
         ops.backward += extra_host_bwd;

@@ -37,7 +37,7 @@ MlaSpec read_mla(Reader r)
 MoeSpec read_moe(Reader r, int layers, int ffn_hidden)
 {
     r.reject_unknown({"experts", "top_k", "expert_ffn_hidden", "shared_experts", "shared_expert_ffn_hidden", "first_dense_layers",
-                      "layer_freq", "dropless", "capacity_factor", "load_imbalance", "latent_size", "description"});
+                      "layer_freq", "dropless", "capacity_factor", "pad_to_capacity", "load_imbalance", "latent_size", "description"});
     MoeSpec s;
     s.experts = r.required_int("experts", 2, 1 << 20);
     s.top_k = r.optional_int("top_k", 1, 1 << 20).value_or(1);
@@ -56,6 +56,10 @@ MoeSpec read_moe(Reader r, int layers, int ffn_hidden)
         s.capacity_factor = *capacity;
     } else if (!s.dropless) {
         r.error("dropless", "is false, so \"capacity_factor\" is required (tokens per expert <= factor x tokens x top_k / experts)");
+    }
+    s.pad_to_capacity = r.optional_bool("pad_to_capacity").value_or(false);
+    if (s.pad_to_capacity && s.dropless) {
+        r.error("pad_to_capacity", "needs token dropping (\"capacity_factor\"): dropless routing has no capacity to pad to");
     }
     s.load_imbalance = r.optional_number("load_imbalance", 1.0, 1e6).value_or(1.0);
     s.latent_size = r.optional_int("latent_size", 1, 1 << 24).value_or(0);
@@ -902,6 +906,9 @@ void model_shape_to_json(const ModelSpec& m, nlohmann::json& out)
             moe["dropless"] = true;
         } else {
             moe["capacity_factor"] = e.capacity_factor;
+            if (e.pad_to_capacity) {
+                moe["pad_to_capacity"] = true;
+            }
         }
         if (e.load_imbalance != 1.0) {
             moe["load_imbalance"] = e.load_imbalance;

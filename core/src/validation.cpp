@@ -184,6 +184,7 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const std::map<s
         base.measured = run.measured;
         const auto profile = profiles.find(run.profile_id);
         base.notes = run.notes;
+        base.unscored_reason = run.unscored_reason;
         if (profile == profiles.end()) {
             base.skipped_reason = "no profile for gpu " + run.profile_id;
             results[i][0] = base;
@@ -253,13 +254,16 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const std::map<s
     ValidationReport report;
     std::map<std::string, std::vector<double>> errors;
     std::map<std::string, int> skipped;
+    std::map<std::string, int> unscored;
     for (auto& triple : results) {
         for (auto& result : triple) {
             if (!result) {
                 continue;
             }
             const std::string key = result->memory ? result->subset + ":memory" : result->subset;
-            if (result->error_pct) {
+            if (result->error_pct && !result->unscored_reason.empty()) {
+                ++unscored[key];
+            } else if (result->error_pct) {
                 errors[key].push_back(*result->error_pct);
             } else {
                 ++skipped[key];
@@ -270,6 +274,7 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const std::map<s
     }
     for (const auto& [key, list] : errors) {
         report.subsets[key] = error_statistics(list, skipped[key]);
+        report.subsets[key].unscored = unscored[key];
     }
     for (const RowResult& r : report.rows) {
         if (r.memory) {
@@ -278,6 +283,7 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const std::map<s
         ++report.rows_in_file;
         if (r.error_pct) {
             ++report.rows_modeled;
+            report.rows_unscored += r.unscored_reason.empty() ? 0 : 1;
         } else {
             ++report.skip_reasons[skip_reason_class(r.skipped_reason)];
         }
@@ -315,11 +321,12 @@ nlohmann::json validation_to_json(const ValidationReport& report)
                         {"predicted_low", opt(r.predicted_low)},
                         {"predicted_high", opt(r.predicted_high)},
                         {"candidates", r.candidates},
-                        {"skipped_reason", r.skipped_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.skipped_reason)}});
+                        {"skipped_reason", r.skipped_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.skipped_reason)},
+                        {"unscored_reason", r.unscored_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.unscored_reason)}});
     }
     nlohmann::json subsets = nlohmann::json::object();
     for (const auto& [name, s] : report.subsets) {
-        subsets[name] = {{"used", s.used},       {"skipped", s.skipped},       {"mape_pct", s.mape_pct},
+        subsets[name] = {{"used", s.used},       {"skipped", s.skipped},       {"unscored", s.unscored},       {"mape_pct", s.mape_pct},
                          {"median_pct", s.median_pct}, {"max_pct", s.max_pct}, {"bias_pct", s.bias_pct}};
     }
     nlohmann::json reasons = nlohmann::json::object();
@@ -328,7 +335,7 @@ nlohmann::json validation_to_json(const ValidationReport& report)
     }
     return {{"rows", rows},
             {"subsets", subsets},
-            {"coverage", {{"rows", report.rows_in_file}, {"modeled", report.rows_modeled}, {"skip_reasons", reasons}}}};
+            {"coverage", {{"rows", report.rows_in_file}, {"modeled", report.rows_modeled}, {"unscored", report.rows_unscored}, {"skip_reasons", reasons}}}};
 }
 
 } // namespace vtrain

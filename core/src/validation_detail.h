@@ -83,6 +83,11 @@ void gpt_oss_recipe(const RunRow& r, SoftwareSettings& s);
 // fsdp as bool or integer: 0 none, 1 the whole data-parallel group, k > 1 a sharding group of k.
 std::optional<int> fsdp_degree(const RunRow& r);
 
+// A software regression its maintainers document for the row's model, GPU and release (validation_sources.cpp):
+// the row is still predicted and listed, but it is neither scored nor fitted, since the simulator predicts
+// the software working as intended. Empty when none applies.
+std::string documented_regression(const RunRow& r);
+
 // --- source and software facts (validation_sources.cpp) -----------------------------------------------
 enum class Framework { MegatronDeepSpeed, Megatron2021, Megatron2022, MegatronCore, Torchtitan, DeepSeekHaiLlm, Unknown };
 

@@ -433,6 +433,10 @@ RowMapping map_run(const RunRow& r)
             return skip("plan refused: " + first->diagnostic.to_string());
         }
     }
+    run.unscored_reason = documented_regression(r);
+    if (!run.unscored_reason.empty()) {
+        note("not scored or fitted, a documented software regression: " + run.unscored_reason);
+    }
     out.run = std::move(run);
     return out;
 }

@@ -71,6 +71,24 @@ int nemo_container(const RunRow& r)
     return std::stoi(m[1]) * 10000 + std::stoi(m[2]) * 100 + (m[3].matched ? std::stoi(m[3]) : 0);
 }
 
+// Regressions the framework's maintainers document, by model, GPU and NeMo container range (yymmpp). The
+// simulator predicts the software as intended; a row measured inside such a window is not a measure of it.
+struct DocumentedRegression {
+    const char* model;    // as moe_preset names it
+    const char* gpus[2];  // preset_gpu() values
+    int first_container, last_container;
+    bool dropless_only;
+    const char* what;
+};
+constexpr DocumentedRegression kDocumentedRegressions[] = {
+    // NVIDIA-NeMo/Megatron-Bridge issue #1998 (2026-01-20, labels performance/release): "2X slower performance
+    // in QWEN3 30B on H100 and B200 with the dropless schedule compared to the token-drop schedule ... the
+    // perf in 25.11 is 2X slower than 25.09. We need to fix this in 26.02." The 26.02 tables keep the 25.11
+    // layouts; 26.02.01 is the first release after it.
+    {"qwen3_30b", {"h100", "b200"}, 251100, 260200, true,
+     "Megatron-Bridge issue #1998: Qwen3 30B dropless runs 2x slower on H100 and B200 from 25.11 (fix targeted at 26.02)"},
+};
+
 const MoePreset* moe_preset(const RunRow& r)
 {
     const char* model = is_deepseek_v3(r) ? "deepseek_v3"
@@ -154,6 +172,27 @@ const NemotronPreset* nemotron_preset(const RunRow& r)
 }
 
 } // namespace
+
+std::string documented_regression(const RunRow& r)
+{
+    if (!is_qwen3_moe(r) && !is_deepseek_v3(r)) {
+        return {};
+    }
+    const std::string model = is_deepseek_v3(r) ? "deepseek_v3" : contains(r.model_name, "235b") ? "qwen3_235b" : "qwen3_30b";
+    const char* gpu = preset_gpu(r);
+    const int container = nemo_container(r);
+    if (gpu == nullptr || container == 0) {
+        return {};
+    }
+    for (const DocumentedRegression& d : kDocumentedRegressions) {
+        const bool gpu_ok = std::string(d.gpus[0]) == gpu || (d.gpus[1] != nullptr && std::string(d.gpus[1]) == gpu);
+        const bool dropless = !contains(r.model_name, "tokendrop");
+        if (model == d.model && gpu_ok && container >= d.first_container && container <= d.last_container && (dropless || !d.dropless_only)) {
+            return d.what;
+        }
+    }
+    return {};
+}
 
 SoftwareSettings software_settings(const RunRow& r)
 {

@@ -344,6 +344,12 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
             e.dropless = false;
             e.capacity_factor = 1.0;
             notes.push_back("model name says tokendrop: capacity factor 1.0 (Megatron-Core's --moe-expert-capacity-factor in the token-drop recipes)");
+            if (contains(r.software, "megatron-bridge")) {
+                // apply_moe_token_drop(capacity 1.0, pad True) (src/megatron/bridge/training/utils/moe_token_drop.py)
+                e.pad_to_capacity = true;
+                notes.push_back("token drop as Megatron-Bridge applies it (training/utils/moe_token_drop.py, apply_moe_token_drop): "
+                                "inputs padded to capacity, so no device-to-host sync before the routed experts");
+            }
         } else {
             e.dropless = true;
         }

@@ -484,6 +484,19 @@ private slots:
                                  "--qk-pos-emb-head-dim 64", "--v-head-dim 128", "--mtp-num-layers 1"}) {
             QVERIFY2(has(m->arguments, flag), flag);
         }
+        QVERIFY(!has(m->arguments, "--moe-expert-capacity-factor 1"));
+        QVERIFY(!has(m->arguments, "--moe-pad-expert-input-to-capacity"));
+        // Token dropping, then padded to capacity.
+        s.model.moe.dropless = false;
+        s.model.moe.capacity_factor = 1.0;
+        auto dropping = megatron_launch(s, p, 8);
+        QVERIFY2(dropping.ok(), dropping.first_error().c_str());
+        QVERIFY(has(dropping->arguments, "--moe-expert-capacity-factor 1"));
+        QVERIFY(!has(dropping->arguments, "--moe-pad-expert-input-to-capacity"));
+        s.model.moe.pad_to_capacity = true;
+        auto padded = megatron_launch(s, p, 8);
+        QVERIFY2(padded.ok(), padded.first_error().c_str());
+        QVERIFY(has(padded->arguments, "--moe-pad-expert-input-to-capacity"));
     }
 
     void torchtitan_toml_for_fsdp()

@@ -269,6 +269,18 @@ private slots:
         QVERIFY(std::abs(wait - (24e-3 - section)) < 1e-9);
         QVERIFY(host_bound.layer.forward.total_s() > gpu_bound.layer.forward.total_s());
 
+        // Token dropping: capacity 1.0 on balanced routing keeps the same rows. Without padding the
+        // dispatcher still syncs (the output size is dynamic), so the wait stays; padded to capacity the
+        // shapes are static, there is no sync and no wait (Megatron-Core drop_and_pad).
+        s.model.moe.dropless = false;
+        s.model.moe.capacity_factor = 1.0;
+        QVERIFY(std::abs(forward_op(s.run(), "host-bound wait (routed experts after the tokens-per-expert sync)") - wait) < 1e-12);
+        s.model.moe.pad_to_capacity = true;
+        const LayerCosts padded = s.run();
+        QCOMPARE(forward_op(padded, "host-bound wait (routed experts after the tokens-per-expert sync)"), 0.0);
+        QCOMPARE(padded.layer.forward.total_s(), gpu_bound.layer.forward.total_s());
+        s.model.moe = m.moe;
+
         // One expert per rank (EP64 would need 8 nodes; experts = ep here): no sort, fewer host operators.
         s.in.ep = 64;
         s.in.ep_group = place_group(64, 1, 8);

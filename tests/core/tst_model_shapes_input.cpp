@@ -99,6 +99,29 @@ private slots:
         QCOMPARE(refused_field(j), QString("model.glu_clamp"));
     }
 
+    void token_drop_padding_reads_round_trips_and_needs_a_capacity()
+    {
+        auto j = dsv3();
+        j["model"]["moe"] = nlohmann::json::parse(R"({"experts": 256, "top_k": 8, "capacity_factor": 1.0, "pad_to_capacity": true})");
+        const auto s = scenario_from_json(j);
+        QVERIFY2(s.ok(), s.first_error().c_str());
+        QVERIFY(!s->model.moe.dropless);
+        QVERIFY(s->model.moe.pad_to_capacity);
+        const auto again = scenario_from_json(scenario_to_json(*s));
+        QVERIFY2(again.ok(), again.first_error().c_str());
+        QVERIFY(again->model.moe.pad_to_capacity);
+        QCOMPARE(scenario_to_json(*again), scenario_to_json(*s));
+        // Not padded by default (Megatron-Core's default), and then not written.
+        j["model"]["moe"].erase("pad_to_capacity");
+        const auto plain = scenario_from_json(j);
+        QVERIFY2(plain.ok(), plain.first_error().c_str());
+        QVERIFY(!plain->model.moe.pad_to_capacity);
+        QVERIFY(!scenario_to_json(*plain)["model"]["moe"].contains("pad_to_capacity"));
+        // Dropless routing has no capacity to pad to.
+        j["model"]["moe"] = nlohmann::json::parse(R"({"experts": 256, "top_k": 8, "pad_to_capacity": true})");
+        QCOMPARE(refused_field(j), QString("model.moe.pad_to_capacity"));
+    }
+
     void bad_shapes_are_refused_with_their_field_data()
     {
         QTest::addColumn<QString>("pointer");

@@ -509,9 +509,9 @@ private slots:
         QCOMPARE(j["coverage"]["modeled"].get<int>(), 2);
         QCOMPARE(report.skip_reasons.at("gated DeltaNet (linear attention) layers are not modeled"), 1);
         for (const auto& row : j["rows"]) {
-            QCOMPARE(row.size(), std::size_t{10});
-            for (const char* key : {"id", "subset", "metric", "measured", "predicted", "error_pct", "skipped_reason", "predicted_low",
-                                    "predicted_high", "candidates"}) {
+            QCOMPARE(row.size(), std::size_t{11});
+            for (const char* key : {"id", "subset", "metric", "measured", "predicted", "error_pct", "skipped_reason", "unscored_reason",
+                                    "predicted_low", "predicted_high", "candidates"}) {
                 QVERIFY2(row.contains(key), key);
             }
         }
@@ -523,7 +523,9 @@ private slots:
         const auto& second = j["rows"][1];
         QVERIFY(second["predicted"].is_null());
         QVERIFY(second["skipped_reason"].get<std::string>().find("DeltaNet") != std::string::npos);
-        for (const char* key : {"used", "skipped", "mape_pct", "median_pct", "max_pct", "bias_pct"}) {
+        QVERIFY(first["unscored_reason"].is_null());
+        QCOMPARE(j["coverage"]["unscored"].get<int>(), 0);
+        for (const char* key : {"used", "skipped", "unscored", "mape_pct", "median_pct", "max_pct", "bias_pct"}) {
             QVERIFY2(j["subsets"]["test"].contains(key), key);
         }
         // The OOM comparison: 0 = fits, the run fitted, so the error is 0.
@@ -1141,6 +1143,68 @@ private slots:
             scoped = scoped || c.scenario.training.cuda_graphs == CudaGraphs::Scoped;
         }
         QVERIFY(none && scoped);
+    }
+
+    // Megatron-Bridge issue #1998: Qwen3 30B dropless ran 2x slower on H100 and B200 from 25.11 (fix targeted at
+    // 26.02). Rows inside that window are predicted and listed, not scored and not fitted; the token-drop rows
+    // of the same model are padded to capacity as Megatron-Bridge's apply_moe_token_drop does.
+    void documented_regressions_are_listed_not_scored()
+    {
+        nlohmann::json row = modern_row("qwen-h100");
+        row["model_name"] = "Qwen3_30B_a3B";
+        row["arch_family"] = "moe_qwen3_rmsnorm_swiglu_rope_gqa_qknorm";
+        row["num_gpus"] = 16;
+        row["tp"] = 1;
+        row["pp"] = 1;
+        row["dp"] = 16;
+        row["ep"] = 16;
+        row["model_parallel_size"] = 1;
+        row["num_experts"] = 128;
+        row["moe_top_k"] = 8;
+        row["moe_ffn_hidden_size"] = 768;
+        row["global_batch_size"] = 1024;
+        row["micro_batch_size"] = 1;
+        auto with_release = [&](const char* release, const char* name = "Qwen3_30B_a3B") {
+            nlohmann::json r = row;
+            r["id"] = std::string("qwen-") + release;
+            r["model_name"] = name;
+            r["software"] = std::string("Megatron-Bridge (Megatron-Core, Transformer Engine) in NeMo ") + release + " container";
+            return r;
+        };
+        QVERIFY(map_one(with_release("25.09")).unscored_reason.empty());
+        QVERIFY(map_one(with_release("25.11")).unscored_reason.find("#1998") != std::string::npos);
+        QVERIFY(!map_one(with_release("26.02")).unscored_reason.empty());
+        QVERIFY(map_one(with_release("26.02.01")).unscored_reason.empty());
+        QVERIFY(map_one(with_release("25.11", "Qwen3_30B_a3B (tokendrop)")).unscored_reason.empty());
+        nlohmann::json gb200 = with_release("25.11");
+        gb200["gpu_type"] = "gb200-nvl72";
+        gb200["system_name"] = "DGX-GB200";
+        gb200["gpus_per_node"] = 4;
+        QVERIFY(map_one(gb200).unscored_reason.empty()); // the issue names H100 and B200
+
+        // Token drop as Megatron-Bridge applies it: capacity 1.0, padded.
+        const MappedRun drop = map_one(with_release("25.09", "Qwen3_30B_a3B (tokendrop)"));
+        QVERIFY(!drop.scenario.model.moe.dropless);
+        QCOMPARE(drop.scenario.model.moe.capacity_factor, 1.0);
+        QVERIFY(drop.scenario.model.moe.pad_to_capacity);
+
+        // validate: listed with an error, counted as modeled, left out of the subset's figures.
+        const auto rows = runs_from_json(nlohmann::json::array({with_release("25.11"), with_release("26.04")}));
+        QVERIFY2(rows.ok(), rows.first_error().c_str());
+        std::map<std::string, GpuProfile> profiles{{"h100-sxm5-80gb", test::shipped_profile("h100-sxm5-80gb")}};
+        const ValidationReport report = validate_runs(*rows, profiles);
+        QCOMPARE(report.rows_modeled, 2);
+        QCOMPARE(report.rows_unscored, 1);
+        const SubsetStats& s = report.subsets.at(row["subset"].get<std::string>());
+        QCOMPARE(s.used, 1);
+        QCOMPARE(s.unscored, 1);
+        for (const RowResult& r : report.rows) {
+            QVERIFY(r.error_pct.has_value());
+            QCOMPARE(r.unscored_reason.empty(), r.id == "qwen-26.04");
+            if (r.id == "qwen-26.04") {
+                QCOMPARE(s.mape_pct, std::abs(*r.error_pct));
+            }
+        }
     }
 
     void moe_presets_take_their_releases_cuda_graphs()

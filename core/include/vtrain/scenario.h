@@ -80,6 +80,10 @@ struct MoeSpec {
     int layer_freq = 1;               // every layer_freq-th layer (after the dense ones) is MoE
     bool dropless = true;             // no token dropping; otherwise capacity_factor bounds tokens per expert
     double capacity_factor = 0;       // tokens per expert <= capacity_factor x tokens x top_k / experts
+    // Token dropping with every expert's input padded to its capacity (Megatron-Core's
+    // --moe-pad-expert-input-to-capacity): static shapes, so the dispatcher needs no device-to-host sync of
+    // the tokens per expert and the host is not held back before the routed experts.
+    bool pad_to_capacity = false;
     double load_imbalance = 1.0;      // busiest expert's tokens / mean (1.0 = balanced, as vendor benchmarks force)
     int latent_size = 0;              // LatentMoE: routed experts work in this width between h->l and l->h projections; 0 = none
     bool enabled() const { return experts > 0; }

@@ -97,6 +97,9 @@ struct MappedRun {
     double peak_tflops = 312;          // the peak the row's percentages refer to
     std::vector<std::string> notes;    // every default used for a setting the row leaves open
     bool memory_in_gib = false;        // the source reports peak memory in GiB (its notes say so): compared in GiB, not GB
+    // Set when the row was measured inside a software regression its maintainers document: predicted and
+    // listed, but neither scored nor used by calibrate.
+    std::string unscored_reason;
 };
 
 // A mapped run, or why the row cannot be modeled.
@@ -136,6 +139,7 @@ struct RowResult {
     std::optional<double> predicted_low, predicted_high; // the range over the row's open settings
     int candidates = 0;                // settings predicted (1 = nothing open)
     std::string skipped_reason;        // empty when used
+    std::string unscored_reason;       // predicted but not scored (MappedRun::unscored_reason)
     std::string profile_id;
     std::vector<std::string> notes;
     bool memory = false;               // a memory comparison (reported under "SUBSET:memory")
@@ -144,6 +148,7 @@ struct RowResult {
 struct SubsetStats {
     int used = 0;
     int skipped = 0;
+    int unscored = 0;                  // predicted, not scored (RowResult::unscored_reason)
     double mape_pct = 0;               // mean |error|
     double median_pct = 0;             // median |error|
     double max_pct = 0;                // largest |error|
@@ -159,7 +164,8 @@ struct ValidationReport {
     std::vector<RowResult> rows;       // one per row (and one more per memory or OOM observation)
     std::map<std::string, SubsetStats> subsets; // time metrics by subset; memory ones under "SUBSET:memory"
     int rows_in_file = 0;              // rows selected (time-like results)
-    int rows_modeled = 0;              // of those, predicted and scored
+    int rows_modeled = 0;              // of those, predicted (scored, or listed as unscored)
+    int rows_unscored = 0;             // of the modeled, predicted but not scored (a documented regression)
     std::map<std::string, int> skip_reasons; // reason (row-specific numbers removed) -> rows
 };
 
