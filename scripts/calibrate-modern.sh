@@ -6,7 +6,8 @@
 # efficiency) over all its rows with 5-fold cross-validation, starting from the datasheet prior, and
 # writes the fit into profiles/datasheets/<id>.json (model_parameters, links, calibration) and the
 # regenerated profiles/<id>.json. Builds nothing. Reruns are reproducible: a calibrated profile is
-# refitted from the prior it recorded. Budget: about 5 minutes on 2 idle cores (session 7: 85 + 30 + 160 + 26 s; docs/validation.md).
+# refitted from the prior it recorded, and (--from-previous) from its shipped fit, the lower of the two kept,
+# so a rerun never ends worse than what is shipped; cross-validation folds start from the prior alone. Budget: about 5 minutes on 2 idle cores (session 7: 85 + 30 + 160 + 26 s; docs/validation.md).
 #
 # usage: scripts/calibrate-modern.sh path/to/vtrain [MODERN_RUNS.json] [LOG_DIR]
 #   MODERN_RUNS.json  default: ../shared/validation/modern_runs.json next to the source tree
@@ -45,7 +46,7 @@ for id in h100-sxm5-80gb b200-sxm-180gb gb200-nvl72 h100-hbm2e-96gb; do
     # against 0.081 after 250), and its 33 dense rows are cheap to predict.
     n=$evals
     if [ "$id" = h100-hbm2e-96gb ]; then n=$((evals * 5 / 2)); fi
-    "$vtrain" calibrate "$runs" --gpu "$id" --params "$params" --folds 5 --max-evals "$n" --objective "$objective" \
+    "$vtrain" calibrate "$runs" --gpu "$id" --params "$params" --folds 5 --max-evals "$n" --from-previous --objective "$objective" \
         --profile-dir "$here" --spec "$here/datasheets/$id.json" -o "$here/$id.json" >"$logs/$id.txt" 2>"$logs/$id.progress"
     end=$(date +%s)
     echo "$id: $((end - start)) s; report in $logs/$id.txt"

@@ -14,7 +14,7 @@
 namespace vtrain::cli {
 
 const char* const kCalibrateHelp = R"(usage: vtrain calibrate RUNS.json --gpu ID -o PROFILE.json [--precision P] [--subset NAME]... [--folds K]
-                        [--params a,b,...] [--max-evals N] [--min-trust high] [--spec SPEC.json]
+                        [--params a,b,...] [--max-evals N] [--starts K] [--from-previous] [--min-trust high] [--spec SPEC.json]
                         [--profile-dir DIR] [--min-rows-per-precision N] [--threads N]
 
 Fits the free parameters of a modeled GPU profile (GEMM, memory-bound and host overheads, link
@@ -46,6 +46,10 @@ options:
   --min-trust LEVEL  fit only rows whose "trust" is at least LEVEL (high, medium); the others are still
                      predicted by vtrain validate
   --max-evals N      objective evaluations per fit (default 400)
+  --starts K         Nelder-Mead starts per fit, sharing --max-evals: the prior and K - 1 points spread over
+                     the parameter ranges (Halton), the best one polished (default 1: the prior alone)
+  --from-previous    also refit all rows from the profile's previous fit and keep it where the objective is
+                     lower (cross-validation folds still start from the prior)
   --min-rows-per-precision N
                      fit a precision's GEMM efficiency only with N rows of it (default 3)
   --threads N        worker threads (default: all cores)
@@ -101,9 +105,9 @@ void print_before_after(std::ostream& out, const char* title, const std::map<std
 int run_calibrate(const std::vector<std::string>& argv)
 {
     std::string error;
-    const auto args = parse_args(argv, {"--gpu", "--precision", "-o", "--output", "--subset", "--folds", "--params", "--max-evals", "--spec", "--profile-dir", "--min-trust", "--objective",
+    const auto args = parse_args(argv, {"--gpu", "--precision", "-o", "--output", "--subset", "--folds", "--params", "--max-evals", "--starts", "--spec", "--profile-dir", "--min-trust", "--objective",
                                   "--min-rows-per-precision", "--threads"},
-                                 {}, error, {"--subset"});
+                                 {"--from-previous"}, error, {"--subset"});
     if (!args) {
         return report_bad_input(error);
     }
@@ -130,12 +134,14 @@ int run_calibrate(const std::vector<std::string>& argv)
         }
     }
     for (const auto& bad : {whole_option(*args, "--folds", 0, 100, options.folds), whole_option(*args, "--max-evals", 1, 10'000'000, options.max_evaluations),
+                            whole_option(*args, "--starts", 1, 1000, options.starts),
                             whole_option(*args, "--min-rows-per-precision", 1, 100'000, options.min_rows_per_precision),
                             whole_option(*args, "--threads", 1, 4096, options.threads)}) {
         if (!bad.empty()) {
             return report_bad_input(bad);
         }
     }
+    options.from_previous = args->flag("--from-previous");
     options.min_trust = args->value("--min-trust").value_or("");
     const std::string objective = args->value("--objective").value_or("msle");
     if (objective != "msle" && objective != "male") {
@@ -219,6 +225,10 @@ int run_calibrate(const std::vector<std::string>& argv)
 
     std::cout << "calibrated " << *gpu << " on " << result->rows.size() << " rows (" << result->skipped.size() << " skipped); "
               << result->evaluations << " evaluations, objective " << result->objective_start << " -> " << result->objective_fitted << "\n";
+    if (options.from_previous) {
+        std::cout << (result->kept_previous ? "the refit from the previous fit ended lower: kept\n"
+                                            : "the refit from the previous fit did not end lower (or there was none): the fit from the prior kept\n");
+    }
     if (result->centre_refreshes > 0) {
         std::cout << "range centres re-ranked under the fit: " << result->centre_refreshes << " refit" << (result->centre_refreshes == 1 ? "" : "s")
                   << (result->centres_moved == 0 ? ", now a fixed point" : "; " + std::to_string(result->centres_moved) + " rows moved before the last") << "\n";

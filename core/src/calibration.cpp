@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <numeric>
 
 #include <oneapi/tbb/info.h>
@@ -462,6 +463,58 @@ MinimizeResult nelder_mead(const std::function<double(const std::vector<double>&
 }
 
 namespace {
+// The radical inverse of i in a prime base: coordinate d of the i-th Halton point uses the d-th prime.
+double radical_inverse(int i, int base)
+{
+    double value = 0, scale = 1.0 / base;
+    for (; i > 0; i /= base, scale /= base) {
+        value += (i % base) * scale;
+    }
+    return value;
+}
+} // namespace
+
+MinimizeResult multi_start_minimize(const std::function<double(const std::vector<double>&)>& f, const std::vector<double>& x0,
+                                    int max_evaluations, int starts)
+{
+    if (starts <= 1 || x0.empty()) {
+        return nelder_mead(f, x0, max_evaluations);
+    }
+    static constexpr int kPrimes[] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97};
+    // Each start gets an equal share; the polish of the best gets one share more.
+    const int share = std::max(static_cast<int>(x0.size()) + 2, max_evaluations / (starts + 1));
+    // nelder_mead checks its budget once per step, which takes up to n + 2 evaluations: each run is given
+    // that much less, so that the total stays within max_evaluations.
+    const int margin = static_cast<int>(x0.size()) + 2;
+    MinimizeResult best;
+    int used = 0;
+    for (int s = 0; s < starts && (s == 0 || used + 2 * margin < max_evaluations); ++s) {
+        std::vector<double> x = x0;
+        if (s > 0) {
+            for (std::size_t d = 0; d < x.size(); ++d) {
+                x[d] = radical_inverse(s, kPrimes[d % std::size(kPrimes)]);
+            }
+        }
+        const MinimizeResult r = nelder_mead(f, x, std::max(1, std::min(share, max_evaluations - used) - margin));
+        used += r.evaluations;
+        if (s == 0 || r.value < best.value) {
+            best.x = r.x;
+            best.value = r.value;
+        }
+    }
+    if (used + 2 * margin < max_evaluations) {
+        const MinimizeResult polished = nelder_mead(f, best.x, max_evaluations - used - margin, 0.05);
+        used += polished.evaluations;
+        if (polished.value <= best.value) {
+            best.x = polished.x;
+            best.value = polished.value;
+        }
+    }
+    best.evaluations = used;
+    return best;
+}
+
+namespace {
 
 bool is_throughput(ValidationMetric m)
 {
@@ -681,7 +734,7 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
             }
             return v;
         };
-        const MinimizeResult m = nelder_mead(f, x0, options.max_evaluations);
+        const MinimizeResult m = multi_start_minimize(f, x0, options.max_evaluations, options.starts);
         ParameterSet ps = result.start;
         for (std::size_t i = 0; i < params.size(); ++i) {
             ps.set(params[i]->name, from_unit(*params[i], m.x[i]));
@@ -694,6 +747,16 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
     result.fitted = fitted;
     result.objective_fitted = minimum.value;
     result.evaluations = minimum.evaluations;
+    if (options.from_previous && start.calibration.is_object() && start.calibration.contains("parameters")) {
+        const ParameterSet previous = parameters_from_json(start.calibration["parameters"], result.start);
+        const auto [again, again_min] = fit_on(all, "refit from the previous fit", &previous);
+        result.evaluations += again_min.evaluations;
+        if (again_min.value < result.objective_fitted) {
+            result.fitted = again;
+            result.objective_fitted = again_min.value;
+            result.kept_previous = true;
+        }
+    }
     // A row's range centre was chosen under the starting profile; under the fitted one another candidate can
     // be the median (validate re-ranks with the shipped profile). Re-rank with the fit and refit from it until
     // no centre moves (a bounded number of times: a row whose two middle candidates swap with each refit
@@ -788,7 +851,9 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
 
     // The calibration block recorded in the profile.
     nlohmann::json& c = result.calibration_block;
-    c["method"] = "vtrain calibrate: Nelder-Mead on the unit cube of the bounded parameters (log scale for sizes and overheads)";
+    c["method"] = std::string("vtrain calibrate: Nelder-Mead on the unit cube of the bounded parameters (log scale for sizes and overheads)") +
+                  (options.starts > 1 ? ", from the prior and " + std::to_string(options.starts - 1) + " Halton points, the best polished" : "") +
+                  (result.kept_previous ? "; the fit on all rows refitted from the previous fit, which ended lower (folds from the prior)" : "");
     c["objective"] = options.loss == CalibrationLoss::SquaredLog
                          ? "mean over subsets of the mean squared log error ln(predicted / measured)^2 of each row's scored metric"
                          : "mean over subsets of the mean absolute log error |ln(predicted / measured)| of each row's scored metric";

@@ -106,6 +106,27 @@ private slots:
         QVERIFY(std::abs(nelder_mead(g, {0.2}, 200).x[0] - 1.0) < 1e-6);
     }
 
+    void multi_start_leaves_a_local_minimum_that_one_start_keeps()
+    {
+        // Two basins: a shallow one (0.3) around the start, a deeper one (0) around (0.8, 0.8).
+        const auto f = [](const std::vector<double>& x) {
+            const double near = std::pow(x[0] - 0.15, 2) + std::pow(x[1] - 0.15, 2) + 0.3;
+            const double far = 0.5 * (std::pow(x[0] - 0.8, 2) + std::pow(x[1] - 0.8, 2));
+            return std::min(near, far);
+        };
+        const MinimizeResult one = nelder_mead(f, {0.1, 0.1}, 400);
+        QVERIFY(std::abs(one.value - 0.3) < 1e-6); // Nelder-Mead is local
+        QCOMPARE(multi_start_minimize(f, {0.1, 0.1}, 400, 1).value, one.value);
+        const MinimizeResult many = multi_start_minimize(f, {0.1, 0.1}, 400, 4);
+        QVERIFY(many.value < 1e-6);
+        QVERIFY(std::abs(many.x[0] - 0.8) < 1e-2 && std::abs(many.x[1] - 0.8) < 1e-2);
+        QVERIFY(many.evaluations <= 400);
+        // Where one basin holds everything, the extra starts change nothing but the cost.
+        const auto bowl = [](const std::vector<double>& x) { return std::pow(x[0] - 0.3, 2) + std::pow(x[1] - 0.7, 2); };
+        const MinimizeResult b = multi_start_minimize(bowl, {0.9, 0.1}, 400, 4);
+        QVERIFY(std::abs(b.x[0] - 0.3) < 1e-3 && std::abs(b.x[1] - 0.7) < 1e-3);
+    }
+
     void objective_weighs_every_subset_the_same()
     {
         // Subset a: 3 rows with log error 0.1; subset b: 1 row with 0.3.
@@ -174,6 +195,39 @@ private slots:
         QVERIFY(c.contains("band"));
         QVERIFY(c["band"]["low"].get<double>() <= c["band"]["high"].get<double>());
         QVERIFY(std::abs(c["band"]["low"].get<double>() - 1) < 0.05 && std::abs(c["band"]["high"].get<double>() - 1) < 0.05);
+    }
+
+    // With a budget too small to get from the prior to the optimum, a refit from the previous fit (recorded in
+    // the starting profile's calibration block) ends lower and is kept; without --from-previous it is not tried.
+    void a_previous_fit_is_kept_where_it_ends_lower()
+    {
+        ParameterSet truth;
+        truth.model.gemm_max_efficiency = 0.7;
+        truth.model.host_overhead_us = 40;
+        const std::vector<RunRow> rows = synthetic_runs(truth);
+        ParameterSet start = truth;
+        start.model.gemm_max_efficiency = 0.88;
+        start.model.host_overhead_us = 2;
+        GpuProfile start_profile = build_profile(a100_like(), start);
+        start_profile.calibration = {{"parameters", {{"gemm_max_efficiency", 0.7}, {"host_overhead_us", 40.0}}}};
+
+        CalibrationOptions options;
+        options.gpu = "a100-sxm4-80gb";
+        options.parameters = {"gemm_max_efficiency", "host_overhead_us"};
+        options.folds = 0;
+        options.max_evaluations = 8;
+        options.threads = 2;
+        const auto plain = calibrate(rows, start_profile, options);
+        QVERIFY2(plain.ok(), plain.first_error().c_str());
+        QVERIFY(!plain->kept_previous);
+        QVERIFY(plain->objective_fitted > 1e-3); // 8 evaluations do not reach the optimum from the prior
+        options.from_previous = true;
+        const auto warm = calibrate(rows, start_profile, options);
+        QVERIFY2(warm.ok(), warm.first_error().c_str());
+        QVERIFY(warm->kept_previous);
+        QVERIFY(warm->objective_fitted < 1e-6);
+        QVERIFY(std::abs(warm->fitted.model.gemm_max_efficiency - 0.7) < 1e-3);
+        QVERIFY(warm->calibration_block["method"].get<std::string>().find("previous fit") != std::string::npos);
     }
 
     // A row whose micro-batch and recompute are unstated is fitted at its range's centre; the centre is

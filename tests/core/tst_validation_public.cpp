@@ -43,13 +43,14 @@ const std::map<std::string, Pin>& modern_set_pins()
     // Figures of session 9 with the H100, B200, GB200 and 96 GB H100 profiles calibrated on these rows
     // (scripts/calibrate-modern.sh, 600 evaluations per fit, range centres re-ranked under each fit; in-sample
     // figures, docs/validation.md gives the held-out ones). Session 9 lists the four Qwen3-30B rows measured
-    // inside Megatron-Bridge's documented regression (issue #1998) without scoring or fitting them, and
-    // refitted H100 and B200 without them; dense_h100 2.9 -> 3.0 is that refit.
+    // inside Megatron-Bridge's documented regression (issue #1998) without scoring or fitting them, and refitted
+    // every profile with --from-previous (the shipped fit as a second start); torchtitan_docs_2024 6.7 -> 7.0 is
+    // the 96 GB H100 refit (its objective went down, the three docs rows' MAPE up by 0.3).
     static const std::map<std::string, Pin> pins{
-        {"megatron_bridge_dense_h100", {13, 3.0}},  {"megatron_bridge_dense_b200", {8, 2.2}},  {"megatron_bridge_dense_gb200", {37, 5.2}},
-        {"megatron_bridge_moe_h100", {21, 12.0}},   {"megatron_bridge_moe_b200", {26, 6.2}},   {"megatron_bridge_moe_gb200", {53, 11.3}},
-        {"mcore_dsv3_gb200_optimization", {1, 0.1}}, {"deepseek_v3", {1, 12.5}},               {"torchtitan_h100", {18, 8.5}},
-        {"torchtitan_asynctp_h100", {12, 7.4}},    {"torchtitan_docs_2024", {6, 6.7}},        {"megatron_core_moe_readme", {0, -1}},
+        {"megatron_bridge_dense_h100", {13, 2.9}},  {"megatron_bridge_dense_b200", {8, 2.2}},  {"megatron_bridge_dense_gb200", {37, 5.2}},
+        {"megatron_bridge_moe_h100", {21, 8.4}},    {"megatron_bridge_moe_b200", {26, 5.8}},   {"megatron_bridge_moe_gb200", {53, 11.3}},
+        {"mcore_dsv3_gb200_optimization", {1, 0.1}}, {"deepseek_v3", {1, 12.5}},               {"torchtitan_h100", {18, 8.3}},
+        {"torchtitan_asynctp_h100", {12, 6.0}},    {"torchtitan_docs_2024", {6, 7.0}},        {"megatron_core_moe_readme", {0, -1}},
         {"moe_parallel_folding", {0, -1}}};
     return pins;
 }

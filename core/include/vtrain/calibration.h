@@ -93,6 +93,11 @@ struct CalibrationOptions {
     CalibrationLoss loss = CalibrationLoss::SquaredLog;
     int folds = 5;                        // k-fold cross-validation; < 2 = none
     int max_evaluations = 400;            // per fit
+    int starts = 1;                       // Nelder-Mead starts per fit (multi_start_minimize); 1 = from the prior only
+    // Also refit all rows from the starting profile's previous fit (its calibration "parameters"), keeping that
+    // fit where its objective is lower. Nelder-Mead is local: a refit from the prior alone can end in a worse
+    // optimum than the one shipped. Folds still start from the prior (no held-out row steers them).
+    bool from_previous = false;
     int min_rows_per_precision = 3;       // a precision's GEMM efficiency is fitted only with this many rows of it
     int threads = 0;
 };
@@ -139,6 +144,7 @@ struct CalibrationResult {
     nlohmann::json calibration_block;     // what goes into the profile's "calibration"
     int centre_refreshes = 0;             // refits after a row's range centre moved under the fitted profile
     int centres_moved = 0;                // rows whose centre moved in the last refresh (0: a fixed point)
+    bool kept_previous = false;           // from_previous: the refit from the previous fit won
 };
 
 using CalibrationProgress = std::function<void(const std::string& stage, int evaluation, double objective)>;
@@ -158,5 +164,11 @@ struct MinimizeResult {
 };
 MinimizeResult nelder_mead(const std::function<double(const std::vector<double>&)>& f, std::vector<double> x0, int max_evaluations,
                            double initial_step = 0.15);
+
+// Nelder-Mead is local: with starts > 1, runs it from x0 and from starts - 1 points of a Halton sequence over
+// the cube (deterministic), each with a share of the budget, then polishes the best with what is left. Never
+// worse than the start points' values; starts <= 1 is nelder_mead(f, x0, max_evaluations).
+MinimizeResult multi_start_minimize(const std::function<double(const std::vector<double>&)>& f, const std::vector<double>& x0,
+                                    int max_evaluations, int starts);
 
 } // namespace vtrain
