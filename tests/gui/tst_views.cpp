@@ -302,6 +302,26 @@ private Q_SLOTS:
         type("model.moe.top_k", QStringLiteral("2"));
         QVERIFY(editor.isValid());
 
+        // Token dropping: a capacity factor, then padding to it (the box shows with a capacity factor only).
+        auto* pad = qobject_cast<QCheckBox*>(editor.choice(QStringLiteral("model.moe.pad_to_capacity")));
+        QVERIFY(pad);
+        QVERIFY(!pad->isChecked());
+        QVERIFY(!pad->isVisibleTo(&editor));
+        type("model.moe.capacity_factor", QStringLiteral("1.25"));
+        QVERIFY(pad->isVisibleTo(&editor));
+        pad->click();
+        QVERIFY2(editor.isValid(), qPrintable(editor.errors().join(QLatin1Char('\n'))));
+        QVERIFY(!editor.scenario()->model.moe.dropless);
+        QCOMPARE(editor.scenario()->model.moe.capacity_factor, 1.25);
+        QVERIFY(editor.scenario()->model.moe.pad_to_capacity);
+        // Back to dropless: nothing to pad to, so the box hides and is not used (as the MLA ranks without MLA).
+        type("model.moe.capacity_factor", QString());
+        QVERIFY2(editor.isValid(), qPrintable(editor.errors().join(QLatin1Char('\n'))));
+        QVERIFY(editor.scenario()->model.moe.dropless);
+        QVERIFY(!editor.scenario()->model.moe.pad_to_capacity);
+        QVERIFY(!pad->isVisibleTo(&editor));
+        pad->click();
+
         // Attention kind and MLA ranks, precision and FP8 recipe (combo boxes commit on activation).
         auto choose = [&editor](const char* field, const QString& value) {
             auto* combo = qobject_cast<QComboBox*>(editor.choice(QLatin1String(field)));

@@ -126,6 +126,20 @@ std::vector<TextField> buildTextFields()
                      s.model.moe.load_imbalance = parsed.value.value_or(1.0);
                      return QString();
                  }});
+    // Token dropping: a capacity factor makes routing drop what exceeds it; empty = dropless.
+    f.push_back({QStringLiteral("model.moe.capacity_factor"), Group::Experts, tr("Capacity factor"), tr("dropless"),
+                 tr("Token dropping: an expert takes at most this x its balanced share of tokens (Megatron-Core "
+                    "--moe-expert-capacity-factor); empty = dropless routing"),
+                 [](const Scenario& s) { return s.model.moe.dropless ? QString() : QString::number(s.model.moe.capacity_factor); },
+                 [](const QString& text, Scenario& s) {
+                     const auto parsed = fields::parseOptionalPositive(text, 1e4);
+                     if (!parsed.ok()) {
+                         return parsed.error;
+                     }
+                     s.model.moe.dropless = !parsed.value.has_value();
+                     s.model.moe.capacity_factor = parsed.value.value_or(0.0);
+                     return QString();
+                 }});
 
     // The GPU count is one value or a list: the cluster's size is one of them (the first unless it already
     // is one), the search gets them all.
@@ -257,6 +271,12 @@ std::vector<ChoiceField> buildChoiceFields()
                     "gradient reductions are costed"),
                  {}, {}, [](const Scenario& s) { return QVariant(s.model.linear_bias); },
                  [](const QVariant& v, Scenario& s) { s.model.linear_bias = v.toBool(); }});
+    f.push_back({QStringLiteral("model.moe.pad_to_capacity"), Group::Experts, tr("Pad experts to capacity"),
+                 tr("With a capacity factor: every expert's input padded to its capacity (--moe-pad-expert-input-to-capacity, "
+                    "Megatron-Bridge's token-drop default): static shapes, so the routed experts do not wait for the host"),
+                 {}, {}, [](const Scenario& s) { return QVariant(s.model.moe.pad_to_capacity); },
+                 // Used with a capacity factor only (as the MLA ranks with MLA): dropless routing has nothing to pad to.
+                 [](const QVariant& v, Scenario& s) { s.model.moe.pad_to_capacity = v.toBool() && !s.model.moe.dropless; }});
     f.push_back({QStringLiteral("training.precision"), Group::Cluster, tr("Precision"),
                  tr("GEMM number format; FP8 and NVFP4 keep master weights, attention and norms in BF16"),
                  {QStringLiteral("BF16"), QStringLiteral("FP16"), QStringLiteral("FP32"), QStringLiteral("FP8"), QStringLiteral("NVFP4")},

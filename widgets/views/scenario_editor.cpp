@@ -410,7 +410,8 @@ void ScenarioEditor::validate()
 void ScenarioEditor::showApplicableFields(const Scenario& s)
 {
     // Fields that only mean something with another choice are shown with it: the MLA ranks with MLA, the
-    // expert details once there are experts, the FP8 recipe with FP8. A hidden field keeps its value.
+    // expert details once there are experts, the FP8 recipe with FP8, padding to capacity with a capacity factor.
+    // A hidden field keeps its value.
     auto show = [](QWidget* w, bool visible) {
         if (!w || !w->parentWidget()) {
             return;
@@ -429,6 +430,7 @@ void ScenarioEditor::showApplicableFields(const Scenario& s)
         }
     }
     show(m_choices.at(QStringLiteral("training.fp8_recipe")), s.training.precision == Precision::Fp8);
+    show(m_choices.at(QStringLiteral("model.moe.pad_to_capacity")), moe && !s.model.moe.dropless); // padding needs a capacity
     m_planGroup->setVisible(m_base.plan.has_value());
     // MLA's up-projections are recomputed only with MLA, the experts' activation only with experts.
     show(m_choices.at(QStringLiteral("plan.recompute_modules.mla_up_proj")), mla);
