@@ -89,12 +89,15 @@ constexpr DocumentedRegression kDocumentedRegressions[] = {
      "Megatron-Bridge issue #1998: Qwen3 30B dropless runs 2x slower on H100 and B200 from 25.11 (fix targeted at 26.02)"},
 };
 
+// The MoE model a row names, as the preset and regression tables key it; nullptr for another model.
+const char* moe_model_key(const RunRow& r)
+{
+    return is_deepseek_v3(r) ? "deepseek_v3" : !is_qwen3_moe(r) ? nullptr : contains(r.model_name, "235b") ? "qwen3_235b" : "qwen3_30b";
+}
+
 const MoePreset* moe_preset(const RunRow& r)
 {
-    const char* model = is_deepseek_v3(r) ? "deepseek_v3"
-                        : !is_qwen3_moe(r) ? nullptr
-                        : contains(r.model_name, "235b") ? "qwen3_235b"
-                                                         : "qwen3_30b";
+    const char* model = moe_model_key(r);
     const char* gpu = preset_gpu(r);
     if (model == nullptr || gpu == nullptr) {
         return nullptr;
@@ -175,19 +178,16 @@ const NemotronPreset* nemotron_preset(const RunRow& r)
 
 std::string documented_regression(const RunRow& r)
 {
-    if (!is_qwen3_moe(r) && !is_deepseek_v3(r)) {
-        return {};
-    }
-    const std::string model = is_deepseek_v3(r) ? "deepseek_v3" : contains(r.model_name, "235b") ? "qwen3_235b" : "qwen3_30b";
+    const char* model = moe_model_key(r);
     const char* gpu = preset_gpu(r);
     const int container = nemo_container(r);
-    if (gpu == nullptr || container == 0) {
+    if (model == nullptr || gpu == nullptr || container == 0) {
         return {};
     }
     for (const DocumentedRegression& d : kDocumentedRegressions) {
         const bool gpu_ok = std::string(d.gpus[0]) == gpu || (d.gpus[1] != nullptr && std::string(d.gpus[1]) == gpu);
         const bool dropless = !contains(r.model_name, "tokendrop");
-        if (model == d.model && gpu_ok && container >= d.first_container && container <= d.last_container && (dropless || !d.dropless_only)) {
+        if (std::string(model) == d.model && gpu_ok && container >= d.first_container && container <= d.last_container && (dropless || !d.dropless_only)) {
             return d.what;
         }
     }
