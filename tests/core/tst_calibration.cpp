@@ -89,6 +89,26 @@ std::vector<RunRow> synthetic_runs(const ParameterSet& truth)
     return std::move(parsed).value();
 }
 
+// The parameters the fitting tests recover: BF16 GEMM efficiency and host overhead.
+ParameterSet known_truth()
+{
+    ParameterSet truth;
+    truth.model.gemm_max_efficiency = 0.7;
+    truth.model.host_overhead_us = 40;
+    return truth;
+}
+
+// A fit of those two parameters on the A100 rows, on 2 threads.
+CalibrationOptions fit_gemm_and_host(int max_evaluations)
+{
+    CalibrationOptions options;
+    options.gpu = "a100-sxm4-80gb";
+    options.parameters = {"gemm_max_efficiency", "host_overhead_us"};
+    options.max_evaluations = max_evaluations;
+    options.threads = 2;
+    return options;
+}
+
 } // namespace
 
 class TestCalibration : public QObject {
@@ -158,9 +178,7 @@ private slots:
 
     void calibrate_recovers_known_parameters()
     {
-        ParameterSet truth;
-        truth.model.gemm_max_efficiency = 0.7;
-        truth.model.host_overhead_us = 40;
+        const ParameterSet truth = known_truth();
         const std::vector<RunRow> rows = synthetic_runs(truth);
 
         ParameterSet start = truth;
@@ -168,12 +186,8 @@ private slots:
         start.model.host_overhead_us = 10;
         const GpuProfile start_profile = build_profile(a100_like(), start);
 
-        CalibrationOptions options;
-        options.gpu = "a100-sxm4-80gb";
-        options.parameters = {"gemm_max_efficiency", "host_overhead_us"};
+        CalibrationOptions options = fit_gemm_and_host(160);
         options.folds = 2;
-        options.max_evaluations = 160;
-        options.threads = 2;
         const auto result = calibrate(rows, start_profile, options);
         QVERIFY2(result.ok(), result.first_error().c_str());
         QVERIFY2(std::abs(result->fitted.model.gemm_max_efficiency - 0.7) < 0.01,
@@ -201,22 +215,16 @@ private slots:
     // the starting profile's calibration block) ends lower and is kept; without --from-previous it is not tried.
     void a_previous_fit_is_kept_where_it_ends_lower()
     {
-        ParameterSet truth;
-        truth.model.gemm_max_efficiency = 0.7;
-        truth.model.host_overhead_us = 40;
+        const ParameterSet truth = known_truth();
         const std::vector<RunRow> rows = synthetic_runs(truth);
         ParameterSet start = truth;
         start.model.gemm_max_efficiency = 0.88;
         start.model.host_overhead_us = 2;
         GpuProfile start_profile = build_profile(a100_like(), start);
-        start_profile.calibration = {{"parameters", {{"gemm_max_efficiency", 0.7}, {"host_overhead_us", 40.0}}}};
+        start_profile.calibration = {{"parameters", truth.to_json()}};
 
-        CalibrationOptions options;
-        options.gpu = "a100-sxm4-80gb";
-        options.parameters = {"gemm_max_efficiency", "host_overhead_us"};
+        CalibrationOptions options = fit_gemm_and_host(8);
         options.folds = 0;
-        options.max_evaluations = 8;
-        options.threads = 2;
         const auto plain = calibrate(rows, start_profile, options);
         QVERIFY2(plain.ok(), plain.first_error().c_str());
         QVERIFY(!plain->kept_previous);
@@ -235,9 +243,7 @@ private slots:
     // calibrated profile (the centre validate picks, not the one the starting profile picked).
     void in_sample_errors_are_validates_with_the_fitted_profile()
     {
-        ParameterSet truth;
-        truth.model.gemm_max_efficiency = 0.7;
-        truth.model.host_overhead_us = 40;
+        const ParameterSet truth = known_truth();
         std::vector<RunRow> rows = synthetic_runs(truth);
         for (RunRow& r : rows) {
             r.micro_batch_size.reset();      // a range over the micro-batches that divide the batch
@@ -246,11 +252,7 @@ private slots:
         ParameterSet start = truth;
         start.model.gemm_max_efficiency = 0.88;
         start.model.host_overhead_us = 2;
-        CalibrationOptions options;
-        options.gpu = "a100-sxm4-80gb";
-        options.parameters = {"gemm_max_efficiency", "host_overhead_us"};
-        options.max_evaluations = 120;
-        options.threads = 2;
+        const CalibrationOptions options = fit_gemm_and_host(120);
         const auto result = calibrate(rows, build_profile(a100_like(), start), options);
         QVERIFY2(result.ok(), result.first_error().c_str());
         qInfo("%d refits, %d centres moved before the last", result->centre_refreshes, result->centres_moved);

@@ -61,6 +61,24 @@ struct Setup {
 
 double forward_s(const BlockCost& b) { return b.forward.total_s(); }
 
+// One MoE layer: hidden 4096, 4096 tokens, SwiGLU experts: 64 of width 1024, top-8.
+ModelSpec moe_layer()
+{
+    ModelSpec m = test::gpt(1, 4096, 32, 4096);
+    m.activation = FfnActivation::SwiGlu;
+    m.moe.experts = 64;
+    m.moe.top_k = 8;
+    m.moe.expert_ffn_hidden = 1024;
+    return m;
+}
+
+// EP8 inside one 8-GPU node: 8 local experts per rank for moe_layer().
+void expert_parallel_8(Setup& s)
+{
+    s.in.ep = 8;
+    s.in.ep_group = place_group(8, 1, 8);
+}
+
 // A Llama-3-8B-shaped layer: h 4096, 32 heads, 8 KV heads, SwiGLU FFN 14336, 8K tokens.
 ModelSpec llama_layer(int seq = 8192)
 {
@@ -216,15 +234,9 @@ private slots:
     {
         // One MoE layer: 64 experts of width 1024, top-8, hidden 4096, 4096 tokens, EP8 in one node: 8 local
         // experts, so the received rows are sorted by expert and back.
-        ModelSpec m = test::gpt(1, 4096, 32, 4096);
-        m.activation = FfnActivation::SwiGlu;
-        m.seq_len = 4096;
-        m.moe.experts = 64;
-        m.moe.top_k = 8;
-        m.moe.expert_ffn_hidden = 1024;
+        const ModelSpec m = moe_layer();
         Setup s(m);
-        s.in.ep = 8;
-        s.in.ep_group = place_group(8, 1, 8);
+        expert_parallel_8(s);
         auto forward_op = [](const LayerCosts& costs, const char* name) {
             double sum = 0;
             for (const auto& op : costs.layer_operators) {
@@ -313,14 +325,8 @@ private slots:
         // In a layer: the router's 31 kernels each stream the [4096, 64] FP32 scores (1 MiB, a few us on this
         // part), so under a 200 us launch floor each takes 200 us; a moe_router graph replays them at
         // max(table time, 0.5 us); attention stays launched (not in this scope).
-        ModelSpec m = test::gpt(1, 4096, 32, 4096);
-        m.activation = FfnActivation::SwiGlu;
-        m.moe.experts = 64;
-        m.moe.top_k = 8;
-        m.moe.expert_ffn_hidden = 1024;
-        Setup s(m);
-        s.in.ep = 8;
-        s.in.ep_group = place_group(8, 1, 8);
+        Setup s(moe_layer());
+        expert_parallel_8(s);
         s.profile.kernel_launch_overhead_us = 200;
         s.profile.moe_host_op_us = 0;
         const LayerCosts launched = s.run();
@@ -344,14 +350,8 @@ private slots:
     {
         // The experts' SwiGLU pass (64 experts of 1024 over EP8: 8 local experts x 4096 rows x 2048 BF16
         // elements read) is gone when the grouped GEMMs compute it in their epilogue; nothing else changes.
-        ModelSpec m = test::gpt(1, 4096, 32, 4096);
-        m.activation = FfnActivation::SwiGlu;
-        m.moe.experts = 64;
-        m.moe.top_k = 8;
-        m.moe.expert_ffn_hidden = 1024;
-        Setup s(m);
-        s.in.ep = 8;
-        s.in.ep_group = place_group(8, 1, 8);
+        Setup s(moe_layer());
+        expert_parallel_8(s);
         s.profile.moe_host_op_us = 0;
         const LayerCosts plain = s.run();
         const double swiglu = op_seconds(plain, "swiglu", Phase::Forward);
@@ -472,16 +472,11 @@ private slots:
         // Megatron-Core's "moe" recompute module checkpoints MoELayer.forward (router, dispatch, experts,
         // combine, shared experts): those run again before the backward, the pre-MLP norm, the residual and
         // the attention do not (a full recompute redoes them too).
-        ModelSpec m = test::gpt(1, 4096, 32, 4096);
-        m.activation = FfnActivation::SwiGlu;
-        m.moe.experts = 64;
-        m.moe.top_k = 8;
-        m.moe.expert_ffn_hidden = 1024;
+        ModelSpec m = moe_layer();
         m.moe.shared_experts = 1;
         m.moe.shared_expert_ffn_hidden = 2048;
         Setup s(m);
-        s.in.ep = 8;
-        s.in.ep_group = place_group(8, 1, 8);
+        expert_parallel_8(s);
         QCOMPARE(s.run().layer.recompute.total_s(), 0.0);
         s.in.recompute_modules = kRecomputeMoe;
         const LayerCosts moe = s.run();

@@ -159,6 +159,26 @@ RunRow parse_one(const nlohmann::json& row)
     return rows->front();
 }
 
+// Qwen3-30B-A3B as Megatron-Bridge's tables run it: TP1 PP1, EP over every GPU (16 H100, 8 Blackwell).
+nlohmann::json qwen3_30b_row(const std::string& id, int gpus, int micro_batch, int global_batch)
+{
+    nlohmann::json r = modern_row(id);
+    r["model_name"] = "Qwen3_30B_a3B";
+    r["arch_family"] = "moe_qwen3_rmsnorm_swiglu_rope_gqa_qknorm";
+    r["num_gpus"] = gpus;
+    r["tp"] = 1;
+    r["pp"] = 1;
+    r["dp"] = gpus;
+    r["ep"] = gpus;
+    r["model_parallel_size"] = 1;
+    r["num_experts"] = 128;
+    r["moe_top_k"] = 8;
+    r["moe_ffn_hidden_size"] = 768;
+    r["global_batch_size"] = global_batch;
+    r["micro_batch_size"] = micro_batch;
+    return r;
+}
+
 MappedRun map_one(const nlohmann::json& row)
 {
     const RowMapping m = map_run(parse_one(row));
@@ -1109,20 +1129,8 @@ private slots:
         }
 
         // Qwen3-30B-A3B on 16 H100 (EP16): its performance scripts run no recompute, its preset no overlap.
-        nlohmann::json qwen = modern_row("qwen");
-        qwen["model_name"] = "Qwen3_30B_a3B";
-        qwen["arch_family"] = "moe_qwen3_rmsnorm_swiglu_rope_gqa_qknorm";
-        qwen["num_gpus"] = 16;
-        qwen["tp"] = 1;
-        qwen["pp"] = 1;
-        qwen["dp"] = 16;
-        qwen["ep"] = 16;
-        qwen["model_parallel_size"] = 1;
-        qwen["num_experts"] = 128;
-        qwen["moe_top_k"] = 8;
-        qwen["moe_ffn_hidden_size"] = 768;
-        qwen["global_batch_size"] = 1024;
-        qwen["micro_batch_size"] = 1; // the preset's (another micro-batch is another preset version: CUDA graphs open)
+        // Micro-batch 1 is the preset's (another micro-batch is another preset version: CUDA graphs open).
+        nlohmann::json qwen = qwen3_30b_row("qwen", 16, 1, 1024);
         const MappedRun q = map_one(qwen);
         QCOMPARE(q.scenario.model.mtp_layers, 0);
         QCOMPARE(q.scenario.training.moe_dispatcher, MoeDispatcher::Flex);
@@ -1151,20 +1159,7 @@ private slots:
     // of the same model are padded to capacity as Megatron-Bridge's apply_moe_token_drop does.
     void documented_regressions_are_listed_not_scored()
     {
-        nlohmann::json row = modern_row("qwen-h100");
-        row["model_name"] = "Qwen3_30B_a3B";
-        row["arch_family"] = "moe_qwen3_rmsnorm_swiglu_rope_gqa_qknorm";
-        row["num_gpus"] = 16;
-        row["tp"] = 1;
-        row["pp"] = 1;
-        row["dp"] = 16;
-        row["ep"] = 16;
-        row["model_parallel_size"] = 1;
-        row["num_experts"] = 128;
-        row["moe_top_k"] = 8;
-        row["moe_ffn_hidden_size"] = 768;
-        row["global_batch_size"] = 1024;
-        row["micro_batch_size"] = 1;
+        const nlohmann::json row = qwen3_30b_row("qwen-h100", 16, 1, 1024);
         auto with_release = [&](const char* release, const char* name = "Qwen3_30B_a3B") {
             nlohmann::json r = row;
             r["id"] = std::string("qwen-") + release;
@@ -1213,22 +1208,9 @@ private slots:
         // Qwen3-30B-A3B on 8 GB200 (EP8, MXFP8): NeMo 26.04 runs the preset's TE-scoped graphs and no expert
         // overlap; from 26.06 the MXFP8 preset runs full-iteration graphs with the all-to-all overlapped
         // (Megatron-Bridge PR #4249).
-        nlohmann::json row = modern_row("qwen-gb200");
-        row["model_name"] = "Qwen3_30B_a3B";
-        row["arch_family"] = "moe_qwen3_rmsnorm_swiglu_rope_gqa_qknorm";
+        nlohmann::json row = qwen3_30b_row("qwen-gb200", 8, 4, 512);
         row["gpu_type"] = "gb200-nvl72";
         row["system_name"] = "DGX-GB200";
-        row["num_gpus"] = 8;
-        row["tp"] = 1;
-        row["pp"] = 1;
-        row["dp"] = 8;
-        row["ep"] = 8;
-        row["model_parallel_size"] = 1;
-        row["num_experts"] = 128;
-        row["moe_top_k"] = 8;
-        row["moe_ffn_hidden_size"] = 768;
-        row["global_batch_size"] = 512;
-        row["micro_batch_size"] = 4;
         row["notes"] = {"precision as published: MXFP8 (recipe: mxfp8)"};
         auto centre_overlap = [](const MappedRun& run) {
             for (const auto& c : run.candidates) {
