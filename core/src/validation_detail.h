@@ -72,6 +72,8 @@ const char* preset_gpu(const RunRow& r);
 bool is_deepseek_v3(const RunRow& r);
 // The row names a Qwen3 mixture-of-experts model (235B-A22B, 30B-A3B), by model_name.
 bool is_qwen3_moe(const RunRow& r);
+// The README's convention: vendor MoE benchmarks are dropless unless the model name says "tokendrop".
+bool names_token_drop(const RunRow& r);
 
 // GPT-OSS (validation_gpt_oss.cpp): the row names a GPT-OSS model; its provider's linear biases and activation
 // clamp; the Megatron-Bridge performance preset its layout matches, written into the software settings.

@@ -184,9 +184,9 @@ std::string documented_regression(const RunRow& r)
     if (model == nullptr || gpu == nullptr || container == 0) {
         return {};
     }
+    const bool dropless = !names_token_drop(r);
     for (const DocumentedRegression& d : kDocumentedRegressions) {
         const bool gpu_ok = std::string(d.gpus[0]) == gpu || (d.gpus[1] != nullptr && std::string(d.gpus[1]) == gpu);
-        const bool dropless = !contains(r.model_name, "tokendrop");
         if (std::string(model) == d.model && gpu_ok && container >= d.first_container && container <= d.last_container && (dropless || !d.dropless_only)) {
             return d.what;
         }

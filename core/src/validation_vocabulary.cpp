@@ -26,6 +26,8 @@ bool contains(const std::optional<std::string>& s, const char* what)
     return s && lower(*s).find(what) != std::string::npos;
 }
 
+bool names_token_drop(const RunRow& r) { return contains(r.model_name, "tokendrop"); }
+
 int round_up(int v, int multiple) { return (v + multiple - 1) / multiple * multiple; }
 
 const char* preset_gpu(const RunRow& r)
@@ -340,7 +342,7 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
             }
         }
         // README: vendor benchmarks are force-balanced and dropless unless the model name says "tokendrop".
-        if (contains(r.model_name, "tokendrop")) {
+        if (names_token_drop(r)) {
             e.dropless = false;
             e.capacity_factor = 1.0;
             notes.push_back("model name says tokendrop: capacity factor 1.0 (Megatron-Core's --moe-expert-capacity-factor in the token-drop recipes)");
