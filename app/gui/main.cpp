@@ -12,6 +12,7 @@
 #include "main_window.h"
 #include "models/resources.h"
 #include "models/settings_keys.h"
+#include "views/scenario_editor.h"
 #include "screenshot.h"
 #include "views/theme.h"
 
@@ -131,6 +132,13 @@ int main(int argc, char** argv)
     }
 
     if (parser.isSet(screenshot)) {
+        // A refused entry leaves nothing to sweep: say which instead of waiting for a plan that never comes.
+        const QStringList refused = window.editor()->errors();
+        if (!refused.isEmpty()) {
+            std::fprintf(stderr, "vtrain-explorer: --screenshot: the scenario has refused entries: %s\n",
+                         qPrintable(refused.join(QStringLiteral("; "))));
+            return 2;
+        }
         auto* session = new vtrain::ui::ScreenshotSession(&window, parser.value(screenshot), &app);
         QObject::connect(session, &vtrain::ui::ScreenshotSession::done, &app, [](int code) { QApplication::exit(code); });
     }

@@ -40,6 +40,10 @@ ScreenshotSession::ScreenshotSession(MainWindow* window, QString directory, QObj
             QTimer::singleShot(300, this, &ScreenshotSession::captureCompare);
         }
     });
+    connect(window->detailRunner(), &PlanDetailRunner::failed, this, [this](std::uint64_t, const QString& message) {
+        std::fprintf(stderr, "screenshot: the selected plan's simulation failed: %s\n", qPrintable(message));
+        Q_EMIT done(1);
+    });
     connect(window->sweepRunner(), &SweepRunner::failed, this, [this](std::uint64_t, const QString& message) {
         std::fprintf(stderr, "screenshot: the sweep failed: %s\n", qPrintable(message));
         Q_EMIT done(1);

@@ -412,8 +412,9 @@ private Q_SLOTS:
         QVERIFY(w.paretoPlot()->staleNote().contains(QStringLiteral("refused")));
     }
 
-    // Defect 5: Layers 24 -> 1 -> 100000 -> 24 (typed) keeps the chosen stages; 25 marks the one that
-    // no longer divides and leaves it out of the search.
+    // Defect 5: Layers 24 -> 1 -> 100000 -> 24 (typed) keeps the chosen stages; at 25 the stage count that
+    // no longer divides is swept with uneven stages (as the explorer lays them out), at 1 the one that
+    // cannot hold the layers is marked and left out of the search.
     void layersEditsKeepPipelineChoices()
     {
         ScenarioEditor editor;
@@ -429,8 +430,15 @@ private Q_SLOTS:
         QCOMPARE(editor.scenario()->search->pp, (std::vector<int>{1, 2}));
         typeInto(layers, QStringLiteral("25"), true);
         QCOMPARE(pp->checkedValues(), ints({1, 2}));
+        QVERIFY(pp->markedValues().isEmpty());
+        QVERIFY2(pp->box(2)->toolTip().contains(QStringLiteral("does not divide 25 layers: swept with uneven stages")),
+                 qPrintable(pp->box(2)->toolTip()));
+        QVERIFY(editor.isValid());
+        QCOMPARE(editor.scenario()->search->pp, (std::vector<int>{1, 2}));
+        typeInto(layers, QStringLiteral("1"), true);
+        QCOMPARE(pp->checkedValues(), ints({1, 2}));
         QCOMPARE(pp->markedValues(), ints({2}));
-        QVERIFY(pp->box(2)->toolTip().contains(QStringLiteral("does not divide 25")));
+        QVERIFY2(pp->box(2)->toolTip().contains(QStringLiteral("cannot hold the model's layers (1)")), qPrintable(pp->box(2)->toolTip()));
         QVERIFY(editor.isValid());
         QCOMPARE(editor.scenario()->search->pp, (std::vector<int>{1}));
         typeInto(layers, QStringLiteral("24"), true);

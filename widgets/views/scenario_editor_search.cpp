@@ -67,6 +67,30 @@ QVariantList toVariants(const std::vector<T>& values, Fn convert)
     return out;
 }
 
+// Whether the explorer can lay the model's layers out over `pp` stages: an even split, the plan's
+// first/last stage layer counts with the rest even (DeepSeek-V3's 61 layers over 16 stages), or one of the
+// standard uneven layouts PlanSpace::layout_choices tries (Qwen3-235B's 94 layers over 8 stages); a plan
+// with first/last counts is tried with the balanced layout only.
+bool stagesHoldLayers(const ModelSpec& model, const std::optional<Plan>& plan, int pp)
+{
+    if (model.layers <= 0 || pp <= 0) {
+        return false;
+    }
+    Plan probe;
+    if (plan) {
+        probe.first_stage_layers = plan->first_stage_layers;
+        probe.last_stage_layers = plan->last_stage_layers;
+    }
+    probe.pp = pp;
+    PipelineLayout layout;
+    if (!resolve_pipeline_layout(model, probe, layout).has_value()) {
+        return true;
+    }
+    const bool fixedEnds = probe.first_stage_layers > 0 || probe.last_stage_layers > 0;
+    return fixedEnds ? !balanced_pipeline_layout(model.layers, model.mtp_layers, pp, 1).empty()
+                     : !standard_pipeline_layouts(model.layers, model.mtp_layers, pp, 1).empty();
+}
+
 } // namespace
 
 QGroupBox* ScenarioEditor::buildSearchGroup()
@@ -158,8 +182,8 @@ QGroupBox* ScenarioEditor::buildSearchGroup()
 void ScenarioEditor::updatePipelineCandidates()
 {
     // Candidates: the layer count's divisors plus whatever the user chose, so a Layers edit (even through
-    // "1", "10", "100" while typing 100000) never loses the choice. Chosen values that no longer divide
-    // are shown marked and left out of the search.
+    // "1", "10", "100" while typing 100000) never loses the choice. A chosen value that does not divide
+    // is swept with uneven stages where the layers can be laid out on it, else shown marked and left out.
     CheckList* pp = m_lists.at(QStringLiteral("search.pp"));
     const auto layers = fields::parseInt(m_fields.at(QStringLiteral("model.layers"))->text(), 1, 100000);
     if (!layers.ok()) {
@@ -176,18 +200,28 @@ void ScenarioEditor::updatePipelineCandidates()
         std::sort(shown.begin(), shown.end());
     }
     setIntItems(pp, shown);
+    ModelSpec model = m_base.model;
+    model.layers = *layers.value;
     QVariantList checked;
     QVariantList marked;
+    QList<int> uneven;
     for (int v : shown) {
         if (!m_ppChoice || m_ppChoice->contains(v)) {
             checked << v;
         }
         if (!legal.contains(v)) {
-            marked << v;
+            if (stagesHoldLayers(model, m_base.plan, v)) {
+                uneven << v;
+            } else {
+                marked << v;
+            }
         }
     }
     pp->setChecked(checked);
-    pp->setMarked(marked, tr("does not divide %1 layers: left out of the sweep").arg(*layers.value));
+    pp->setMarked(marked, tr("cannot hold the model's layers (%1): left out of the sweep").arg(*layers.value));
+    for (int v : uneven) {
+        pp->box(v)->setToolTip(tr("%1: does not divide %2 layers: swept with uneven stages (Megatron-Bridge's layouts)").arg(v).arg(*layers.value));
+    }
 }
 
 void ScenarioEditor::onPipelineListEdited()
@@ -341,30 +375,15 @@ void ScenarioEditor::readSearch(Scenario& s)
     CheckList* ppList = m_lists.at(QStringLiteral("search.pp"));
     ppList->setError({});
     if (m_ppChoice) {
-        // A stage count is legal when the core can lay the layers out on it: an even split, or the plan's
-        // first/last stage layer counts with the rest even (DeepSeek-V3's 61 layers over 16 stages).
-        Plan probe;
-        if (s.plan) {
-            probe.first_stage_layers = s.plan->first_stage_layers;
-            probe.last_stage_layers = s.plan->last_stage_layers;
-        }
-        PipelineLayout layout;
-        const auto fits = [&](int v) {
-            if (s.model.layers <= 0 || v <= 0) {
-                return false;
-            }
-            probe.pp = v;
-            return !resolve_pipeline_layout(s.model, probe, layout).has_value();
-        };
         for (int v : *m_ppChoice) {
-            if (fits(v)) {
+            if (stagesHoldLayers(s.model, s.plan, v)) {
                 q.pp.push_back(v);
             }
         }
         if (m_ppChoice->isEmpty()) {
             ppList->setError(tr("check at least one"));
         } else if (q.pp.empty()) {
-            ppList->setError(tr("none of the checked stage counts divides %1 layers").arg(s.model.layers));
+            ppList->setError(tr("none of the checked stage counts can hold the model's layers (%1)").arg(s.model.layers));
         }
     }
     q.micro_batch = ints(checked("search.micro_batch"));
