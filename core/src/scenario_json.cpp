@@ -748,6 +748,8 @@ Expected<Scenario> scenario_from_json(const nlohmann::json& json)
     Reader r(json, "", diags);
     r.reject_unknown({"model", "cluster", "training", "plan", "search", "description", "name", "schema_version"});
     Scenario s;
+    s.name = r.optional_string("name").value_or(std::string{});
+    s.description = r.optional_string("description").value_or(std::string{});
     s.model = read_model(r.child("model"));
     s.cluster = read_cluster(r.child("cluster"));
     s.training = read_training(r.child("training"));
@@ -937,6 +939,12 @@ void model_shape_to_json(const ModelSpec& m, nlohmann::json& out)
 nlohmann::json scenario_to_json(const Scenario& s)
 {
     nlohmann::json j;
+    if (!s.name.empty()) {
+        j["name"] = s.name;
+    }
+    if (!s.description.empty()) {
+        j["description"] = s.description;
+    }
     const ModelSpec& m = s.model;
     j["model"] = {{"name", m.name}, {"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads}, {"seq_len", m.seq_len},
                   {"vocab", m.vocab}, {"activation", to_string(m.activation)}};

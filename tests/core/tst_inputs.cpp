@@ -43,6 +43,34 @@ private slots:
         QCOMPARE(again->model.layers, 24);
     }
 
+    // A file's name and description are its author's words: kept through a read and a write (the GUI's
+    // save), not written when absent, and refused by name when they are not text.
+    void name_and_description_survive_a_round_trip()
+    {
+        nlohmann::json j = good();
+        const auto plain = scenario_from_json(j);
+        QVERIFY(plain.ok());
+        QVERIFY(plain->description.empty());
+        QVERIFY(!scenario_to_json(*plain).contains("description"));
+        QVERIFY(!scenario_to_json(*plain).contains("name"));
+        j["name"] = "baseline";
+        j["description"] = "Our 2,048-GPU reservation, quoted at $2.10 per GPU-hour.";
+        const auto s = scenario_from_json(j);
+        QVERIFY2(s.ok(), s.first_error().c_str());
+        const nlohmann::json written = scenario_to_json(*s);
+        QCOMPARE(written["name"].get<std::string>(), std::string("baseline"));
+        QCOMPARE(written["description"].get<std::string>(), j["description"].get<std::string>());
+        const auto again = scenario_from_json(written);
+        QVERIFY(again.ok());
+        QCOMPARE(again->description, s->description);
+        QCOMPARE(again->name, s->name);
+        j["description"] = 42;
+        QCOMPARE(refused_field(j), QStringLiteral("description"));
+        j["description"] = "ok";
+        j["name"] = nlohmann::json::array();
+        QCOMPARE(refused_field(j), QStringLiteral("name"));
+    }
+
     void cp_ring_pytorch_round_trips()
     {
         auto s = scenario_from_json(good());

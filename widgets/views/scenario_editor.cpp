@@ -79,6 +79,7 @@ ScenarioEditor::ScenarioEditor(QWidget* parent)
     presetRow->addWidget(m_preset, 1);
     column->addLayout(presetRow);
     m_presetDescription = new QLabel(content);
+    m_presetDescription->setObjectName(QStringLiteral("presetDescription"));
     m_presetDescription->setWordWrap(true);
     m_presetDescription->setForegroundRole(QPalette::PlaceholderText);
     column->addWidget(m_presetDescription);
@@ -322,6 +323,10 @@ void ScenarioEditor::showPresetOf(const Scenario& s)
             m_presetDescription->setText(m_preset->itemData(i, Qt::ToolTipRole).toString());
             break;
         }
+    }
+    if (!s.description.empty()) {
+        // The file's own words: a preset of the same model may describe another cluster and plan.
+        m_presetDescription->setText(QString::fromStdString(s.description));
     }
     m_presetIndex = m_preset->currentIndex();
 }

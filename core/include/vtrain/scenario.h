@@ -281,6 +281,10 @@ struct SearchSpace {
 };
 
 struct Scenario {
+    // The file's own "name" and "description" (free text, not read by the simulator): kept so that a
+    // scenario opened and saved again, in the GUI or by a tool, does not lose what its author wrote.
+    std::string name;
+    std::string description;
     ModelSpec model;
     ClusterSpec cluster;
     TrainingSpec training;
