@@ -64,6 +64,15 @@ std::vector<int> divisors(int n)
     return out;
 }
 
+std::vector<int> default_pipeline_depths(const Scenario& scenario)
+{
+    std::vector<int> out = divisors(std::max(1, scenario.model.layers));
+    if (scenario.plan && scenario.plan->pp > 0 && std::find(out.begin(), out.end(), scenario.plan->pp) == out.end()) {
+        out.insert(std::upper_bound(out.begin(), out.end(), scenario.plan->pp), scenario.plan->pp);
+    }
+    return out;
+}
+
 int PlanSpace::schedule_choices(int pp_index) const
 {
     return static_cast<int>(sched_prefix[static_cast<std::size_t>(pp_index) + 1] - sched_prefix[static_cast<std::size_t>(pp_index)]);
@@ -340,7 +349,7 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
         errors.push_back({search.num_gpus.empty() ? "cluster.num_gpus" : "search.num_gpus", "GPU counts must be positive"});
     }
     space.tp = search.tp.empty() ? powers_of_two_up_to(allow_tp_across_nodes ? 64 : largest_node) : unique_in_order(search.tp);
-    space.pp = search.pp.empty() ? divisors(std::max(1, scenario.model.layers)) : unique_in_order(search.pp);
+    space.pp = search.pp.empty() ? default_pipeline_depths(scenario) : unique_in_order(search.pp);
     space.micro_batch = search.micro_batch.empty() ? powers_of_two_up_to(16) : unique_in_order(search.micro_batch);
     space.cp = or_default(search.cp, given.cp);
     space.ep = or_default(search.ep, given.ep);

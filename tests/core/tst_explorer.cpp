@@ -897,6 +897,48 @@ private slots:
         }
     }
 
+    // A scenario's own plan is in its default space. Llama 3.1 405B's long-context example (126 layers on
+    // 16 stages, 7 on the first and last) has no search block: pp 16 is no divisor of 126, so the default
+    // pp list left it out and `vtrain explore` rejected all 17,010 plans while its own plan ran.
+    void the_scenarios_own_plan_is_in_its_default_space()
+    {
+        auto loaded = load_scenario(std::string(VTRAIN_SOURCE_DIR) + "/examples/llama3.1-405b-h100-128k.json");
+        QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.first_error().c_str());
+        const Scenario s = std::move(loaded).value();
+        QVERIFY(!s.search);
+        QCOMPARE(s.plan->pp, 16);
+        std::vector<int> expected = divisors(126);
+        expected.insert(std::upper_bound(expected.begin(), expected.end(), 16), 16);
+        QCOMPARE(default_pipeline_depths(s), expected);
+        Scenario dividing = s;
+        dividing.plan->pp = 14;
+        QCOMPARE(default_pipeline_depths(dividing), divisors(126)); // nothing added twice
+        dividing.plan.reset();
+        QCOMPARE(default_pipeline_depths(dividing), divisors(126));
+
+        std::map<std::string, GpuProfile> gpus{{s.cluster.gpu, test::shipped_profile(s.cluster.gpu)}};
+        ExploreOptions options;
+        options.threads = 2;
+        options.keep_all_rows = true;
+        RunControl control;
+        const auto r = explore(s, gpus, options, control);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.first_error().c_str());
+        QVERIFY(r->feasible > 0);
+        QVERIFY(!r->front.empty());
+        const Plan& own = *s.plan;
+        const auto row = std::find_if(r->rows.begin(), r->rows.end(), [&](const PlanRow& x) {
+            const Plan& p = x.plan;
+            return p.tp == own.tp && p.cp == own.cp && p.pp == own.pp && p.dp == own.dp && p.micro_batch == own.micro_batch &&
+                   p.schedule == own.schedule && p.recompute == own.recompute && p.sequence_parallel == own.sequence_parallel &&
+                   p.zero_stage == own.zero_stage;
+        });
+        QVERIFY2(row != r->rows.end(), "the scenario's own plan is not among the feasible rows");
+        const auto simulated = simulate(s, own, gpus.at(s.cluster.gpu));
+        QVERIFY2(simulated.ok(), simulated.ok() ? "" : simulated.first_error().c_str());
+        QVERIFY2(std::abs(row->iteration_time_s / simulated->iteration_time_s - 1) < 1e-9,
+                 qPrintable(QString::number(row->iteration_time_s) + " vs " + QString::number(simulated->iteration_time_s)));
+    }
+
     // `vtrain explore examples/qwen3-235b-a22b-gb200.json` rejected all 10,800 plans ("pp does not divide
     // the 94 layers"); with the balanced layouts it finds feasible plans, each reporting its layout.
     void qwen3_explores_with_balanced_layouts()

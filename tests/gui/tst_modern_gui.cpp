@@ -292,6 +292,23 @@ private Q_SLOTS:
                 || swept->fastest.end() != std::find_if(swept->fastest.begin(), swept->fastest.end(), [](const PlanRow& r) { return r.plan.pp == 8; }));
     }
 
+    // The long-context Llama example has no search block and a plan on 16 stages, no divisor of its 126
+    // layers: the window offers 16 (checked, swept with the plan's 7-layer end stages) and finds plans.
+    void ownPipelineDepthIsOfferedAndSwept()
+    {
+        MainWindow w(optionsFor(example("llama3.1-405b-h100-128k.json")));
+        QVERIFY(w.editor()->errors().isEmpty());
+        CheckList* pp = w.editor()->checkList(QStringLiteral("search.pp"));
+        QVERIFY(pp->box(16));
+        QVERIFY(pp->checkedValues().contains(16));
+        QVERIFY(pp->markedValues().isEmpty());
+        QVERIFY(w.editor()->scenario()->search->pp.empty()); // every legal value, which includes 16
+        const auto swept = sweep(w);
+        QVERIFY(swept);
+        QVERIFY(swept->feasible > 0);
+        QVERIFY(std::all_of(swept->front.begin(), swept->front.end(), [](const PlanRow& r) { return r.plan.pp == 16; }));
+    }
+
     // A selected row is simulated as the sweep evaluated it: at its own precision (an FP8 row of a BF16/FP8
     // sweep) and with its GPU type's price and links (another GPU type than the scenario's). The details
     // then agree with the row.

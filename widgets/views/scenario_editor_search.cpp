@@ -15,6 +15,7 @@
 #include "views/check_list.h"
 #include "views/field_row.h"
 #include "views/scenario_editor.h"
+#include "vtrain/explorer_space.h"
 #include "vtrain/pipeline_layout.h"
 #include "vtrain/rank_layout.h"
 #include "vtrain/scenario_json.h"
@@ -46,15 +47,13 @@ void setIntItems(CheckList* list, const QList<int>& values)
     list->setItems(labels, vs);
 }
 
-QList<int> divisors(int n)
+// The explorer's default pp list (default_pipeline_depths: the divisors of the layers and the plan's own
+// depth) for `layers` layers: the stage counts offered, and what "every legal value" means. At most 64.
+QList<int> defaultDepths(Scenario s, int layers)
 {
-    QList<int> out;
-    for (int d = 1; d <= n && out.size() < 64; ++d) {
-        if (n % d == 0) {
-            out << d;
-        }
-    }
-    return out;
+    s.model.layers = layers;
+    const std::vector<int> all = default_pipeline_depths(s);
+    return QList<int>(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(all.size(), 64)));
 }
 
 template <typename T, typename Fn>
@@ -181,15 +180,16 @@ QGroupBox* ScenarioEditor::buildSearchGroup()
 
 void ScenarioEditor::updatePipelineCandidates()
 {
-    // Candidates: the layer count's divisors plus whatever the user chose, so a Layers edit (even through
-    // "1", "10", "100" while typing 100000) never loses the choice. A chosen value that does not divide
-    // is swept with uneven stages where the layers can be laid out on it, else shown marked and left out.
+    // Candidates: the layer count's divisors and the plan's depth, plus whatever the user chose, so a
+    // Layers edit (even through "1", "10", "100" while typing 100000) never loses the choice. A value that
+    // does not divide is swept with uneven stages where the layers can be laid out on it, else shown
+    // marked and left out.
     CheckList* pp = m_lists.at(QStringLiteral("search.pp"));
     const auto layers = fields::parseInt(m_fields.at(QStringLiteral("model.layers"))->text(), 1, 100000);
     if (!layers.ok()) {
         return;
     }
-    const QList<int> legal = divisors(*layers.value);
+    const QList<int> legal = defaultDepths(m_base, *layers.value);
     QList<int> shown = legal;
     if (m_ppChoice) {
         for (int v : *m_ppChoice) {
@@ -209,7 +209,7 @@ void ScenarioEditor::updatePipelineCandidates()
         if (!m_ppChoice || m_ppChoice->contains(v)) {
             checked << v;
         }
-        if (!legal.contains(v)) {
+        if (*layers.value % v != 0) {
             if (stagesHoldLayers(model, m_base.plan, v)) {
                 uneven << v;
             } else {
@@ -233,7 +233,7 @@ void ScenarioEditor::onPipelineListEdited()
         chosen << v.toInt();
     }
     const auto layers = fields::parseInt(m_fields.at(QStringLiteral("model.layers"))->text(), 1, 100000);
-    const QList<int> legal = layers.ok() ? divisors(*layers.value) : QList<int>{};
+    const QList<int> legal = layers.ok() ? defaultDepths(m_base, *layers.value) : QList<int>{};
     m_ppChoice = (layers.ok() && chosen == legal) ? std::nullopt : std::optional<QList<int>>(chosen);
     commit();
 }
@@ -453,7 +453,7 @@ void ScenarioEditor::updateEstimate(const Scenario& s)
     }
     const SearchSpace& q = *s.search;
     auto n = [](std::size_t size, std::size_t fallback) { return static_cast<std::uint64_t>(size > 0 ? size : fallback); };
-    const std::uint64_t pp = n(q.pp.size(), static_cast<std::size_t>(divisors(std::max(1, s.model.layers)).size()));
+    const std::uint64_t pp = n(q.pp.size(), default_pipeline_depths(s).size());
     std::uint64_t schedules = 0;
     for (Schedule sc : q.schedule) {
         schedules += sc == Schedule::Interleaved ? n(q.virtual_stages.size(), 2) : 1;

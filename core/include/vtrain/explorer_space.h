@@ -20,7 +20,7 @@
 //   gpu          cluster.gpu                 num_gpus    cluster.num_gpus
 //   tp           powers of two up to the largest host, or its NVLink domain capped at 8 where the domain
 //                spans hosts (GB200 NVL72); up to 64 with allow_tp_across_nodes
-//   pp           every divisor of model.layers
+//   pp           every divisor of model.layers, and the scenario plan's pp (default_pipeline_depths)
 //   micro_batch  1, 2, 4, 8, 16
 //   schedule     gpipe, 1f1b, interleaved
 //   virtual_stages (interleaved only) every v >= 2 with pp x v dividing the layers; none for pp = 1
@@ -169,7 +169,12 @@ int gpus_per_node_for(const Scenario& scenario, const GpuProfile& profile);
 // for one GPU does not describe another). gpus_per_node applies to every type.
 ClusterSpec cluster_for_gpu(const Scenario& scenario, const std::string& gpu, int num_gpus);
 
-// Every divisor of n, ascending: the default pp list, and the pipeline depths other searches try.
+// Every divisor of n, ascending: the pipeline depths other searches try.
 std::vector<int> divisors(int n);
+
+// The default pp list: every divisor of the model's layers, and the scenario plan's own depth where it does
+// not divide them (Llama 3.1 405B's 126 layers on 16 stages, 7 on the first and last), so that the plan
+// the scenario states is in its own space. Ascending.
+std::vector<int> default_pipeline_depths(const Scenario& scenario);
 
 } // namespace vtrain
