@@ -23,6 +23,20 @@
 namespace vtrain::ui {
 namespace {
 
+// A scenario's description under the preset box: the first few lines (a file's description can run to a
+// page, which would push the fields out of the dock), the whole text as the tooltip.
+void showDescription(QLabel* label, const QString& text)
+{
+    constexpr int kShownChars = 320;
+    QString shown = text;
+    if (text.size() > kShownChars) {
+        const int cut = text.lastIndexOf(QLatin1Char(' '), kShownChars);
+        shown = text.left(cut > kShownChars / 2 ? cut : kShownChars) + QStringLiteral(" …");
+    }
+    label->setText(shown);
+    label->setToolTip(shown == text ? QString() : QStringLiteral("<p>%1</p>").arg(text.toHtmlEscaped()));
+}
+
 // What makes two committed scenarios different: their file form, plus the newer search axes spelled out
 // (a core whose file form lacks them must still see a click on "cp 2" as an edit).
 std::string editKey(const Scenario& s)
@@ -81,6 +95,7 @@ ScenarioEditor::ScenarioEditor(QWidget* parent)
     m_presetDescription = new QLabel(content);
     m_presetDescription->setObjectName(QStringLiteral("presetDescription"));
     m_presetDescription->setWordWrap(true);
+    m_presetDescription->setTextFormat(Qt::PlainText); // a file's words, never markup
     m_presetDescription->setForegroundRole(QPalette::PlaceholderText);
     column->addWidget(m_presetDescription);
 
@@ -280,7 +295,7 @@ void ScenarioEditor::loadPreset(const QString& id)
     if (index >= 0) {
         m_preset->setCurrentIndex(index);
         m_presetIndex = index;
-        m_presetDescription->setText(m_preset->itemData(index, Qt::ToolTipRole).toString());
+        showDescription(m_presetDescription, m_preset->itemData(index, Qt::ToolTipRole).toString());
     }
     Q_EMIT presetLoaded(id); // first, so a listener knows the edit that follows is this preset
     if (m_valid) {
@@ -316,17 +331,17 @@ void ScenarioEditor::setScenario(const Scenario& s)
 void ScenarioEditor::showPresetOf(const Scenario& s)
 {
     m_preset->setCurrentIndex(0);
-    m_presetDescription->clear();
+    showDescription(m_presetDescription, QString());
     for (int i = 1; i < m_preset->count(); ++i) {
         if (presetScenario(m_preset->itemData(i).toString()).value_or(Scenario{}).model.name == s.model.name) {
             m_preset->setCurrentIndex(i);
-            m_presetDescription->setText(m_preset->itemData(i, Qt::ToolTipRole).toString());
+            showDescription(m_presetDescription, m_preset->itemData(i, Qt::ToolTipRole).toString());
             break;
         }
     }
     if (!s.description.empty()) {
         // The file's own words: a preset of the same model may describe another cluster and plan.
-        m_presetDescription->setText(QString::fromStdString(s.description));
+        showDescription(m_presetDescription, QString::fromStdString(s.description));
     }
     m_presetIndex = m_preset->currentIndex();
 }
