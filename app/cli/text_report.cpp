@@ -65,8 +65,11 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
         << (p.zero_stage > 0 ? ", ZeRO-" + std::to_string(p.zero_stage) : std::string{}) << "\n";
     // Where the groups sit and what leaves the GPU: both change the time, so the report says them.
     out << "ranks: order " << to_string(p.rank_order) << (p.rank_order == RankOrder{} ? " (Megatron-Core's default)" : "");
-    if (p.cp > 1 || p.ep > 1) {
-        out << ", cp=" << p.cp << " ep=" << p.ep << " etp=" << p.effective_etp();
+    if (p.cp > 1) {
+        out << ", cp=" << p.cp;
+    }
+    if (p.ep > 1 || s.model.moe.experts > 0) { // expert groups only say something for a model with experts
+        out << ", ep=" << p.ep << " etp=" << p.effective_etp();
     }
     out << ", data-parallel overlap " << (p.overlap_grad_reduce ? "on" : "off") << "\n";
     out << "offload: optimizer " << (p.offload_optimizer ? "on host (step on the CPU)" : "on GPU") << ", activations "

@@ -51,6 +51,16 @@ bool multiply(std::uint64_t& a, std::uint64_t b)
     return true;
 }
 
+// A default list with the scenario plan's own value added where it is missing (ascending): the plan a
+// scenario states is always in its own space.
+std::vector<int> with_own(std::vector<int> list, const std::optional<Plan>& plan, int Plan::*field)
+{
+    if (plan && (*plan).*field >= 0 && std::find(list.begin(), list.end(), (*plan).*field) == list.end()) {
+        list.insert(std::upper_bound(list.begin(), list.end(), (*plan).*field), (*plan).*field);
+    }
+    return list;
+}
+
 } // namespace
 
 std::vector<int> divisors(int n)
@@ -66,11 +76,7 @@ std::vector<int> divisors(int n)
 
 std::vector<int> default_pipeline_depths(const Scenario& scenario)
 {
-    std::vector<int> out = divisors(std::max(1, scenario.model.layers));
-    if (scenario.plan && scenario.plan->pp > 0 && std::find(out.begin(), out.end(), scenario.plan->pp) == out.end()) {
-        out.insert(std::upper_bound(out.begin(), out.end(), scenario.plan->pp), scenario.plan->pp);
-    }
-    return out;
+    return with_own(divisors(std::max(1, scenario.model.layers)), scenario.plan, &Plan::pp);
 }
 
 int PlanSpace::schedule_choices(int pp_index) const
@@ -348,9 +354,11 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
     if (std::any_of(space.num_gpus.begin(), space.num_gpus.end(), [](int n) { return n < 1; })) {
         errors.push_back({search.num_gpus.empty() ? "cluster.num_gpus" : "search.num_gpus", "GPU counts must be positive"});
     }
-    space.tp = search.tp.empty() ? powers_of_two_up_to(allow_tp_across_nodes ? 64 : largest_node) : unique_in_order(search.tp);
+    space.tp = search.tp.empty() ? with_own(powers_of_two_up_to(allow_tp_across_nodes ? 64 : largest_node), scenario.plan, &Plan::tp)
+                                 : unique_in_order(search.tp);
     space.pp = search.pp.empty() ? default_pipeline_depths(scenario) : unique_in_order(search.pp);
-    space.micro_batch = search.micro_batch.empty() ? powers_of_two_up_to(16) : unique_in_order(search.micro_batch);
+    space.micro_batch = search.micro_batch.empty() ? with_own(powers_of_two_up_to(16), scenario.plan, &Plan::micro_batch)
+                                                   : unique_in_order(search.micro_batch);
     space.cp = or_default(search.cp, given.cp);
     space.ep = or_default(search.ep, given.ep);
     space.etp = or_default(search.etp, given.etp);
@@ -358,7 +366,7 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
     space.virtual_stages = unique_in_order(search.virtual_stages);
     space.recompute = search.recompute.empty() ? std::vector<Recompute>{Recompute::None, Recompute::Selective, Recompute::Full} : unique_in_order(search.recompute);
     space.sequence_parallel = unique_in_order(search.sequence_parallel);
-    space.zero_stage = search.zero_stage.empty() ? std::vector<int>{0, 1, 2} : unique_in_order(search.zero_stage);
+    space.zero_stage = search.zero_stage.empty() ? with_own({0, 1, 2}, scenario.plan, &Plan::zero_stage) : unique_in_order(search.zero_stage);
     space.precision = or_default(search.precision, scenario.training.precision);
     space.tp_overlap = or_default(search.tp_overlap, given.tp_overlap);
     space.moe_overlap = or_default(search.moe_overlap, given.moe_overlap);

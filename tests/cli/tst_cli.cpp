@@ -269,7 +269,12 @@ private slots:
         QVERIFY2(r.out.contains(QStringLiteral("cuda graphs: none")), qPrintable(r.out));
         r = vtrain({QStringLiteral("simulate"), QStringLiteral("examples/deepseek-v3-671b-h800.json")});
         QCOMPARE(r.exit_code, 0);
-        QVERIFY2(r.out.contains(QStringLiteral("cp=1 ep=64 etp=1")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("(Megatron-Core's default), ep=64 etp=1, data-parallel")), qPrintable(r.out));
+        // A dense model's report names its context parallelism only (no expert groups to speak of).
+        Run longContext = vtrain({QStringLiteral("simulate"), QStringLiteral("examples/llama3.1-405b-h100-128k.json")});
+        QCOMPARE(longContext.exit_code, 0);
+        QVERIFY2(longContext.out.contains(QStringLiteral("(Megatron-Core's default), cp=16, data-parallel")), qPrintable(longContext.out));
+        QVERIFY2(!longContext.out.contains(QStringLiteral("etp=")), qPrintable(longContext.out));
         QVERIFY2(r.out.contains(QStringLiteral("recompute modules layernorm, mla_up_proj, moe_act")), qPrintable(r.out));
         // The time breakdown names the expert all-to-all (an MoE plan's exposed dispatch/combine); the dense
         // MT-NLG report above has no such line.

@@ -937,6 +937,22 @@ private slots:
         QVERIFY2(simulated.ok(), simulated.ok() ? "" : simulated.first_error().c_str());
         QVERIFY2(std::abs(row->iteration_time_s / simulated->iteration_time_s - 1) < 1e-9,
                  qPrintable(QString::number(row->iteration_time_s) + " vs " + QString::number(simulated->iteration_time_s)));
+
+        // The other default lists too: the FSDP example's ZeRO-3, an odd micro-batch, a tp of 6.
+        auto fsdp_file = load_scenario(std::string(VTRAIN_SOURCE_DIR) + "/examples/llama3-8b-h100-fsdp.json");
+        QVERIFY(fsdp_file.ok());
+        Scenario* fsdp = &fsdp_file.value();
+        QCOMPARE(fsdp->plan->zero_stage, 3);
+        fsdp->plan->micro_batch = 3;
+        fsdp->plan->tp = 6;
+        const std::map<std::string, GpuProfile> h100{{fsdp->cluster.gpu, test::shipped_profile(fsdp->cluster.gpu)}};
+        const auto space = make_plan_space(*fsdp, h100, false);
+        QVERIFY(space.ok());
+        QCOMPARE(space->zero_stage, (std::vector<int>{0, 1, 2, 3}));
+        QCOMPARE(space->micro_batch, (std::vector<int>{1, 2, 3, 4, 8, 16}));
+        QCOMPARE(space->tp, (std::vector<int>{1, 2, 4, 6, 8}));
+        fsdp->plan.reset();
+        QCOMPARE(make_plan_space(*fsdp, h100, false)->zero_stage, (std::vector<int>{0, 1, 2}));
     }
 
     // `vtrain explore examples/qwen3-235b-a22b-gb200.json` rejected all 10,800 plans ("pp does not divide

@@ -299,7 +299,7 @@ private Q_SLOTS:
 
     // The long-context Llama example has no search block and a plan on 16 stages, no divisor of its 126
     // layers: the window offers 16 (checked, swept with the plan's 7-layer end stages) and finds plans.
-    void ownPipelineDepthIsOfferedAndSwept()
+    void ownPlanIsOfferedAndSwept()
     {
         MainWindow w(optionsFor(example("llama3.1-405b-h100-128k.json")));
         QVERIFY(w.editor()->errors().isEmpty());
@@ -312,6 +312,14 @@ private Q_SLOTS:
         QVERIFY(swept);
         QVERIFY(swept->feasible > 0);
         QVERIFY(std::all_of(swept->front.begin(), swept->front.end(), [](const PlanRow& r) { return r.plan.pp == 16; }));
+
+        // The FSDP example's own ZeRO-3 is checked among the window's defaults (none and ZeRO-1) and swept.
+        MainWindow fsdp(optionsFor(example("llama3-8b-h100-fsdp.json")));
+        QCOMPARE(fsdp.editor()->checkList(QStringLiteral("search.zero_stage"))->checkedValues(), (QVariantList{0, 1, 3}));
+        QCOMPARE(fsdp.editor()->scenario()->search->zero_stage, (std::vector<int>{0, 1, 3}));
+        const auto fsdpSwept = sweep(fsdp);
+        QVERIFY(fsdpSwept);
+        QVERIFY(std::any_of(fsdpSwept->fastest.begin(), fsdpSwept->fastest.end(), [](const PlanRow& r) { return r.plan.zero_stage == 3; }));
     }
 
     // A selected row is simulated as the sweep evaluated it: at its own precision (an FP8 row of a BF16/FP8

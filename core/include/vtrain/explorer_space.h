@@ -20,13 +20,15 @@
 //   gpu          cluster.gpu                 num_gpus    cluster.num_gpus
 //   tp           powers of two up to the largest host, or its NVLink domain capped at 8 where the domain
 //                spans hosts (GB200 NVL72); up to 64 with allow_tp_across_nodes
-//   pp           every divisor of model.layers, and the scenario plan's pp (default_pipeline_depths)
+//   pp           every divisor of model.layers (default_pipeline_depths)
 //   micro_batch  1, 2, 4, 8, 16
 //   schedule     gpipe, 1f1b, interleaved
 //   virtual_stages (interleaved only) every v >= 2 with pp x v dividing the layers; none for pp = 1
 //   recompute    none, selective, full
 //   sequence_parallel  false, and true when tp > 1
 //   zero_stage   0, 1, 2
+//   tp, pp, micro_batch and zero_stage also hold the scenario plan's own value where the list above does
+//   not (ZeRO-3 for an FSDP plan, 16 stages over 126 layers): the plan a scenario states is in its space.
 //   cp, ep, etp, precision, tp_overlap, moe_overlap, overlap_grad_reduce, rank_order, offload_optimizer,
 //                offload_activations: the scenario plan's value (else 1, 1, 0 = tp, training.precision,
 //                false, false, true, "tp-cp-ep-dp-pp", false, 0) -- one value each
