@@ -227,7 +227,8 @@ void MemoryView::setResult(std::shared_ptr<const SimulationResult> result)
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssNone);
     m_plot->xAxis->setTicker(ticker);
     m_plot->xAxis->setRange(-0.6, std::max(1, n) - 0.4);
-    m_plot->yAxis->setRange(0, std::max({peak, usable, 1.0}) * 1.08);
+    // Room above the capacity line for its label (about 15% of a dock-high plot), else it is clipped.
+    m_plot->yAxis->setRange(0, std::max({peak * 1.08, usable / 0.85, 1.0}));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
