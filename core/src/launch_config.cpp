@@ -99,6 +99,24 @@ void add_model_arguments(const ModelSpec& m, std::vector<std::string>& args)
     args.push_back("--max-position-embeddings " + str(m.seq_len));
 }
 
+// Layer options the simulated model states, as Megatron-LM names them (its defaults are LayerNorm, no
+// QK norm and biases on every linear layer): the launched run builds the layers that were simulated.
+void add_layer_option_arguments(const ModelSpec& m, std::vector<std::string>& args)
+{
+    if (m.normalization == Normalization::RmsNorm) {
+        args.emplace_back("--normalization RMSNorm");
+    }
+    if (m.qk_norm) {
+        args.emplace_back("--qk-layernorm");
+    }
+    if (m.activation == FfnActivation::SwiGlu && !m.linear_bias) {
+        args.emplace_back("--disable-bias-linear"); // Llama-style layers; GPT-style ones keep Megatron's biases
+        if (m.qkv_bias) {
+            args.emplace_back("--add-qkv-bias");
+        }
+    }
+}
+
 // Mixture-of-experts, latent attention and multi-token prediction (Megatron-Core).
 void add_moe_mla_arguments(const ModelSpec& m, const Plan& p, std::vector<std::string>& args)
 {
@@ -459,6 +477,7 @@ Expected<MegatronLaunch> megatron_launch(const Scenario& s, const Plan& p, int g
     out.launch_command += " pretrain_gpt.py";
 
     add_model_arguments(s.model, args);
+    add_layer_option_arguments(s.model, args);
     args.push_back(std::string("--attention-backend ") + (s.training.attention == AttentionKernel::Flash ? "flash" : "unfused"));
     // Data parallelism is implied: Megatron-LM sets d = world size / (t x p).
     args.push_back("--tensor-model-parallel-size " + str(p.tp));
@@ -526,9 +545,8 @@ Expected<MegatronLaunch> megatron_launch(const Scenario& s, const Plan& p, int g
                               "optim_grads) is the nearest equivalent");
     }
     if (s.model.activation == FfnActivation::SwiGlu) {
-        warnings.emplace_back("position embeddings and normalization are not part of the plan: Megatron-LM defaults to "
-                              "learned absolute positions and LayerNorm (Llama-style models add --position-embedding-type "
-                              "rope --normalization RMSNorm --disable-bias-linear)");
+        warnings.emplace_back("position embeddings are not part of the plan: Megatron-LM defaults to learned absolute "
+                              "positions (Llama-style models add --position-embedding-type rope)");
     }
     warnings.push_back(vocabulary_warning(s.model));
     warnings.emplace_back(kStillToSet);

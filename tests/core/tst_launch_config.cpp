@@ -321,6 +321,27 @@ private slots:
         QVERIFY(has(m->arguments, "--untie-embeddings-and-output-weights"));
         QCOMPARE(value_of(m->arguments, "--attention-backend"), std::string("flash"));
         QVERIFY(has(deepspeed_launch(s, *s.plan, 8)->arguments, "--use-flash-attn-v2"));
+        // The layer options the scenario states: LayerNorm and linear biases are Megatron's defaults here...
+        QVERIFY(!has(m->arguments, "--normalization RMSNorm"));
+        QVERIFY(has(m->arguments, "--disable-bias-linear"));
+        QVERIFY(!has(m->arguments, "--qk-layernorm"));
+        QVERIFY(!has(m->arguments, "--add-qkv-bias"));
+        QVERIFY(mentions(m->warnings, "--position-embedding-type rope"));
+        // ...a Qwen3-style model asks for RMSNorm and QK norm, a Qwen2-style one for QKV biases only.
+        s.model.normalization = Normalization::RmsNorm;
+        s.model.qk_norm = true;
+        const auto qwen3 = megatron_launch(s, *s.plan, 8);
+        QVERIFY(has(qwen3->arguments, "--normalization RMSNorm"));
+        QVERIFY(has(qwen3->arguments, "--qk-layernorm"));
+        s.model.qk_norm = false;
+        s.model.qkv_bias = true;
+        QVERIFY(has(megatron_launch(s, *s.plan, 8)->arguments, "--add-qkv-bias"));
+        s.model.linear_bias = true; // biases everywhere (GPT-OSS): Megatron's default, nothing to write
+        const auto biased = megatron_launch(s, *s.plan, 8);
+        QVERIFY(!has(biased->arguments, "--disable-bias-linear"));
+        QVERIFY(!has(biased->arguments, "--add-qkv-bias"));
+        // GPT-style (GELU) layers keep Megatron's defaults.
+        QVERIFY(!has(megatron_launch(small(), *small().plan, 8)->arguments, "--disable-bias-linear"));
     }
 
     void schedule_and_node_layout()
