@@ -76,7 +76,16 @@ std::vector<int> divisors(int n)
 
 std::vector<int> default_pipeline_depths(const Scenario& scenario)
 {
-    return with_own(divisors(std::max(1, scenario.model.layers)), scenario.plan, &Plan::pp);
+    const int layers = std::max(1, scenario.model.layers);
+    std::vector<int> out = divisors(layers);
+    // Powers of two too, laid out unevenly where they do not divide (Megatron-Bridge runs Llama 3.1 405B's
+    // 126 layers on 8 and 16 stages): the depths practitioners pick, not only the even ones.
+    for (int pp = 2; pp <= layers; pp *= 2) {
+        if (std::find(out.begin(), out.end(), pp) == out.end()) {
+            out.insert(std::upper_bound(out.begin(), out.end(), pp), pp);
+        }
+    }
+    return with_own(std::move(out), scenario.plan, &Plan::pp);
 }
 
 int PlanSpace::schedule_choices(int pp_index) const

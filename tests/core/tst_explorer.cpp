@@ -131,16 +131,21 @@ private slots:
         const auto space = make_plan_space(s, profiles(), false);
         QVERIFY(space.ok());
         QCOMPARE(space->tp, (std::vector<int>{1, 2, 4, 8}));
-        QCOMPARE(space->pp, (std::vector<int>{1, 2, 3, 4, 6, 12}));
+        // The divisors of the 12 layers and the power of two 8, laid out unevenly.
+        QCOMPARE(space->pp, (std::vector<int>{1, 2, 3, 4, 6, 8, 12}));
         QCOMPARE(space->micro_batch, (std::vector<int>{1, 2, 4, 8, 16}));
-        // Per (tp, pp): schedules = gpipe + 1f1b + one interleaved per v >= 2 with pp x v | 12 (none for pp = 1;
-        // and at pp = 1 gpipe and 1f1b are the same plan, listed once);
-        // x 3 recompute x (1 or 2 sequence-parallel values) x 3 ZeRO stages (0, 1, 2).
-        const std::map<int, int> interleaved{{1, 0}, {2, 3}, {3, 2}, {4, 1}, {6, 1}, {12, 0}}; // v in {2,3,6}, {2,4}, {3}, {2}, {}
+        // Per (tp, pp): schedules = gpipe + 1f1b (once per standard layout where pp does not divide 12) + one
+        // interleaved per v >= 2 with pp x v | 12 (none for pp = 1 or 8; at pp = 1 gpipe and 1f1b are the same
+        // plan, listed once); x 3 recompute x (1 or 2 sequence-parallel values) x 3 ZeRO stages (0, 1, 2).
+        const std::map<int, int> interleaved{{1, 0}, {2, 3}, {3, 2}, {4, 1}, {6, 1}, {8, 0}, {12, 0}}; // v in {2,3,6}, {2,4}, {3}, {2}, {}
+        const auto uneven_layouts = static_cast<int>(standard_pipeline_layouts(12, 0, 8, 1).size());
+        QVERIFY(uneven_layouts >= 1);
         std::uint64_t expected = 0;
         for (const int tp : space->tp) {
             for (const int pp : space->pp) {
-                expected += static_cast<std::uint64_t>((pp == 1 ? 1 : 2) + interleaved.at(pp)) * 3 * (tp > 1 ? 2 : 1) * 3 * space->micro_batch.size();
+                const int layouts = 12 % pp == 0 ? 1 : uneven_layouts;
+                expected += static_cast<std::uint64_t>((pp == 1 ? 1 : 2) * layouts + interleaved.at(pp)) * 3 * (tp > 1 ? 2 : 1) * 3 *
+                            space->micro_batch.size();
             }
         }
         QCOMPARE(space->size(), expected);
@@ -899,7 +904,8 @@ private slots:
 
     // A scenario's own plan is in its default space. Llama 3.1 405B's long-context example (126 layers on
     // 16 stages, 7 on the first and last) has no search block: pp 16 is no divisor of 126, so the default
-    // pp list left it out and `vtrain explore` rejected all 17,010 plans while its own plan ran.
+    // pp list (the divisors) left it out and `vtrain explore` rejected all 17,010 plans while its own plan
+    // ran. The default now holds the powers of two and the plan's own depth as well.
     void the_scenarios_own_plan_is_in_its_default_space()
     {
         auto loaded = load_scenario(std::string(VTRAIN_SOURCE_DIR) + "/examples/llama3.1-405b-h100-128k.json");
@@ -907,14 +913,18 @@ private slots:
         const Scenario s = std::move(loaded).value();
         QVERIFY(!s.search);
         QCOMPARE(s.plan->pp, 16);
-        std::vector<int> expected = divisors(126);
-        expected.insert(std::upper_bound(expected.begin(), expected.end(), 16), 16);
+        // The divisors of 126 and the powers of two up to it (16 among them).
+        const std::vector<int> expected{1, 2, 3, 4, 6, 7, 8, 9, 14, 16, 18, 21, 32, 42, 63, 64, 126};
         QCOMPARE(default_pipeline_depths(s), expected);
-        Scenario dividing = s;
-        dividing.plan->pp = 14;
-        QCOMPARE(default_pipeline_depths(dividing), divisors(126)); // nothing added twice
-        dividing.plan.reset();
-        QCOMPARE(default_pipeline_depths(dividing), divisors(126));
+        Scenario other = s;
+        other.plan->pp = 14;
+        QCOMPARE(default_pipeline_depths(other), expected); // nothing added twice
+        other.plan->pp = 5; // neither a divisor nor a power of two: the plan's own depth joins
+        std::vector<int> with_five = expected;
+        with_five.insert(with_five.begin() + 4, 5);
+        QCOMPARE(default_pipeline_depths(other), with_five);
+        other.plan.reset();
+        QCOMPARE(default_pipeline_depths(other), expected);
 
         std::map<std::string, GpuProfile> gpus{{s.cluster.gpu, test::shipped_profile(s.cluster.gpu)}};
         ExploreOptions options;

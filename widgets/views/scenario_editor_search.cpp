@@ -47,8 +47,9 @@ void setIntItems(CheckList* list, const QList<int>& values)
     list->setItems(labels, vs);
 }
 
-// The explorer's default pp list (default_pipeline_depths: the divisors of the layers and the plan's own
-// depth) for `layers` layers: the stage counts offered, and what "every legal value" means. At most 64.
+// The explorer's default pp list (default_pipeline_depths: the divisors of the layers, the powers of two
+// and the plan's own depth) for `layers` layers: the stage counts offered, and what "every legal value"
+// means. At most 64.
 QList<int> defaultDepths(Scenario s, int layers)
 {
     s.model.layers = layers;
@@ -180,10 +181,10 @@ QGroupBox* ScenarioEditor::buildSearchGroup()
 
 void ScenarioEditor::updatePipelineCandidates()
 {
-    // Candidates: the layer count's divisors and the plan's depth, plus whatever the user chose, so a
-    // Layers edit (even through "1", "10", "100" while typing 100000) never loses the choice. A value that
-    // does not divide is swept with uneven stages where the layers can be laid out on it, else shown
-    // marked and left out.
+    // Candidates: the explorer's default depths (divisors, powers of two, the plan's), plus what the user
+    // chose, so a Layers edit (even through "1", "10", "100" while typing 100000) never loses the choice. A
+    // value that does not divide is swept with uneven stages where the layers can be laid out on it, else
+    // shown marked and left out.
     CheckList* pp = m_lists.at(QStringLiteral("search.pp"));
     const auto layers = fields::parseInt(m_fields.at(QStringLiteral("model.layers"))->text(), 1, 100000);
     if (!layers.ok()) {

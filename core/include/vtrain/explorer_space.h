@@ -20,7 +20,7 @@
 //   gpu          cluster.gpu                 num_gpus    cluster.num_gpus
 //   tp           powers of two up to the largest host, or its NVLink domain capped at 8 where the domain
 //                spans hosts (GB200 NVL72); up to 64 with allow_tp_across_nodes
-//   pp           every divisor of model.layers (default_pipeline_depths)
+//   pp           every divisor of model.layers and every power of two up to it (default_pipeline_depths)
 //   micro_batch  1, 2, 4, 8, 16
 //   schedule     gpipe, 1f1b, interleaved
 //   virtual_stages (interleaved only) every v >= 2 with pp x v dividing the layers; none for pp = 1
@@ -174,9 +174,9 @@ ClusterSpec cluster_for_gpu(const Scenario& scenario, const std::string& gpu, in
 // Every divisor of n, ascending: the pipeline depths other searches try.
 std::vector<int> divisors(int n);
 
-// The default pp list: every divisor of the model's layers, and the scenario plan's own depth where it does
-// not divide them (Llama 3.1 405B's 126 layers on 16 stages, 7 on the first and last), so that the plan
-// the scenario states is in its own space. Ascending.
+// The default pp list: every divisor of the model's layers, every power of two up to them (laid out
+// unevenly where it does not divide: Llama 3.1 405B's 126 layers on 16 stages), and the scenario plan's own
+// depth, so that the plan the scenario states is in its own space. Ascending.
 std::vector<int> default_pipeline_depths(const Scenario& scenario);
 
 } // namespace vtrain
