@@ -948,6 +948,19 @@ private slots:
         QVERIFY2(std::abs(row->iteration_time_s / simulated->iteration_time_s - 1) < 1e-9,
                  qPrintable(QString::number(row->iteration_time_s) + " vs " + QString::number(simulated->iteration_time_s)));
 
+        // The 8K example states its layout as a string, which does not carry over: every default depth and
+        // virtual-stage count that does not divide the 126 layers is tried with the standard layouts, and
+        // none is enumerated only to be rejected for it (v = 8 on 16 stages once was: 128 > 126).
+        auto short_context = load_scenario(std::string(VTRAIN_SOURCE_DIR) + "/examples/llama3.1-405b-h100.json");
+        QVERIFY(short_context.ok());
+        QVERIFY(!short_context->plan->pipeline_layout.empty());
+        options.keep_all_rows = false;
+        options.prune = true;
+        const auto swept = explore(*short_context, gpus, options, control);
+        QVERIFY(swept.ok());
+        QCOMPARE(swept->rejected[reason(RejectReason::PpNotDividingLayers)], std::uint64_t{0});
+        QVERIFY(std::any_of(swept->front.begin(), swept->front.end(), [](const PlanRow& x) { return x.plan.pp == 16; }));
+
         // The other default lists too: the FSDP example's ZeRO-3, an odd micro-batch, a tp of 6.
         auto fsdp_file = load_scenario(std::string(VTRAIN_SOURCE_DIR) + "/examples/llama3-8b-h100-fsdp.json");
         QVERIFY(fsdp_file.ok());
