@@ -425,14 +425,14 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
                     }
                 }
             } else if (pp >= 2) {
-                // pp does not divide the layers: the v that layout_choices() can lay out (the balanced layout,
-                // embedding and loss counted, for a plan with first/last stage counts; else a standard one),
-                // so that no default v is enumerated only to be rejected.
+                // pp does not divide the layers: the v whose balanced layout fits (embedding and loss counted),
+                // and, without first/last stage counts, that layout_choices() can lay out with the standard
+                // layouts too (no more virtual stages than layers), so no default v is enumerated only to be
+                // rejected.
                 const bool fixed_ends = space.base.first_stage_layers > 0 || space.base.last_stage_layers > 0;
                 for (int v = 2; static_cast<long long>(pp) * v <= layers + 2; ++v) {
-                    const bool laid_out = fixed_ends ? !balanced_pipeline_layout(layers, space.mtp_layers, pp, v).empty()
-                                                     : !standard_pipeline_layouts(layers, space.mtp_layers, pp, v).empty();
-                    if (laid_out) {
+                    if (!balanced_pipeline_layout(layers, space.mtp_layers, pp, v).empty() &&
+                        (fixed_ends || !standard_pipeline_layouts(layers, space.mtp_layers, pp, v).empty())) {
                         space.default_v[pi].push_back(v);
                     }
                 }
