@@ -19,7 +19,7 @@
 //   (e) Qwen3-235B-A22B on 256 GB200 NVL72: examples/qwen3-235b-a22b-gb200.json with its search block
 //       (tp, pp, virtual stages, ep, etp, micro-batch, schedule, recompute, MoE overlap): issue 14's MoE rate.
 //   (f) Llama 3.1 405B on 16,384 H100: examples/llama3.1-405b-h100.json with a search over tp 1-8, pp
-//       (divisors of 126), cp 1-8, precision bf16/fp8, zero_stage 1-3 (FSDP), micro-batch 1-2, TP overlap:
+//       (the default: divisors of 126 and powers of two, 16 among them), cp 1-8, precision bf16/fp8, zero_stage 1-3 (FSDP), micro-batch 1-2, TP overlap:
 //       issue 15's long-context/precision/FSDP rate.
 //   usage: bench_explore [--exact] [--large] [--only LETTERS]   (--exact: the task-graph simulation for
 //   every plan; --only: just the sweeps named, e.g. --only d)
@@ -168,7 +168,7 @@ int main(int argc, char** argv)
         s.zero_stage = {1, 2, 3};
         s.micro_batch = {1, 2};
         s.tp_overlap = {false, true};
-        llama.search = s; // pp: the explorer's default (divisors of 126 and the standard layouts)
+        llama.search = s; // pp: the explorer's default (divisors of 126 and powers of two, with the standard layouts)
         sweep("(f) Llama 3.1 405B, 16,384 H100, tp x pp x cp x precision x zero_stage (FSDP) x mb x tp_overlap", llama, exact);
         sweep("(f) same, --prune bound", llama, exact, true, g_last.feasible);
     }
