@@ -315,13 +315,45 @@ private Q_SLOTS:
         const std::vector<PlanRow>& table = w.planModel()->rows();
         QVERIFY(std::any_of(table.begin(), table.end(), [](const PlanRow& r) { return r.plan.pp == 16 && r.plan.cp == 16; }));
 
-        // The FSDP example's own ZeRO-3 is checked among the window's defaults (none and ZeRO-1) and swept.
+        // The FSDP example's own ZeRO-3 is checked among the window's defaults (the explorer's 0, 1, 2) and swept.
         MainWindow fsdp(optionsFor(example("llama3-8b-h100-fsdp.json")));
-        QCOMPARE(fsdp.editor()->checkList(QStringLiteral("search.zero_stage"))->checkedValues(), (QVariantList{0, 1, 3}));
-        QCOMPARE(fsdp.editor()->scenario()->search->zero_stage, (std::vector<int>{0, 1, 3}));
+        QCOMPARE(fsdp.editor()->checkList(QStringLiteral("search.zero_stage"))->checkedValues(), (QVariantList{0, 1, 2, 3}));
+        QCOMPARE(fsdp.editor()->scenario()->search->zero_stage, (std::vector<int>{0, 1, 2, 3}));
         const auto fsdpSwept = sweep(fsdp);
         QVERIFY(fsdpSwept);
         QVERIFY(std::any_of(fsdpSwept->fastest.begin(), fsdpSwept->fastest.end(), [](const PlanRow& r) { return r.plan.zero_stage == 3; }));
+    }
+
+    // An example without a search block sweeps in the window as `vtrain explore` sweeps the file: the
+    // window's default lists are the explorer's (its ZeRO list once stopped at ZeRO-1), so the fronts agree.
+    void defaultSearchMatchesTheCli_data()
+    {
+        QTest::addColumn<QString>("file");
+        for (const char* name : {"gpt-1.3b.json", "gpt3-175b.json", "llama3-70b-h100.json", "llama3-8b-h100-fsdp.json",
+                                 "llama3.1-405b-h100-128k.json"}) {
+            QTest::newRow(name) << QString::fromLatin1(name);
+        }
+    }
+    void defaultSearchMatchesTheCli()
+    {
+        QFETCH(QString, file);
+        const Scenario s = example(file.toLatin1().constData());
+        QVERIFY(!s.search);
+        MainWindow w(optionsFor(s));
+        const auto swept = sweep(w);
+        QVERIFY(swept);
+        ProfileCatalog catalog;
+        QString error;
+        RunControl control;
+        const auto direct = explore(s, catalog.profilesFor(s, error), ExploreOptions{}, control);
+        QVERIFY(direct.ok());
+        QVERIFY(!direct->front.empty());
+        QCOMPARE(swept->front.size(), direct->front.size());
+        for (std::size_t i = 0; i < swept->front.size(); ++i) {
+            QCOMPARE(swept->front[i].iteration_time_s, direct->front[i].iteration_time_s);
+            QCOMPARE(swept->front[i].plan.zero_stage, direct->front[i].plan.zero_stage);
+            QCOMPARE(swept->front[i].plan.pp, direct->front[i].plan.pp);
+        }
     }
 
     // A selected row is simulated as the sweep evaluated it: at its own precision (an FP8 row of a BF16/FP8

@@ -287,7 +287,7 @@ void ScenarioEditor::loadSearch(const Scenario& s)
     load("search.recompute", toVariants(q.recompute, [](Recompute v) { return QVariant(QString::fromLatin1(to_string(v))); }),
          {QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full")});
     load("search.sequence_parallel", toVariants(q.sequence_parallel, [](bool v) { return QVariant(v); }), {false, true});
-    load("search.zero_stage", ints(q.zero_stage), withOwn({0, 1}, own.zero_stage));
+    load("search.zero_stage", ints(q.zero_stage), withOwn({0, 1, 2}, own.zero_stage)); // the explorer's default list
     // Today's axes: unchecked lists default to the loaded plan's value, as the explorer does.
     const Plan given = s.plan.value_or(Plan{});
     // Values a file names beyond the offered ones join the list (sorted by `less`, labelled by `label`), so
