@@ -84,7 +84,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
             if (vendor.isEmpty() && (name.startsWith(QLatin1String("NVIDIA ")) || name.startsWith(QLatin1String("AMD ")))) {
                 vendor = name.section(QLatin1Char(' '), 0, 0); // measured profiles predate the vendor field
             }
-            choice = {id, name, vendor, profile->memory_gib, profile->price_usd_per_gpu_hour};
+            choice = {id, name, vendor, profile->memory_gib, profile->price_usd_per_gpu_hour, profile->links};
         }
         gpus.push_back(choice);
     }

@@ -74,6 +74,20 @@ std::vector<int> divisors(int n)
     return out;
 }
 
+int default_tp_limit(const Scenario& scenario, const LinkSpec& profile_links)
+{
+    // Tensor parallelism stays in an NVLink domain; on racks whose domain spans hosts (NVL72: trays of 4)
+    // the default still tries up to 8, the width Megatron recipes use there.
+    LinkSpec links = profile_links;
+    if (scenario.cluster.gpus_per_node > 0) {
+        links.gpus_per_node = scenario.cluster.gpus_per_node;
+    }
+    if (scenario.cluster.nvlink_domain_gpus > 0) {
+        links.nvlink_domain_gpus = scenario.cluster.nvlink_domain_gpus;
+    }
+    return std::max(std::max(1, links.gpus_per_node), std::min(8, nvlink_domain_size(links)));
+}
+
 std::vector<int> default_pipeline_depths(const Scenario& scenario)
 {
     const int layers = std::max(1, scenario.model.layers);
@@ -349,15 +363,7 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
             errors.push_back({search.gpu.empty() ? "cluster.gpu" : "search.gpu", "no GPU profile \"" + json_fields::bounded(space.gpus[i]) + "\" was loaded"});
             continue;
         }
-        // Tensor parallelism stays in an NVLink domain; on racks whose domain spans hosts (NVL72: trays of
-        // 4) the default still tries up to 8, the width Megatron recipes use there.
-        const int host = gpus_per_node_for(scenario, it->second);
-        LinkSpec links = it->second.links;
-        links.gpus_per_node = host;
-        if (scenario.cluster.nvlink_domain_gpus > 0) {
-            links.nvlink_domain_gpus = scenario.cluster.nvlink_domain_gpus;
-        }
-        largest_node = std::max(largest_node, std::max(host, std::min(8, nvlink_domain_size(links))));
+        largest_node = std::max(largest_node, default_tp_limit(scenario, it->second.links));
     }
     space.num_gpus = search.num_gpus.empty() ? std::vector<int>{scenario.cluster.num_gpus} : unique_in_order(search.num_gpus);
     if (std::any_of(space.num_gpus.begin(), space.num_gpus.end(), [](int n) { return n < 1; })) {

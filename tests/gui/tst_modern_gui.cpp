@@ -329,15 +329,26 @@ private Q_SLOTS:
     void defaultSearchMatchesTheCli_data()
     {
         QTest::addColumn<QString>("file");
+        QTest::addColumn<bool>("onNvl72");
         for (const char* name : {"gpt-1.3b.json", "gpt3-175b.json", "llama3-70b-h100.json", "llama3-8b-h100-fsdp.json",
                                  "llama3.1-405b-h100-128k.json"}) {
-            QTest::newRow(name) << QString::fromLatin1(name);
+            QTest::newRow(name) << QString::fromLatin1(name) << false;
         }
+        // GB200 NVL72 trays of 4 GPUs in a 72-GPU NVLink domain: the explorer's default tp reaches 8; the
+        // window's stopped at the tray (4).
+        QTest::newRow("llama3-70b-b200-fp8.json on GB200 NVL72 trays, no search block") << QStringLiteral("llama3-70b-b200-fp8.json") << true;
     }
     void defaultSearchMatchesTheCli()
     {
         QFETCH(QString, file);
-        const Scenario s = example(file.toLatin1().constData());
+        QFETCH(bool, onNvl72);
+        Scenario s = example(file.toLatin1().constData());
+        if (onNvl72) {
+            s.search.reset();
+            s.cluster.gpu = "gb200-nvl72";
+            s.cluster.gpus_per_node = 4;
+            s.cluster.price_per_gpu_hour.reset();
+        }
         QVERIFY(!s.search);
         MainWindow w(optionsFor(s));
         const auto swept = sweep(w);
@@ -348,11 +359,13 @@ private Q_SLOTS:
         const auto direct = explore(s, catalog.profilesFor(s, error), ExploreOptions{}, control);
         QVERIFY(direct.ok());
         QVERIFY(!direct->front.empty());
+        QCOMPARE(swept->total, direct->total);
         QCOMPARE(swept->front.size(), direct->front.size());
         for (std::size_t i = 0; i < swept->front.size(); ++i) {
             QCOMPARE(swept->front[i].iteration_time_s, direct->front[i].iteration_time_s);
             QCOMPARE(swept->front[i].plan.zero_stage, direct->front[i].plan.zero_stage);
             QCOMPARE(swept->front[i].plan.pp, direct->front[i].plan.pp);
+            QCOMPARE(swept->front[i].plan.tp, direct->front[i].plan.tp);
         }
     }
 

@@ -15,6 +15,7 @@
 #include <QHash>
 #include <QWidget>
 
+#include "vtrain/gpu_profile.h"
 #include "vtrain/scenario.h"
 
 class QComboBox;
@@ -34,6 +35,7 @@ struct GpuChoice {
     QString vendor;      // "NVIDIA", "AMD"; empty = unknown
     double memoryGib = 0;
     double pricePerHour = 0; // the profile's default price, USD per GPU-hour
+    LinkSpec links;          // the profile's host and NVLink domain: the default tp widths (default_tp_limit)
 };
 
 class ScenarioEditor : public QWidget {

@@ -262,10 +262,21 @@ void ScenarioEditor::loadSearch(const Scenario& s)
     }
     load("search.gpu", gpus, {QString::fromStdString(s.cluster.gpu)});
 
-    const int node = s.cluster.gpus_per_node > 0 ? s.cluster.gpus_per_node : 8;
+    // The explorer's default widths: up to default_tp_limit over the searched GPU types (GB200 NVL72's trays
+    // of 4 still try 8); a GPU without a profile here counts as an 8-GPU host.
+    int widest = 1;
+    for (const std::string& id : q.gpu.empty() ? std::vector<std::string>{s.cluster.gpu} : q.gpu) {
+        LinkSpec links;
+        for (const GpuChoice& g : m_gpus) {
+            if (g.id.toStdString() == id) {
+                links = g.links;
+            }
+        }
+        widest = std::max(widest, default_tp_limit(s, links));
+    }
     QVariantList tpDefault;
     for (int t : kTpCandidates) {
-        if (t <= node) {
+        if (t <= widest) {
             tpDefault << t;
         }
     }

@@ -171,6 +171,11 @@ int gpus_per_node_for(const Scenario& scenario, const GpuProfile& profile);
 // for one GPU does not describe another). gpus_per_node applies to every type.
 ClusterSpec cluster_for_gpu(const Scenario& scenario, const std::string& gpu, int num_gpus);
 
+// The widest tp the default tp list tries for one GPU type: its host (cluster.gpus_per_node, else the
+// profile's), or its NVLink domain (cluster.nvlink_domain_gpus, else the profile's) capped at 8 where the
+// domain spans hosts (GB200 NVL72's trays of 4 in a 72-GPU domain: 8).
+int default_tp_limit(const Scenario& scenario, const LinkSpec& profile_links);
+
 // Every divisor of n, ascending: the pipeline depths other searches try.
 std::vector<int> divisors(int n);
 
