@@ -182,17 +182,22 @@ Plan PlanGroup::plan(const PlanVariant& v) const
     return p;
 }
 
+std::vector<std::string> uneven_layouts(int layers, int mtp_layers, const Plan& base, int pp, int virtual_stages)
+{
+    const long long n = static_cast<long long>(pp) * virtual_stages;
+    if (layers <= 0 || n <= 0 || layers % n == 0) {
+        return {};
+    }
+    if (base.first_stage_layers > 0 || base.last_stage_layers > 0) {
+        std::string balanced = balanced_pipeline_layout(layers, mtp_layers, pp, virtual_stages);
+        return balanced.empty() ? std::vector<std::string>{} : std::vector<std::string>{std::move(balanced)};
+    }
+    return standard_pipeline_layouts(layers, mtp_layers, pp, virtual_stages);
+}
+
 std::vector<int> PlanSpace::layout_choices(int pp_count, int v)
 {
-    const long long n = static_cast<long long>(pp_count) * v;
-    std::vector<std::string> wanted;
-    if (layers > 0 && n > 0 && layers % n != 0) {
-        if (base.first_stage_layers > 0 || base.last_stage_layers > 0) {
-            wanted.push_back(balanced_pipeline_layout(layers, mtp_layers, pp_count, v));
-        } else {
-            wanted = standard_pipeline_layouts(layers, mtp_layers, pp_count, v);
-        }
-    }
+    const std::vector<std::string> wanted = uneven_layouts(layers, mtp_layers, base, pp_count, v);
     std::vector<int> out;
     for (const std::string& w : wanted) {
         const auto it = std::find(layouts.begin(), layouts.end(), w);
@@ -206,16 +211,8 @@ std::vector<int> PlanSpace::layout_choices(int pp_count, int v)
 
 int PlanSpace::first_layout(int pp_count, int v) const
 {
-    const long long n = static_cast<long long>(pp_count) * v;
-    if (layers <= 0 || n <= 0 || layers % n == 0) {
-        return 0;
-    }
-    const std::string first = base.first_stage_layers > 0 || base.last_stage_layers > 0
-                                  ? balanced_pipeline_layout(layers, mtp_layers, pp_count, v)
-                                  : [&] {
-                                        const auto all = standard_pipeline_layouts(layers, mtp_layers, pp_count, v);
-                                        return all.empty() ? std::string() : all.front();
-                                    }();
+    const std::vector<std::string> wanted = uneven_layouts(layers, mtp_layers, base, pp_count, v);
+    const std::string first = wanted.empty() ? std::string() : wanted.front();
     const auto it = std::find(layouts.begin(), layouts.end(), first);
     return it == layouts.end() ? -1 : static_cast<int>(it - layouts.begin());
 }
@@ -431,14 +428,12 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
                     }
                 }
             } else if (pp >= 2) {
-                // pp does not divide the layers: the v whose balanced layout fits (embedding and loss counted),
-                // and, without first/last stage counts, that layout_choices() can lay out with the standard
-                // layouts too (no more virtual stages than layers), so no default v is enumerated only to be
-                // rejected.
-                const bool fixed_ends = space.base.first_stage_layers > 0 || space.base.last_stage_layers > 0;
+                // pp does not divide the layers: the v whose balanced layout fits (embedding and loss counted)
+                // and that layout_choices() lays out (without first/last stage counts, no more virtual stages
+                // than layers), so no default v is enumerated only to be rejected.
                 for (int v = 2; static_cast<long long>(pp) * v <= layers + 2; ++v) {
                     if (!balanced_pipeline_layout(layers, space.mtp_layers, pp, v).empty() &&
-                        (fixed_ends || !standard_pipeline_layouts(layers, space.mtp_layers, pp, v).empty())) {
+                        !uneven_layouts(layers, space.mtp_layers, space.base, pp, v).empty()) {
                         space.default_v[pi].push_back(v);
                     }
                 }

@@ -69,8 +69,7 @@ QVariantList toVariants(const std::vector<T>& values, Fn convert)
 
 // Whether the explorer can lay the model's layers out over `pp` stages: an even split, the plan's
 // first/last stage layer counts with the rest even (DeepSeek-V3's 61 layers over 16 stages), or one of the
-// standard uneven layouts PlanSpace::layout_choices tries (Qwen3-235B's 94 layers over 8 stages); a plan
-// with first/last counts is tried with the balanced layout only.
+// uneven layouts it tries (uneven_layouts: Qwen3-235B's 94 layers over 8 stages).
 bool stagesHoldLayers(const ModelSpec& model, const std::optional<Plan>& plan, int pp)
 {
     if (model.layers <= 0 || pp <= 0) {
@@ -83,12 +82,7 @@ bool stagesHoldLayers(const ModelSpec& model, const std::optional<Plan>& plan, i
     }
     probe.pp = pp;
     PipelineLayout layout;
-    if (!resolve_pipeline_layout(model, probe, layout).has_value()) {
-        return true;
-    }
-    const bool fixedEnds = probe.first_stage_layers > 0 || probe.last_stage_layers > 0;
-    return fixedEnds ? !balanced_pipeline_layout(model.layers, model.mtp_layers, pp, 1).empty()
-                     : !standard_pipeline_layouts(model.layers, model.mtp_layers, pp, 1).empty();
+    return !resolve_pipeline_layout(model, probe, layout).has_value() || !uneven_layouts(model.layers, model.mtp_layers, probe, pp, 1).empty();
 }
 
 } // namespace

@@ -171,6 +171,11 @@ int gpus_per_node_for(const Scenario& scenario, const GpuProfile& profile);
 // for one GPU does not describe another). gpus_per_node applies to every type.
 ClusterSpec cluster_for_gpu(const Scenario& scenario, const std::string& gpu, int num_gpus);
 
+// The layouts the explorer tries for pp x v virtual stages that do not split the layers evenly: the
+// balanced one alone where the plan states first/last stage layer counts (they say the same at any pp),
+// else every standard layout (standard_pipeline_layouts). Empty when the layers split evenly or none fits.
+std::vector<std::string> uneven_layouts(int layers, int mtp_layers, const Plan& base, int pp, int virtual_stages);
+
 // The widest tp the default tp list tries for one GPU type: its host (cluster.gpus_per_node, else the
 // profile's), or its NVLink domain (cluster.nvlink_domain_gpus, else the profile's) capped at 8 where the
 // domain spans hosts (GB200 NVL72's trays of 4 in a 72-GPU domain: 8).
