@@ -481,11 +481,11 @@ MinimizeResult multi_start_minimize(const std::function<double(const std::vector
         return nelder_mead(f, x0, max_evaluations);
     }
     static constexpr int kPrimes[] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71, 73, 79, 83, 89, 97};
-    // Each start gets an equal share; the polish of the best gets one share more.
-    const int share = std::max(static_cast<int>(x0.size()) + 2, max_evaluations / (starts + 1));
     // nelder_mead checks its budget once per step, which takes up to n + 2 evaluations: each run is given
     // that much less, so that the total stays within max_evaluations.
     const int margin = static_cast<int>(x0.size()) + 2;
+    // Each start gets an equal share (at least one step); the polish of the best gets one share more.
+    const int share = std::max(margin, max_evaluations / (starts + 1));
     MinimizeResult best;
     int used = 0;
     for (int s = 0; s < starts && (s == 0 || used + 2 * margin < max_evaluations); ++s) {
