@@ -98,6 +98,15 @@ ParameterSet known_truth()
     return truth;
 }
 
+// A profile away from known_truth(): GEMM efficiency 0.88 and the given host overhead, where a fit starts.
+ParameterSet away_from_truth(double host_overhead_us)
+{
+    ParameterSet start = known_truth();
+    start.model.gemm_max_efficiency = 0.88;
+    start.model.host_overhead_us = host_overhead_us;
+    return start;
+}
+
 // A fit of those two parameters on the A100 rows, on 2 threads.
 CalibrationOptions fit_gemm_and_host(int max_evaluations)
 {
@@ -181,10 +190,7 @@ private slots:
         const ParameterSet truth = known_truth();
         const std::vector<RunRow> rows = synthetic_runs(truth);
 
-        ParameterSet start = truth;
-        start.model.gemm_max_efficiency = 0.88;
-        start.model.host_overhead_us = 10;
-        const GpuProfile start_profile = build_profile(a100_like(), start);
+        const GpuProfile start_profile = build_profile(a100_like(), away_from_truth(10));
 
         CalibrationOptions options = fit_gemm_and_host(160);
         options.folds = 2;
@@ -217,10 +223,7 @@ private slots:
     {
         const ParameterSet truth = known_truth();
         const std::vector<RunRow> rows = synthetic_runs(truth);
-        ParameterSet start = truth;
-        start.model.gemm_max_efficiency = 0.88;
-        start.model.host_overhead_us = 2;
-        GpuProfile start_profile = build_profile(a100_like(), start);
+        GpuProfile start_profile = build_profile(a100_like(), away_from_truth(2));
         start_profile.calibration = {{"parameters", truth.to_json()}};
 
         CalibrationOptions options = fit_gemm_and_host(8);
@@ -249,11 +252,8 @@ private slots:
             r.micro_batch_size.reset();      // a range over the micro-batches that divide the batch
             r.activation_recompute.reset();  // and over none / selective / full
         }
-        ParameterSet start = truth;
-        start.model.gemm_max_efficiency = 0.88;
-        start.model.host_overhead_us = 2;
         const CalibrationOptions options = fit_gemm_and_host(120);
-        const auto result = calibrate(rows, build_profile(a100_like(), start), options);
+        const auto result = calibrate(rows, build_profile(a100_like(), away_from_truth(2)), options);
         QVERIFY2(result.ok(), result.first_error().c_str());
         qInfo("%d refits, %d centres moved before the last", result->centre_refreshes, result->centres_moved);
         QCOMPARE(result->centres_moved, 0);

@@ -642,15 +642,11 @@ private slots:
     {
         // Same routed FLOPs, finer experts: 8 experts of 8192 vs 64 of 1024 with 8x the top-k. Each fine
         // expert sees 8x fewer rows, so the grouped GEMMs are slower per FLOP.
-        ModelSpec coarse = test::gpt(1, 4096, 32, 4096);
-        coarse.activation = FfnActivation::SwiGlu;
+        const ModelSpec fine = moe_layer();
+        ModelSpec coarse = fine;
         coarse.moe.experts = 8;
         coarse.moe.top_k = 1;
         coarse.moe.expert_ffn_hidden = 8192;
-        ModelSpec fine = coarse;
-        fine.moe.experts = 64;
-        fine.moe.top_k = 8;
-        fine.moe.expert_ffn_hidden = 1024;
         auto experts_s = [](const ModelSpec& m) {
             Setup s(m);
             double sum = 0;
