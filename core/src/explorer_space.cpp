@@ -88,6 +88,21 @@ int default_tp_limit(const Scenario& scenario, const LinkSpec& profile_links)
     return std::max(std::max(1, links.gpus_per_node), std::min(8, nvlink_domain_size(links)));
 }
 
+std::vector<int> default_tp_widths(const Scenario& scenario, int tp_limit)
+{
+    return with_own(powers_of_two_up_to(tp_limit), scenario.plan, &Plan::tp);
+}
+
+std::vector<int> default_micro_batches(const Scenario& scenario)
+{
+    return with_own(powers_of_two_up_to(16), scenario.plan, &Plan::micro_batch);
+}
+
+std::vector<int> default_zero_stages(const Scenario& scenario)
+{
+    return with_own({0, 1, 2}, scenario.plan, &Plan::zero_stage);
+}
+
 std::vector<int> default_pipeline_depths(const Scenario& scenario)
 {
     const int layers = std::max(1, scenario.model.layers);
@@ -366,11 +381,9 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
     if (std::any_of(space.num_gpus.begin(), space.num_gpus.end(), [](int n) { return n < 1; })) {
         errors.push_back({search.num_gpus.empty() ? "cluster.num_gpus" : "search.num_gpus", "GPU counts must be positive"});
     }
-    space.tp = search.tp.empty() ? with_own(powers_of_two_up_to(allow_tp_across_nodes ? 64 : largest_node), scenario.plan, &Plan::tp)
-                                 : unique_in_order(search.tp);
+    space.tp = search.tp.empty() ? default_tp_widths(scenario, allow_tp_across_nodes ? 64 : largest_node) : unique_in_order(search.tp);
     space.pp = search.pp.empty() ? default_pipeline_depths(scenario) : unique_in_order(search.pp);
-    space.micro_batch = search.micro_batch.empty() ? with_own(powers_of_two_up_to(16), scenario.plan, &Plan::micro_batch)
-                                                   : unique_in_order(search.micro_batch);
+    space.micro_batch = search.micro_batch.empty() ? default_micro_batches(scenario) : unique_in_order(search.micro_batch);
     space.cp = or_default(search.cp, given.cp);
     space.ep = or_default(search.ep, given.ep);
     space.etp = or_default(search.etp, given.etp);
@@ -378,7 +391,7 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
     space.virtual_stages = unique_in_order(search.virtual_stages);
     space.recompute = search.recompute.empty() ? std::vector<Recompute>{Recompute::None, Recompute::Selective, Recompute::Full} : unique_in_order(search.recompute);
     space.sequence_parallel = unique_in_order(search.sequence_parallel);
-    space.zero_stage = search.zero_stage.empty() ? with_own({0, 1, 2}, scenario.plan, &Plan::zero_stage) : unique_in_order(search.zero_stage);
+    space.zero_stage = search.zero_stage.empty() ? default_zero_stages(scenario) : unique_in_order(search.zero_stage);
     space.precision = or_default(search.precision, scenario.training.precision);
     space.tp_overlap = or_default(search.tp_overlap, given.tp_overlap);
     space.moe_overlap = or_default(search.moe_overlap, given.moe_overlap);

@@ -268,31 +268,17 @@ void ScenarioEditor::loadSearch(const Scenario& s)
         }
         widest = std::max(widest, default_tp_limit(s, links));
     }
-    QVariantList tpDefault;
-    for (int t : kTpCandidates) {
-        if (t <= widest) {
-            tpDefault << t;
-        }
-    }
-    // Unlisted axes: the explorer's defaults, and the loaded plan's own value (its ZeRO-3, its micro-batch),
-    // as the explorer keeps the plan a scenario states in its space.
-    const Plan own = s.plan.value_or(Plan{});
-    auto withOwn = [&s](QVariantList list, int value) {
-        if (s.plan && !list.contains(value)) {
-            list << value;
-            std::sort(list.begin(), list.end(), [](const QVariant& a, const QVariant& b) { return a.toInt() < b.toInt(); });
-        }
-        return list;
-    };
-    load("search.tp", ints(q.tp), withOwn(tpDefault, own.tp));
-    load("search.micro_batch", ints(q.micro_batch), withOwn({1, 2, 4, 8, 16}, own.micro_batch));
+    // Unlisted axes: the explorer's default lists, which hold the loaded plan's own value (its ZeRO-3, its
+    // micro-batch) as the explorer keeps the plan a scenario states in its space.
+    load("search.tp", ints(q.tp), ints(default_tp_widths(s, widest)));
+    load("search.micro_batch", ints(q.micro_batch), ints(default_micro_batches(s)));
     load("search.schedule", toVariants(q.schedule, [](Schedule v) { return QVariant(QString::fromLatin1(to_string(v))); }),
          {QStringLiteral("gpipe"), QStringLiteral("1f1b"), QStringLiteral("interleaved")});
     load("search.virtual_stages", ints(q.virtual_stages), m_lists.at(QStringLiteral("search.virtual_stages"))->values());
     load("search.recompute", toVariants(q.recompute, [](Recompute v) { return QVariant(QString::fromLatin1(to_string(v))); }),
          {QStringLiteral("none"), QStringLiteral("selective"), QStringLiteral("full")});
     load("search.sequence_parallel", toVariants(q.sequence_parallel, [](bool v) { return QVariant(v); }), {false, true});
-    load("search.zero_stage", ints(q.zero_stage), withOwn({0, 1, 2}, own.zero_stage)); // the explorer's default list
+    load("search.zero_stage", ints(q.zero_stage), ints(default_zero_stages(s)));
     // Today's axes: unchecked lists default to the loaded plan's value, as the explorer does.
     const Plan given = s.plan.value_or(Plan{});
     // Values a file names beyond the offered ones join the list (sorted by `less`, labelled by `label`), so

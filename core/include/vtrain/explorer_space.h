@@ -181,6 +181,12 @@ std::vector<std::string> uneven_layouts(int layers, int mtp_layers, const Plan& 
 // domain spans hosts (GB200 NVL72's trays of 4 in a 72-GPU domain: 8).
 int default_tp_limit(const Scenario& scenario, const LinkSpec& profile_links);
 
+// The default tp (powers of two up to tp_limit), micro-batch (1 to 16) and ZeRO (0, 1, 2) lists, each with
+// the scenario plan's own value where the list lacks it. Ascending.
+std::vector<int> default_tp_widths(const Scenario& scenario, int tp_limit);
+std::vector<int> default_micro_batches(const Scenario& scenario);
+std::vector<int> default_zero_stages(const Scenario& scenario);
+
 // Every divisor of n, ascending: the pipeline depths other searches try.
 std::vector<int> divisors(int n);
 
