@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "bench_common.h"
-#include "vtrain/explorer_fast_sim.h"
+#include "iteration/fast_simulation.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/simulator.h"
 

@@ -1344,7 +1344,7 @@ def validate_profile(profile: Dict[str, Any]) -> List[str]:
     return errors
 
 
-# The loader's accepted ranges (core/src/profile_json.cpp).
+# The loader's accepted ranges (core/src/io/profile_json.cpp).
 SCALAR_RANGES = {"memory_gib": (1, 1e4), "memory_reserve_gib": (0, 1e3), "memory_bandwidth_gbytes_per_s": (1, 1e6),
                  "sm_count": (1, 1e5), "kernel_launch_overhead_us": (0, 1e4), "price_usd_per_gpu_hour": (0, 1e4)}
 LINK_RANGES = {"gpus_per_node": (1, 1024), "nvlink_bus_gbytes_per_s": (1, 1e5), "nvlink_base_latency_us": (0, 1e4),

@@ -22,7 +22,7 @@
 #include "vtrain/plan_check.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/simulator.h"
-#include "vtrain/model_support.h"
+#include "model/model_support.h"
 
 using namespace vtrain;
 

@@ -11,7 +11,7 @@
 #include <random>
 
 #include "test_support.h"
-#include "vtrain/explorer_fast_sim.h"
+#include "iteration/fast_simulation.h"
 #include "vtrain/plan_check.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/simulator.h"

@@ -4,7 +4,7 @@
 #include <QtTest>
 
 #include "test_support.h"
-#include "vtrain/host_offload.h"
+#include "model/host_offload.h"
 #include "vtrain/simulator.h"
 
 using namespace vtrain;

@@ -9,9 +9,9 @@
 
 #include "test_support.h"
 #include "vtrain/comm_model.h"
-#include "vtrain/iteration_costs.h"
+#include "iteration/iteration_costs.h"
 #include "vtrain/memory_model.h"
-#include "vtrain/model_math.h"
+#include "model/model_math.h"
 #include "vtrain/pipeline_layout.h"
 #include "vtrain/plan_check.h"
 #include "vtrain/simulator.h"

@@ -4,12 +4,12 @@
 #include <QtTest>
 
 #include "test_support.h"
-#include "vtrain/cuda_graphs.h"
-#include "vtrain/layer_comm.h"
+#include "model/cuda_graphs.h"
+#include "model/layer_comm.h"
 #include "vtrain/layer_costs.h"
 #include "vtrain/memory_model.h"
-#include "vtrain/model_math.h"
-#include "vtrain/operator_timer.h"
+#include "model/model_math.h"
+#include "profile/operator_timer.h"
 #include "vtrain/scenario_json.h"
 
 using namespace vtrain;

@@ -4,8 +4,8 @@
 
 #include "test_support.h"
 #include "vtrain/memory_model.h"
-#include "vtrain/model_math.h"
-#include "vtrain/pipeline_schedule.h"
+#include "model/model_math.h"
+#include "iteration/pipeline_schedule.h"
 #include "vtrain/simulator.h"
 
 using namespace vtrain;

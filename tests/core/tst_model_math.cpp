@@ -3,7 +3,7 @@
 #include <QtTest>
 
 #include "test_support.h"
-#include "vtrain/model_math.h"
+#include "model/model_math.h"
 
 using namespace vtrain;
 

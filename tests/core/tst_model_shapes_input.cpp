@@ -2,7 +2,7 @@
 // Scenario reading of today's model shapes and precisions: defaults, round trips and each refusal's field.
 #include <QtTest>
 
-#include "vtrain/model_math.h"
+#include "model/model_math.h"
 #include "vtrain/scenario_json.h"
 
 using namespace vtrain;

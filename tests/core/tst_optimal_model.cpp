@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "test_support.h"
-#include "vtrain/model_math.h"
+#include "model/model_math.h"
 #include "vtrain/optimal_model.h"
 
 using namespace vtrain;

@@ -8,10 +8,10 @@
 
 #include "test_support.h"
 #include "vtrain/calibration.h"
-#include "vtrain/interpolation.h"
+#include "profile/interpolation.h"
 #include "vtrain/json_fields.h"
 #include "vtrain/modeled_profile.h"
-#include "vtrain/operator_timer.h"
+#include "profile/operator_timer.h"
 #include "vtrain/profile_json.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/simulator.h"

@@ -9,7 +9,7 @@
 
 #include "test_support.h"
 #include "vtrain/event_simulation.h"
-#include "vtrain/pipeline_schedule.h"
+#include "iteration/pipeline_schedule.h"
 #include "vtrain/simulator.h"
 
 using namespace vtrain;

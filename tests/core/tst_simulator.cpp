@@ -8,7 +8,7 @@
 #include <map>
 
 #include "test_support.h"
-#include "vtrain/model_math.h"
+#include "model/model_math.h"
 #include "vtrain/result_json.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/simulator.h"

@@ -8,8 +8,8 @@
 #include <cmath>
 
 #include "test_support.h"
-#include "../../core/src/validation_detail.h"
-#include "vtrain/model_support.h"
+#include "validation/validation_detail.h"
+#include "model/model_support.h"
 #include "vtrain/validation.h"
 
 using namespace vtrain;

@@ -299,7 +299,7 @@ std::vector<ChoiceField> buildChoiceFields()
                  [](const QVariant& v, Scenario& s) {
                      s.training.attention = v.toString() == u"unfused" ? AttentionKernel::Unfused : AttentionKernel::Flash;
                  }});
-    // CUDA graphs change how much of a step the host's kernel launches cost (core/src/cuda_graphs.cpp).
+    // CUDA graphs change how much of a step the host's kernel launches cost (core/src/model/cuda_graphs.cpp).
     f.push_back({QStringLiteral("training.cuda_graphs"), Group::Cluster, tr("CUDA graphs"),
                  tr("Kernel launches: none (each launched by the host, Megatron-LM's default), per-module graphs (attention, "
                     "MoE router and preprocessing: Megatron-Core --cuda-graph-impl transformer_engine) or one graph per "

@@ -1,0 +1,371 @@
+// SPDX-License-Identifier: MIT
+#include "iteration/iteration_costs.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "vtrain/comm_model.h"
+#include "model/host_offload.h"
+#include "model/model_math.h"
+#include "profile/operator_timer.h"
+#include "vtrain/rank_layout.h"
+#include "iteration/pipeline_schedule.h"
+
+namespace vtrain {
+namespace {
+
+constexpr int kMaxBucketsPerChunk = 32;
+
+// Which NVLink domain the first rank of a stage sits on (the plan's rank order sets the stride).
+long long node_of_stage(int stage, long long pp_stride, const LinkSpec& links)
+{
+    return domain_of_stage(stage, pp_stride, links);
+}
+
+PhaseTime scaled(const PhaseTime& t, double n)
+{
+    PhaseTime out;
+    out.compute_s = t.compute_s * n;
+    out.tp_comm_s = t.tp_comm_s * n;
+    out.ep_comm_s = t.ep_comm_s * n;
+    out.cp_comm_s = t.cp_comm_s * n;
+    return out;
+}
+
+// The groups data-parallel traffic runs over (see iteration_costs.h).
+struct DataParallelGroups {
+    GroupPlacement dense;    // dp x cp, for all-reduce (zero 0)
+    GroupPlacement shard;    // the dense shard group (zero >= 1)
+    GroupPlacement replica;  // across shard groups (hybrid shard)
+    GroupPlacement expert;   // expert data-parallel (shards of zero >= 1 use it too)
+};
+
+DataParallelGroups dp_groups(const PlanGroups& placed)
+{
+    DataParallelGroups g;
+    g.dense = placed.dense_dp;
+    g.shard = placed.shard;
+    g.replica = placed.replica;
+    g.expert = placed.expert_dp;
+    return g;
+}
+
+class Builder {
+public:
+    Builder(const ModelSpec& m, const TrainingSpec& t, const ResolvedCluster& cluster, const Plan& p, const LayerCosts& costs,
+            IterationCosts& out)
+        : m_model(m), m_training(t), m_plan(p), m_costs(costs), m_out(out), m_timer(*cluster.profile, t.precision),
+          m_bytes(param_bytes(t, p)), m_shard(shard_degrees(p))
+    {
+        m_comm.links = cluster.links;
+        m_comm.measured_all_reduce = &cluster.profile->all_reduce;
+        const PlanGroups placed = place_plan_groups(p, cluster.links); // the plan's rank order
+        m_links = cluster.links; // sends inside one NVLink domain use NVLink
+        m_pp_stride = placed.pp_stride;
+        m_groups = dp_groups(placed);
+    }
+
+    void build()
+    {
+        const Plan& p = m_plan;
+        IterationCosts& o = m_out;
+        resolve_pipeline_layout(m_model, p, o.layout); // check_plan accepted the plan
+        o.stages = p.pp;
+        o.chunks = o.layout.chunks;
+        o.micro_batches = m_training.global_batch / (p.dp * p.micro_batch);
+        o.reduce_grads = p.dp * p.cp > 1 || expert_data_parallel(p) > 1;
+        // ZeRO-3 reduces gradients as the backward goes, whatever overlap_grad_reduce says.
+        o.bucket_overlap = (p.overlap_grad_reduce || p.zero_stage >= 3) && o.reduce_grads;
+        o.chunk.resize(static_cast<std::size_t>(p.pp) * o.chunks);
+        o.stage.resize(static_cast<std::size_t>(p.pp));
+
+        const double p2p_bytes =
+            static_cast<double>(p.micro_batch) * m_model.seq_len * m_model.hidden * (m_training.precision == Precision::Fp32 ? 4 : 2) / p.tp / p.cp;
+        const double p2p_within_s = m_comm.p2p_seconds(p2p_bytes, false);
+        const double p2p_across_s = m_comm.p2p_seconds(p2p_bytes, true);
+        auto p2p = [&](int from, int to) {
+            return node_of_stage(from, m_pp_stride, m_links) != node_of_stage(to, m_pp_stride, m_links) ? p2p_across_s : p2p_within_s;
+        };
+
+        // In a stack of identical layers, chunks with the same layer count and no embedding, loss or MTP
+        // cost the same wherever they sit: compute one and copy it (the explorer evaluates many plans).
+        const bool identical_layers = m_costs.layers.empty() && !m_model.moe.enabled() && m_model.layer_pattern.empty();
+        const ChunkCosts* plain = nullptr;
+        int plain_layers = -1;
+        for (int s = 0; s < p.pp; ++s) {
+            StageCosts& st = o.stage[s];
+            st.params = ParamShare{};
+            for (int c = 0; c < o.chunks; ++c) {
+                ChunkCosts& ch = o.chunk[static_cast<std::size_t>(s) * o.chunks + c];
+                const VirtualStage& v = o.layout.at(s, c);
+                const bool is_plain = identical_layers && !v.embedding && !v.loss && v.mtp_layers == 0;
+                if (is_plain && plain != nullptr && plain_layers == v.layers) {
+                    ch = *plain;
+                } else {
+                    fill_chunk(v, ch);
+                    if (is_plain) {
+                        plain = &ch;
+                        plain_layers = v.layers;
+                    }
+                }
+                st.params += ch.params;
+            }
+            // A stage like the one before it (same parameters, same first chunk) has its figures.
+            const StageCosts* before = s > 0 ? &o.stage[static_cast<std::size_t>(s) - 1] : nullptr;
+            if (before != nullptr && before->params.dense == st.params.dense && before->params.expert == st.params.expert &&
+                before->params.vocab == st.params.vocab && o.at(s - 1, 0).forward.total_s() == o.at(s, 0).forward.total_s() &&
+                o.at(s - 1, 0).buckets == o.at(s, 0).buckets) {
+                st.optimizer_s = before->optimizer_s;
+                st.param_gather_s = before->param_gather_s;
+                st.first_forward_dp_s = before->first_forward_dp_s;
+            } else {
+                fill_stage_dp(s, st);
+            }
+            st.send_forward_s = p2p(s, (s + 1) % p.pp);
+            st.send_backward_s = p2p(s, (s + p.pp - 1) % p.pp);
+        }
+
+        // Megatron-Core's overlap_p2p_comm exists for the interleaved schedule only (one chunk per rank keeps batch_p2p_comm).
+        o.async_sends = m_training.overlap_p2p && p.schedule == Schedule::Interleaved && p.pp > 1;
+        o.embedding_sync = p.pp >= 2 && m_model.tied_embeddings;
+        o.embedding_sync_s = 0;
+        if (o.embedding_sync) {
+            const bool crosses = node_of_stage(0, m_pp_stride, m_links) != node_of_stage(p.pp - 1, m_pp_stride, m_links);
+            const double bytes = static_cast<double>(m_model.vocab) * m_model.hidden / p.tp * m_bytes.gradient;
+            const GroupPlacement pair = crosses ? GroupPlacement{2, 1, 2} : GroupPlacement{2, 2, 1};
+            o.embedding_sync_s = m_comm.collective_seconds(Collective::AllReduce, bytes, pair);
+        }
+    }
+
+private:
+    PhaseTime pick(const BlockCost& b, Phase phase) const
+    {
+        return phase == Phase::Forward ? b.forward : phase == Phase::Backward ? b.backward : b.recompute;
+    }
+
+    PhaseTime phase_of(const VirtualStage& v, Phase phase) const
+    {
+        PhaseTime t;
+        if (m_costs.layers.empty()) {
+            t = scaled(pick(m_costs.layer, phase), v.layers);
+        } else {
+            for (int i = v.first_layer; i < v.first_layer + v.layers; ++i) {
+                t += pick(m_costs.layer_at(i), phase);
+            }
+        }
+        if (v.mtp_layers > 0) {
+            t += scaled(pick(m_costs.mtp, phase), v.mtp_layers);
+        }
+        if (v.embedding) {
+            t += pick(m_costs.embedding, phase);
+        }
+        if (v.loss) {
+            t += pick(m_costs.head, phase);
+        }
+        return t;
+    }
+
+    // ZeRO-3 all-gather and reduce-scatter seconds of one layer's (or unit's) parameters on this GPU.
+    double gather_s(double dense, double expert) const
+    {
+        return m_comm.collective_seconds(Collective::AllGather, dense * m_bytes.gather, m_groups.shard) +
+               m_comm.collective_seconds(Collective::AllGather, expert * m_bytes.gather, m_groups.expert);
+    }
+    double scatter_s(double dense, double expert) const
+    {
+        return m_comm.collective_seconds(Collective::ReduceScatter, dense * m_bytes.gradient, m_groups.shard) +
+               m_comm.collective_seconds(Collective::ReduceScatter, expert * m_bytes.gradient, m_groups.expert);
+    }
+
+    // Gradient traffic of `params` at the end of the iteration (zero 0-2), or of the last micro-batch
+    // (zero 3: its reduce-scatter, then the replica all-reduce).
+    double grad_reduce_s(const ParamShare& params, double fraction) const
+    {
+        const Plan& p = m_plan;
+        const double dense = (params.dense + params.vocab) * m_bytes.gradient * fraction;
+        const double expert = params.expert * m_bytes.gradient * fraction;
+        if (p.zero_stage < 1) {
+            return m_comm.collective_seconds(Collective::AllReduce, dense, m_groups.dense) +
+                   m_comm.collective_seconds(Collective::AllReduce, expert, m_groups.expert);
+        }
+        return m_comm.collective_seconds(Collective::ReduceScatter, dense, m_groups.shard) +
+               m_comm.collective_seconds(Collective::AllReduce, dense / m_shard.dense, m_groups.replica) +
+               m_comm.collective_seconds(Collective::ReduceScatter, expert, m_groups.expert);
+    }
+
+    void fill_chunk_costs(const VirtualStage& v, ChunkCosts& ch) const
+    {
+        const Plan& p = m_plan;
+        ch.forward = phase_of(v, Phase::Forward);
+        ch.backward = phase_of(v, Phase::Backward);
+        ch.recompute = phase_of(v, Phase::Recompute);
+        ch.layers = v.layers + v.mtp_layers;
+        ch.params = virtual_stage_params(m_model, p, v);
+        ch.fsdp_forward_s = ch.fsdp_backward_gather_s = ch.fsdp_backward_scatter_s = 0;
+        ch.fsdp_gather_traffic_s = ch.fsdp_scatter_traffic_s = 0;
+        ch.buckets = 1;
+        ch.bucket_s = 0;
+        if (!m_out.reduce_grads) {
+            return;
+        }
+        const double grad_bytes = ch.params.total() * m_bytes.gradient;
+        const double bucket_bytes = p.grad_bucket_mb * 1024.0 * 1024.0;
+        ch.buckets = std::clamp(static_cast<int>(std::ceil(grad_bytes / bucket_bytes)), 1, kMaxBucketsPerChunk);
+        ch.bucket_s = grad_reduce_s(ch.params, 1.0 / ch.buckets);
+        if (p.zero_stage >= 3) {
+            fill_fsdp(v, ch);
+        }
+    }
+
+    void fill_chunk(const VirtualStage& v, ChunkCosts& ch) const
+    {
+        fill_chunk_costs(v, ch);
+        if (m_plan.offload_activations > 0) {
+            add_activation_offload(v, ch);
+        }
+        ch.finish();
+    }
+
+    // Activation offload (host_offload.h): the chunk's offloaded share goes down during its forward and
+    // comes back during its backward; what the compute does not hide is added to it.
+    void add_activation_offload(const VirtualStage& v, ChunkCosts& ch) const
+    {
+        double stashed = v.mtp_layers > 0 ? v.mtp_layers * mtp_activation_bytes(m_model, m_training, m_plan) : 0.0;
+        for (int i = v.first_layer; i < v.first_layer + v.layers; ++i) {
+            stashed += layer_activation_bytes_at(m_model, m_training, m_plan, i);
+        }
+        const double bytes = m_plan.offload_activations * stashed;
+        const HostLink link = host_link(m_links);
+        ch.forward.compute_s += offload_copy_exposed_seconds(bytes, ch.forward.total_s(), link);
+        ch.backward.compute_s += offload_copy_exposed_seconds(bytes, ch.backward.total_s(), link);
+    }
+
+    // Per-layer gathers prefetched one layer ahead, in forward (layer order) and backward (reverse).
+    void fill_fsdp(const VirtualStage& v, ChunkCosts& ch) const
+    {
+        const Plan& p = m_plan;
+        const double tp = p.tp;
+        const double ep_etp = static_cast<double>(p.ep) * p.effective_etp();
+        // The embedding / output layer / MTP units are gathered with the chunk's first layer: exposed.
+        VirtualStage rest_units = v;
+        rest_units.layers = 0;
+        const ParamShare rest = virtual_stage_params(m_model, p, rest_units);
+        double gather_total = 0, scatter_total = 0, forward_exposed = 0, backward_exposed = 0;
+        double previous_forward = -1, previous_gather = -1;
+        for (int i = v.first_layer; i < v.first_layer + v.layers; ++i) {
+            const LayerParamSplit one = layer_param_split(m_model, i);
+            const double d = one.dense / tp, e = one.expert / ep_etp;
+            const double g = gather_s(d, e);
+            gather_total += g;
+            scatter_total += scatter_s(d, e);
+            // Forward: layer i's gather hides behind layer i-1's forward.
+            forward_exposed += previous_forward < 0 ? g : std::max(0.0, g - previous_forward);
+            previous_forward = m_costs.layer_at(i).forward.total_s();
+            // Backward runs in reverse: layer i-1's gather hides behind layer i's backward.
+            if (previous_gather >= 0) {
+                backward_exposed += std::max(0.0, previous_gather - m_costs.layer_at(i).backward.total_s());
+            }
+            previous_gather = g;
+        }
+        // The chunk's last layer starts the backward: nothing before it to hide its gather.
+        backward_exposed += std::max(0.0, previous_gather);
+        // The remaining units (embedding, output layer, MTP modules, final norm) as one, fully exposed.
+        const double rest_g = gather_s(rest.dense + rest.vocab, rest.expert);
+        gather_total += rest_g;
+        scatter_total += scatter_s(rest.dense + rest.vocab, rest.expert);
+        forward_exposed += rest_g;
+        backward_exposed += rest_g;
+        ch.fsdp_forward_s = forward_exposed;
+        ch.fsdp_backward_gather_s = backward_exposed;
+        // Reduce-scatters run on the data-parallel stream behind the rest of the backward.
+        ch.fsdp_backward_scatter_s = std::max(0.0, scatter_total - ch.backward.total_s());
+        ch.fsdp_gather_traffic_s = gather_total;
+        ch.fsdp_scatter_traffic_s = scatter_total;
+    }
+
+    void fill_stage_dp(int s, StageCosts& st) const
+    {
+        const Plan& p = m_plan;
+        const ParamShare& params = st.params;
+        const double sharded = (params.dense + params.vocab) / m_shard.dense + params.expert / m_shard.expert;
+        const double held = p.zero_stage >= 1 ? sharded : params.total();
+        // Optimizer offload: the step runs on the CPU, its transfers over the host link (host_offload.h).
+        st.optimizer_s = p.offload_optimizer ? offloaded_optimizer_seconds(held, m_bytes, host_link(m_links)) : m_timer.adam_seconds(held);
+        st.param_gather_s = 0;
+        st.first_forward_dp_s = 0;
+        if ((p.zero_stage == 1 || p.zero_stage == 2) && m_out.reduce_grads) {
+            // Decoder weights at their gather width (FP8 with fp8_param_gather), the vocabulary in bf16.
+            const double gather = m_comm.collective_seconds(Collective::AllGather, params.dense * m_bytes.layer_gather + params.vocab * m_bytes.weight,
+                                                            m_groups.shard) +
+                                  m_comm.collective_seconds(Collective::AllGather, params.expert * m_bytes.layer_gather, m_groups.expert);
+            if (p.overlap_param_gather) {
+                // Bucket by bucket behind the next iteration's first forward on this stage (first chunk).
+                const ChunkCosts& first = m_out.at(s, first_chunk(s));
+                const double forward = first.forward.total_s();
+                st.first_forward_dp_s = std::max(gather / std::max(1, first.buckets), gather - forward);
+            } else {
+                st.param_gather_s = gather;
+            }
+        }
+    }
+
+    // The chunk a stage runs first (its first forward: chunk 0 in every schedule).
+    static int first_chunk(int) { return 0; }
+
+    const ModelSpec& m_model;
+    const TrainingSpec& m_training;
+    const Plan& m_plan;
+    const LayerCosts& m_costs;
+    IterationCosts& m_out;
+    OperatorTimer m_timer;
+    ParamBytes m_bytes;
+    ShardDegrees m_shard;
+    CommModel m_comm;
+    DataParallelGroups m_groups;
+    LinkSpec m_links;
+    long long m_pp_stride = 1;
+};
+
+TaskComm comm_of(const PhaseTime& t, double dp_s)
+{
+    TaskComm c;
+    c.tp_s = t.tp_comm_s;
+    c.ep_s = t.ep_comm_s;
+    c.cp_s = t.cp_comm_s;
+    c.dp_s = dp_s;
+    return c;
+}
+
+} // namespace
+
+void ChunkCosts::finish()
+{
+    forward_total_s = forward.total_s() + fsdp_forward_s;
+    forward_parts = comm_of(forward, fsdp_forward_s);
+    recompute_total_s = recompute.total_s();
+    recompute_parts = comm_of(recompute, 0.0);
+    for (const int bucketed : {0, 1}) {
+        const double dp = fsdp_backward_gather_s + (bucketed != 0 ? 0.0 : fsdp_backward_scatter_s);
+        backward_total_s[bucketed] = backward.total_s() + dp;
+        backward_parts[bucketed] = comm_of(backward, dp);
+    }
+}
+
+void build_iteration_costs(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan,
+                           const LayerCosts& costs, IterationCosts& out)
+{
+    Builder(model, training, cluster, plan, costs, out).build();
+    out.closed_form_bubble_saving_s = 0;
+    if (plan.schedule == Schedule::DualPipe && out.stages > 1) {
+        // The slowest stage sets both bubbles (its forward and backward, recompute included).
+        double f = 0, b = 0;
+        for (int s = 0; s < out.stages; ++s) {
+            const ChunkCosts& c = out.at(s, 0);
+            f = std::max(f, c.forward_total_s);
+            b = std::max(b, c.backward_total_s[0] + c.recompute.total_s());
+        }
+        out.closed_form_bubble_saving_s = dualpipe_bubble_saving_s(out.stages, f, b);
+    }
+}
+
+} // namespace vtrain

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: MIT
+// The vocabularies of RUNS.json as ../shared/validation/README.md defines them: gpu_type (canonical ids
+// and the old file's free text), precision and the FP8 recipe in notes[0], arch_family tokens (the
+// structured keys win where set), and fsdp as bool or integer. Every default taken is written into the
+// row's notes.
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "validation/validation_detail.h"
+#include "vtrain/json_fields.h"
+
+namespace vtrain {
+namespace validation_detail {
+
+std::string lower(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+bool contains(const std::optional<std::string>& s, const char* what)
+{
+    return s && lower(*s).find(what) != std::string::npos;
+}
+
+bool names_token_drop(const RunRow& r) { return contains(r.model_name, "tokendrop"); }
+
+int round_up(int v, int multiple) { return (v + multiple - 1) / multiple * multiple; }
+
+const char* preset_gpu(const RunRow& r)
+{
+    // gb200 before b200: "gb200-nvl72" contains "b200".
+    return contains(r.gpu_type, "gb200") ? "gb200" : contains(r.gpu_type, "b200") ? "b200" : contains(r.gpu_type, "h100") ? "h100" : nullptr;
+}
+
+std::optional<SelectiveModules> selective_modules(const std::string& activation_recompute)
+{
+    const std::string rc = lower(activation_recompute);
+    const std::size_t colon = rc.find(':');
+    if (rc.rfind("selective", 0) != 0 || colon == std::string::npos) {
+        return std::nullopt;
+    }
+    // The list itself, without its parenthetical asides ("(after \"Remove up_proj recompute\")").
+    const std::string list = std::regex_replace(rc.substr(colon + 1), std::regex(R"(\([^)]*\))"), " ");
+    // Megatron-Core's module names (transformer_config.py recompute_modules) and the prose a paper uses for
+    // them; "mlp" as a word is the dense layers' MLP, not moe_act or a DeepSeek "mlp + up_proj" token.
+    struct Name {
+        const char* pattern;
+        const char* name;
+        unsigned bit;     // 0: not costed by the simulator
+        bool core_attn;
+    };
+    static const Name names[] = {
+        {R"(core_attn|attention core)", "core_attn", 0, true},
+        {R"(\blayernorm\b|rmsnorm)", "layernorm", kRecomputeLayernorm, false},
+        {R"(mla_up_proj|\bup_proj\b|mla up-projection)", "mla_up_proj", kRecomputeMlaUpProj, false},
+        {R"(moe_act)", "moe_act", kRecomputeMoeAct, false},
+        {R"(\bmlp\b)", "mlp", 0, false},
+        {R"(shared_experts)", "shared_experts", 0, false},
+        {R"(\bmoe\b(?!_))", "moe", kRecomputeMoe, false},
+    };
+    SelectiveModules out;
+    for (const Name& n : names) {
+        if (!std::regex_search(list, std::regex(n.pattern))) {
+            continue;
+        }
+        out.names.emplace_back(n.name);
+        out.core_attn = out.core_attn || n.core_attn;
+        out.bits |= n.bit;
+        if (n.bit == 0 && !n.core_attn) {
+            out.unmodeled.emplace_back(n.name);
+        }
+    }
+    if (out.names.empty()) {
+        return std::nullopt;
+    }
+    return out;
+}
+
+namespace {
+
+// The README's canonical ids ("Vocabulary used in both files"), as profile ids.
+const std::set<std::string>& canonical_gpu_ids()
+{
+    static const std::set<std::string> ids{"h100-sxm5-80gb", "h800-sxm5-80gb", "b200-sxm-180gb", "gb200-nvl72", "h100-hbm2e-96gb",
+                                           "a100-sxm4-40gb", "a100-sxm4-80gb", "h200-sxm-141gb", "b300",        "gb300-nvl72",
+                                           "mi300x"};
+    return ids;
+}
+
+std::set<std::string> tokens_of(const std::string& arch_family)
+{
+    std::set<std::string> out;
+    std::stringstream in(lower(arch_family));
+    std::string t;
+    while (std::getline(in, t, '_')) {
+        if (!t.empty()) {
+            out.insert(t);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::string gpu_profile_id(const RunRow& r, Notes& notes)
+{
+    const std::string t = lower(*r.gpu_type);
+    if (canonical_gpu_ids().count(t) != 0) {
+        return t;
+    }
+    if (t == "a100-80gb") {
+        // README: "a100-80gb (form factor not stated)"; the SXM4 part is the one of DGX/HGX A100 clusters.
+        notes.push_back("gpu_type a100-80gb (form factor not stated): profile a100-sxm4-80gb");
+        return "a100-sxm4-80gb";
+    }
+    bool defaulted = false;
+    const std::string id = profile_for_gpu_type(*r.gpu_type, r.gpu_memory_gb, defaulted);
+    if (defaulted) {
+        notes.push_back("A100 memory variant not stated: profile a100-sxm4-80gb");
+    }
+    return id;
+}
+
+PrecisionChoice precision_of(const RunRow& r)
+{
+    PrecisionChoice c;
+    const std::string p = lower(r.precision.value_or(""));
+    if (p.empty() || p.find("not specified") != std::string::npos) {
+        return c;
+    }
+    if (p == "nvfp4" || p.find("fp4") != std::string::npos) {
+        c.precision = Precision::Nvfp4;
+    } else if (p == "fp8" || p.find("fp8") != std::string::npos || p.find("float8") != std::string::npos) {
+        c.precision = Precision::Fp8;
+    } else if (p.find("bf16") != std::string::npos) {
+        c.precision = Precision::Bf16;
+    } else if (p.find("fp16") != std::string::npos) {
+        c.precision = Precision::Fp16;
+    } else if (p.find("fp32") != std::string::npos || p.find("tf32") != std::string::npos) {
+        c.precision = Precision::Fp32;
+    } else {
+        return c;
+    }
+    if (c.precision != Precision::Fp8 || r.notes.empty()) {
+        return c;
+    }
+    // The recipe as published is the first entry of notes (README "Vocabulary"): an explicit
+    // "(recipe: NAME" first, then the page's words, current scaling before the MX and block variants
+    // (a note like "FP8-CS (FP8-MX)" names current scaling as the main value).
+    const std::string n = lower(r.notes.front());
+    c.recipe_text = r.notes.front();
+    auto has = [&](const char* w) { return n.find(w) != std::string::npos; };
+    const auto explicit_at = n.find("(recipe: ");
+    const std::string named = explicit_at == std::string::npos ? std::string() : n.substr(explicit_at + 9, 24);
+    auto named_is = [&](const char* w) { return named.rfind(w, 0) == 0; };
+    if (named_is("mxfp8")) {
+        c.recipe = Fp8Recipe::Mxfp8;
+    } else if (named_is("fp8-current") || named_is("current")) {
+        c.recipe = Fp8Recipe::Current;
+    } else if (named_is("fp8-blockwise") || named_is("blockwise")) {
+        c.recipe = Fp8Recipe::Blockwise;
+    } else if (named_is("delayed") || named_is("fp8-delayed")) {
+        c.recipe = Fp8Recipe::Delayed;
+    } else if (has("current scaling") || has("current-scaling") || has("fp8-cs") || has("tensorwise")) {
+        // torchao "tensorwise" is dynamic per-tensor scaling: Transformer Engine's current scaling.
+        c.recipe = Fp8Recipe::Current;
+    } else if (has("mxfp8") || has("fp8-mx")) {
+        c.recipe = Fp8Recipe::Mxfp8;
+    } else if (has("blockwise") || has("block-scaled") || has("128x128")) {
+        c.recipe = Fp8Recipe::Blockwise;
+    } else if (has("rowwise")) {
+        // torchao's per-row scaling has no Transformer Engine counterpart: its cost (one scale per row of
+        // each operand, computed on the fly) is closest to the 1 x 128 blockwise recipe.
+        c.recipe = Fp8Recipe::Blockwise;
+        c.recipe_approximated = true;
+    } else if (has("delayed")) {
+        c.recipe = Fp8Recipe::Delayed;
+    }
+    // MX formats need Blackwell; on Hopper the pages' note names the blockwise recipe for the same rows.
+    const bool blackwell = contains(r.gpu_type, "b200") || contains(r.gpu_type, "b300");
+    if (c.recipe == Fp8Recipe::Mxfp8 && !blackwell) {
+        c.recipe = Fp8Recipe::Blockwise;
+        c.recipe_on_hopper = true;
+    }
+    return c;
+}
+
+std::optional<int> fsdp_degree(const RunRow& r)
+{
+    return r.fsdp;
+}
+
+std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
+{
+    const std::set<std::string> tokens = r.arch_family ? tokens_of(*r.arch_family) : std::set<std::string>{};
+    auto has = [&](const char* t) { return tokens.count(t) != 0; };
+    if (has("unspecified")) {
+        return std::string("model dimensions not given (arch_family \"") + json_fields::bounded(*r.arch_family) + "\")";
+    }
+    // Features the contract has no field for: refused with the feature's name.
+    if (has("gateddeltanet")) {
+        return std::string("gated DeltaNet (linear attention) layers are not modeled");
+    }
+    if (has("gatedattn")) {
+        return std::string("gated attention is not modeled");
+    }
+    if (published_model_config(r, m, notes)) {
+        if (!r.seq_length) {
+            return std::string("model dimensions not given (seq_length)");
+        }
+        m.seq_len = *r.seq_length;
+        if (m.moe.enabled()) {
+            notes.push_back("MoE routing balanced (README caveat 3: vendor benchmarks force-balance the experts)");
+        }
+        return std::nullopt;
+    }
+    if (has("latentmoe")) {
+        // No structured key carries the latent width: only a published configuration gives it.
+        return std::string("model dimensions not given (latent mixture-of-experts without a published configuration)");
+    }
+    for (const auto& [value, name] : {std::pair{&r.num_layers, "num_layers"}, {&r.hidden_size, "hidden_size"},
+                                      {&r.num_attention_heads, "num_attention_heads"}, {&r.seq_length, "seq_length"}}) {
+        if (!*value) {
+            return std::string("model dimensions not given (") + name + ")";
+        }
+    }
+    if ((has("mamba2") || has("hybrid")) && !r.layer_pattern) {
+        return std::string("model dimensions not given (hybrid stack without layer_pattern)");
+    }
+
+    m.name = r.model_name.value_or("model");
+    m.layers = *r.num_layers;
+    m.hidden = *r.hidden_size;
+    m.heads = *r.num_attention_heads;
+    m.kv_heads = r.num_query_groups.value_or(0);
+    m.seq_len = *r.seq_length;
+    if (r.ffn_hidden_size) {
+        m.ffn_hidden = *r.ffn_hidden_size;
+    } else {
+        notes.push_back("ffn_hidden_size not given: 4 x hidden (GPT)");
+    }
+    if (!r.arch_family) {
+        notes.push_back("arch_family not given: GPT (LayerNorm, GELU, learned positions, tied embeddings)");
+    }
+
+    // Block details: the structured key wins, then the tokens, then GPT's.
+    if (r.normalization) {
+        m.normalization = *r.normalization == "rmsnorm" ? Normalization::RmsNorm : Normalization::LayerNorm;
+    } else if (has("rmsnorm")) {
+        m.normalization = Normalization::RmsNorm;
+    } else {
+        m.normalization = Normalization::LayerNorm;
+    }
+    const std::string act = r.ffn_activation.value_or("");
+    if (act == "swiglu" || (act.empty() && has("swiglu"))) {
+        m.activation = FfnActivation::SwiGlu;
+    } else if (act == "squared_relu" || (act.empty() && (has("sqrelu") || (has("squared") && has("relu"))))) {
+        m.activation = FfnActivation::SquaredRelu;
+    } else if (act == "relu" || (act.empty() && has("relu"))) {
+        m.activation = FfnActivation::Relu;
+    } else {
+        m.activation = FfnActivation::Gelu;
+    }
+    // Untied unless a key or the GPT family says otherwise (Llama, Qwen, DeepSeek untie them).
+    if (r.tied_embeddings) {
+        m.tied_embeddings = *r.tied_embeddings;
+    } else if (has("gpt") || !r.arch_family) {
+        m.tied_embeddings = true;
+    } else {
+        m.tied_embeddings = false;
+        notes.push_back("tied_embeddings not given: untied (the " + r.arch_family->substr(0, r.arch_family->find('_')) + " family's configs)");
+    }
+    m.qk_norm = r.qk_layernorm.value_or(has("qknorm"));
+    m.qkv_bias = r.qkv_bias.value_or(has("qkvbias"));
+    if (has("attnsinks")) {
+        notes.push_back("attention sinks (one learned logit per head) are not costed: a softmax term, no GEMM");
+    }
+    if (has("embed") && has("layernorm")) {
+        notes.push_back("embedding LayerNorm not costed: one norm per sequence position");
+    }
+
+    // Attention: MLA where its keys (or the token) say so, else GQA/MHA from the query groups.
+    const bool mla = r.mla_kv_lora_rank.has_value() || has("mla");
+    if (mla) {
+        if (!r.mla_kv_lora_rank || !r.mla_qk_head_dim || !r.mla_v_head_dim || !r.mla_qk_rope_head_dim) {
+            return std::string("model dimensions not given (multi-head latent attention without mla_* keys)");
+        }
+        m.attention = AttentionKind::Mla;
+        m.mla.q_lora_rank = r.mla_q_lora_rank.value_or(0);
+        m.mla.kv_lora_rank = *r.mla_kv_lora_rank;
+        m.mla.qk_head_dim = *r.mla_qk_head_dim;
+        m.mla.qk_rope_head_dim = *r.mla_qk_rope_head_dim;
+        m.mla.v_head_dim = *r.mla_v_head_dim;
+        m.kv_heads = 0;
+    } else {
+        m.attention = m.kv_heads > 0 && m.kv_heads < m.heads ? AttentionKind::Gqa : AttentionKind::Mha;
+        if (m.hidden % m.heads != 0 && !r.kv_channels) {
+            return "hidden_size " + std::to_string(m.hidden) + " is not a multiple of num_attention_heads " + std::to_string(m.heads);
+        }
+    }
+    if (r.kv_channels && !mla && *r.kv_channels * m.heads != m.hidden) {
+        m.head_dim_override = *r.kv_channels;
+    }
+
+    // Sliding window: the size and how often a full-attention layer recurs.
+    if (r.attention_window) {
+        m.sliding_window = *r.attention_window;
+        m.full_attention_every = r.attention_window_every.value_or(0);
+    } else if (has("swa")) {
+        return std::string("model dimensions not given (sliding-window attention without attention_window)");
+    }
+
+    // Mixture of experts.
+    if (r.num_experts) {
+        if (!r.moe_top_k || !r.moe_ffn_hidden_size) {
+            return std::string("model dimensions not given (num_experts without moe_top_k or moe_ffn_hidden_size)");
+        }
+        MoeSpec& e = m.moe;
+        e.experts = *r.num_experts;
+        e.top_k = *r.moe_top_k;
+        e.expert_ffn_hidden = *r.moe_ffn_hidden_size;
+        // A shared width without a count still means shared experts (README: the key is "their total
+        // FFN width"; Megatron's moe_shared_expert_intermediate_size alone turns them on): one of that width.
+        e.shared_experts = r.num_shared_experts.value_or(r.moe_shared_expert_ffn_hidden_size ? 1 : 0);
+        if (e.shared_experts > 0) {
+            e.shared_expert_ffn_hidden = r.moe_shared_expert_ffn_hidden_size.value_or(e.shared_experts * e.expert_ffn_hidden);
+        }
+        e.first_dense_layers = r.moe_first_dense_layers.value_or(0);
+        e.layer_freq = 1;
+        if (r.moe_layer_freq && r.moe_layer_freq->size() <= 4096) {
+            // An integer, or text ending in the integer in parentheses ("every layer is MoE (1)"); the
+            // leading dense layers come from moe_first_dense_layers.
+            static const std::regex leading_int(R"(^\s*(\d{1,6})\s*$)");
+            static const std::regex in_parens(R"(\((\d{1,6})\))");
+            std::smatch match;
+            if (std::regex_search(*r.moe_layer_freq, match, leading_int) || std::regex_search(*r.moe_layer_freq, match, in_parens)) {
+                e.layer_freq = std::max(1, std::stoi(match[1]));
+            }
+        }
+        // README: vendor benchmarks are force-balanced and dropless unless the model name says "tokendrop".
+        if (names_token_drop(r)) {
+            e.dropless = false;
+            e.capacity_factor = 1.0;
+            notes.push_back("model name says tokendrop: capacity factor 1.0 (Megatron-Core's --moe-expert-capacity-factor in the token-drop recipes)");
+            if (contains(r.software, "megatron-bridge")) {
+                // apply_moe_token_drop(capacity 1.0, pad True) (src/megatron/bridge/training/utils/moe_token_drop.py)
+                e.pad_to_capacity = true;
+                notes.push_back("token drop as Megatron-Bridge applies it (training/utils/moe_token_drop.py, apply_moe_token_drop): "
+                                "inputs padded to capacity, so no device-to-host sync before the routed experts");
+            }
+        } else {
+            e.dropless = true;
+        }
+        e.load_imbalance = 1.0;
+        notes.push_back("MoE routing balanced (README caveat 3: vendor benchmarks force-balance the experts)");
+    } else if (has("moe") || has("mixtral")) {
+        return std::string("model dimensions not given (mixture-of-experts without num_experts)");
+    }
+
+    // Hybrid stacks.
+    if (r.layer_pattern) {
+        if (static_cast<int>(r.layer_pattern->size()) != m.layers) {
+            return "layer_pattern has " + std::to_string(r.layer_pattern->size()) + " letters for " + std::to_string(m.layers) + " layers";
+        }
+        m.layer_pattern = *r.layer_pattern;
+    }
+    published_model_details(r, m, notes);
+
+    // Multi-token prediction: no structured key carries it (the name, else the family's published config).
+    m.mtp_layers = published_mtp_layers(r, m, notes);
+    return std::nullopt;
+}
+
+} // namespace validation_detail
+
+std::string profile_for_gpu_type(const std::string& gpu_type, std::optional<double> memory_gb, bool& defaulted)
+{
+    using validation_detail::lower;
+    defaulted = false;
+    const std::string t = lower(gpu_type);
+    auto has = [&](const char* s) { return t.find(s) != std::string::npos; };
+    if (has("a100")) {
+        if (has("40gb") || has("40 gb") || (memory_gb && *memory_gb <= 48)) {
+            return "a100-sxm4-40gb";
+        }
+        if (has("80gb") || has("80 gb") || (memory_gb && *memory_gb > 48)) {
+            return "a100-sxm4-80gb";
+        }
+        defaulted = true;
+        return "a100-sxm4-80gb";
+    }
+    if (has("gb200")) {
+        return "gb200-nvl72";
+    }
+    if (has("gb300")) {
+        return "gb300-nvl72";
+    }
+    if (has("b200")) {
+        return "b200-sxm-180gb";
+    }
+    if (has("h800")) {
+        return "h800-sxm5-80gb";
+    }
+    if (has("h100")) {
+        // Meta's Grand Teton H100 (96 GB HBM2e, 500 W) is a different part from the SXM5 80 GB one.
+        if (has("hbm2e") || (memory_gb && *memory_gb > 90 && *memory_gb < 100)) {
+            return "h100-hbm2e-96gb";
+        }
+        return "h100-sxm5-80gb";
+    }
+    if (has("h200")) {
+        return "h200-sxm-141gb";
+    }
+    if (has("mi300x")) {
+        return "mi300x";
+    }
+    return {};
+}
+
+} // namespace vtrain
