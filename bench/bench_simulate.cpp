@@ -16,7 +16,7 @@
 #include "bench_common.h"
 #include "iteration/fast_simulation.h"
 #include "vtrain/scenario_json.h"
-#include "vtrain/simulator.h"
+#include "iteration/task_graph_simulation.h"
 
 int main(int argc, char** argv)
 {

@@ -7,6 +7,7 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "vtrain/calibration.h"
+#include "vtrain/hardware_spec_json.h"
 #include "vtrain/gpu_datasheet.h"
 #include "vtrain/json_fields.h"
 #include "vtrain/profile_json.h"

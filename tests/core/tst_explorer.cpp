@@ -21,6 +21,7 @@
 #include "vtrain/rank_layout.h"
 #include "vtrain/plan_check.h"
 #include "vtrain/scenario_json.h"
+#include "explore/plan_bounds.h"
 #include "vtrain/simulator.h"
 #include "model/model_support.h"
 

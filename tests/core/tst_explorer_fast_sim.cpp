@@ -14,7 +14,7 @@
 #include "iteration/fast_simulation.h"
 #include "vtrain/plan_check.h"
 #include "vtrain/scenario_json.h"
-#include "vtrain/simulator.h"
+#include "iteration/task_graph_simulation.h"
 
 using namespace vtrain;
 

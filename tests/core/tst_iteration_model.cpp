@@ -14,7 +14,7 @@
 #include "model/model_math.h"
 #include "vtrain/pipeline_layout.h"
 #include "vtrain/plan_check.h"
-#include "vtrain/simulator.h"
+#include "iteration/task_graph_simulation.h"
 
 using namespace vtrain;
 

@@ -6,6 +6,7 @@
 #include "vtrain/memory_model.h"
 #include "model/model_math.h"
 #include "iteration/pipeline_schedule.h"
+#include "iteration/plan_costs.h"
 #include "vtrain/simulator.h"
 
 using namespace vtrain;

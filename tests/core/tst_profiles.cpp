@@ -8,12 +8,14 @@
 
 #include "test_support.h"
 #include "vtrain/calibration.h"
+#include "vtrain/hardware_spec_json.h"
 #include "profile/interpolation.h"
 #include "vtrain/json_fields.h"
 #include "vtrain/modeled_profile.h"
 #include "profile/operator_timer.h"
 #include "vtrain/profile_json.h"
 #include "vtrain/scenario_json.h"
+#include "iteration/plan_costs.h"
 #include "vtrain/simulator.h"
 #include "vtrain/uncertainty.h"
 

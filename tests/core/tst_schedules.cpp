@@ -8,9 +8,9 @@
 #include <set>
 
 #include "test_support.h"
-#include "vtrain/event_simulation.h"
+#include "iteration/event_simulation.h"
 #include "iteration/pipeline_schedule.h"
-#include "vtrain/simulator.h"
+#include "iteration/task_graph_simulation.h"
 
 using namespace vtrain;
 

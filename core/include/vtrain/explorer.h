@@ -133,10 +133,6 @@ using RowSink = std::function<void(const PlanRow&)>;
 Expected<ExploreResult> explore(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const ExploreOptions& options,
                                 RunControl& control, const RowSink& sink = {});
 
-// The lower bound on a plan's iteration time that pruning uses: simulate() never reports less (tests
-// check it on every feasible plan of the examples).
-double iteration_time_lower_bound_s(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan);
-
 // Exact Pareto front (minimise both) of (training_days, cost_usd) in O(n log n); ties keep the lower index.
 std::vector<PlanRow> pareto_front(std::vector<PlanRow> rows);
 

@@ -88,6 +88,12 @@ struct ShardDegrees {
 int expert_data_parallel(const Plan& plan); // tp x cp x dp / (ep x etp)
 ShardDegrees shard_degrees(const Plan& plan); // all 1 with zero_stage 0
 
+// GPU memory with the plan's offload applied to one stage: no optimizer states with offload_optimizer;
+// stashed activations reduced by the offloaded share, keeping two copy buffers of `one_layer_bytes` (one
+// micro-batch through the stage's largest layer) for the offloaded layers (Transformer Engine's double
+// buffering; model/host_offload.h times the copies).
+void apply_host_offload(const Plan& plan, double one_layer_bytes, StageMemory& memory);
+
 // `in_flight_chunks[s]`: the largest number of (micro-batch, chunk) activation sets stage s holds at
 // once, from the pipeline schedule.
 std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, const PipelineLayout& layout,

@@ -50,28 +50,12 @@ struct HardwareSpec {
     nlohmann::json figures_sources; // where each datasheet figure comes from
 };
 
-// Reads a hardware spec: either the full form (the fields above, as in profiles/specs/) or a datasheet
-// (profiles/datasheets/, "datasheet_version": 1: the figures as vendors print them, from which the
-// achievable link figures are derived; see docs/profile-format.md). Every number is range-checked, unknown
-// keys are refused, and every figure group must cite its source.
-Expected<HardwareSpec> hardware_spec_from_json(const nlohmann::json& json);
-bool is_datasheet(const nlohmann::json& json);
+// The "model_parameters" block of a spec or profile (every field optional, range-checked).
 Expected<ModelParameters> model_parameters_from_json(const nlohmann::json& json);
 nlohmann::json model_parameters_to_json(const ModelParameters& p);
 
 // Builds a complete profile ("source": "modeled") from datasheet figures and model parameters.
 GpuProfile make_modeled_profile(const HardwareSpec& hardware, const ModelParameters& parameters);
-
-// What `vtrain make-profile` does with a spec or datasheet: refuses nesting deeper than kMaxSpecDepth
-// (checked without recursion, before anything is copied), reads the hardware figures and the model
-// parameters, builds the profile, copies a "calibration" block and a "default_band" (free text that reads
-// as a number, such as "nan", is refused there), and checks the result with the profile loader, so that
-// nothing make-profile writes is refused when it is loaded.
-constexpr int kMaxSpecDepth = 32;
-Expected<GpuProfile> build_profile_from_spec(const nlohmann::json& spec);
-
-// Whether `json` nests deeper than `limit` levels (a scalar is depth 0); iterative, for hostile input.
-bool json_deeper_than(const nlohmann::json& json, int limit);
 
 // The modeled GEMM time for one shape, without the tables (used to fill them and by tests).
 double modeled_gemm_seconds(const HardwareSpec& hw, const ModelParameters& p, double peak_flops, double m, double n, double k,

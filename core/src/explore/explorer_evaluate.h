@@ -16,7 +16,8 @@
 #include "vtrain/explorer.h"
 #include "iteration/fast_simulation.h"
 #include "vtrain/explorer_space.h"
-#include "vtrain/simulator.h"
+#include "explore/plan_bounds.h"
+#include "iteration/task_graph_simulation.h"
 
 namespace vtrain {
 
@@ -51,18 +52,6 @@ struct CostKeyHash {
     }
 };
 
-// The sums a plan's lower bound needs (seconds on the compute stream, per micro-batch): a few numbers
-// per cost key, so that one table of them serves every plan of a sweep (pp, dp, the schedule and ZeRO
-// do not change them) while the full layer costs are built only for plans that get simulated.
-struct BoundTerms {
-    double layer_work_s = 0;    // forward + recompute + backward of one layer (uniform layers)
-    double layer_forward_s = 0; // forward of one layer (uniform layers)
-    double layer_backward_s = 0; // backward of one layer (uniform layers)
-    double all_layers_work_s = 0; // sum over every layer (any layout)
-    double embedding_work_s = 0, head_work_s = 0;
-    bool uniform_layers = true; // every layer costs the same (LayerCosts::layers empty)
-};
-
 // A plan's layer costs with its bound terms.
 struct CostEntry {
     LayerCosts costs;
@@ -70,8 +59,6 @@ struct CostEntry {
 };
 
 CostEntry make_cost_entry(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan);
-// A lower bound on the plan's iteration time that its simulation can never beat (see the .cpp).
-double iteration_lower_bound_s(const ModelSpec& model, int global_batch, const BoundTerms& terms, const Plan& plan);
 
 // Scratch space of one thread.
 struct ThreadState {

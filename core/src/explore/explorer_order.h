@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // Internal to the explorer: the orders of its top-k lists and the on_front marks, shared by the sweep
-// (explorer.cpp) and the merge of shards (explorer_shard.cpp) so both rank rows identically.
+// (sweep.cpp) and the merge of shards (explorer_shard.cpp) so both rank rows identically.
 #include <algorithm>
 #include <cstdint>
 #include <vector>

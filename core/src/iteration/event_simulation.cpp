@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "vtrain/event_simulation.h"
+#include "iteration/event_simulation.h"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Evaluates the iteration that IterationBuilder (simulator.cpp) builds as a task graph, reading every
+// Evaluates the iteration that IterationBuilder (task_graph_simulation.cpp) builds as a task graph, reading every
 // duration from the same IterationCosts (iteration_costs.h), and accounts time as account_stages() does,
 // so results agree with the event simulation to rounding. Only the dependency structure is restated
 // here (which task waits for which); a change to it there must be made here too, and
@@ -535,7 +535,7 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
         st.optimizer_start = opt_start;
     }
 
-    const double T = makespan - ic.closed_form_bubble_saving_s; // as simulator.cpp: DualPipe's bubble in closed form
+    const double T = makespan - ic.closed_form_bubble_saving_s; // as task_graph_simulation.cpp: DualPipe's bubble in closed form
     double bubble_sum = 0;
     if (breakdown != nullptr) {
         breakdown->resize(static_cast<std::size_t>(pp));

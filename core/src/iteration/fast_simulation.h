@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The explorer's fast path: the same iteration as simulate_checked() (simulator.cpp builds it as a task
+// The explorer's fast path: the same iteration as simulate_checked() (task_graph_simulation.cpp builds it as a task
 // graph; see there for the model), computed straight from the pipeline schedule without building the
 // graph: each stage walks its schedule and stops where it waits for another stage; a finished send
 // wakes the stage it feeds. The start of every task is the same max(...) of the same ends, so times
@@ -22,11 +22,13 @@
 #include <optional>
 #include <vector>
 
+#include "iteration/event_simulation.h"
 #include "iteration/iteration_costs.h"
 #include "vtrain/layer_costs.h"
 #include "iteration/pipeline_schedule.h"
 #include "vtrain/scenario.h"
-#include "vtrain/simulator.h"
+#include "vtrain/simulation_result.h"
+#include "iteration/plan_costs.h"
 
 namespace vtrain {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // One description of what a training iteration costs, shared by the task-graph simulation
-// (simulator.cpp) and the explorer's fast path (fast_simulation.cpp), so the two never restate the
+// (task_graph_simulation.cpp) and the explorer's fast path (fast_simulation.cpp), so the two never restate the
 // rules: what each (stage, chunk) computes per phase with the communication it cannot hide, the
 // gradient buckets it hands to the data-parallel stream, the sends between stages, and each stage's
 // optimizer step and parameter all-gather. The two evaluate these figures differently (a task graph, a
@@ -29,7 +29,7 @@
 #include "vtrain/layer_costs.h"
 #include "vtrain/memory_model.h"
 #include "vtrain/pipeline_layout.h"
-#include "vtrain/simulator.h"
+#include "iteration/plan_costs.h"
 
 namespace vtrain {
 

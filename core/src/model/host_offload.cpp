@@ -42,19 +42,4 @@ double offload_copy_exposed_seconds(double bytes, double hidden_behind_s, const 
     }
     return std::max(0.0, bytes / link.link_bytes_per_s - std::max(0.0, hidden_behind_s));
 }
-
-void apply_host_offload(const Plan& plan, double one_layer_bytes, StageMemory& memory)
-{
-    if (plan.offload_optimizer) {
-        memory.optimizer_bytes = 0;
-    }
-    const double f = std::clamp(plan.offload_activations, 0.0, 1.0);
-    if (f > 0) {
-        // The offloaded layers leave only their copy buffers: the layer being copied and the one
-        // prefetched ahead of it (Transformer Engine double-buffers the offload, see the header).
-        const double stashed = memory.activations_bytes;
-        memory.activations_bytes = (1 - f) * stashed + f * std::min(stashed, 2 * std::max(0.0, one_layer_bytes));
-    }
-}
-
 } // namespace vtrain

@@ -45,9 +45,4 @@ double offloaded_optimizer_seconds(double params, const ParamBytes& bytes, const
 // Seconds a copy of `bytes` one way adds beyond the `hidden_behind_s` of compute it overlaps.
 double offload_copy_exposed_seconds(double bytes, double hidden_behind_s, const HostLink& link);
 
-// GPU memory with the plan's offload applied to one stage: no optimizer states with offload_optimizer;
-// stashed activations reduced by the offloaded share, keeping two copy buffers of `one_layer_bytes` (one
-// micro-batch through the stage's largest layer) for the offloaded layers.
-void apply_host_offload(const Plan& plan, double one_layer_bytes, StageMemory& memory);
-
 } // namespace vtrain

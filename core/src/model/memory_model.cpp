@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "model/host_offload.h"
 #include "model/model_math.h"
 
 namespace vtrain {
@@ -185,6 +184,20 @@ ParamBytes param_bytes(const TrainingSpec& t, const Plan& plan)
         b.gather = std::min(b.gather, b.layer_gather);
     }
     return b;
+}
+
+void apply_host_offload(const Plan& plan, double one_layer_bytes, StageMemory& memory)
+{
+    if (plan.offload_optimizer) {
+        memory.optimizer_bytes = 0;
+    }
+    const double f = std::clamp(plan.offload_activations, 0.0, 1.0);
+    if (f > 0) {
+        // The offloaded layers leave only their copy buffers: the layer being copied and the one
+        // prefetched ahead of it (Transformer Engine double-buffers the offload, model/host_offload.h).
+        const double stashed = memory.activations_bytes;
+        memory.activations_bytes = (1 - f) * stashed + f * std::min(stashed, 2 * std::max(0.0, one_layer_bytes));
+    }
 }
 
 std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, const PipelineLayout& layout,

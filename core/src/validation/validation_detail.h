@@ -8,7 +8,7 @@
 //   validation_metrics.cpp     the measured quantity and its FLOP convention
 //   validation_ranges.cpp      settings a row leaves open -> the candidates predicted over
 //   validation_mapping.cpp     map_run: a row -> scenario + plan, composing the above
-//   validation.cpp             prediction over the candidates, scoring and the report
+//   validate_runs.cpp          prediction over the candidates, scoring and the report
 // Nothing here looks at a row's id or subset.
 #include <optional>
 #include <string>

@@ -2,7 +2,7 @@
 // Settings a row leaves open become a range, not a guess (issue 13). Where a row does not state a setting
 // that changes the answer and neither the row nor a documented framework default fixes it, the row is
 // predicted for every plausible value, and the centre of those predictions is scored (the rule for the
-// centre is in validation.cpp, predict_range). The plausible values:
+// centre is in validate_runs.cpp, predict_range). The plausible values:
 //   micro-batch           1, 2, 4 and 8 where they divide the sequences per data-parallel replica
 //                         (the micro-batches of published Megatron/DeepSpeed runs of these sizes)
 //   recompute             none, selective, full (Megatron-Core's three modes; memory decides which run);

@@ -16,6 +16,7 @@
 #include "validation/validation_detail.h"
 #include "model/model_support.h"
 #include "vtrain/plan_check.h"
+#include "iteration/plan_costs.h"
 #include "vtrain/simulator.h"
 
 namespace vtrain {
