@@ -8,8 +8,8 @@
 //   (b) GPT-3 175B on 1,024 H100-80GB: examples/gpt3-175b.json with cluster.gpu = h100-sxm5-80gb and
 //       the default search (tp 1-8, pp: divisors of 96, micro-batch 1-16, every variant).
 // Each figure is the median of 5 sweeps; CPU seconds (all threads) are printed beside wall time because
-// on a shared machine wall time also measures the other processes. "plans/s" counts every enumerated plan (rejected ones included: each is checked); "simulated/s"
-// counts the feasible plans, each simulated in full.
+// on a shared machine wall time also measures the other processes. "plans/s" counts every enumerated plan (rejected ones included: each is checked);
+// "simulated/s" counts the feasible plans, each simulated in full.
 //   (d) GPT-3 13B on 64 A100-80GB: bench/gpt3-13b-a100-64.json (issue 17's space), every plan simulated
 //       (--prune none) and with pruning by lower bounds (same front and top-k; fewer simulations).
 //   (a) and (b) are also run with pruning. "simulated/s" counts the feasible plans simulated per wall second;
@@ -19,8 +19,8 @@
 //   (e) Qwen3-235B-A22B on 256 GB200 NVL72: examples/qwen3-235b-a22b-gb200.json with its search block
 //       (tp, pp, virtual stages, ep, etp, micro-batch, schedule, recompute, MoE overlap): issue 14's MoE rate.
 //   (f) Llama 3.1 405B on 16,384 H100: examples/llama3.1-405b-h100.json with a search over tp 1-8, pp
-//       (the default: divisors of 126 and powers of two, 16 among them), cp 1-8, precision bf16/fp8, zero_stage 1-3 (FSDP), micro-batch 1-2, TP overlap:
-//       issue 15's long-context/precision/FSDP rate.
+//       (the default: divisors of 126 and powers of two, 16 among them), cp 1-8, precision bf16/fp8, zero_stage 1-3 (FSDP), micro-batch 1-2, TP
+//       overlap: issue 15's long-context/precision/FSDP rate.
 //   usage: bench_explore [--exact] [--large] [--only LETTERS]   (--exact: the task-graph simulation for
 //   every plan; --only: just the sweeps named, e.g. --only d)
 #include <algorithm>

@@ -7,17 +7,17 @@
 //   (2) The sweep split into 4, 16 and 64 shards as `vtrain explore` splits it over MPI ranks, the shards
 //       run side by side in this process on one thread each, sharing their seeds' rows once as the ranks
 //       do (ExploreOptions::share_seed) -- with --rebalance, also their open groups' work, which is dealt
-//       again (ExploreOptions::rebalance; better balance, but more work in all: see docs/mpi.md): per shard, the CPU seconds of its thread (unlike wall
-//       time, not stretched by other processes); balance = fastest / slowest shard (as the MPI run prints
-//       it) and mean / slowest (the parallel efficiency the slowest shard allows). The merged result must
-//       equal the single-process one (front and top-k lists); the program says so or exits 1.
+//       again (ExploreOptions::rebalance; better balance, but more work in all: see docs/mpi.md): per shard, the CPU seconds of its thread (unlike
+//       wall time, not stretched by other processes); balance = fastest / slowest shard (as the MPI run prints it) and mean / slowest (the parallel
+//       efficiency the slowest shard allows). The merged result must equal the single-process one (front and top-k lists); the program says so or
+//       exits 1.
 //   By default the shards steal work from each other as `vtrain explore` does over MPI ranks
 //   (ExploreOptions::next_work, WorkQueue); --static sweeps the fixed split only.
 //   usage: bench_explore_scale [SCENARIO.json] [--shards 4,16,64] [--no-single] [--verbose] [--static | --rebalance]
 #include <algorithm>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
-#include <condition_variable>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -45,8 +45,14 @@ double clock_seconds(clockid_t clock)
     clock_gettime(clock, &t);
     return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
-double process_cpu_seconds() { return clock_seconds(CLOCK_PROCESS_CPUTIME_ID); }
-double thread_cpu_seconds() { return clock_seconds(CLOCK_THREAD_CPUTIME_ID); }
+double process_cpu_seconds()
+{
+    return clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
+}
+double thread_cpu_seconds()
+{
+    return clock_seconds(CLOCK_THREAD_CPUTIME_ID);
+}
 
 std::string load_average()
 {
@@ -56,7 +62,10 @@ std::string load_average()
     return a + " " + b + " " + c;
 }
 
-std::uint64_t rejected_total(const ExploreResult& r) { return std::accumulate(r.rejected.begin(), r.rejected.end(), std::uint64_t{0}); }
+std::uint64_t rejected_total(const ExploreResult& r)
+{
+    return std::accumulate(r.rejected.begin(), r.rejected.end(), std::uint64_t{0});
+}
 
 std::string rows_csv(const std::vector<PlanRow>& rows)
 {
@@ -100,8 +109,8 @@ void print_counts(const ExploreResult& r)
 class Turns {
 public:
     explicit Turns(int shards)
-        : m_clock(static_cast<std::size_t>(shards), 0.0), m_done(static_cast<std::size_t>(shards), false), m_waiting(static_cast<std::size_t>(shards), false),
-          m_wake(static_cast<std::size_t>(shards))
+        : m_clock(static_cast<std::size_t>(shards), 0.0), m_done(static_cast<std::size_t>(shards), false),
+          m_waiting(static_cast<std::size_t>(shards), false), m_wake(static_cast<std::size_t>(shards))
     {
     }
 
@@ -172,7 +181,7 @@ int main(int argc, char** argv)
     std::string path = std::string(VTRAIN_SOURCE_DIR) + "/bench/deepseek-v3-space.json";
     std::vector<int> shard_counts{4, 16, 64};
     bool single = true;
-    bool verbose = false; // one line per shard
+    bool verbose = false;   // one line per shard
     bool rebalance = false; // the second exchange (ExploreOptions::rebalance): off, as in `vtrain explore`
     bool stealing = true;   // work stealing (ExploreWork, WorkQueue): on, as in `vtrain explore`
     for (int i = 1; i < argc; ++i) {
@@ -229,7 +238,8 @@ int main(int argc, char** argv)
         const double cpu0 = process_cpu_seconds();
         reference = sweep(s, profiles, options);
         const double cpu = process_cpu_seconds() - cpu0;
-        std::printf("\n(1) one process, 2 threads: %.2f s wall, %.2f s CPU (load average now %s)\n", reference.elapsed_s, cpu, load_average().c_str());
+        std::printf("\n(1) one process, 2 threads: %.2f s wall, %.2f s CPU (load average now %s)\n", reference.elapsed_s, cpu,
+                    load_average().c_str());
         print_counts(reference);
     }
 
@@ -307,7 +317,8 @@ int main(int argc, char** argv)
             std::vector<int> owner;
             for (const ShardBlock& b : split->blocks) {
                 owner.resize(std::max<std::size_t>(owner.size(), b.groups.end), -1);
-                std::fill(owner.begin() + static_cast<std::ptrdiff_t>(b.groups.begin), owner.begin() + static_cast<std::ptrdiff_t>(b.groups.end), b.shard);
+                std::fill(owner.begin() + static_cast<std::ptrdiff_t>(b.groups.begin), owner.begin() + static_cast<std::ptrdiff_t>(b.groups.end),
+                          b.shard);
             }
             for (int shard = 0; shard < n; ++shard) {
                 open_groups += open[static_cast<std::size_t>(shard)].size();
@@ -328,15 +339,17 @@ int main(int argc, char** argv)
             for (int shard = 0; shard < n; ++shard) {
                 const ExploreResult& p = parts[static_cast<std::size_t>(shard)];
                 std::printf("    shard %2d: %.3f s CPU, %llu plans, %llu simulated, %llu bounded, %llu rejected, estimate %.3g\n", shard,
-                            cpu[static_cast<std::size_t>(shard)], static_cast<unsigned long long>(p.total), static_cast<unsigned long long>(p.feasible),
-                            static_cast<unsigned long long>(p.bounded), static_cast<unsigned long long>(rejected_total(p)), split->estimated_cost(shard));
+                            cpu[static_cast<std::size_t>(shard)], static_cast<unsigned long long>(p.total),
+                            static_cast<unsigned long long>(p.feasible), static_cast<unsigned long long>(p.bounded),
+                            static_cast<unsigned long long>(rejected_total(p)), split->estimated_cost(shard));
             }
         }
         const ExploreResult merged = merge_explore_results(parts, options.top_k);
         const double slowest = *std::max_element(cpu.begin(), cpu.end());
         const double fastest = *std::min_element(cpu.begin(), cpu.end());
         const double total = std::accumulate(cpu.begin(), cpu.end(), 0.0);
-        std::printf("\n(2) %d shards, 1 thread each: %.2f s CPU in all (the process: %.2f s), per shard %.3f-%.3f s: balance %.0f%% (fastest / slowest), %.0f%% (mean / "
+        std::printf("\n(2) %d shards, 1 thread each: %.2f s CPU in all (the process: %.2f s), per shard %.3f-%.3f s: balance %.0f%% (fastest / "
+                    "slowest), %.0f%% (mean / "
                     "slowest)\n",
                     n, total, process_cpu, fastest, slowest, 100 * fastest / slowest, 100 * total / n / slowest);
         print_counts(merged);

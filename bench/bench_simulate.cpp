@@ -15,8 +15,8 @@
 
 #include "bench_common.h"
 #include "iteration/fast_simulation.h"
-#include "vtrain/scenario_json.h"
 #include "iteration/task_graph_simulation.h"
+#include "vtrain/scenario_json.h"
 
 int main(int argc, char** argv)
 {
@@ -36,8 +36,8 @@ int main(int argc, char** argv)
             us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
         }
         std::sort(us.begin(), us.end());
-        std::printf("%-44s median %9.1f us   p10 %9.1f us   p90 %9.1f us   (%d runs, checksum %.6g)\n", label, us[us.size() / 2],
-                    us[us.size() / 10], us[us.size() * 9 / 10], runs, sink / runs);
+        std::printf("%-44s median %9.1f us   p10 %9.1f us   p90 %9.1f us   (%d runs, checksum %.6g)\n", label, us[us.size() / 2], us[us.size() / 10],
+                    us[us.size() * 9 / 10], runs, sink / runs);
     };
 
     std::printf("MT-NLG 530B, %s, t=%d p=%d d=%d micro_batch=%d (%s, recompute %s)\n", profile.id.c_str(), plan.tp, plan.pp, plan.dp,

@@ -83,13 +83,10 @@ Outcome read_checked(InputKind kind, const std::string& text)
         }
         return outcome_of(kind, p);
     }
-    case InputKind::Runs:
-        return outcome_of(kind, runs_from_json(*json));
-    case InputKind::LaunchPlan:
-        return outcome_of(kind, scenario_with_plan_file(base_scenario(), *json));
+    case InputKind::Runs: return outcome_of(kind, runs_from_json(*json));
+    case InputKind::LaunchPlan: return outcome_of(kind, scenario_with_plan_file(base_scenario(), *json));
     case InputKind::Scenario:
-    case InputKind::Jobs:
-        break;
+    case InputKind::Jobs: break;
     }
     return {};
 }

@@ -178,8 +178,8 @@ int report_bad_input(const Diagnostics& diagnostics)
         }
     } else {
         const std::size_t more = diagnostics.size() - 1;
-        std::cerr << "vtrain: " << json_fields::bounded(diagnostics.front().to_string(), kMaxMessageChars) << " (and " << more << " more; --all-errors to list "
-                  << (more == 1 ? "it" : "them") << ")\n";
+        std::cerr << "vtrain: " << json_fields::bounded(diagnostics.front().to_string(), kMaxMessageChars) << " (and " << more
+                  << " more; --all-errors to list " << (more == 1 ? "it" : "them") << ")\n";
     }
     return kExitBadInput;
 }
@@ -210,8 +210,7 @@ ProfileLibrary profile_library()
     return ProfileLibrary::default_library(g_executable_dir);
 }
 
-std::optional<LoadedScenario> load_scenario_and_profile(const std::string& path, const std::optional<std::string>& profile_file,
-                                                        int& exit_code)
+std::optional<LoadedScenario> load_scenario_and_profile(const std::string& path, const std::optional<std::string>& profile_file, int& exit_code)
 {
     auto scenario = load_scenario(path);
     if (!scenario.ok()) {

@@ -36,8 +36,7 @@ struct Args {
 // Splits argv; `with_value` lists the options that take a value. Unknown options are errors, and so is
 // an option given twice ("-o" and "--output" are one option) unless it is listed in `repeatable`.
 std::optional<Args> parse_args(const std::vector<std::string>& argv, const std::vector<std::string>& with_value,
-                               const std::vector<std::string>& flags, std::string& error,
-                               const std::vector<std::string>& repeatable = {});
+                               const std::vector<std::string>& flags, std::string& error, const std::vector<std::string>& repeatable = {});
 
 // Range-checked numeric options. Absent: `out` is left as it is and "" comes back; present and valid:
 // `out` is set; otherwise the message ("--price: \"1e308\" is not a number from 0.01 to 10000").
@@ -64,8 +63,7 @@ struct LoadedScenario {
 };
 
 // Loads a scenario and its GPU profile (`--profile FILE` replaces the library lookup).
-std::optional<LoadedScenario> load_scenario_and_profile(const std::string& path, const std::optional<std::string>& profile_file,
-                                                        int& exit_code);
+std::optional<LoadedScenario> load_scenario_and_profile(const std::string& path, const std::optional<std::string>& profile_file, int& exit_code);
 
 // Writes PATH.part and renames it to PATH, so a failed write never leaves a half file under the final
 // name. Missing parent folders are not created. On failure `error` holds the path and the OS's reason.

@@ -7,8 +7,8 @@
 #include "cli_common.h"
 #include "commands.h"
 #include "vtrain/calibration.h"
-#include "vtrain/hardware_spec_json.h"
 #include "vtrain/gpu_datasheet.h"
+#include "vtrain/hardware_spec_json.h"
 #include "vtrain/json_fields.h"
 #include "vtrain/profile_json.h"
 
@@ -106,8 +106,9 @@ void print_before_after(std::ostream& out, const char* title, const std::map<std
 int run_calibrate(const std::vector<std::string>& argv)
 {
     std::string error;
-    const auto args = parse_args(argv, {"--gpu", "--precision", "-o", "--output", "--subset", "--folds", "--params", "--max-evals", "--starts", "--spec", "--profile-dir", "--min-trust", "--objective",
-                                  "--min-rows-per-precision", "--threads"},
+    const auto args = parse_args(argv,
+                                 {"--gpu", "--precision", "-o", "--output", "--subset", "--folds", "--params", "--max-evals", "--starts", "--spec",
+                                  "--profile-dir", "--min-trust", "--objective", "--min-rows-per-precision", "--threads"},
                                  {"--from-previous"}, error, {"--subset"});
     if (!args) {
         return report_bad_input(error);
@@ -134,10 +135,11 @@ int run_calibrate(const std::vector<std::string>& argv)
             options.subsets.push_back(value);
         }
     }
-    for (const auto& bad : {whole_option(*args, "--folds", 0, 100, options.folds), whole_option(*args, "--max-evals", 1, 10'000'000, options.max_evaluations),
-                            whole_option(*args, "--starts", 1, 1000, options.starts),
-                            whole_option(*args, "--min-rows-per-precision", 1, 100'000, options.min_rows_per_precision),
-                            whole_option(*args, "--threads", 1, 4096, options.threads)}) {
+    for (const auto& bad :
+         {whole_option(*args, "--folds", 0, 100, options.folds), whole_option(*args, "--max-evals", 1, 10'000'000, options.max_evaluations),
+          whole_option(*args, "--starts", 1, 1000, options.starts),
+          whole_option(*args, "--min-rows-per-precision", 1, 100'000, options.min_rows_per_precision),
+          whole_option(*args, "--threads", 1, 4096, options.threads)}) {
         if (!bad.empty()) {
             return report_bad_input(bad);
         }
@@ -224,15 +226,17 @@ int run_calibrate(const std::vector<std::string>& argv)
         return kExitFailure;
     }
 
-    std::cout << "calibrated " << *gpu << " on " << result->rows.size() << " rows (" << result->skipped.size() << " skipped); "
-              << result->evaluations << " evaluations, objective " << result->objective_start << " -> " << result->objective_fitted << "\n";
+    std::cout << "calibrated " << *gpu << " on " << result->rows.size() << " rows (" << result->skipped.size() << " skipped); " << result->evaluations
+              << " evaluations, objective " << result->objective_start << " -> " << result->objective_fitted << "\n";
     if (options.from_previous) {
         std::cout << (result->kept_previous ? "the refit from the previous fit ended lower: kept\n"
                                             : "the refit from the previous fit did not end lower (or there was none): the fit from the prior kept\n");
     }
     if (result->centre_refreshes > 0) {
         std::cout << "range centres re-ranked under the fit: " << result->centre_refreshes << " refit" << (result->centre_refreshes == 1 ? "" : "s")
-                  << (result->centres_moved == 0 ? ", now a fixed point" : "; " + std::to_string(result->centres_moved) + " rows moved before the last") << "\n";
+                  << (result->centres_moved == 0 ? ", now a fixed point"
+                                                 : "; " + std::to_string(result->centres_moved) + " rows moved before the last")
+                  << "\n";
     }
     std::cout << "\n";
     const auto bounded = calibration_parameters_for(*start);
@@ -246,7 +250,8 @@ int run_calibrate(const std::vector<std::string>& argv)
             }
         }
         char line[160];
-        std::snprintf(line, sizeof line, "  %-28s %10.4g  %10.4g   [%g, %g]\n", name.c_str(), result->start.get(name), result->fitted.get(name), low, high);
+        std::snprintf(line, sizeof line, "  %-28s %10.4g  %10.4g   [%g, %g]\n", name.c_str(), result->start.get(name), result->fitted.get(name), low,
+                      high);
         std::cout << line;
     }
     for (const auto& name : result->at_bound) {
@@ -264,8 +269,8 @@ int run_calibrate(const std::vector<std::string>& argv)
         for (const auto& f : result->folds) {
             char line[160];
             const auto all = f.held_out.find("all");
-            std::snprintf(line, sizeof line, "  fold %d: %3d train rows, %3d held out, held-out MAPE %6.2f%%\n", f.fold + 1, f.train_rows, f.test_rows,
-                          all != f.held_out.end() ? all->second.mape_pct : 0.0);
+            std::snprintf(line, sizeof line, "  fold %d: %3d train rows, %3d held out, held-out MAPE %6.2f%%\n", f.fold + 1, f.train_rows,
+                          f.test_rows, all != f.held_out.end() ? all->second.mape_pct : 0.0);
             std::cout << line;
         }
     }

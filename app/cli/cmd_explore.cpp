@@ -2,9 +2,9 @@
 // vtrain explore: sweep a scenario's plan space, print the summary, the (time, cost) Pareto front and
 // the best plans; stream every feasible row to CSV.
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
-#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -34,13 +34,13 @@
 namespace vtrain::cli {
 
 #ifdef VTRAIN_WITH_MPI
-#define VTRAIN_EXPLORE_MPI_HELP                                                                                  \
-    "\nUnder mpirun or srun (this build has MPI), the sweep is split over the ranks by estimated work (a pruned\n" \
-    "sweep without --csv: the ranks also take work from each other as they go) and merged exactly: the front,\n" \
-    "the top-K lists and the CSV equal a single process's. Rank 0 prints and writes --csv/--json; --threads\n"   \
-    "is per rank. A rank that fails ends the whole run with a non-zero status (see docs/mpi.md).\n"              \
-    "  --csv-parts DIR          instead of --csv: each rank writes DIR/plans-RANK.csv, rank 0 then writes\n"   \
-    "                           DIR/manifest.json (rows, bytes, checksum per part) once all parts are written\n" \
+#define VTRAIN_EXPLORE_MPI_HELP                                                                                                                      \
+    "\nUnder mpirun or srun (this build has MPI), the sweep is split over the ranks by estimated work (a pruned\n"                                   \
+    "sweep without --csv: the ranks also take work from each other as they go) and merged exactly: the front,\n"                                     \
+    "the top-K lists and the CSV equal a single process's. Rank 0 prints and writes --csv/--json; --threads\n"                                       \
+    "is per rank. A rank that fails ends the whole run with a non-zero status (see docs/mpi.md).\n"                                                  \
+    "  --csv-parts DIR          instead of --csv: each rank writes DIR/plans-RANK.csv, rank 0 then writes\n"                                         \
+    "                           DIR/manifest.json (rows, bytes, checksum per part) once all parts are written\n"                                     \
     "  mpirun -n 64 vtrain explore big-study.json --csv plans.csv\n"
 #else
 #define VTRAIN_EXPLORE_MPI_HELP ""
@@ -135,8 +135,8 @@ std::optional<int> whole_number(const std::string& text, int min)
 void print_rows(std::ostream& out, const std::vector<PlanRow>& rows)
 {
     char line[320];
-    std::snprintf(line, sizeof line, "  %-52s %6s %-16s %9s %15s %10s %6s %6s %7s %7s %9s\n", "plan", "GPUs", "GPU", "iter (s)", "band (s)", "tokens/s",
-                  "MFU", "bubble", "mem GiB", "days", "cost");
+    std::snprintf(line, sizeof line, "  %-52s %6s %-16s %9s %15s %10s %6s %6s %7s %7s %9s\n", "plan", "GPUs", "GPU", "iter (s)", "band (s)",
+                  "tokens/s", "MFU", "bubble", "mem GiB", "days", "cost");
     out << line;
     for (const auto& r : rows) {
         char band[40] = "-";
@@ -144,9 +144,9 @@ void print_rows(std::ostream& out, const std::vector<PlanRow>& rows)
             // "!": the wide default band of an uncalibrated profile (see the bands by GPU type).
             std::snprintf(band, sizeof band, "%.2f-%.2f%s", r.iteration_time_low_s, r.iteration_time_high_s, r.band_calibrated ? "" : "!");
         }
-        std::snprintf(line, sizeof line, "  %-52s %6d %-16s %9.3f %15s %10.0f %5.1f%% %5.1f%% %7.1f %7.1f %9s%s\n", plan_row_label(r).c_str(), r.num_gpus,
-                      r.gpu.c_str(), r.iteration_time_s, band, r.tokens_per_s, 100 * r.mfu, 100 * r.bubble_fraction, r.peak_memory_gib, r.training_days,
-                      money(r.cost_usd).c_str(), r.on_front ? " *" : "");
+        std::snprintf(line, sizeof line, "  %-52s %6d %-16s %9.3f %15s %10.0f %5.1f%% %5.1f%% %7.1f %7.1f %9s%s\n", plan_row_label(r).c_str(),
+                      r.num_gpus, r.gpu.c_str(), r.iteration_time_s, band, r.tokens_per_s, 100 * r.mfu, 100 * r.bubble_fraction, r.peak_memory_gib,
+                      r.training_days, money(r.cost_usd).c_str(), r.on_front ? " *" : "");
         out << line;
     }
 }
@@ -155,8 +155,8 @@ void print_summary(std::ostream& out, const Scenario& scenario, const ExploreRes
 {
     const double rate = result.elapsed_s > 0 ? result.evaluated / result.elapsed_s : 0;
     out << scenario.model.name << ": " << grouped(result.total) << " plans enumerated, " << grouped(result.evaluated) << " evaluated in "
-        << fixed(result.elapsed_s, 2) << " s on " << workers << " (" << grouped(static_cast<std::uint64_t>(rate))
-        << " plans/s)" << (result.cancelled ? "  -- CANCELLED" : "") << "\n";
+        << fixed(result.elapsed_s, 2) << " s on " << workers << " (" << grouped(static_cast<std::uint64_t>(rate)) << " plans/s)"
+        << (result.cancelled ? "  -- CANCELLED" : "") << "\n";
     std::uint64_t rejected = 0;
     for (const auto n : result.rejected) {
         rejected += n;
@@ -249,10 +249,7 @@ void print_baseline(std::ostream& out, const Scenario& scenario, const std::map<
 // Draws "[#####.....]  45%  12,345 / 27,000 plans" on stderr until stopped.
 class ProgressBar {
 public:
-    explicit ProgressBar(const RunControl& control)
-        : m_control(control), m_start(std::chrono::steady_clock::now()), m_thread([this] { loop(); })
-    {
-    }
+    explicit ProgressBar(const RunControl& control) : m_control(control), m_start(std::chrono::steady_clock::now()), m_thread([this] { loop(); }) {}
     ~ProgressBar()
     {
         {
@@ -295,7 +292,10 @@ private:
 } // namespace
 
 namespace {
-std::string thread_count(int threads) { return std::to_string(threads) + (threads == 1 ? " thread" : " threads"); }
+std::string thread_count(int threads)
+{
+    return std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+}
 } // namespace
 
 int prepare_explore(const std::vector<std::string>& argv, const std::vector<std::string>& extra_value_options, ExploreRequest& request)
@@ -424,10 +424,10 @@ int run_explore(const std::vector<std::string>& argv)
 
     RunControl control;
     g_cancel = &control.cancel;
-    struct sigaction action{};
+    struct sigaction action {};
     action.sa_handler = on_interrupt;
     sigemptyset(&action.sa_mask);
-    struct sigaction previous{};
+    struct sigaction previous {};
     sigaction(SIGINT, &action, &previous);
 
     Expected<ExploreResult> result = Diagnostic{"", "not run"};

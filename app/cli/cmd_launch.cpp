@@ -145,7 +145,9 @@ int run_launch(const std::vector<std::string>& argv)
         if (!write_text_file(*output, text, error)) {
             return report_write_failure(error);
         }
-        const char* what = framework == "megatron" ? "Megatron-LM launch flags" : framework == "torchtitan" ? "torchtitan job TOML" : "DeepSpeed config";
+        const char* what = framework == "megatron"     ? "Megatron-LM launch flags"
+                           : framework == "torchtitan" ? "torchtitan job TOML"
+                                                       : "DeepSpeed config";
         std::cerr << "wrote " << what << " to " << *output << '\n';
     } else {
         std::cout << text;

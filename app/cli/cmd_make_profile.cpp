@@ -3,8 +3,8 @@
 
 #include "cli_common.h"
 #include "commands.h"
-#include "vtrain/json_fields.h"
 #include "vtrain/hardware_spec_json.h"
+#include "vtrain/json_fields.h"
 #include "vtrain/modeled_profile.h"
 #include "vtrain/profile_json.h"
 

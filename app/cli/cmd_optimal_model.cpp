@@ -74,7 +74,10 @@ std::string money(double usd)
     return text;
 }
 
-std::string days(double d) { return fixed(d, d < 10 ? 2 : 1); }
+std::string days(double d)
+{
+    return fixed(d, d < 10 ? 2 : 1);
+}
 
 std::string count(double v) // 76.1B, 1.52T
 {
@@ -95,15 +98,15 @@ std::string read_request(const Args& args, OptimalModelRequest& r)
     double days = 0;
     double dollars = 0;
     double price = 0;
-    for (const auto& e : {whole_option(args, "--gpus", 1, 1'000'000, r.num_gpus), whole_option(args, "--global-batch", 1, 1'000'000, r.target_global_batch),
-                          whole_option(args, "--seq-len", 1, 1 << 20, r.seq_len), whole_option(args, "--vocab", 1, 1 << 24, r.vocab),
-                          whole_option(args, "--gpus-per-node", 1, 1024, r.gpus_per_node),
-                          whole_option(args, "--threads", 1, static_cast<int>(kMaxThreads), r.threads),
-                          number_option(args, "--days", 0.001, 36'500, days),        // up to 100 years
-                          number_option(args, "--dollars", 1, 1e12, dollars),
-                          number_option(args, "--price", 0.001, 10'000, price),       // USD per GPU-hour
-                          number_option(args, "--tokens-per-param", 0.01, 1e6, r.tokens_per_param),
-                          number_option(args, "--naive-util", 0.001, 1, r.naive_utilization)}) {
+    for (const auto& e :
+         {whole_option(args, "--gpus", 1, 1'000'000, r.num_gpus), whole_option(args, "--global-batch", 1, 1'000'000, r.target_global_batch),
+          whole_option(args, "--seq-len", 1, 1 << 20, r.seq_len), whole_option(args, "--vocab", 1, 1 << 24, r.vocab),
+          whole_option(args, "--gpus-per-node", 1, 1024, r.gpus_per_node),
+          whole_option(args, "--threads", 1, static_cast<int>(kMaxThreads), r.threads),
+          number_option(args, "--days", 0.001, 36'500, days),                                                       // up to 100 years
+          number_option(args, "--dollars", 1, 1e12, dollars), number_option(args, "--price", 0.001, 10'000, price), // USD per GPU-hour
+          number_option(args, "--tokens-per-param", 0.01, 1e6, r.tokens_per_param),
+          number_option(args, "--naive-util", 0.001, 1, r.naive_utilization)}) {
         if (!e.empty()) {
             return e;
         }
@@ -145,8 +148,9 @@ void print_table(std::ostream& out, const OptimalModelResult& result)
     for (const auto& c : result.candidates) {
         if (c.has_plan) {
             std::snprintf(line, sizeof line, "  %-24s %8s %8s  %-48s %5d %5.1f%% %8s %9s %9s  %s\n", c.model.name.c_str(), count(c.params).c_str(),
-                          count(c.tokens).c_str(), plan_label(c.best.plan).c_str(), c.global_batch, 100 * c.best.mfu, days(c.best.training_days).c_str(),
-                          money(c.best.cost_usd).c_str(), days(c.naive_days).c_str(), c.within_budget ? "fits" : "over");
+                          count(c.tokens).c_str(), plan_label(c.best.plan).c_str(), c.global_batch, 100 * c.best.mfu,
+                          days(c.best.training_days).c_str(), money(c.best.cost_usd).c_str(), days(c.naive_days).c_str(),
+                          c.within_budget ? "fits" : "over");
         } else {
             std::snprintf(line, sizeof line, "  %-24s %8s %8s  %-48s %5s %6s %8s %9s %9s  %s\n", c.model.name.c_str(), count(c.params).c_str(),
                           count(c.tokens).c_str(), c.simulated ? "no plan fits" : "(cancelled)", "-", "-", "-", "-", days(c.naive_days).c_str(),
@@ -169,8 +173,8 @@ void print_answers(std::ostream& out, const OptimalModelResult& result)
     if (r.budget_usd) {
         budget += (budget.empty() ? "" : " and ") + money(*r.budget_usd);
     }
-    out << "\nBudget: " << r.num_gpus << " x " << r.gpu << ", " << budget << ", " << fixed(r.tokens_per_param, 0)
-        << " tokens per parameter; price $" << fixed(result.price_per_gpu_hour, 2) << " per GPU-hour.\n";
+    out << "\nBudget: " << r.num_gpus << " x " << r.gpu << ", " << budget << ", " << fixed(r.tokens_per_param, 0) << " tokens per parameter; price $"
+        << fixed(result.price_per_gpu_hour, 2) << " per GPU-hour.\n";
     out << "Naive answer (every GPU at " << fixed(100 * r.naive_utilization, 0) << "% of its " << fixed(result.peak_tflops_per_gpu, 0)
         << " TFLOP/s bf16 peak, model FLOPs = 3 x forward): ";
     if (result.naive_choice) {

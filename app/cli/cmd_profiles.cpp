@@ -55,8 +55,8 @@ int run_profiles(const std::vector<std::string>& argv)
     const ProfileLibrary library = profile_library();
     nlohmann::json list = nlohmann::json::array();
     if (!as_json) {
-        std::printf("%-16s %-7s %-44s %7s %6s %6s %6s %6s %7s %-10s %-16s\n", "id", "vendor", "name", "memory", "bf16", "fp8", "fp4",
-                    "domain", "$/GPU-h", "source", "band (80%)");
+        std::printf("%-16s %-7s %-44s %7s %6s %6s %6s %6s %7s %-10s %-16s\n", "id", "vendor", "name", "memory", "bf16", "fp8", "fp4", "domain",
+                    "$/GPU-h", "source", "band (80%)");
         std::printf("%-16s %-7s %-44s %7s %6s %6s %6s %6s %7s %-10s %-16s\n", "", "", "", "GiB", "TFLOP/s", "", "", "/host", "", "", "");
     }
     int broken = 0;
@@ -72,36 +72,32 @@ int run_profiles(const std::vector<std::string>& argv)
         const PredictionBand band = prediction_band(p).value_or(default_uncalibrated_band());
         const int domain = nvlink_domain_size(p.links);
         if (as_json) {
-            list.push_back({{"id", p.id},
-                            {"name", p.name},
-                            {"vendor", vendor_of(p)},
-                            {"source", p.source},
-                            {"provenance", profile_provenance(p)},
-                            {"memory_gib", p.memory_gib},
-                            {"memory_bandwidth_gbytes_per_s", p.memory_bandwidth_gbytes_per_s},
-                            {"peak_tflops", p.peak_tflops},
-                            {"gpus_per_node", p.links.gpus_per_node},
-                            {"nvlink_domain_gpus", domain},
-                            {"nics_per_node", p.links.nics_per_node},
-                            {"nic_gbit_per_s", p.links.nic_gbit_per_s},
-                            {"price_usd_per_gpu_hour", p.price_usd_per_gpu_hour},
-                            {"price_source", p.price_source},
-                            {"band",
-                             {{"low", band.low},
-                              {"high", band.high},
-                              {"coverage", band.coverage},
-                              {"calibrated", band.calibrated},
-                              {"source", band.source}}},
-                            {"file", file.string()},
-                            {"source_details", p.source_details}});
+            list.push_back(
+                {{"id", p.id},
+                 {"name", p.name},
+                 {"vendor", vendor_of(p)},
+                 {"source", p.source},
+                 {"provenance", profile_provenance(p)},
+                 {"memory_gib", p.memory_gib},
+                 {"memory_bandwidth_gbytes_per_s", p.memory_bandwidth_gbytes_per_s},
+                 {"peak_tflops", p.peak_tflops},
+                 {"gpus_per_node", p.links.gpus_per_node},
+                 {"nvlink_domain_gpus", domain},
+                 {"nics_per_node", p.links.nics_per_node},
+                 {"nic_gbit_per_s", p.links.nic_gbit_per_s},
+                 {"price_usd_per_gpu_hour", p.price_usd_per_gpu_hour},
+                 {"price_source", p.price_source},
+                 {"band",
+                  {{"low", band.low}, {"high", band.high}, {"coverage", band.coverage}, {"calibrated", band.calibrated}, {"source", band.source}}},
+                 {"file", file.string()},
+                 {"source_details", p.source_details}});
         } else {
             any_default_band = any_default_band || !band.calibrated;
             const std::string band_text = band_label(band) + (band.calibrated ? "" : " *");
             const std::string topology = std::to_string(domain) + "/" + std::to_string(p.links.gpus_per_node);
             std::printf("%-16s %-7s %-44s %7.0f %6s %6s %6s %6s %7.2f %-10s %-16s\n", p.id.c_str(), vendor_of(p).c_str(),
                         p.name.substr(0, 44).c_str(), p.memory_gib, peak_text(p, "bf16").c_str(), peak_text(p, "fp8").c_str(),
-                        peak_text(p, "fp4").c_str(), topology.c_str(), p.price_usd_per_gpu_hour, profile_provenance(p).c_str(),
-                        band_text.c_str());
+                        peak_text(p, "fp4").c_str(), topology.c_str(), p.price_usd_per_gpu_hour, profile_provenance(p).c_str(), band_text.c_str());
         }
     }
     if (as_json) {

@@ -72,7 +72,7 @@ struct Options {
     WorkloadOptions workload;
     std::optional<std::string> jobs_file;
     std::optional<std::string> write_jobs;
-    double load = 0;                  // offered load of a generated workload
+    double load = 0;                   // offered load of a generated workload
     std::uint64_t generator_plans = 0; // plans explored for the generator's curves (the study reuses them)
     double generator_s = 0;
 };
@@ -125,15 +125,15 @@ void print_results(std::ostream& out, const ScheduleStudy& study, const Options&
             << ")";
     }
     out << "; " << study.curves.size() << " throughput curves (" << study.plans_enumerated + o.generator_plans << " plans) in "
-        << fixed(study.curves_elapsed_s + o.generator_s, 1)
-        << " s; restart overhead " << fixed(r.restart_overhead_s, 0) << " s\n\n";
+        << fixed(study.curves_elapsed_s + o.generator_s, 1) << " s; restart overhead " << fixed(r.restart_overhead_s, 0) << " s\n\n";
     char line[256];
     std::snprintf(line, sizeof line, "  %-12s %17s %12s %13s %9s %12s %9s\n", "policy", "deadlines met", "avg JCT (h)", "makespan (h)", "GPU util",
                   "cluster MFU", "restarts");
     out << line;
     for (const auto& p : study.results) {
         const int met = static_cast<int>(std::lround(p.deadline_satisfaction * r.jobs.size()));
-        const std::string deadlines = std::to_string(met) + "/" + std::to_string(r.jobs.size()) + " (" + fixed(100 * p.deadline_satisfaction, 1) + "%)";
+        const std::string deadlines =
+            std::to_string(met) + "/" + std::to_string(r.jobs.size()) + " (" + fixed(100 * p.deadline_satisfaction, 1) + "%)";
         std::snprintf(line, sizeof line, "  %-12s %17s %12.1f %13.1f %8.1f%% %11.1f%% %9d\n", to_string(p.policy), deadlines.c_str(), p.average_jct_h,
                       p.makespan_h, 100 * p.gpu_utilization, 100 * p.cluster_mfu, p.restarts);
         out << line;
@@ -154,8 +154,8 @@ void print_results(std::ostream& out, const ScheduleStudy& study, const Options&
             << "x, average JCT " << fixed(100 * (ours->average_jct_h / elastic->average_jct_h - 1), 1) << "%, makespan "
             << fixed(100 * (ours->makespan_h / elastic->makespan_h - 1), 1) << "%\n";
     }
-    out << "Done in " << fixed(study.elapsed_s + o.generator_s, 1) << " s" << (study.cancelled ? "  -- CANCELLED (partial: policies after the cancel were not run)" : "")
-        << "\n";
+    out << "Done in " << fixed(study.elapsed_s + o.generator_s, 1) << " s"
+        << (study.cancelled ? "  -- CANCELLED (partial: policies after the cancel were not run)" : "") << "\n";
 }
 
 } // namespace
@@ -163,10 +163,10 @@ void print_results(std::ostream& out, const ScheduleStudy& study, const Options&
 int run_schedule(const std::vector<std::string>& argv)
 {
     std::string error;
-    const auto args = parse_args(argv,
-                                 {"--gpu", "--gpus", "--jobs", "--seed", "--jobs-file", "--policy", "--window-hours", "--restart-overhead-s",
-                                  "--write-jobs", "--threads"},
-                                 {"--json"}, error);
+    const auto args = parse_args(
+        argv,
+        {"--gpu", "--gpus", "--jobs", "--seed", "--jobs-file", "--policy", "--window-hours", "--restart-overhead-s", "--write-jobs", "--threads"},
+        {"--json"}, error);
     if (!args) {
         return report_bad_input(error);
     }
@@ -224,7 +224,8 @@ int run_schedule(const std::vector<std::string>& argv)
             const bool job_field = d.field.rfind("jobs", 0) == 0;
             // A generated job is wrong because of the options that generated it: say so.
             const std::string generated = "generated jobs (--jobs, --seed, --window-hours): ";
-            named.push_back({job_field && o.jobs_file ? *o.jobs_file + ": " + d.field : (job_field ? generated + d.field : "--" + d.field), d.message});
+            named.push_back(
+                {job_field && o.jobs_file ? *o.jobs_file + ": " + d.field : (job_field ? generated + d.field : "--" + d.field), d.message});
         }
         return report_bad_input(named);
     }

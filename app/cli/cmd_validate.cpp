@@ -147,8 +147,8 @@ std::string scatter_svg(const ValidationReport& report)
             if (r.subset != subsets[k] || !r.error_pct || r.memory) {
                 continue;
             }
-            s << "<circle cx=\"" << fmt("%.1f", x_of(*r.measured)) << "\" cy=\"" << fmt("%.1f", y_of(*r.predicted)) << "\" r=\"2.6\" fill=\"" << colour
-              << "\" fill-opacity=\"0.55\"><title>" << xml_escape(r.id) << "</title></circle>\n";
+            s << "<circle cx=\"" << fmt("%.1f", x_of(*r.measured)) << "\" cy=\"" << fmt("%.1f", y_of(*r.predicted)) << "\" r=\"2.6\" fill=\""
+              << colour << "\" fill-opacity=\"0.55\"><title>" << xml_escape(r.id) << "</title></circle>\n";
         }
         const auto it = report.subsets.find(subsets[k]);
         const double y = top + 10 + 20.0 * k;
@@ -163,8 +163,8 @@ std::string scatter_svg(const ValidationReport& report)
 
 void print_table(std::ostream& out, const ValidationReport& report)
 {
-    out << pad("subset", 32) << rpad("n", 6) << rpad("modeled", 9) << rpad("MAPE", 9) << rpad("median", 9) << rpad("max", 9)
-        << rpad("bias", 9) << rpad("target", 11) << "\n";
+    out << pad("subset", 32) << rpad("n", 6) << rpad("modeled", 9) << rpad("MAPE", 9) << rpad("median", 9) << rpad("max", 9) << rpad("bias", 9)
+        << rpad("target", 11) << "\n";
     for (const auto& [name, s] : report.subsets) {
         const auto t = target_for_subset(name);
         std::string target = "-";
@@ -206,8 +206,8 @@ void print_table(std::ostream& out, const ValidationReport& report)
 
 void print_rows(std::ostream& out, const ValidationReport& report)
 {
-    out << "\n" << pad("id", 52) << pad("metric", 24) << rpad("measured", 11) << rpad("predicted", 11) << rpad("range", 27) << rpad("error", 9)
-        << "\n";
+    out << "\n"
+        << pad("id", 52) << pad("metric", 24) << rpad("measured", 11) << rpad("predicted", 11) << rpad("range", 27) << rpad("error", 9) << "\n";
     for (const RowResult& r : report.rows) {
         std::string range = "-";
         if (r.predicted_low && r.predicted_high && r.candidates > 1) {
@@ -268,8 +268,7 @@ int run_validate(const std::vector<std::string>& argv)
     }
     ValidationOptions options;
     options.subset = args->value("--subset").value_or("");
-    if (!options.subset.empty() &&
-        std::none_of(rows->begin(), rows->end(), [&](const RunRow& r) { return r.subset == options.subset; })) {
+    if (!options.subset.empty() && std::none_of(rows->begin(), rows->end(), [&](const RunRow& r) { return r.subset == options.subset; })) {
         return report_bad_input("--subset " + options.subset + ": no row of " + path + " belongs to it");
     }
     const auto profiles = load_profiles_for_rows(*rows, args->value("--profile-dir"));

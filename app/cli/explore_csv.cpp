@@ -19,9 +19,15 @@ FrontIndex::FrontIndex(const std::vector<PlanRow>& front)
     std::sort(m_indices.begin(), m_indices.end());
 }
 
-FrontIndex::FrontIndex(std::vector<std::uint64_t> indices) : m_indices(std::move(indices)) { std::sort(m_indices.begin(), m_indices.end()); }
+FrontIndex::FrontIndex(std::vector<std::uint64_t> indices) : m_indices(std::move(indices))
+{
+    std::sort(m_indices.begin(), m_indices.end());
+}
 
-bool FrontIndex::contains(std::uint64_t index) const { return std::binary_search(m_indices.begin(), m_indices.end(), index); }
+bool FrontIndex::contains(std::uint64_t index) const
+{
+    return std::binary_search(m_indices.begin(), m_indices.end(), index);
+}
 
 std::string csv_spool_line(const PlanRow& row)
 {

@@ -24,8 +24,7 @@ const std::vector<Command>& commands()
         {"explore", "sweep every plan; Pareto front of training time and cost", vtrain::cli::kExploreHelp, vtrain::cli::run_explore},
         {"timeline", "write the per-stage timeline as a Chrome trace", vtrain::cli::kTimelineHelp, vtrain::cli::run_timeline},
         {"profiles", "list the GPU profiles and where they come from", vtrain::cli::kProfilesHelp, vtrain::cli::run_profiles},
-        {"make-profile", "build a modeled GPU profile from datasheet figures", vtrain::cli::kMakeProfileHelp,
-         vtrain::cli::run_make_profile},
+        {"make-profile", "build a modeled GPU profile from datasheet figures", vtrain::cli::kMakeProfileHelp, vtrain::cli::run_make_profile},
         {"validate", "compare predictions with measured training runs", vtrain::cli::kValidateHelp, vtrain::cli::run_validate},
         {"calibrate", "fit a GPU profile's free parameters to measured runs", vtrain::cli::kCalibrateHelp, vtrain::cli::run_calibrate},
         {"optimal-model", "largest model trainable within a budget, simulated vs naive", vtrain::cli::kOptimalModelHelp,
@@ -65,7 +64,8 @@ int main(int argc, char** argv)
         return args.empty() ? vtrain::cli::kExitBadInput : vtrain::cli::kExitOk;
     }
     if (args[0] == "--version") {
-        std::cout << "vtrain " << VTRAIN_VERSION << " (built " << __DATE__ << ", " <<
+        std::cout << "vtrain " << VTRAIN_VERSION << " (built " << __DATE__ << ", "
+                  <<
 #ifdef NDEBUG
             "release"
 #else

@@ -47,7 +47,10 @@ std::string recompute_modules_text(unsigned modules)
     return out;
 }
 
-std::string percent(double part, double whole) { return whole > 0 ? fmt("%5.1f%%", 100.0 * part / whole) : "  -"; }
+std::string percent(double part, double whole)
+{
+    return whole > 0 ? fmt("%5.1f%%", 100.0 * part / whole) : "  -";
+}
 
 } // namespace
 
@@ -56,8 +59,8 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
     const Plan& p = r.plan;
     out << s.model.name << " on " << r.num_gpus << " x " << profile.name << " (profile " << profile.id << ", " << profile_provenance(profile)
         << (r.band_coverage > 0 && !r.band_calibrated ? ": UNCALIBRATED, default band" : "") << ")\n";
-    out << "plan: t=" << p.tp << " p=" << p.pp << " d=" << p.dp << ", micro-batch " << p.micro_batch << " x " << r.micro_batches
-        << " per replica, " << to_string(p.schedule);
+    out << "plan: t=" << p.tp << " p=" << p.pp << " d=" << p.dp << ", micro-batch " << p.micro_batch << " x " << r.micro_batches << " per replica, "
+        << to_string(p.schedule);
     if (p.schedule == Schedule::Interleaved) {
         out << " (" << p.virtual_stages << " virtual stages)";
     }
@@ -73,9 +76,8 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
     }
     out << ", data-parallel overlap " << (p.overlap_grad_reduce ? "on" : "off") << "\n";
     out << "offload: optimizer " << (p.offload_optimizer ? "on host (step on the CPU)" : "on GPU") << ", activations "
-        << (p.offload_activations > 0 ? fmt("%.0f%% on host", 100 * p.offload_activations) : std::string("on GPU"))
-        << "; recompute modules " << (recompute_modules_text(p.recompute_modules).empty() ? "none" : recompute_modules_text(p.recompute_modules))
-        << "\n";
+        << (p.offload_activations > 0 ? fmt("%.0f%% on host", 100 * p.offload_activations) : std::string("on GPU")) << "; recompute modules "
+        << (recompute_modules_text(p.recompute_modules).empty() ? "none" : recompute_modules_text(p.recompute_modules)) << "\n";
     // CUDA graphs change the host terms (cuda_graphs.h), so the report names the setting.
     out << "cuda graphs: " << to_string(s.training.cuda_graphs);
     if (s.training.cuda_graphs == CudaGraphs::Scoped) {
@@ -94,8 +96,8 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
         PredictionBand band;
         band.low = r.iteration_time_low_s / r.iteration_time_s;
         band.high = r.iteration_time_high_s / r.iteration_time_s;
-        out << " (" << band_label(band) << ", " << fmt("%.0f%%", 100 * r.band_coverage) << (r.band_calibrated ? " band " : " UNCALIBRATED default band ")
-            << duration(r.iteration_time_low_s) << " to "
+        out << " (" << band_label(band) << ", " << fmt("%.0f%%", 100 * r.band_coverage)
+            << (r.band_calibrated ? " band " : " UNCALIBRATED default band ") << duration(r.iteration_time_low_s) << " to "
             << duration(r.iteration_time_high_s) << ", from " << r.band_source << ")";
     } else {
         out << " (no uncertainty band: profile " << profile.id << " has not been validated against measured runs)";
@@ -110,8 +112,7 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
         << (r.fits_memory ? "" : "  ** DOES NOT FIT **") << "\n";
     if (r.iterations > 0) {
         out << "training           " << fmt("%.3g", s.training.tokens) << " tokens = " << fmt("%.0f", r.iterations) << " iterations, "
-            << fmt("%.1f", r.training_days) << " days, " << money(r.cost_usd) << " at " << fmt("$%.2f", r.price_per_gpu_hour)
-            << "/GPU-hour\n";
+            << fmt("%.1f", r.training_days) << " days, " << money(r.cost_usd) << " at " << fmt("$%.2f", r.price_per_gpu_hour) << "/GPU-hour\n";
     } else {
         out << "training           (no \"training.tokens\": time and cost not computed)\n";
     }

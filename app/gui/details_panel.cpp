@@ -3,10 +3,10 @@
 
 #include <QAction>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QScrollArea>
 #include <QSplitter>
-#include <QLabel>
 #include <QTabWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -21,8 +21,7 @@
 
 namespace vtrain::ui {
 
-DetailsPanel::DetailsPanel(QWidget* parent)
-    : QWidget(parent)
+DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent)
 {
     m_header = new QLabel(this);
     m_header->setObjectName(QStringLiteral("detailsHeader"));
@@ -164,8 +163,8 @@ void DetailsPanel::setResult(std::shared_ptr<const SimulationResult> result, boo
                                              : tr("This GPU profile has no uncertainty band (it was not calibrated)"));
     m_header->setText(tr("<b>%1 × %2</b> · %3 &nbsp;—&nbsp; iteration %4 · bubble %5 · MFU %6 · peak %7 · %8 · %9 · %10 tasks")
                           .arg(formatCount(r.num_gpus), QString::fromStdString(r.gpu), planSummary(r.plan).toHtmlEscaped(), iteration,
-                               formatPercent(r.bubble_fraction), formatPercent(r.mfu),
-                               formatGiB(r.peak_memory_gib), formatDays(r.training_days), formatDollars(r.cost_usd))
+                               formatPercent(r.bubble_fraction), formatPercent(r.mfu), formatGiB(r.peak_memory_gib), formatDays(r.training_days),
+                               formatDollars(r.cost_usd))
                           .arg(formatCount(static_cast<double>(r.task_count ? r.task_count : r.timeline.size()))));
 }
 

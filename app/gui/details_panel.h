@@ -31,7 +31,7 @@ public:
 
     // The selected plan; `asCompareB` false keeps Compare's B (a plan restored after a restart) as it is.
     void setResult(std::shared_ptr<const SimulationResult> result, bool asCompareB = true);
-    void setBusy(const QString& message); // "simulating …" while the worker runs
+    void setBusy(const QString& message);           // "simulating …" while the worker runs
     void clear(const QString& message = QString()); // nothing selected; `message` says why
     bool hasPlan() const;
     // A banner when the shown plan belongs to other inputs than the editor's; empty hides it.

@@ -12,8 +12,8 @@
 #include "main_window.h"
 #include "models/resources.h"
 #include "models/settings_keys.h"
-#include "views/scenario_editor.h"
 #include "screenshot.h"
+#include "views/scenario_editor.h"
 #include "views/theme.h"
 
 namespace {

@@ -22,7 +22,6 @@
 
 #include "details_panel.h"
 #include "help.h"
-#include "scenario_history.h"
 #include "models/format.h"
 #include "models/plan_detail_runner.h"
 #include "models/plan_filter_model.h"
@@ -34,6 +33,7 @@
 #include "models/settings_keys.h"
 #include "models/settings_values.h"
 #include "models/sweep_runner.h"
+#include "scenario_history.h"
 #include "views/cluster_schedule_view.h"
 #include "views/compare_view.h"
 #include "views/optimal_model_view.h"
@@ -50,9 +50,7 @@
 namespace vtrain::ui {
 
 MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
-    : QMainWindow(parent)
-    , m_options(std::move(options))
-    , m_catalog(m_options.profiles ? ProfileCatalog(*m_options.profiles) : ProfileCatalog())
+    : QMainWindow(parent), m_options(std::move(options)), m_catalog(m_options.profiles ? ProfileCatalog(*m_options.profiles) : ProfileCatalog())
 {
     setObjectName(QStringLiteral("mainWindow"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/vtrain-explorer.svg")));
@@ -99,8 +97,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
         m_plot->setColorDimension(static_cast<ColorDimension>(settings_values::intIn(settings_keys::kColorDimension, 0, 0, colorDimensions - 1)));
         m_plot->setLogAxes(settings_values::flag(settings_keys::kLogAxes, false));
         m_sweepBar->setAutoRun(settings_values::flag(settings_keys::kAutoRun, true));
-        const QString prune = settings_values::oneOf(settings_keys::kPrune, toString(PrunePolicy::LargeSweeps),
-                                                     {toString(PrunePolicy::LargeSweeps), toString(PrunePolicy::Always), toString(PrunePolicy::Never)});
+        const QString prune =
+            settings_values::oneOf(settings_keys::kPrune, toString(PrunePolicy::LargeSweeps),
+                                   {toString(PrunePolicy::LargeSweeps), toString(PrunePolicy::Always), toString(PrunePolicy::Never)});
         setPrunePolicy(prunePolicyFromString(prune).value_or(PrunePolicy::LargeSweeps), false);
         const QString savedTheme = settings_values::oneOf(settings_keys::kTheme, QStringLiteral("system"),
                                                           {QStringLiteral("system"), QStringLiteral("light"), QStringLiteral("dark")});
@@ -172,7 +171,8 @@ void MainWindow::buildDocks()
 void MainWindow::applyDefaultDockSizes()
 {
     // The plans dock shows its four objective columns whole (a 26% dock cut the Cost column at 1280 pixels).
-    const int plansWidth = m_plans->objectiveColumnsWidth() + 2 * m_plansDock->style()->pixelMetric(QStyle::PM_DockWidgetFrameWidth, nullptr, m_plansDock);
+    const int plansWidth =
+        m_plans->objectiveColumnsWidth() + 2 * m_plansDock->style()->pixelMetric(QStyle::PM_DockWidgetFrameWidth, nullptr, m_plansDock);
     resizeDocks({m_editorDock, m_plansDock}, {std::max(250, width() * 24 / 100), std::max({280, width() * 26 / 100, plansWidth})}, Qt::Horizontal);
     resizeDocks({m_detailsDock}, {std::max(200, height() * 40 / 100)}, Qt::Vertical);
 }
@@ -238,8 +238,8 @@ void MainWindow::buildMenus()
 
     QMenu* sweep = menuBar()->addMenu(tr("&Sweep"));
     m_runAction = sweep->addAction(QIcon(QStringLiteral(":/icons/run.svg")), tr("&Run"), QKeySequence(Qt::Key_F5), this, &MainWindow::startSweep);
-    m_cancelAction = sweep->addAction(QIcon(QStringLiteral(":/icons/cancel.svg")), tr("&Cancel"), QKeySequence(Qt::Key_Escape), this,
-                                      &MainWindow::cancelSweep);
+    m_cancelAction =
+        sweep->addAction(QIcon(QStringLiteral(":/icons/cancel.svg")), tr("&Cancel"), QKeySequence(Qt::Key_Escape), this, &MainWindow::cancelSweep);
     sweep->addSeparator();
     // Pruning: same front and top lists, fewer plans simulated, drawn and listed (prune_policy.h).
     QMenu* prune = sweep->addMenu(tr("&Prune"));
@@ -355,12 +355,10 @@ void MainWindow::connectRunners()
     connect(m_runner, &SweepRunner::started, this, [this](std::uint64_t, const Scenario& s) { onSweepStarted(s); });
     connect(m_runner, &SweepRunner::rowsArrived, m_planModel, &PlanTableModel::appendRows);
     connect(m_runner, &SweepRunner::finished, this, [this](std::uint64_t, std::shared_ptr<const ExploreResult> r) { onSweepFinished(r); });
-    connect(m_runner, &SweepRunner::failed, this, [this](std::uint64_t, const QString& message) {
-        statusBar()->showMessage(tr("The sweep cannot run: %1").arg(message));
-    });
-    connect(m_runner, &SweepRunner::stateChanged, this, [this](SweepRunner::State state) {
-        m_cancelAction->setEnabled(state == SweepRunner::State::Running);
-    });
+    connect(m_runner, &SweepRunner::failed, this,
+            [this](std::uint64_t, const QString& message) { statusBar()->showMessage(tr("The sweep cannot run: %1").arg(message)); });
+    connect(m_runner, &SweepRunner::stateChanged, this,
+            [this](SweepRunner::State state) { m_cancelAction->setEnabled(state == SweepRunner::State::Running); });
     connect(m_plot, &ParetoPlot::rowClicked, this, &MainWindow::selectPlan);
     connect(m_plot, &ParetoPlot::colorDimensionChosen, this, [this] { m_autoColor = false; });
     // The table's filter filters the chart too.
@@ -370,9 +368,8 @@ void MainWindow::connectRunners()
         saveComparePlans();
     });
     connect(m_details->compare(), &CompareView::currentChanged, this, &MainWindow::saveComparePlans);
-    connect(m_details->timeline(), &TimelineView::exportVisibleRequested, this, [this] {
-        exportImageDialog(tr("timeline"), QStringLiteral("timeline"), m_details->timeline(), &MainWindow::exportTimeline);
-    });
+    connect(m_details->timeline(), &TimelineView::exportVisibleRequested, this,
+            [this] { exportImageDialog(tr("timeline"), QStringLiteral("timeline"), m_details->timeline(), &MainWindow::exportTimeline); });
     connect(m_plans, &PlansPanel::rowSelected, this, &MainWindow::selectPlan);
     connect(m_detailRunner, &PlanDetailRunner::resultReady, this, [this](std::uint64_t request, std::shared_ptr<const SimulationResult> r) {
         if (request == m_detailRequest) { // else: asked for before the details were cleared or re-asked
@@ -570,15 +567,16 @@ void MainWindow::restoreComparePlans()
             --m_compareRestoresPending;
             runner->deleteLater();
         };
-        connect(runner, &PlanDetailRunner::resultReady, this, [this, s, pinned = pinned, finish](std::uint64_t, std::shared_ptr<const SimulationResult> r) {
-            m_planScenarios[r.get()] = s;
-            if (pinned) {
-                m_details->compare()->setPinned(r);
-            } else if (m_keepCompareCurrent) { // else the user has selected a plan since
-                m_details->compare()->setCurrent(r);
-            }
-            finish();
-        });
+        connect(runner, &PlanDetailRunner::resultReady, this,
+                [this, s, pinned = pinned, finish](std::uint64_t, std::shared_ptr<const SimulationResult> r) {
+                    m_planScenarios[r.get()] = s;
+                    if (pinned) {
+                        m_details->compare()->setPinned(r);
+                    } else if (m_keepCompareCurrent) { // else the user has selected a plan since
+                        m_details->compare()->setCurrent(r);
+                    }
+                    finish();
+                });
         connect(runner, &PlanDetailRunner::failed, this, finish);
         runner->request(s, *s.plan, s.cluster.gpu, s.cluster.num_gpus, std::move(profile));
     }
@@ -756,8 +754,8 @@ void MainWindow::onDetailReady(std::shared_ptr<const SimulationResult> result)
 void MainWindow::updateTitle()
 {
     // Elided: a model name is free text (a 50 MB one once became the window title).
-    const QString name = m_filePath.isEmpty() ? (m_scenario ? elidedName(m_scenario->model.name) : tr("untitled"))
-                                              : elidedText(QFileInfo(m_filePath).fileName());
+    const QString name =
+        m_filePath.isEmpty() ? (m_scenario ? elidedName(m_scenario->model.name) : tr("untitled")) : elidedText(QFileInfo(m_filePath).fileName());
     setWindowTitle(tr("%1[*] — vtrain-explorer").arg(name));
 }
 

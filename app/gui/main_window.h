@@ -41,9 +41,9 @@ class SweepRunner;
 struct ExportSize;
 
 struct MainWindowOptions {
-    bool restoreSession = true;          // window layout and the autosaved scenario
-    bool runOnStart = true;              // sweep the start scenario right away
-    std::optional<Scenario> scenario;    // start with this instead of the autosave or the default
+    bool restoreSession = true;             // window layout and the autosaved scenario
+    bool runOnStart = true;                 // sweep the start scenario right away
+    std::optional<Scenario> scenario;       // start with this instead of the autosave or the default
     std::optional<ProfileLibrary> profiles; // default: the standard search path
 };
 
@@ -138,7 +138,8 @@ private:
     void openDialog();
     void saveAsDialog();
     void saveOrSaveAs();
-    void exportImageDialog(const QString& what, const QString& name, QWidget* view, bool (MainWindow::*exporter)(const QString&, const ExportSize&, QString*));
+    void exportImageDialog(const QString& what, const QString& name, QWidget* view,
+                           bool (MainWindow::*exporter)(const QString&, const ExportSize&, QString*));
     void exportFileDialog(const QString& what, const QString& filter, const QString& name, bool (MainWindow::*exporter)(const QString&, QString*));
     QString lastDirectory() const;
     void rememberDirectory(const QString& path) const;
@@ -172,16 +173,16 @@ private:
     QUndoStack* m_undo = nullptr;
     DiscardPrompt m_discardPrompt;
     QString m_restoreProblem;
-    bool m_applying = false; // an undo/redo is filling the editor: not a new step
+    bool m_applying = false;             // an undo/redo is filling the editor: not a new step
     std::optional<Scenario> m_committed; // the scenario of the last undo step (what an undo returns to)
-    QString m_pendingStep;   // the next step's name ("Load preset …")
+    QString m_pendingStep;               // the next step's name ("Load preset …")
     bool m_pendingClean = false;
-    std::uint64_t m_detailRequest = 0; // the selected plan's simulation; 0 = none wanted
-    std::optional<Scenario> m_requestedScenario; // the selected plan as a scenario with its plan
+    std::uint64_t m_detailRequest = 0;                           // the selected plan's simulation; 0 = none wanted
+    std::optional<Scenario> m_requestedScenario;                 // the selected plan as a scenario with its plan
     std::map<const SimulationResult*, Scenario> m_planScenarios; // Compare's A and B: what they were simulated from
-    int m_compareRestoresPending = 0;        // A and B re-simulating at start: not saved over meanwhile
-    std::optional<Scenario> m_restoredCurrent; // B as saved: the first sweep selects it again, or leaves it in Compare
-    bool m_keepCompareCurrent = false;       // the automatic selection does not replace a restored B
+    int m_compareRestoresPending = 0;                            // A and B re-simulating at start: not saved over meanwhile
+    std::optional<Scenario> m_restoredCurrent;                   // B as saved: the first sweep selects it again, or leaves it in Compare
+    bool m_keepCompareCurrent = false;                           // the automatic selection does not replace a restored B
     QString m_filePath;
     int m_selectedRow = -1;
 };

@@ -13,20 +13,20 @@
 #include "details_panel.h"
 #include "main_window.h"
 #include "models/format.h"
+#include "models/plan_detail_runner.h"
+#include "models/plan_dimensions.h"
 #include "models/plan_export.h"
 #include "models/plan_table_model.h"
-#include "models/plan_detail_runner.h"
 #include "models/scenario_store.h"
 #include "models/settings_keys.h"
-#include "views/export.h"
 #include "views/cluster_schedule_view.h"
+#include "views/export.h"
 #include "views/export_dialog.h"
 #include "views/memory_view.h"
 #include "views/optimal_model_view.h"
 #include "views/pareto_plot.h"
 #include "views/scenario_editor.h"
 #include "views/timeline_view.h"
-#include "models/plan_dimensions.h"
 
 #include <qcustomplot.h>
 
@@ -138,16 +138,19 @@ void MainWindow::rebuildRecentMenu()
     m_recentMenu->clear();
     const QStringList files = store::recentFiles();
     for (const QString& path : files) {
-        m_recentMenu->addAction(QFileInfo(path).fileName(), this, [this, path] {
-            if (!confirmDiscard(tr("open another scenario"))) {
-                return;
-            }
-            QString error;
-            if (!openScenario(path, &error)) {
-                store::removeRecentFile(path);
-                QMessageBox::warning(this, tr("Open Failed"), tr("%1 cannot be opened:\n\n%2").arg(path, error));
-            }
-        })->setToolTip(path);
+        m_recentMenu
+            ->addAction(QFileInfo(path).fileName(), this,
+                        [this, path] {
+                            if (!confirmDiscard(tr("open another scenario"))) {
+                                return;
+                            }
+                            QString error;
+                            if (!openScenario(path, &error)) {
+                                store::removeRecentFile(path);
+                                QMessageBox::warning(this, tr("Open Failed"), tr("%1 cannot be opened:\n\n%2").arg(path, error));
+                            }
+                        })
+            ->setToolTip(path);
     }
     if (files.isEmpty()) {
         m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
@@ -158,12 +161,10 @@ void MainWindow::buildExportMenu(QMenu* menu)
 {
     menu->addAction(tr("Pareto chart as image…"), this,
                     [this] { exportImageDialog(tr("Pareto chart"), QStringLiteral("pareto"), m_plot->customPlot(), &MainWindow::exportPareto); });
-    menu->addAction(tr("Timeline as image…"), this, [this] {
-        exportImageDialog(tr("timeline"), QStringLiteral("timeline"), m_details->timeline(), &MainWindow::exportTimeline);
-    });
-    menu->addAction(tr("Memory chart as image…"), this, [this] {
-        exportImageDialog(tr("memory chart"), QStringLiteral("memory"), m_details->memory(), &MainWindow::exportMemory);
-    });
+    menu->addAction(tr("Timeline as image…"), this,
+                    [this] { exportImageDialog(tr("timeline"), QStringLiteral("timeline"), m_details->timeline(), &MainWindow::exportTimeline); });
+    menu->addAction(tr("Memory chart as image…"), this,
+                    [this] { exportImageDialog(tr("memory chart"), QStringLiteral("memory"), m_details->memory(), &MainWindow::exportMemory); });
     menu->addAction(tr("Optimal-model chart as image…"), m_optimalModel, &OptimalModelView::exportDialog);
     menu->addAction(tr("Cluster schedule as image…"), m_cluster, &ClusterScheduleView::exportDialog);
     menu->addSeparator();

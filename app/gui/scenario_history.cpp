@@ -4,10 +4,7 @@
 namespace vtrain::ui {
 
 ScenarioStep::ScenarioStep(const QString& text, Scenario before, Scenario after, Apply apply)
-    : QUndoCommand(text)
-    , m_before(std::move(before))
-    , m_after(std::move(after))
-    , m_apply(std::move(apply))
+    : QUndoCommand(text), m_before(std::move(before)), m_after(std::move(after)), m_apply(std::move(apply))
 {
 }
 

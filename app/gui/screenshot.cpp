@@ -11,11 +11,11 @@
 #include "main_window.h"
 #include "models/plan_detail_runner.h"
 #include "models/plan_table_model.h"
+#include "models/sweep_runner.h"
 #include "views/cluster_schedule_view.h"
 #include "views/compare_view.h"
-#include "views/optimal_model_view.h"
-#include "models/sweep_runner.h"
 #include "views/export.h"
+#include "views/optimal_model_view.h"
 #include "views/theme.h"
 #include "views/timeline_view.h"
 
@@ -24,9 +24,7 @@
 namespace vtrain::ui {
 
 ScreenshotSession::ScreenshotSession(MainWindow* window, QString directory, QObject* parent)
-    : QObject(parent)
-    , m_window(window)
-    , m_dir(std::move(directory))
+    : QObject(parent), m_window(window), m_dir(std::move(directory))
 {
     QDir().mkpath(m_dir);
     // The sweep finishes, the window selects a plan, its simulation arrives: then give the views a moment
@@ -124,8 +122,9 @@ void ScreenshotSession::captureCaseStudies()
         std::fprintf(stderr, "screenshot: a case study failed: %s\n", errors.empty() ? "" : errors.front().to_string().c_str());
         Q_EMIT done(1);
     });
-    connect(view->runner(), &OptimalModelRunner::finished, this, [this] { QTimer::singleShot(500, this, &ScreenshotSession::captureOptimalModel); },
-            Qt::SingleShotConnection);
+    connect(
+        view->runner(), &OptimalModelRunner::finished, this, [this] { QTimer::singleShot(500, this, &ScreenshotSession::captureOptimalModel); },
+        Qt::SingleShotConnection);
     m_window->tabs()->setCurrentWidget(view);
     view->run();
 }
@@ -138,8 +137,9 @@ void ScreenshotSession::captureOptimalModel()
         std::fprintf(stderr, "screenshot: a case study failed: %s\n", errors.empty() ? "" : errors.front().to_string().c_str());
         Q_EMIT done(1);
     });
-    connect(view->runner(), &ScheduleRunner::finished, this, [this] { QTimer::singleShot(500, this, &ScreenshotSession::captureCluster); },
-            Qt::SingleShotConnection);
+    connect(
+        view->runner(), &ScheduleRunner::finished, this, [this] { QTimer::singleShot(500, this, &ScreenshotSession::captureCluster); },
+        Qt::SingleShotConnection);
     m_window->tabs()->setCurrentWidget(view);
     view->run();
 }

@@ -73,8 +73,8 @@ private slots:
         const Run r = vtrain({QStringLiteral("simulate"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("--json")});
         QCOMPARE(r.exit_code, 0);
         const QJsonObject o = QJsonDocument::fromJson(r.out.toUtf8()).object();
-        for (const char* key : {"iteration_time_s", "tokens_per_s", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu",
-                                "bubble_fraction", "peak_memory_gib", "fits_memory", "training_days", "cost_usd", "breakdown"}) {
+        for (const char* key : {"iteration_time_s", "tokens_per_s", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "bubble_fraction",
+                                "peak_memory_gib", "fits_memory", "training_days", "cost_usd", "breakdown"}) {
             QVERIFY2(o.contains(QLatin1String(key)), key);
         }
         QVERIFY(o.value(QStringLiteral("iteration_time_s")).toDouble() > 0);
@@ -134,8 +134,8 @@ private slots:
             "search": {"tp": [1, 2], "pp": [1], "micro_batch": [1, 2], "num_gpus": [8], "gpu": ["a100-sxm4-80gb", "mi300x"]}})");
         const QString csv = dir.filePath(QStringLiteral("plans.csv"));
         const QString json = dir.filePath(QStringLiteral("summary.json"));
-        const Run r = vtrain({QStringLiteral("explore"), scenario, QStringLiteral("--csv"), csv, QStringLiteral("--json"), json, QStringLiteral("--threads"),
-                              QStringLiteral("1")});
+        const Run r = vtrain({QStringLiteral("explore"), scenario, QStringLiteral("--csv"), csv, QStringLiteral("--json"), json,
+                              QStringLiteral("--threads"), QStringLiteral("1")});
         QCOMPARE(r.exit_code, 0);
         QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("mi300x +UNCALIBRATED \\(default band\\)"))), qPrintable(r.out));
         QVERIFY2(r.out.contains(QRegularExpression(QStringLiteral("a100-sxm4-80gb +calibrated"))), qPrintable(r.out));
@@ -187,9 +187,10 @@ private slots:
         rows += "]";
         const QString runs = write(dir, QStringLiteral("runs.json"), rows);
         const QString out = dir.filePath(QStringLiteral("h100.json"));
-        const Run r = vtrain({QStringLiteral("calibrate"), runs, QStringLiteral("--gpu"), QStringLiteral("h100-sxm5-80gb"), QStringLiteral("--params"),
-                              QStringLiteral("gemm_max_efficiency,gemm_max_efficiency_fp8,host_overhead_us"), QStringLiteral("--folds"), QStringLiteral("2"),
-                              QStringLiteral("--max-evals"), QStringLiteral("15"), QStringLiteral("--threads"), QStringLiteral("1"), QStringLiteral("-o"), out});
+        const Run r = vtrain({QStringLiteral("calibrate"), runs, QStringLiteral("--gpu"), QStringLiteral("h100-sxm5-80gb"),
+                              QStringLiteral("--params"), QStringLiteral("gemm_max_efficiency,gemm_max_efficiency_fp8,host_overhead_us"),
+                              QStringLiteral("--folds"), QStringLiteral("2"), QStringLiteral("--max-evals"), QStringLiteral("15"),
+                              QStringLiteral("--threads"), QStringLiteral("1"), QStringLiteral("-o"), out});
         QVERIFY2(r.exit_code == 0, qPrintable(r.err + r.out));
         QVERIFY2(r.out.contains(QStringLiteral("gemm_max_efficiency_fp8: 2 fp8 rows (fewer than 3), kept at the prior")), qPrintable(r.out));
         QVERIFY(r.out.contains(QStringLiteral("MAPE before")) && r.out.contains(QStringLiteral("by precision:")));
@@ -204,7 +205,11 @@ private slots:
         QVERIFY(cv.value(QStringLiteral("by_precision")).toObject().contains(QStringLiteral("fp8")));
         QVERIFY(c.value(QStringLiteral("start_error")).toObject().value(QStringLiteral("by_subset")).toObject().contains(QStringLiteral("even")));
         QCOMPARE(c.value(QStringLiteral("bounds")).toObject().value(QStringLiteral("gemm_max_efficiency")).toArray().at(1).toDouble(), 0.9);
-        QVERIFY(c.value(QStringLiteral("bounds_why")).toObject().value(QStringLiteral("gemm_max_efficiency")).toString().contains(QStringLiteral("SC'21")));
+        QVERIFY(c.value(QStringLiteral("bounds_why"))
+                    .toObject()
+                    .value(QStringLiteral("gemm_max_efficiency"))
+                    .toString()
+                    .contains(QStringLiteral("SC'21")));
     }
 
     void bad_input_exits_2_naming_the_field_data()
@@ -264,7 +269,8 @@ private slots:
     {
         Run r = vtrain({QStringLiteral("simulate"), QStringLiteral("examples/mt-nlg-530b.json")});
         QCOMPARE(r.exit_code, 0);
-        QVERIFY2(r.out.contains(QStringLiteral("ranks: order tp-cp-ep-dp-pp (Megatron-Core's default), data-parallel overlap on")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QStringLiteral("ranks: order tp-cp-ep-dp-pp (Megatron-Core's default), data-parallel overlap on")),
+                 qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("offload: optimizer on GPU, activations on GPU; recompute modules none")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("cuda graphs: none")), qPrintable(r.out));
         r = vtrain({QStringLiteral("simulate"), QStringLiteral("examples/deepseek-v3-671b-h800.json")});
@@ -312,12 +318,12 @@ private slots:
         QCOMPARE(p.value(QStringLiteral("offload_activations")).toDouble(), 0.25);
         QCOMPARE(p.value(QStringLiteral("overlap_grad_reduce")).toBool(), false);
         // Defaults are written too, and DeepSeek-V3's modules by name.
-        const QJsonObject d = QJsonDocument::fromJson(vtrain({QStringLiteral("simulate"), QStringLiteral("examples/deepseek-v3-671b-h800.json"),
-                                                              QStringLiteral("--json")})
-                                                          .out.toUtf8())
-                                  .object()
-                                  .value(QStringLiteral("plan"))
-                                  .toObject();
+        const QJsonObject d =
+            QJsonDocument::fromJson(
+                vtrain({QStringLiteral("simulate"), QStringLiteral("examples/deepseek-v3-671b-h800.json"), QStringLiteral("--json")}).out.toUtf8())
+                .object()
+                .value(QStringLiteral("plan"))
+                .toObject();
         QCOMPARE(d.value(QStringLiteral("rank_order")).toString(), QStringLiteral("tp-cp-ep-dp-pp"));
         QCOMPARE(d.value(QStringLiteral("offload_optimizer")).toBool(true), false);
         QCOMPARE(d.value(QStringLiteral("offload_activations")).toDouble(-1), 0.0);
@@ -432,24 +438,32 @@ private slots:
     {
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("option");
-        const QStringList om{QStringLiteral("optimal-model"), QStringLiteral("--gpu"), QStringLiteral("a100-sxm4-80gb"), QStringLiteral("--gpus"),
-                             QStringLiteral("64"), QStringLiteral("--days"), QStringLiteral("30")};
-        const QStringList sc{QStringLiteral("schedule"), QStringLiteral("--gpu"), QStringLiteral("a100-sxm4-80gb"), QStringLiteral("--gpus"),
-                             QStringLiteral("64"), QStringLiteral("--jobs"), QStringLiteral("2")};
+        const QStringList om{QStringLiteral("optimal-model"),
+                             QStringLiteral("--gpu"),
+                             QStringLiteral("a100-sxm4-80gb"),
+                             QStringLiteral("--gpus"),
+                             QStringLiteral("64"),
+                             QStringLiteral("--days"),
+                             QStringLiteral("30")};
+        const QStringList sc{QStringLiteral("schedule"), QStringLiteral("--gpu"), QStringLiteral("a100-sxm4-80gb"),
+                             QStringLiteral("--gpus"),   QStringLiteral("64"),    QStringLiteral("--jobs"),
+                             QStringLiteral("2")};
         QTest::newRow("price 1e308") << (om + QStringList{QStringLiteral("--price"), QStringLiteral("1e308")}) << "--price";
         QTest::newRow("dollars inf") << (om + QStringList{QStringLiteral("--dollars"), QStringLiteral("inf")}) << "--dollars";
         QTest::newRow("tokens nan") << (om + QStringList{QStringLiteral("--tokens-per-param"), QStringLiteral("nan")}) << "--tokens-per-param";
         QTest::newRow("om threads") << (om + QStringList{QStringLiteral("--threads"), QStringLiteral("100000")}) << "--threads";
-        QTest::newRow("restart 1e308") << (sc + QStringList{QStringLiteral("--restart-overhead-s"), QStringLiteral("1e308")}) << "--restart-overhead-s";
+        QTest::newRow("restart 1e308") << (sc + QStringList{QStringLiteral("--restart-overhead-s"), QStringLiteral("1e308")})
+                                       << "--restart-overhead-s";
         QTest::newRow("window 1e308") << (sc + QStringList{QStringLiteral("--window-hours"), QStringLiteral("1e308")}) << "--window-hours";
         QTest::newRow("seed 1e999") << (sc + QStringList{QStringLiteral("--seed"), QStringLiteral("1e999")}) << "--seed";
         QTest::newRow("schedule threads") << (sc + QStringList{QStringLiteral("--threads"), QStringLiteral("100000")}) << "--threads";
-        QTest::newRow("explore threads") << QStringList{QStringLiteral("explore"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("--threads"),
-                                                        QStringLiteral("100000")}
+        QTest::newRow("explore threads") << QStringList{QStringLiteral("explore"), QStringLiteral("examples/gpt-1.3b.json"),
+                                                        QStringLiteral("--threads"), QStringLiteral("100000")}
                                          << "--threads";
         QTest::newRow("repeated option") << (om + QStringList{QStringLiteral("--days"), QStringLiteral("nan")}) << "--days is given more than once";
-        QTest::newRow("repeated -o") << QStringList{QStringLiteral("launch"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("-o"),
-                                                    QStringLiteral("a"), QStringLiteral("--output"), QStringLiteral("b")}
+        QTest::newRow("repeated -o") << QStringList{QStringLiteral("launch"),   QStringLiteral("examples/gpt-1.3b.json"),
+                                                    QStringLiteral("-o"),       QStringLiteral("a"),
+                                                    QStringLiteral("--output"), QStringLiteral("b")}
                                      << "--output is given more than once";
         QTest::newRow("repeated flag") << QStringList{QStringLiteral("simulate"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("--json"),
                                                       QStringLiteral("--json")}
@@ -473,7 +487,8 @@ private slots:
         const Run one = vtrain({QStringLiteral("simulate"), path});
         QCOMPARE(one.exit_code, 2);
         QCOMPARE(lines(one.err), 1);
-        QVERIFY2(QRegularExpression(QStringLiteral("\\(and \\d+ more; --all-errors to list them\\)\n$")).match(one.err).hasMatch(), qPrintable(one.err));
+        QVERIFY2(QRegularExpression(QStringLiteral("\\(and \\d+ more; --all-errors to list them\\)\n$")).match(one.err).hasMatch(),
+                 qPrintable(one.err));
         const Run all = vtrain({QStringLiteral("simulate"), path, QStringLiteral("--all-errors")});
         QCOMPARE(all.exit_code, 2);
         QVERIFY2(lines(all.err) > 2, qPrintable(all.err));
@@ -508,11 +523,10 @@ private slots:
         QVERIFY2(full.err.contains(QStringLiteral("cannot write standard output: No space left on device")), qPrintable(full.err));
         QTemporaryDir dir;
         const QString nowhere = dir.filePath(QStringLiteral("no/such/folder/out.json"));
-        const QList<QStringList> writers{
-            {QStringLiteral("launch"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("-o"), nowhere},
-            {QStringLiteral("timeline"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("-o"), nowhere},
-            {QStringLiteral("explore"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("--json"), nowhere},
-            {QStringLiteral("explore"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("--csv"), nowhere}};
+        const QList<QStringList> writers{{QStringLiteral("launch"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("-o"), nowhere},
+                                         {QStringLiteral("timeline"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("-o"), nowhere},
+                                         {QStringLiteral("explore"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("--json"), nowhere},
+                                         {QStringLiteral("explore"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("--csv"), nowhere}};
         for (const QStringList& args : writers) {
             const Run r = vtrain(args);
             QVERIFY2(r.exit_code == 1, qPrintable(args.join(QLatin1Char(' ')) + QStringLiteral(": ") + r.err));
@@ -525,7 +539,8 @@ private slots:
     {
         QTemporaryDir dir;
         // 10,000 layers over one stage with tp = 8: millions of per-layer collective events.
-        const QString path = write(dir, QStringLiteral("huge.json"), R"({"model": {"layers": 10000, "hidden": 1024, "heads": 8, "seq_len": 256, "vocab": 1000},
+        const QString path =
+            write(dir, QStringLiteral("huge.json"), R"({"model": {"layers": 10000, "hidden": 1024, "heads": 8, "seq_len": 256, "vocab": 1000},
             "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8}, "training": {"global_batch": 512},
             "plan": {"tp": 8, "pp": 1, "dp": 1, "micro_batch": 1}})");
         const QString out = dir.filePath(QStringLiteral("t.json"));

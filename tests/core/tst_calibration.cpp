@@ -196,8 +196,7 @@ private slots:
         options.folds = 2;
         const auto result = calibrate(rows, start_profile, options);
         QVERIFY2(result.ok(), result.first_error().c_str());
-        QVERIFY2(std::abs(result->fitted.model.gemm_max_efficiency - 0.7) < 0.01,
-                 std::to_string(result->fitted.model.gemm_max_efficiency).c_str());
+        QVERIFY2(std::abs(result->fitted.model.gemm_max_efficiency - 0.7) < 0.01, std::to_string(result->fitted.model.gemm_max_efficiency).c_str());
         QVERIFY2(std::abs(result->fitted.model.host_overhead_us - 40) < 1.0, std::to_string(result->fitted.model.host_overhead_us).c_str());
         QVERIFY(result->objective_fitted < 1e-4);
         QVERIFY(result->objective_start > result->objective_fitted);
@@ -249,8 +248,8 @@ private slots:
         const ParameterSet truth = known_truth();
         std::vector<RunRow> rows = synthetic_runs(truth);
         for (RunRow& r : rows) {
-            r.micro_batch_size.reset();      // a range over the micro-batches that divide the batch
-            r.activation_recompute.reset();  // and over none / selective / full
+            r.micro_batch_size.reset();     // a range over the micro-batches that divide the batch
+            r.activation_recompute.reset(); // and over none / selective / full
         }
         const CalibrationOptions options = fit_gemm_and_host(120);
         const auto result = calibrate(rows, build_profile(a100_like(), away_from_truth(2)), options);
@@ -269,8 +268,9 @@ private slots:
             const auto row = std::find_if(result->rows.begin(), result->rows.end(), [&](const CalibrationRow& c) { return c.id == r.id; });
             QVERIFY(row != result->rows.end());
             const double validate_error = (range->central - m.run->measured) / m.run->measured * 100.0;
-            QVERIFY2(std::abs(row->in_sample_error_pct - validate_error) < 1e-6,
-                     (r.id + ": in sample " + std::to_string(row->in_sample_error_pct) + "%, validate " + std::to_string(validate_error) + "%").c_str());
+            QVERIFY2(
+                std::abs(row->in_sample_error_pct - validate_error) < 1e-6,
+                (r.id + ": in sample " + std::to_string(row->in_sample_error_pct) + "%, validate " + std::to_string(validate_error) + "%").c_str());
         }
     }
 
@@ -424,7 +424,8 @@ private slots:
         QVERIFY(plain->iteration_time_low_s == default_uncalibrated_band().low * plain->iteration_time_s);
         QVERIFY(plain->iteration_time_high_s == default_uncalibrated_band().high * plain->iteration_time_s);
         QVERIFY(plain->band_source.find("uncalibrated") != std::string::npos);
-        QCOMPARE(band_label(PredictionBand{0.94, 1.06, 0.8, ""}), std::string("\xC2\xB1" "6.0%"));
+        QCOMPARE(band_label(PredictionBand{0.94, 1.06, 0.8, ""}), std::string("\xC2\xB1"
+                                                                              "6.0%"));
         QCOMPARE(band_label(PredictionBand{0.96, 1.08, 0.8, ""}), std::string("-4.0%/+8.0%"));
     }
 

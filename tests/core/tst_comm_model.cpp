@@ -176,8 +176,7 @@ private slots:
         const double bytes = 8e8;
         const GroupPlacement g = place_group(16, 2, 8); // 4 per node, 4 nodes
         const double expected = c.intra_node_seconds(Collective::ReduceScatter, bytes, 4) +
-                                c.inter_node_seconds(Collective::AllReduce, bytes / 4, 4) +
-                                c.intra_node_seconds(Collective::AllGather, bytes, 4);
+                                c.inter_node_seconds(Collective::AllReduce, bytes / 4, 4) + c.intra_node_seconds(Collective::AllGather, bytes, 4);
         QCOMPARE(c.collective_seconds(Collective::AllReduce, bytes, g), expected);
         // Spreading the same group one member per node is slower: the whole buffer crosses the network.
         QVERIFY(c.collective_seconds(Collective::AllReduce, bytes, place_group(16, 8, 8)) > expected);

@@ -12,18 +12,18 @@
 
 #include <sys/resource.h>
 
+#include "explore/plan_bounds.h"
+#include "model/model_support.h"
 #include "test_support.h"
 #include "vtrain/explorer.h"
 #include "vtrain/explorer_io.h"
-#include "vtrain/uncertainty.h"
 #include "vtrain/explorer_space.h"
 #include "vtrain/pipeline_layout.h"
-#include "vtrain/rank_layout.h"
 #include "vtrain/plan_check.h"
+#include "vtrain/rank_layout.h"
 #include "vtrain/scenario_json.h"
-#include "explore/plan_bounds.h"
 #include "vtrain/simulator.h"
-#include "model/model_support.h"
+#include "vtrain/uncertainty.h"
 
 using namespace vtrain;
 
@@ -46,7 +46,7 @@ Scenario small_scenario()
 const std::map<std::string, GpuProfile>& profiles()
 {
     static const std::map<std::string, GpuProfile> p{{"a100-sxm4-80gb", test::shipped_profile("a100-sxm4-80gb")},
-                                                      {"h100-sxm5-80gb", test::shipped_profile("h100-sxm5-80gb")}};
+                                                     {"h100-sxm5-80gb", test::shipped_profile("h100-sxm5-80gb")}};
     return p;
 }
 
@@ -69,7 +69,10 @@ std::uint64_t rejected_total(const ExploreResult& r)
     return n;
 }
 
-std::size_t reason(RejectReason r) { return static_cast<std::size_t>(r); }
+std::size_t reason(RejectReason r)
+{
+    return static_cast<std::size_t>(r);
+}
 
 // A space of exactly one plan: every list given with one value.
 Scenario single_plan(const Plan& p, int num_gpus = 16)
@@ -468,8 +471,9 @@ private slots:
             TrainingSpec t = s.training;
             t.precision = row.precision;
             const double bound = iteration_time_lower_bound_s(s.model, t, cluster, row.plan);
-            QVERIFY2(bound > 0 && bound <= row.iteration_time_s, qPrintable(QString::fromStdString(plan_row_label(row)) +
-                                                                          QString(": bound %1 s, simulated %2 s").arg(bound).arg(row.iteration_time_s)));
+            QVERIFY2(bound > 0 && bound <= row.iteration_time_s,
+                     qPrintable(QString::fromStdString(plan_row_label(row)) +
+                                QString(": bound %1 s, simulated %2 s").arg(bound).arg(row.iteration_time_s)));
         }
     }
 
@@ -516,13 +520,14 @@ private slots:
         // More stages than the 12 layers: no standard layout either.
         QTest::newRow("pp does not divide layers") << int(RejectReason::PpNotDividingLayers) << 1 << 16 << 1 << f << 1 << false << 16 << "plan.pp";
         QTest::newRow("batch not divisible") << int(RejectReason::BatchNotDivisible) << 1 << 1 << 8 << f << 1 << false << 16 << "plan.micro_batch";
-        QTest::newRow("interleaved, pp = 1") << int(RejectReason::InterleavedNeedsPipeline) << 1 << 1 << 1 << il << 2 << false << 16 << "plan.virtual_stages";
-        QTest::newRow("interleaved, micro-batches % pp") << int(RejectReason::InterleavedNeedsPipeline) << 1 << 2 << 8 << il << 2 << false << 16
-                                                         << "plan.micro_batch";
-        QTest::newRow("virtual stages do not divide layers") << int(RejectReason::PpNotDividingLayers) << 1 << 2 << 1 << il << 7 << false << 16
-                                                             << "plan.virtual_stages";
-        QTest::newRow("sequence parallel with tp = 1") << int(RejectReason::SequenceParallelNeedsTp) << 1 << 1 << 1 << f << 1 << true << 16
-                                                       << "plan.sequence_parallel";
+        QTest::newRow("interleaved, pp = 1") << int(RejectReason::InterleavedNeedsPipeline) << 1 << 1 << 1 << il << 2 << false << 16
+                                             << "plan.virtual_stages";
+        QTest::newRow("interleaved, micro-batches % pp")
+            << int(RejectReason::InterleavedNeedsPipeline) << 1 << 2 << 8 << il << 2 << false << 16 << "plan.micro_batch";
+        QTest::newRow("virtual stages do not divide layers")
+            << int(RejectReason::PpNotDividingLayers) << 1 << 2 << 1 << il << 7 << false << 16 << "plan.virtual_stages";
+        QTest::newRow("sequence parallel with tp = 1")
+            << int(RejectReason::SequenceParallelNeedsTp) << 1 << 1 << 1 << f << 1 << true << 16 << "plan.sequence_parallel";
         QTest::newRow("tp wider than a node") << int(RejectReason::TpSpansNodes) << 4 << 1 << 1 << f << 1 << false << 16 << "plan.tp";
     }
     void rejection_reasons()
@@ -827,9 +832,9 @@ private slots:
         QCOMPARE(balanced_pipeline_layout(94, 0, 4, 1), std::string("Et*23|(t*24|)*2t*23L"));
         QCOMPARE(balanced_pipeline_layout(95, 0, 8, 1), std::string("Et*12|(t*12|)*6t*11L")); // 95 + 1 = 96: the loss counts
         QCOMPARE(balanced_pipeline_layout(61, 1, 7, 1), std::string("Et*8|(t*9|)*5t*8mL"));   // MTP rides in the last stage
-        QCOMPARE(balanced_pipeline_layout(96, 0, 8, 1), std::string());  // even split: no layout needed
-        QCOMPARE(balanced_pipeline_layout(93, 0, 8, 1), std::string());  // neither 94 nor 95 splits over 8
-        QCOMPARE(balanced_pipeline_layout(4, 0, 2, 3), std::string("E|(t|)*4L")); // 6 stages of one: E and L alone
+        QCOMPARE(balanced_pipeline_layout(96, 0, 8, 1), std::string());                       // even split: no layout needed
+        QCOMPARE(balanced_pipeline_layout(93, 0, 8, 1), std::string());                       // neither 94 nor 95 splits over 8
+        QCOMPARE(balanced_pipeline_layout(4, 0, 2, 3), std::string("E|(t|)*4L"));             // 6 stages of one: E and L alone
         // Every layout it writes resolves to the model's layers.
         for (const auto& [layers, pp, v] : {std::tuple{94, 8, 3}, {94, 4, 1}, {95, 8, 1}, {4, 2, 3}, {126, 16, 1}}) {
             ModelSpec m = test::gpt(layers, 1024, 16);
@@ -878,11 +883,11 @@ private slots:
         QCOMPARE(stage_layers(ds, p16), even);
         QCOMPARE(pipeline_layout_from_stage_layers({4, 4, 4, 1}, 1), std::string("Et*4|(t*4|)*1t*4|tmL"));
         QCOMPARE(pipeline_layout_from_stage_layers({3, 2}, 0), std::string("Et*3|t*2L"));
-        QVERIFY(standard_pipeline_layouts(96, 0, 8, 1).empty()); // even split: nothing to add
-        QVERIFY(standard_pipeline_layouts(12, 0, 16, 1).empty()); // more stages than layers
+        QVERIFY(standard_pipeline_layouts(96, 0, 8, 1).empty());                                         // even split: nothing to add
+        QVERIFY(standard_pipeline_layouts(12, 0, 16, 1).empty());                                        // more stages than layers
         QCOMPARE(standard_pipeline_layouts(94, 0, 8, 3).front(), balanced_pipeline_layout(94, 0, 8, 3)); // Megatron-Bridge's first
-        for (const auto& [layers, mtp, pp, v] : {std::tuple{61, 1, 16, 1}, {61, 1, 8, 1}, {61, 1, 4, 3}, {61, 1, 32, 1}, {94, 0, 8, 3}, {95, 0, 4, 2},
-                                                 {13, 0, 2, 3}}) {
+        for (const auto& [layers, mtp, pp, v] :
+             {std::tuple{61, 1, 16, 1}, {61, 1, 8, 1}, {61, 1, 4, 3}, {61, 1, 32, 1}, {94, 0, 8, 3}, {95, 0, 4, 2}, {13, 0, 2, 3}}) {
             ModelSpec m = test::gpt(layers, 1024, 16);
             m.mtp_layers = mtp;
             Plan p;
@@ -920,7 +925,7 @@ private slots:
         Scenario other = s;
         other.plan->pp = 14;
         QCOMPARE(default_pipeline_depths(other), expected); // nothing added twice
-        other.plan->pp = 5; // neither a divisor nor a power of two: the plan's own depth joins
+        other.plan->pp = 5;                                 // neither a divisor nor a power of two: the plan's own depth joins
         std::vector<int> with_five = expected;
         with_five.insert(with_five.begin() + 4, 5);
         QCOMPARE(default_pipeline_depths(other), with_five);

@@ -10,11 +10,11 @@
 
 #include <random>
 
-#include "test_support.h"
 #include "iteration/fast_simulation.h"
+#include "iteration/task_graph_simulation.h"
+#include "test_support.h"
 #include "vtrain/plan_check.h"
 #include "vtrain/scenario_json.h"
-#include "iteration/task_graph_simulation.h"
 
 using namespace vtrain;
 
@@ -151,16 +151,22 @@ void compare_extension(const Case& c, const GpuProfile& profile, FastSimScratch&
                        std::to_string(c.training.global_batch) + " node " + std::to_string(c.cluster.gpus_per_node) + " micro-batches " +
                        std::to_string(exact.micro_batches) + " extended " + std::to_string(fast.extended_micro_batches);
     const double T = exact.iteration_time_s;
-    QVERIFY2(std::abs(fast.iteration_time_s / T - 1) < 1e-9, (where + " time " + std::to_string(fast.iteration_time_s) + " vs " + std::to_string(T)).c_str());
+    QVERIFY2(std::abs(fast.iteration_time_s / T - 1) < 1e-9,
+             (where + " time " + std::to_string(fast.iteration_time_s) + " vs " + std::to_string(T)).c_str());
     QVERIFY2(std::abs(full.iteration_time_s / T - 1) < 1e-12, where.c_str());
     QVERIFY2(std::abs(fast.bubble_fraction - exact.bubble_fraction) < 1e-9, where.c_str());
     QCOMPARE(stages.size(), exact.stages.size());
     for (std::size_t s = 0; s < stages.size(); ++s) {
         const StageBreakdown& a = stages[s];
         const StageBreakdown& b = exact.stages[s].breakdown;
-        for (const auto& [x, y] : {std::pair{a.compute_s, b.compute_s}, {a.tp_comm_s, b.tp_comm_s}, {a.ep_comm_s, b.ep_comm_s},
-                                   {a.cp_comm_s, b.cp_comm_s}, {a.pp_comm_s, b.pp_comm_s}, {a.dp_comm_exposed_s, b.dp_comm_exposed_s},
-                                   {a.optimizer_s, b.optimizer_s}, {a.bubble_s, b.bubble_s}}) {
+        for (const auto& [x, y] : {std::pair{a.compute_s, b.compute_s},
+                                   {a.tp_comm_s, b.tp_comm_s},
+                                   {a.ep_comm_s, b.ep_comm_s},
+                                   {a.cp_comm_s, b.cp_comm_s},
+                                   {a.pp_comm_s, b.pp_comm_s},
+                                   {a.dp_comm_exposed_s, b.dp_comm_exposed_s},
+                                   {a.optimizer_s, b.optimizer_s},
+                                   {a.bubble_s, b.bubble_s}}) {
             QVERIFY2(std::abs(x - y) <= 1e-9 * T, (where + " stage " + std::to_string(s)).c_str());
         }
     }
@@ -238,8 +244,8 @@ private slots:
         for (int i = 0; i < 250; ++i) {
             compare_extension(random_case(rng, true), profile, scratch, ws, counts);
         }
-        qInfo("%d plans, %d lengthened, %d of them to every micro-batch, %d extended", counts.plans, counts.walked_again,
-              counts.walked_again_in_full, counts.extended);
+        qInfo("%d plans, %d lengthened, %d of them to every micro-batch, %d extended", counts.plans, counts.walked_again, counts.walked_again_in_full,
+              counts.extended);
         QVERIFY(counts.walked_again - counts.walked_again_in_full >= 10);
         QVERIFY(counts.walked_again_in_full >= 3);
     }

@@ -49,7 +49,7 @@ Scenario sweep_scenario()
 const std::map<std::string, GpuProfile>& profiles()
 {
     static const std::map<std::string, GpuProfile> p{{"a100-sxm4-80gb", test::shipped_profile("a100-sxm4-80gb")},
-                                                      {"h100-sxm5-80gb", test::shipped_profile("h100-sxm5-80gb")}};
+                                                     {"h100-sxm5-80gb", test::shipped_profile("h100-sxm5-80gb")}};
     return p;
 }
 
@@ -99,7 +99,10 @@ PlanRow row(std::uint64_t index, double days, double cost, double mfu)
     return r;
 }
 
-std::uint64_t index_of(const std::string& csv_line) { return std::stoull(csv_line.substr(0, csv_line.find(','))); }
+std::uint64_t index_of(const std::string& csv_line)
+{
+    return std::stoull(csv_line.substr(0, csv_line.find(',')));
+}
 
 // Evaluates each shard on its own, sends its result through the wire format, merges (the parts in
 // reverse order: the merge must not depend on it). The sinks' rows are put back in index order.
@@ -299,7 +302,8 @@ private slots:
                         for (std::size_t g = r.begin; g < r.end; ++g) {
                             ++seen[g];
                             const PlanGroup group = space->group(g);
-                            const auto [it, inserted] = owner.emplace(std::vector<int>{group.gpu, group.tp, group.cp, group.ep, group.etp, group.micro_batch}, shard);
+                            const auto [it, inserted] =
+                                owner.emplace(std::vector<int>{group.gpu, group.tp, group.cp, group.ep, group.etp, group.micro_batch}, shard);
                             QCOMPARE(it->second, shard); // a unit's items all at one owner
                         }
                     }

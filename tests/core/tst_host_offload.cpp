@@ -3,8 +3,8 @@
 // closed forms, and the memory they free.
 #include <QtTest>
 
-#include "test_support.h"
 #include "model/host_offload.h"
+#include "test_support.h"
 #include "vtrain/simulator.h"
 
 using namespace vtrain;

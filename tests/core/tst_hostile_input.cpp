@@ -57,8 +57,9 @@ private slots:
     void number_overflow_names_line_column_and_field()
     {
         const QString e = first_error("{\n  \"model\": {\"layers\": 1e309}\n}");
-        QVERIFY2(e.startsWith(QStringLiteral("not valid JSON at line 2, column 23: the number \"1e309\" is too large for a double (in model.layers)")),
-                 qPrintable(e));
+        QVERIFY2(
+            e.startsWith(QStringLiteral("not valid JSON at line 2, column 23: the number \"1e309\" is too large for a double (in model.layers)")),
+            qPrintable(e));
         QVERIFY(!e.contains(QStringLiteral("json.exception")));
         const QString list = first_error(R"({"search": {"tp": [1, 2, -1e999]}})");
         QVERIFY2(list.contains(QStringLiteral("(in search.tp[2])")), qPrintable(list));

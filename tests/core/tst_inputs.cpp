@@ -17,7 +17,10 @@ const char* kGood = R"({
   "plan": {"tp": 2, "pp": 2, "dp": 4, "micro_batch": 2}
 })";
 
-nlohmann::json good() { return nlohmann::json::parse(kGood); }
+nlohmann::json good()
+{
+    return nlohmann::json::parse(kGood);
+}
 
 // The first diagnostic's field for a scenario that must be refused.
 QString refused_field(const nlohmann::json& j)
@@ -116,27 +119,69 @@ private slots:
         QTest::addColumn<QString>("pointer");
         QTest::addColumn<QString>("value"); // JSON text, or "<remove>"
         QTest::addColumn<QString>("field");
-        QTest::newRow("missing layers") << "/model/layers" << "<remove>" << "model.layers";
-        QTest::newRow("layers as string") << "/model/layers" << "\"24\"" << "model.layers";
-        QTest::newRow("negative layers") << "/model/layers" << "-5" << "model.layers";
-        QTest::newRow("fractional heads") << "/model/heads" << "16.5" << "model.heads";
-        QTest::newRow("heads not dividing hidden") << "/model/heads" << "17" << "model.heads";
-        QTest::newRow("absurd gpu count") << "/cluster/num_gpus" << "1e12" << "cluster.num_gpus";
-        QTest::newRow("missing gpu") << "/cluster/gpu" << "<remove>" << "cluster.gpu";
-        QTest::newRow("empty gpu") << "/cluster/gpu" << "\"\"" << "cluster.gpu";
-        QTest::newRow("negative price") << "/cluster/price_per_gpu_hour" << "-1" << "cluster.price_per_gpu_hour";
-        QTest::newRow("missing global batch") << "/training/global_batch" << "<remove>" << "training.global_batch";
-        QTest::newRow("bad precision") << "/training/precision" << "\"fp8x\"" << "training.precision";
-        QTest::newRow("zero ssd scan factor") << "/training/ssd_scan_time_factor" << "0" << "training.ssd_scan_time_factor";
-        QTest::newRow("ssd scan factor as text") << "/training/ssd_scan_time_factor" << "\"4\"" << "training.ssd_scan_time_factor";
-        QTest::newRow("infinite tokens") << "/training/tokens" << "1e400" << "";
-        QTest::newRow("bad schedule") << "/plan/schedule" << "\"zigzag\"" << "plan.schedule";
-        QTest::newRow("zero stage 4") << "/plan/zero_stage" << "4" << "plan.zero_stage";
-        QTest::newRow("misspelt field") << "/plan/micro_bach" << "2" << "plan.micro_bach";
-        QTest::newRow("model not an object") << "/model" << "[1, 2]" << "model";
-        QTest::newRow("search tp not a list") << "/search" << "{\"tp\": 4}" << "search.tp";
-        QTest::newRow("loss bytes per logit negative") << "/training/loss_bytes_per_logit" << "-1" << "training.loss_bytes_per_logit";
-        QTest::newRow("cp ring pytorch not a bool") << "/training/cp_ring_pytorch" << "\"yes\"" << "training.cp_ring_pytorch";
+        QTest::newRow("missing layers") << "/model/layers"
+                                        << "<remove>"
+                                        << "model.layers";
+        QTest::newRow("layers as string") << "/model/layers"
+                                          << "\"24\""
+                                          << "model.layers";
+        QTest::newRow("negative layers") << "/model/layers"
+                                         << "-5"
+                                         << "model.layers";
+        QTest::newRow("fractional heads") << "/model/heads"
+                                          << "16.5"
+                                          << "model.heads";
+        QTest::newRow("heads not dividing hidden") << "/model/heads"
+                                                   << "17"
+                                                   << "model.heads";
+        QTest::newRow("absurd gpu count") << "/cluster/num_gpus"
+                                          << "1e12"
+                                          << "cluster.num_gpus";
+        QTest::newRow("missing gpu") << "/cluster/gpu"
+                                     << "<remove>"
+                                     << "cluster.gpu";
+        QTest::newRow("empty gpu") << "/cluster/gpu"
+                                   << "\"\""
+                                   << "cluster.gpu";
+        QTest::newRow("negative price") << "/cluster/price_per_gpu_hour"
+                                        << "-1"
+                                        << "cluster.price_per_gpu_hour";
+        QTest::newRow("missing global batch") << "/training/global_batch"
+                                              << "<remove>"
+                                              << "training.global_batch";
+        QTest::newRow("bad precision") << "/training/precision"
+                                       << "\"fp8x\""
+                                       << "training.precision";
+        QTest::newRow("zero ssd scan factor") << "/training/ssd_scan_time_factor"
+                                              << "0"
+                                              << "training.ssd_scan_time_factor";
+        QTest::newRow("ssd scan factor as text") << "/training/ssd_scan_time_factor"
+                                                 << "\"4\""
+                                                 << "training.ssd_scan_time_factor";
+        QTest::newRow("infinite tokens") << "/training/tokens"
+                                         << "1e400"
+                                         << "";
+        QTest::newRow("bad schedule") << "/plan/schedule"
+                                      << "\"zigzag\""
+                                      << "plan.schedule";
+        QTest::newRow("zero stage 4") << "/plan/zero_stage"
+                                      << "4"
+                                      << "plan.zero_stage";
+        QTest::newRow("misspelt field") << "/plan/micro_bach"
+                                        << "2"
+                                        << "plan.micro_bach";
+        QTest::newRow("model not an object") << "/model"
+                                             << "[1, 2]"
+                                             << "model";
+        QTest::newRow("search tp not a list") << "/search"
+                                              << "{\"tp\": 4}"
+                                              << "search.tp";
+        QTest::newRow("loss bytes per logit negative") << "/training/loss_bytes_per_logit"
+                                                       << "-1"
+                                                       << "training.loss_bytes_per_logit";
+        QTest::newRow("cp ring pytorch not a bool") << "/training/cp_ring_pytorch"
+                                                    << "\"yes\""
+                                                    << "training.cp_ring_pytorch";
     }
     void bad_fields()
     {

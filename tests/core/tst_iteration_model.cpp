@@ -7,14 +7,14 @@
 
 #include <cmath>
 
+#include "iteration/iteration_costs.h"
+#include "iteration/task_graph_simulation.h"
+#include "model/model_math.h"
 #include "test_support.h"
 #include "vtrain/comm_model.h"
-#include "iteration/iteration_costs.h"
 #include "vtrain/memory_model.h"
-#include "model/model_math.h"
 #include "vtrain/pipeline_layout.h"
 #include "vtrain/plan_check.h"
-#include "iteration/task_graph_simulation.h"
 
 using namespace vtrain;
 
@@ -276,15 +276,16 @@ private slots:
         const LinkSpec& l = cluster.links;
         const double layer = layer_params(m);
         const double rest = embedding_params(m) + output_params(m) + 2.0 * m.hidden; // embedding, output, final norm
-        const double gather = 32 * intra_node_closed_form(l, Collective::AllGather, layer * 2, 8) +
-                              intra_node_closed_form(l, Collective::AllGather, rest * 2, 8);
+        const double gather =
+            32 * intra_node_closed_form(l, Collective::AllGather, layer * 2, 8) + intra_node_closed_form(l, Collective::AllGather, rest * 2, 8);
         const double scatter = 32 * intra_node_closed_form(l, Collective::ReduceScatter, layer * 4, 8) +
                                intra_node_closed_form(l, Collective::ReduceScatter, rest * 4, 8);
         QVERIFY(std::abs(ch.fsdp_gather_traffic_s / gather - 1) < 1e-9);
         QVERIFY(std::abs(ch.fsdp_scatter_traffic_s / scatter - 1) < 1e-9);
         // Prefetch: a layer's gather (~0.8 ms) hides behind the previous layer's compute, so only the first
         // layer's and the embedding/output unit's show.
-        const double first = intra_node_closed_form(l, Collective::AllGather, layer * 2, 8) + intra_node_closed_form(l, Collective::AllGather, rest * 2, 8);
+        const double first =
+            intra_node_closed_form(l, Collective::AllGather, layer * 2, 8) + intra_node_closed_form(l, Collective::AllGather, rest * 2, 8);
         QVERIFY(std::abs(ch.fsdp_forward_s / first - 1) < 1e-9);
         QVERIFY(std::abs(ch.fsdp_backward_gather_s / first - 1) < 1e-9);
         QCOMPARE(ch.fsdp_backward_scatter_s, 0.0); // reduce-scatters hide behind the backward
@@ -335,12 +336,9 @@ private slots:
             Fp8Recipe recipe;
             double low_precision;
         };
-        const Row rows[] = {{Precision::Bf16, Fp8Recipe::Delayed, 0.0},
-                            {Precision::Fp8, Fp8Recipe::Delayed, 2.0},
-                            {Precision::Fp8, Fp8Recipe::Current, 2.0},
-                            {Precision::Fp8, Fp8Recipe::Blockwise, 2.0 + 8.0 / 16384},
-                            {Precision::Fp8, Fp8Recipe::Mxfp8, 2.0 + 2.0 / 32},
-                            {Precision::Nvfp4, Fp8Recipe::Delayed, 1.0 + 2.0 / 16}};
+        const Row rows[] = {{Precision::Bf16, Fp8Recipe::Delayed, 0.0},         {Precision::Fp8, Fp8Recipe::Delayed, 2.0},
+                            {Precision::Fp8, Fp8Recipe::Current, 2.0},          {Precision::Fp8, Fp8Recipe::Blockwise, 2.0 + 8.0 / 16384},
+                            {Precision::Fp8, Fp8Recipe::Mxfp8, 2.0 + 2.0 / 32}, {Precision::Nvfp4, Fp8Recipe::Delayed, 1.0 + 2.0 / 16}};
         const ModelSpec m = llama8b();
         Plan p;
         p.dp = 8;

@@ -113,9 +113,8 @@ private slots:
             "--ddp-bucket-size 10485760", // 40 MiB of fp32 gradients
         };
         QCOMPARE(launch->arguments, expected);
-        QCOMPARE(launch->launch_command,
-                 std::string("CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nproc_per_node 8 --nnodes 420 --node_rank $NODE_RANK "
-                             "--master_addr $MASTER_ADDR --master_port 6000 pretrain_gpt.py"));
+        QCOMPARE(launch->launch_command, std::string("CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nproc_per_node 8 --nnodes 420 --node_rank $NODE_RANK "
+                                                     "--master_addr $MASTER_ADDR --master_port 6000 pretrain_gpt.py"));
         QVERIFY(mentions(launch->warnings, "--data-path"));
         QVERIFY(mentions(launch->warnings, "tokenizer"));
         QVERIFY(!mentions(launch->warnings, "ZeRO-2"));
@@ -376,7 +375,7 @@ private slots:
         QTest::addColumn<int>("gpusPerNode");
         QTest::addColumn<QString>("field");
         QTest::newRow("gpu count") << 8 << 11 << 3 << 8 << QStringLiteral("plan");
-        QTest::newRow("tp vs heads") << 3 << 32 << 3 << 8 << QStringLiteral("plan.tp"); // 3 x 35 x 32 = 3360
+        QTest::newRow("tp vs heads") << 3 << 32 << 3 << 8 << QStringLiteral("plan.tp");                // 3 x 35 x 32 = 3360
         QTest::newRow("virtual stages") << 8 << 12 << 2 << 8 << QStringLiteral("plan.virtual_stages"); // 105 % 70
         QTest::newRow("node size") << 8 << 12 << 3 << 0 << QStringLiteral("cluster.gpus_per_node");
     }
@@ -425,17 +424,17 @@ private slots:
         p.last_stage_layers = 7;
         auto m = megatron_launch(s, p, 8);
         QVERIFY2(m.ok(), m.first_error().c_str());
-        for (const char* flag : {"--context-parallel-size 16", "--cp-comm-type p2p", "--decoder-first-pipeline-num-layers 7",
-                                 "--decoder-last-pipeline-num-layers 7", "--tp-comm-overlap", "--overlap-param-gather",
-                                 "--use-distributed-optimizer", "--overlap-grad-reduce"}) {
+        for (const char* flag :
+             {"--context-parallel-size 16", "--cp-comm-type p2p", "--decoder-first-pipeline-num-layers 7", "--decoder-last-pipeline-num-layers 7",
+              "--tp-comm-overlap", "--overlap-param-gather", "--use-distributed-optimizer", "--overlap-grad-reduce"}) {
             QVERIFY2(has(m->arguments, flag), flag);
         }
         QVERIFY(std::none_of(m->arguments.begin(), m->arguments.end(),
                              [](const std::string& a) { return a.rfind("--num-layers-per-virtual-pipeline-stage", 0) == 0; }));
 
         // FP8 recipes as Megatron names them, on top of --bf16.
-        const std::pair<Fp8Recipe, const char*> recipes[] = {{Fp8Recipe::Delayed, "delayed"}, {Fp8Recipe::Current, "tensorwise"},
-                                                             {Fp8Recipe::Blockwise, "blockwise"}, {Fp8Recipe::Mxfp8, "mxfp8"}};
+        const std::pair<Fp8Recipe, const char*> recipes[] = {
+            {Fp8Recipe::Delayed, "delayed"}, {Fp8Recipe::Current, "tensorwise"}, {Fp8Recipe::Blockwise, "blockwise"}, {Fp8Recipe::Mxfp8, "mxfp8"}};
         for (const auto& [recipe, name] : recipes) {
             s.training.precision = Precision::Fp8;
             s.training.fp8_recipe = recipe;
@@ -498,11 +497,11 @@ private slots:
         p.moe_overlap = true;
         auto m = megatron_launch(s, p, 8);
         QVERIFY2(m.ok(), m.first_error().c_str());
-        for (const char* flag : {"--num-experts 256", "--moe-router-topk 8", "--moe-ffn-hidden-size 2048",
-                                 "--moe-shared-expert-intermediate-size 2048", "--moe-layer-freq \"([0]*3+[1]*58)\"",
-                                 "--expert-model-parallel-size 64", "--expert-tensor-parallel-size 1", "--overlap-moe-expert-parallel-comm",
-                                 "--multi-latent-attention", "--q-lora-rank 1536", "--kv-lora-rank 512", "--qk-head-dim 128",
-                                 "--qk-pos-emb-head-dim 64", "--v-head-dim 128", "--mtp-num-layers 1"}) {
+        for (const char* flag :
+             {"--num-experts 256", "--moe-router-topk 8", "--moe-ffn-hidden-size 2048", "--moe-shared-expert-intermediate-size 2048",
+              "--moe-layer-freq \"([0]*3+[1]*58)\"", "--expert-model-parallel-size 64", "--expert-tensor-parallel-size 1",
+              "--overlap-moe-expert-parallel-comm", "--multi-latent-attention", "--q-lora-rank 1536", "--kv-lora-rank 512", "--qk-head-dim 128",
+              "--qk-pos-emb-head-dim 64", "--v-head-dim 128", "--mtp-num-layers 1"}) {
             QVERIFY2(has(m->arguments, flag), flag);
         }
         QVERIFY(!has(m->arguments, "--moe-expert-capacity-factor 1"));
@@ -536,9 +535,9 @@ private slots:
         p.zero_stage = 3;
         auto t = torchtitan_launch(s, p, 8);
         QVERIFY2(t.ok(), t.first_error().c_str());
-        for (const char* line : {"data_parallel_shard_degree = 8", "data_parallel_replicate_degree = 1", "tensor_parallel_degree = 1",
-                                 "local_batch_size = 2", "global_batch_size = 16", "seq_len = 8192", "mode = \"full\"",
-                                 "fsdp_reshard_after_forward = \"always\"", "steps = 7630"}) {
+        for (const char* line :
+             {"data_parallel_shard_degree = 8", "data_parallel_replicate_degree = 1", "tensor_parallel_degree = 1", "local_batch_size = 2",
+              "global_batch_size = 16", "seq_len = 8192", "mode = \"full\"", "fsdp_reshard_after_forward = \"always\"", "steps = 7630"}) {
             QVERIFY2(t->toml.find(line) != std::string::npos, line);
         }
         QVERIFY(t->launch_command.find("torchtitan.train") != std::string::npos);
@@ -578,7 +577,7 @@ private slots:
         QVERIFY(has(m->arguments, "--optimizer-offload-fraction 1.0"));
         QVERIFY(has(m->arguments, "--cpu-offloading"));
         QCOMPARE(value_of(m->arguments, "--cpu-offloading-num-layers"), std::string("12")); // half of 24 layers
-        QVERIFY(!mentions(m->warnings, "refuses --cpu-offloading")); // pp 1, no recomputation
+        QVERIFY(!mentions(m->warnings, "refuses --cpu-offloading"));                        // pp 1, no recomputation
         p.recompute = Recompute::Full;
         QVERIFY(mentions(megatron_launch(s, p, 8)->warnings, "refuses --cpu-offloading"));
         const auto d = deepspeed_launch(s, p, 8);

@@ -3,13 +3,13 @@
 // ring traffic, FP8 speed, load imbalance, sliding windows, overlap flags, DeepSeek-V3's layer mix.
 #include <QtTest>
 
-#include "test_support.h"
 #include "model/cuda_graphs.h"
 #include "model/layer_comm.h"
-#include "vtrain/layer_costs.h"
-#include "vtrain/memory_model.h"
 #include "model/model_math.h"
 #include "profile/operator_timer.h"
+#include "test_support.h"
+#include "vtrain/layer_costs.h"
+#include "vtrain/memory_model.h"
 #include "vtrain/scenario_json.h"
 
 using namespace vtrain;
@@ -59,7 +59,10 @@ struct Setup {
     LayerCosts run() { return compute_layer_costs(in); }
 };
 
-double forward_s(const BlockCost& b) { return b.forward.total_s(); }
+double forward_s(const BlockCost& b)
+{
+    return b.forward.total_s();
+}
 
 // One MoE layer: hidden 4096, 4096 tokens, SwiGLU experts: 64 of width 1024, top-8.
 ModelSpec moe_layer()
@@ -128,7 +131,10 @@ double op_seconds(const LayerCosts& c, const std::string& name, Phase phase)
     return s;
 }
 
-bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
+bool close(double a, double b)
+{
+    return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
+}
 
 } // namespace
 
@@ -215,7 +221,8 @@ private slots:
         auto scenario = [](const std::string& dispatcher) {
             return scenario_from_text(R"({"model": {"layers": 2, "hidden": 1024, "heads": 8, "seq_len": 1024, "vocab": 32000},
                 "cluster": {"gpu": "h100-sxm5-80gb", "num_gpus": 8},
-                "training": {"global_batch": 8, "moe_dispatcher": ")" + dispatcher + R"("},
+                "training": {"global_batch": 8, "moe_dispatcher": ")" +
+                                      dispatcher + R"("},
                 "plan": {"tp": 1, "pp": 1, "dp": 8, "micro_batch": 1}})");
         };
         const auto flex = scenario("flex");
@@ -379,8 +386,10 @@ private slots:
         const LayerCosts fused = s.run();
         const OperatorTimer t(s.profile, Precision::Bf16);
         const double logits = 8192.0 * 128256;
-        const double forward = t.memory_bound_seconds("cross_entropy", logits * 4, false) - t.memory_bound_seconds("residual_add", logits * 2 / 3, false);
-        const double backward = t.memory_bound_seconds("cross_entropy", logits * 4, true) - t.memory_bound_seconds("residual_add", logits * 4 / 2, true);
+        const double forward =
+            t.memory_bound_seconds("cross_entropy", logits * 4, false) - t.memory_bound_seconds("residual_add", logits * 2 / 3, false);
+        const double backward =
+            t.memory_bound_seconds("cross_entropy", logits * 4, true) - t.memory_bound_seconds("residual_add", logits * 4 / 2, true);
         QVERIFY(forward > 0 && backward > 0);
         QVERIFY(std::abs(unfused.head.forward.total_s() - fused.head.forward.total_s() - forward) <= 1e-9);
         QVERIFY(std::abs(unfused.head.backward.total_s() - fused.head.backward.total_s() - backward) <= 1e-9);
@@ -747,10 +756,10 @@ private slots:
             bwd += m * g[0] * (3 + 5) + (m * g[1] + g[0] * g[1]) * 5;
         }
         const OperatorTimer f8(s.profile, Precision::Fp8);
-        QVERIFY(close(op_seconds(c, "low-precision quantize (casts, amax)", Phase::Forward),
-                      f8.memory_bound_seconds("residual_add", fwd / 3, false)));
-        QVERIFY(close(op_seconds(c, "low-precision quantize (casts, amax)", Phase::Backward),
-                      f8.memory_bound_seconds("residual_add", bwd / 3, false)));
+        QVERIFY(
+            close(op_seconds(c, "low-precision quantize (casts, amax)", Phase::Forward), f8.memory_bound_seconds("residual_add", fwd / 3, false)));
+        QVERIFY(
+            close(op_seconds(c, "low-precision quantize (casts, amax)", Phase::Backward), f8.memory_bound_seconds("residual_add", bwd / 3, false)));
         // torchao's rowwise auto-filter thresholds (out <= 1024 gains nothing): wk and wv (1024 wide each) run
         // at the BF16 rate, wq (4096) at the rowwise FP8 rate; wo (4096 x 4096) gains.
         const OperatorTimer bf16(s.profile, Precision::Bf16);
@@ -1059,9 +1068,9 @@ private slots:
         const LayerCosts oss = costs(7, true, false);
         const GpuProfile profile = network_profile();
         const OperatorTimer t(profile, Precision::Bf16); // the timer keeps a reference: the profile must outlive it
-        const double rows = 4096.0 * 4 * 4; // tokens x top-k reaching this rank's 2 experts from the 64 ranks
-        const double input = rows * 2 * 2880 * 2; // the activation's [rows, 2F] BF16 input
-        const double out = rows * 2880 * 2;       // the experts' [rows, h] BF16 output
+        const double rows = 4096.0 * 4 * 4;              // tokens x top-k reaching this rank's 2 experts from the 64 ranks
+        const double input = rows * 2 * 2880 * 2;        // the activation's [rows, 2F] BF16 input
+        const double out = rows * 2880 * 2;              // the experts' [rows, h] BF16 output
         // Clamp: two torch.clamp halves (one pass) and the cat (one copy) forward, the masked gradient backward.
         QVERIFY(close(op_seconds(oss, "activation input clamp + cat (unfused)", Phase::Forward), 2 * t.memory_bound_seconds("gelu", input, false)));
         QVERIFY(close(op_seconds(oss, "activation input clamp (unfused)", Phase::Backward), t.memory_bound_seconds("gelu", input, true)));

@@ -2,11 +2,11 @@
 // The memory model against Korthikanti et al. 2022, Table 2 and Sec. 4, and the schedules' in-flight counts.
 #include <QtTest>
 
-#include "test_support.h"
-#include "vtrain/memory_model.h"
-#include "model/model_math.h"
 #include "iteration/pipeline_schedule.h"
 #include "iteration/plan_costs.h"
+#include "model/model_math.h"
+#include "test_support.h"
+#include "vtrain/memory_model.h"
 #include "vtrain/simulator.h"
 
 using namespace vtrain;
@@ -90,8 +90,7 @@ private slots:
         // outputs are sequence-sharded, the w2 mm output is the full-width partial sum.
         p.tp = 2;
         p.sequence_parallel = true;
-        QCOMPARE(layer_activation_bytes_at(m, tr, p, 0),
-                 tokens * (2.0 * (2048 + 2048 + 512 + 2048 + 7168 + 4096 + 2 * 2048) + 4.0 * 16));
+        QCOMPARE(layer_activation_bytes_at(m, tr, p, 0), tokens * (2.0 * (2048 + 2048 + 512 + 2048 + 7168 + 4096 + 2 * 2048) + 4.0 * 16));
         // Without per-op SAC, selective recompute keeps Korthikanti's count.
         tr.per_op_sac = false;
         QVERIFY(layer_activation_bytes_at(m, tr, p, 0) > tokens * 2.0 * 30000);

@@ -2,8 +2,8 @@
 // Parameter and FLOP counts against Megatron's published closed forms.
 #include <QtTest>
 
-#include "test_support.h"
 #include "model/model_math.h"
+#include "test_support.h"
 
 using namespace vtrain;
 

@@ -127,27 +127,66 @@ private slots:
         QTest::addColumn<QString>("pointer");
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("field");
-        QTest::newRow("top_k above experts") << "/model/moe/top_k" << "300" << "model.moe.top_k";
-        QTest::newRow("imbalance above experts/top_k") << "/model/moe/load_imbalance" << "40" << "model.moe.load_imbalance";
-        QTest::newRow("imbalance below 1") << "/model/moe/load_imbalance" << "0.5" << "model.moe.load_imbalance";
-        QTest::newRow("dropless with capacity") << "/model/moe" << R"({"experts": 256, "top_k": 8, "dropless": true, "capacity_factor": 1.25})"
-                                            << "model.moe.capacity_factor";
-        QTest::newRow("not dropless, no capacity") << "/model/moe/dropless" << "false" << "model.moe.dropless";
-        QTest::newRow("first dense >= layers") << "/model/moe/first_dense_layers" << "61" << "model.moe.first_dense_layers";
-        QTest::newRow("unknown moe field") << "/model/moe/expert" << "3" << "model.moe.expert";
-        QTest::newRow("attention kind") << "/model/attention" << "\"sparse\"" << "model.attention";
-        QTest::newRow("kv_heads with mla") << "/model/kv_heads" << "8" << "model.kv_heads";
-        QTest::newRow("mla rank") << "/model/mla/kv_lora_rank" << "0" << "model.mla.kv_lora_rank";
-        QTest::newRow("activation") << "/model/activation" << "\"silu\"" << "model.activation";
-        QTest::newRow("normalization") << "/model/normalization" << "\"batchnorm\"" << "model.normalization";
-        QTest::newRow("pattern length") << "/model/layer_pattern" << "\"*E\"" << "model.layer_pattern";
-        QTest::newRow("window with mla") << "/model/sliding_window" << "128" << "model.sliding_window";
-        QTest::newRow("full every without window") << "/model/full_attention_every" << "2" << "model.full_attention_every";
-        QTest::newRow("mamba without pattern") << "/model/mamba" << "{}" << "model.mamba";
-        QTest::newRow("negative clamp") << "/model/glu_clamp" << "-1" << "model.glu_clamp";
-        QTest::newRow("linear_bias not a bool") << "/model/linear_bias" << "\"yes\"" << "model.linear_bias";
-        QTest::newRow("precision") << "/training/precision" << "\"fp6\"" << "training.precision";
-        QTest::newRow("fp8 recipe") << "/training/fp8_recipe" << "\"rowwise\"" << "training.fp8_recipe";
+        QTest::newRow("top_k above experts") << "/model/moe/top_k"
+                                             << "300"
+                                             << "model.moe.top_k";
+        QTest::newRow("imbalance above experts/top_k") << "/model/moe/load_imbalance"
+                                                       << "40"
+                                                       << "model.moe.load_imbalance";
+        QTest::newRow("imbalance below 1") << "/model/moe/load_imbalance"
+                                           << "0.5"
+                                           << "model.moe.load_imbalance";
+        QTest::newRow("dropless with capacity") << "/model/moe"
+                                                << R"({"experts": 256, "top_k": 8, "dropless": true, "capacity_factor": 1.25})"
+                                                << "model.moe.capacity_factor";
+        QTest::newRow("not dropless, no capacity") << "/model/moe/dropless"
+                                                   << "false"
+                                                   << "model.moe.dropless";
+        QTest::newRow("first dense >= layers") << "/model/moe/first_dense_layers"
+                                               << "61"
+                                               << "model.moe.first_dense_layers";
+        QTest::newRow("unknown moe field") << "/model/moe/expert"
+                                           << "3"
+                                           << "model.moe.expert";
+        QTest::newRow("attention kind") << "/model/attention"
+                                        << "\"sparse\""
+                                        << "model.attention";
+        QTest::newRow("kv_heads with mla") << "/model/kv_heads"
+                                           << "8"
+                                           << "model.kv_heads";
+        QTest::newRow("mla rank") << "/model/mla/kv_lora_rank"
+                                  << "0"
+                                  << "model.mla.kv_lora_rank";
+        QTest::newRow("activation") << "/model/activation"
+                                    << "\"silu\""
+                                    << "model.activation";
+        QTest::newRow("normalization") << "/model/normalization"
+                                       << "\"batchnorm\""
+                                       << "model.normalization";
+        QTest::newRow("pattern length") << "/model/layer_pattern"
+                                        << "\"*E\""
+                                        << "model.layer_pattern";
+        QTest::newRow("window with mla") << "/model/sliding_window"
+                                         << "128"
+                                         << "model.sliding_window";
+        QTest::newRow("full every without window") << "/model/full_attention_every"
+                                                   << "2"
+                                                   << "model.full_attention_every";
+        QTest::newRow("mamba without pattern") << "/model/mamba"
+                                               << "{}"
+                                               << "model.mamba";
+        QTest::newRow("negative clamp") << "/model/glu_clamp"
+                                        << "-1"
+                                        << "model.glu_clamp";
+        QTest::newRow("linear_bias not a bool") << "/model/linear_bias"
+                                                << "\"yes\""
+                                                << "model.linear_bias";
+        QTest::newRow("precision") << "/training/precision"
+                                   << "\"fp6\""
+                                   << "training.precision";
+        QTest::newRow("fp8 recipe") << "/training/fp8_recipe"
+                                    << "\"rowwise\""
+                                    << "training.fp8_recipe";
     }
     void bad_shapes_are_refused_with_their_field()
     {

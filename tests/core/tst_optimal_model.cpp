@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "test_support.h"
 #include "model/model_math.h"
+#include "test_support.h"
 #include "vtrain/optimal_model.h"
 
 using namespace vtrain;

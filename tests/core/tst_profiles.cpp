@@ -3,19 +3,19 @@
 #include <QtTest>
 
 #include <filesystem>
-#include <set>
 #include <fstream>
+#include <set>
 
+#include "iteration/plan_costs.h"
+#include "profile/interpolation.h"
+#include "profile/operator_timer.h"
 #include "test_support.h"
 #include "vtrain/calibration.h"
 #include "vtrain/hardware_spec_json.h"
-#include "profile/interpolation.h"
 #include "vtrain/json_fields.h"
 #include "vtrain/modeled_profile.h"
-#include "profile/operator_timer.h"
 #include "vtrain/profile_json.h"
 #include "vtrain/scenario_json.h"
-#include "iteration/plan_costs.h"
 #include "vtrain/simulator.h"
 #include "vtrain/uncertainty.h"
 

@@ -7,10 +7,10 @@
 #include <map>
 #include <set>
 
-#include "test_support.h"
 #include "iteration/event_simulation.h"
 #include "iteration/pipeline_schedule.h"
 #include "iteration/task_graph_simulation.h"
+#include "test_support.h"
 
 using namespace vtrain;
 
@@ -153,8 +153,8 @@ private slots:
         const int layers_per_stage = 2 * v; // the helper builds p * v * 2 layers
         const double f = f_layer * layers_per_stage, b = b_layer * layers_per_stage;
         const double t = simulate_uniform(static_cast<Schedule>(schedule), p, m, v, f_layer, b_layer);
-        const double expected = static_cast<Schedule>(schedule) == Schedule::Interleaved ? m * (f + b) + (p - 1) * (f + b) / v
-                                                                                         : (m + p - 1) * (f + b);
+        const double expected =
+            static_cast<Schedule>(schedule) == Schedule::Interleaved ? m * (f + b) + (p - 1) * (f + b) / v : (m + p - 1) * (f + b);
         QVERIFY2(std::abs(t - expected) < 1e-9, qPrintable(QStringLiteral("got %1, expected %2").arg(t).arg(expected)));
     }
 

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <map>
 
-#include "test_support.h"
 #include "model/model_math.h"
+#include "test_support.h"
 #include "vtrain/result_json.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/simulator.h"
@@ -159,8 +159,8 @@ private slots:
         const auto a = result_to_json(run(s, *s.plan));
         const auto b = result_to_json(run(s, *s.plan));
         QVERIFY(a == b);
-        for (const char* key : {"iteration_time_s", "tokens_per_s", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu",
-                                "bubble_fraction", "peak_memory_gib", "fits_memory", "training_days", "cost_usd", "breakdown"}) {
+        for (const char* key : {"iteration_time_s", "tokens_per_s", "model_tflops_per_gpu", "hardware_tflops_per_gpu", "mfu", "bubble_fraction",
+                                "peak_memory_gib", "fits_memory", "training_days", "cost_usd", "breakdown"}) {
             QVERIFY2(a.contains(key), key);
         }
         QCOMPARE(int(a["peak_memory_gib"].size()), s.plan->pp);

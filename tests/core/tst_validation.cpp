@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/model_support.h"
 #include "test_support.h"
 #include "validation/validation_detail.h"
-#include "model/model_support.h"
 #include "vtrain/validation.h"
 
 using namespace vtrain;
@@ -225,13 +225,27 @@ private slots:
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("tp as text") << "tp" << "\"8\"" << "row \"bad\".tp";
-        QTest::newRow("fractional layers") << "num_layers" << "24.5" << "row \"bad\".num_layers";
-        QTest::newRow("negative time") << "iteration_time_s" << "-1" << "row \"bad\".iteration_time_s";
-        QTest::newRow("sp as number") << "sequence_parallel" << "1" << "row \"bad\".sequence_parallel";
-        QTest::newRow("unknown trust") << "trust" << "\"very\"" << "row \"bad\".trust";
-        QTest::newRow("notes not strings") << "notes" << "[1]" << "row \"bad\".notes";
-        QTest::newRow("typo field") << "micro_batch" << "2" << "row \"bad\".micro_batch";
+        QTest::newRow("tp as text") << "tp"
+                                    << "\"8\""
+                                    << "row \"bad\".tp";
+        QTest::newRow("fractional layers") << "num_layers"
+                                           << "24.5"
+                                           << "row \"bad\".num_layers";
+        QTest::newRow("negative time") << "iteration_time_s"
+                                       << "-1"
+                                       << "row \"bad\".iteration_time_s";
+        QTest::newRow("sp as number") << "sequence_parallel"
+                                      << "1"
+                                      << "row \"bad\".sequence_parallel";
+        QTest::newRow("unknown trust") << "trust"
+                                       << "\"very\""
+                                       << "row \"bad\".trust";
+        QTest::newRow("notes not strings") << "notes"
+                                           << "[1]"
+                                           << "row \"bad\".notes";
+        QTest::newRow("typo field") << "micro_batch"
+                                    << "2"
+                                    << "row \"bad\".micro_batch";
     }
     void bad_rows_name_the_row_and_the_field()
     {
@@ -371,14 +385,30 @@ private slots:
         QTest::addColumn<QString>("field");
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("reason");
-        QTest::newRow("architecture") << "arch_family" << "\"moe\"" << "model dimensions not given";
-        QTest::newRow("unspecified") << "arch_family" << "\"deepseek_v4_moe_unspecified\"" << "model dimensions not given";
-        QTest::newRow("gated deltanet") << "arch_family" << "\"qwen3next_gateddeltanet\"" << "gated DeltaNet";
-        QTest::newRow("no gpu") << "gpu_type" << "null" << "gpu_type not given";
-        QTest::newRow("unknown gpu") << "gpu_type" << "\"TPU v4\"" << "no GPU profile";
-        QTest::newRow("no batch") << "global_batch_size" << "null" << "global_batch_size not given";
-        QTest::newRow("bad plan") << "num_gpus" << "12" << "plan refused";
-        QTest::newRow("no measurement") << "iteration_time_s" << "null" << "no measured quantity";
+        QTest::newRow("architecture") << "arch_family"
+                                      << "\"moe\""
+                                      << "model dimensions not given";
+        QTest::newRow("unspecified") << "arch_family"
+                                     << "\"deepseek_v4_moe_unspecified\""
+                                     << "model dimensions not given";
+        QTest::newRow("gated deltanet") << "arch_family"
+                                        << "\"qwen3next_gateddeltanet\""
+                                        << "gated DeltaNet";
+        QTest::newRow("no gpu") << "gpu_type"
+                                << "null"
+                                << "gpu_type not given";
+        QTest::newRow("unknown gpu") << "gpu_type"
+                                     << "\"TPU v4\""
+                                     << "no GPU profile";
+        QTest::newRow("no batch") << "global_batch_size"
+                                  << "null"
+                                  << "global_batch_size not given";
+        QTest::newRow("bad plan") << "num_gpus"
+                                  << "12"
+                                  << "plan refused";
+        QTest::newRow("no measurement") << "iteration_time_s"
+                                        << "null"
+                                        << "no measured quantity";
     }
     void unmodelable_rows_are_skipped_with_a_reason()
     {
@@ -562,10 +592,10 @@ private slots:
     void a_subset_filter_and_a_missing_profile_are_honoured()
     {
         const auto rows = runs_from_json(nlohmann::json::array({base_row("a"), [] {
-                                                                     auto r = base_row("b");
-                                                                     r["subset"] = "other";
-                                                                     return r;
-                                                                 }()}));
+                                                                    auto r = base_row("b");
+                                                                    r["subset"] = "other";
+                                                                    return r;
+                                                                }()}));
         QVERIFY(rows.ok());
         ValidationOptions options;
         options.subset = "other";
@@ -627,8 +657,8 @@ private slots:
         // Canonical GPU ids as is, the FP8 recipe from notes[0], structured keys over tokens.
         nlohmann::json row = modern_row("v");
         row["num_experts"] = nullptr;
-        row["arch_family"] = "llama_layernorm_gelu_rope_gqa";   // tokens say LayerNorm and GELU ...
-        row["normalization"] = "rmsnorm";                        // ... the keys win
+        row["arch_family"] = "llama_layernorm_gelu_rope_gqa"; // tokens say LayerNorm and GELU ...
+        row["normalization"] = "rmsnorm";                     // ... the keys win
         row["ffn_activation"] = "swiglu";
         RunRow r = parse_one(row);
         validation_detail::Notes notes;
@@ -646,7 +676,8 @@ private slots:
         QCOMPARE(*validation_detail::precision_of(parse_one(row)).recipe, Fp8Recipe::Blockwise); // H100: no MX formats
         row["gpu_type"] = "gb200-nvl72";
         QCOMPARE(*validation_detail::precision_of(parse_one(row)).recipe, Fp8Recipe::Mxfp8);
-        row["notes"] = {"scaling recipe of the main value not stated (the 25.11 table labels the same layout \"FP8-CS (FP8-MX)\", i.e. current scaling)"};
+        row["notes"] = {
+            "scaling recipe of the main value not stated (the 25.11 table labels the same layout \"FP8-CS (FP8-MX)\", i.e. current scaling)"};
         QCOMPARE(*validation_detail::precision_of(parse_one(row)).recipe, Fp8Recipe::Current);
         // MoE and MLA from their keys; a hybrid without its pattern cannot be modeled.
         nlohmann::json moe = modern_row("moe");
@@ -907,8 +938,7 @@ private slots:
         // gathered in FP8 (current scaling). Every value stays in the range; the recipe's run is the centre.
         nlohmann::json row = modern_row("llama");
         row["arch_family"] = "llama_rmsnorm_swiglu_rope_gqa";
-        for (const char* k : {"num_experts", "moe_top_k", "moe_ffn_hidden_size", "num_shared_experts", "moe_first_dense_layers",
-                              "moe_layer_freq"}) {
+        for (const char* k : {"num_experts", "moe_top_k", "moe_ffn_hidden_size", "num_shared_experts", "moe_first_dense_layers", "moe_layer_freq"}) {
             row[k] = nullptr;
         }
         const MappedRun run = map_one(row);
@@ -945,8 +975,7 @@ private slots:
     {
         nlohmann::json row = modern_row("titan");
         row["arch_family"] = "llama_rmsnorm_swiglu_rope_gqa";
-        for (const char* k : {"num_experts", "moe_top_k", "moe_ffn_hidden_size", "num_shared_experts", "moe_first_dense_layers",
-                              "moe_layer_freq"}) {
+        for (const char* k : {"num_experts", "moe_top_k", "moe_ffn_hidden_size", "num_shared_experts", "moe_first_dense_layers", "moe_layer_freq"}) {
             row[k] = nullptr;
         }
         row["software"] = "torchtitan 9dec370; FSDP2; async TP";

@@ -127,8 +127,8 @@ private Q_SLOTS:
     void millionPlansPruned()
     {
         const Latency l = measure(test::bigScenario(), 5, PrunePolicy::Always);
-        qInfo("edit -> front, %llu-plan sweep, pruned: median %.0f ms over 5 edits (min %.0f, max %.0f)",
-              static_cast<unsigned long long>(l.plans), l.median_ms, l.min_ms, l.max_ms);
+        qInfo("edit -> front, %llu-plan sweep, pruned: median %.0f ms over 5 edits (min %.0f, max %.0f)", static_cast<unsigned long long>(l.plans),
+              l.median_ms, l.min_ms, l.max_ms);
         QVERIFY(l.plans > 900000);
     }
 };

@@ -297,7 +297,8 @@ private Q_SLOTS:
         view.setAutoRun(false);
         view.setInputs(kGpu, 64, 4, 1, 40);
         typeInto(&view, QStringLiteral("sharedCluster.jobs"), QStringLiteral("0"));
-        QVERIFY2(view.fieldError(QStringLiteral("jobs")).contains(QStringLiteral("from 1 to 100,000")), qPrintable(view.fieldError(QStringLiteral("jobs"))));
+        QVERIFY2(view.fieldError(QStringLiteral("jobs")).contains(QStringLiteral("from 1 to 100,000")),
+                 qPrintable(view.fieldError(QStringLiteral("jobs"))));
         QVERIFY(view.statusText().contains(QStringLiteral("Jobs")));
         QVERIFY(!view.run());
         typeInto(&view, QStringLiteral("sharedCluster.jobs"), QStringLiteral("4"));

@@ -11,16 +11,16 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
-#include <QHeaderView>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
-#include <QTableWidget>
 #include <QSettings>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolButton>
 #include <QUndoStack>
@@ -145,14 +145,13 @@ private Q_SLOTS:
             w.loadPreset(p.id);
             QCoreApplication::processEvents();
             const QSize min = w.minimumSizeHint().expandedTo(w.minimumSize());
-            QVERIFY2(min.width() <= room.width() && min.height() <= room.height(),
-                     qPrintable(QStringLiteral("%1: minimum %2 x %3 > %4 x %5: %6")
-                                    .arg(p.id)
-                                    .arg(min.width())
-                                    .arg(min.height())
-                                    .arg(room.width())
-                                    .arg(room.height())
-                                    .arg(sizeReport(w))));
+            QVERIFY2(min.width() <= room.width() && min.height() <= room.height(), qPrintable(QStringLiteral("%1: minimum %2 x %3 > %4 x %5: %6")
+                                                                                                  .arg(p.id)
+                                                                                                  .arg(min.width())
+                                                                                                  .arg(min.height())
+                                                                                                  .arg(room.width())
+                                                                                                  .arg(room.height())
+                                                                                                  .arg(sizeReport(w))));
             if (p.title.size() > longestHeader) {
                 longestHeader = int(p.title.size());
                 longest = p.id;
@@ -234,8 +233,9 @@ private Q_SLOTS:
                     }
                 }
                 QVERIFY(widest > 0);
-                QVERIFY2(widest + 6 <= table->columnWidth(column),
-                         qPrintable(QStringLiteral("%1: widest \"%2\" %3 px, column %4").arg(preset, text).arg(widest).arg(table->columnWidth(column))));
+                QVERIFY2(
+                    widest + 6 <= table->columnWidth(column),
+                    qPrintable(QStringLiteral("%1: widest \"%2\" %3 px, column %4").arg(preset, text).arg(widest).arg(table->columnWidth(column))));
             }
         }
     }
@@ -291,7 +291,9 @@ private Q_SLOTS:
             QVERIFY2(header->sectionSize(c) >= view->sizeHintForColumn(c),
                      qPrintable(QStringLiteral("column %1: %2 < %3").arg(c).arg(header->sectionSize(c)).arg(view->sizeHintForColumn(c))));
             QVERIFY2(header->sectionViewportPosition(c) + header->sectionSize(c) <= summary->viewport()->width(),
-                     qPrintable(QStringLiteral("column %1 ends at %2 of %3").arg(c).arg(header->sectionViewportPosition(c) + header->sectionSize(c))
+                     qPrintable(QStringLiteral("column %1 ends at %2 of %3")
+                                    .arg(c)
+                                    .arg(header->sectionViewportPosition(c) + header->sectionSize(c))
                                     .arg(summary->viewport()->width())));
         }
         QVERIFY(!summary->horizontalScrollBar()->isVisible());
@@ -299,18 +301,21 @@ private Q_SLOTS:
         auto* area = qobject_cast<QScrollArea*>(w.details()->tabs()->currentWidget());
         QVERIFY(area);
         const QRect shown(summary->mapTo(area->viewport(), QPoint(0, 0)), summary->size());
-        QVERIFY2(shown.left() >= 0 && shown.right() < area->viewport()->width(),
-                 qPrintable(QStringLiteral("summary %1..%2 in a %3-pixel viewport").arg(shown.left()).arg(shown.right()).arg(area->viewport()->width())));
+        QVERIFY2(
+            shown.left() >= 0 && shown.right() < area->viewport()->width(),
+            qPrintable(QStringLiteral("summary %1..%2 in a %3-pixel viewport").arg(shown.left()).arg(shown.right()).arg(area->viewport()->width())));
         QStringList wide;
         for (QWidget* child : compare->findChildren<QWidget*>()) {
             if (child->isVisibleTo(compare) && child->minimumSizeHint().width() > area->viewport()->width() / 2) {
-                wide << QStringLiteral("%1:%2 %3").arg(child->objectName(), QString::fromLatin1(child->metaObject()->className()))
+                wide << QStringLiteral("%1:%2 %3")
+                            .arg(child->objectName(), QString::fromLatin1(child->metaObject()->className()))
                             .arg(child->minimumSizeHint().width());
             }
         }
-        QVERIFY2(!area->horizontalScrollBar()->isVisible(),
-                 qPrintable(QStringLiteral("compare needs %1 of %2 px: %3").arg(compare->minimumSizeHint().width())
-                                .arg(area->viewport()->width()).arg(wide.join(QStringLiteral(", ")))));
+        QVERIFY2(!area->horizontalScrollBar()->isVisible(), qPrintable(QStringLiteral("compare needs %1 of %2 px: %3")
+                                                                           .arg(compare->minimumSizeHint().width())
+                                                                           .arg(area->viewport()->width())
+                                                                           .arg(wide.join(QStringLiteral(", ")))));
 
         // The scenario editor at its default dock width: every field whole, no sideways scrolling (its
         // right edge, "Tied input/output embeddings" and the GPU list, was cut off).
@@ -320,13 +325,15 @@ private Q_SLOTS:
         QStringList widest;
         for (QWidget* child : content->findChildren<QWidget*>()) {
             if (child->isVisibleTo(content) && child->minimumSizeHint().width() > editorArea->viewport()->width() - 40) {
-                widest << QStringLiteral("%1:%2 %3").arg(child->objectName(), QString::fromLatin1(child->metaObject()->className()))
+                widest << QStringLiteral("%1:%2 %3")
+                              .arg(child->objectName(), QString::fromLatin1(child->metaObject()->className()))
                               .arg(child->minimumSizeHint().width());
             }
         }
-        QVERIFY2(!editorArea->horizontalScrollBar()->isVisible(),
-                 qPrintable(QStringLiteral("editor content needs %1 of %2 px: %3").arg(content->minimumSizeHint().width())
-                                .arg(editorArea->viewport()->width()).arg(widest.join(QStringLiteral(", ")))));
+        QVERIFY2(!editorArea->horizontalScrollBar()->isVisible(), qPrintable(QStringLiteral("editor content needs %1 of %2 px: %3")
+                                                                                 .arg(content->minimumSizeHint().width())
+                                                                                 .arg(editorArea->viewport()->width())
+                                                                                 .arg(widest.join(QStringLiteral(", ")))));
     }
 
     // Defect 3: the legend has its own row: no point of the front, nor the selected plan, is under it.
@@ -518,7 +525,7 @@ private Q_SLOTS:
         QCOMPARE(asked.size(), 3);
         QCOMPARE(w.editor()->scenario()->model.layers, 32);
         QVERIFY(!w.isWindowModified()); // a preset is a clean start
-        undo->trigger(); // and undoable
+        undo->trigger();                // and undoable
         QCOMPARE(w.editor()->scenario()->model.layers, 48);
         // Quitting with unsaved edits asks; Cancel keeps the window open.
         answer = QMessageBox::Cancel;
@@ -569,7 +576,8 @@ private Q_SLOTS:
         QCOMPARE(nextTabStop(w.editor()->choice(QStringLiteral("model.tied_embeddings"))), w.editor()->choice(QStringLiteral("model.attention")));
         QWidget* next = nextTabStop(experts);
         CheckList* gpus = w.editor()->checkList(QStringLiteral("search.gpu"));
-        QVERIFY2(next->parentWidget() == gpus, qPrintable(next->objectName() + QStringLiteral(" / ") + QString::fromLatin1(next->metaObject()->className())));
+        QVERIFY2(next->parentWidget() == gpus,
+                 qPrintable(next->objectName() + QStringLiteral(" / ") + QString::fromLatin1(next->metaObject()->className())));
         QWidget* x = next;
         for (int i = 1; i < gpus->count(); ++i) {
             x = nextTabStop(x);

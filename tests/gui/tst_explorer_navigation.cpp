@@ -48,7 +48,7 @@ MainWindowOptions options(bool restore)
     o.restoreSession = restore;
     o.runOnStart = false;
     Scenario s = test::smallScenario();
-    s.search->pp = {2, 4};     // stages to navigate and pipeline sends to draw
+    s.search->pp = {2, 4};        // stages to navigate and pipeline sends to draw
     s.training.global_batch = 64; // enough micro-batches for two-digit labels
     o.scenario = s;
     return o;

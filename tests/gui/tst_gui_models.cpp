@@ -146,7 +146,8 @@ private Q_SLOTS:
         model.appendRows(rows);
         QCOMPARE(model.data(model.index(0, PlanTableModel::DaysBandColumn)).toString(), QStringLiteral("18.00–24.00"));
         QCOMPARE(model.data(model.index(0, PlanTableModel::DaysBandColumn), PlanTableModel::SortRole).toDouble(), 24.0);
-        QVERIFY(model.data(model.index(0, PlanTableModel::DaysColumn), Qt::ToolTipRole).toString().contains(QStringLiteral("80% band 18.00–24.00 days")));
+        QVERIFY(
+            model.data(model.index(0, PlanTableModel::DaysColumn), Qt::ToolTipRole).toString().contains(QStringLiteral("80% band 18.00–24.00 days")));
     }
 
     void planFilterModel()

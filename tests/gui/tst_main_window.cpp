@@ -11,11 +11,11 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QToolButton>
-#include <QLabel>
 #include <QtTest>
 
 #include <qcustomplot.h>

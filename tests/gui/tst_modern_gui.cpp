@@ -10,9 +10,9 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
-#include <QTabWidget>
 #include <QTimer>
 #include <QtTest>
 
@@ -23,6 +23,7 @@
 #include "main_window.h"
 #include "models/format.h"
 #include "models/plan_detail_runner.h"
+#include "models/plan_dimensions.h"
 #include "models/plan_table_model.h"
 #include "models/presets.h"
 #include "models/profile_catalog.h"
@@ -36,11 +37,10 @@
 #include "views/compare_view.h"
 #include "views/memory_view.h"
 #include "views/pareto_plot.h"
-#include "views/scenario_editor.h"
 #include "views/plans_panel.h"
+#include "views/scenario_editor.h"
 #include "views/sweep_bar.h"
 #include "views/timeline_painter.h"
-#include "models/plan_dimensions.h"
 #include "vtrain/explorer_space.h"
 #include "vtrain/scenario_json.h"
 
@@ -90,13 +90,10 @@ std::uint64_t rejectedOf(const ExploreResult& r)
 // The largest gap between two turns of the event loop while `running` holds (a frozen window shows here).
 class LoopWatch : public QObject {
 public:
-    explicit LoopWatch(QObject* parent = nullptr)
-        : QObject(parent)
+    explicit LoopWatch(QObject* parent = nullptr) : QObject(parent)
     {
         m_timer.setInterval(10);
-        connect(&m_timer, &QTimer::timeout, this, [this] {
-            m_worstMs = std::max(m_worstMs, m_clock.restart());
-        });
+        connect(&m_timer, &QTimer::timeout, this, [this] { m_worstMs = std::max(m_worstMs, m_clock.restart()); });
         m_clock.start();
         m_timer.start();
     }
@@ -292,9 +289,9 @@ private Q_SLOTS:
             QCOMPARE(swept->front[i].plan.pp, direct.value().front[i].plan.pp);
             QCOMPARE(swept->front[i].iteration_time_s, direct.value().front[i].iteration_time_s);
         }
-        QVERIFY(std::any_of(swept->rows.begin(), swept->rows.end(), [](const PlanRow& r) { return r.plan.pp == 8; })
-                || std::any_of(swept->front.begin(), swept->front.end(), [](const PlanRow& r) { return r.plan.pp == 8; })
-                || swept->fastest.end() != std::find_if(swept->fastest.begin(), swept->fastest.end(), [](const PlanRow& r) { return r.plan.pp == 8; }));
+        QVERIFY(std::any_of(swept->rows.begin(), swept->rows.end(), [](const PlanRow& r) { return r.plan.pp == 8; }) ||
+                std::any_of(swept->front.begin(), swept->front.end(), [](const PlanRow& r) { return r.plan.pp == 8; }) ||
+                swept->fastest.end() != std::find_if(swept->fastest.begin(), swept->fastest.end(), [](const PlanRow& r) { return r.plan.pp == 8; }));
     }
 
     // The long-context Llama example has no search block and a plan on 16 stages, no divisor of its 126
@@ -330,8 +327,8 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("file");
         QTest::addColumn<bool>("onNvl72");
-        for (const char* name : {"gpt-1.3b.json", "gpt3-175b.json", "llama3-70b-h100.json", "llama3-8b-h100-fsdp.json",
-                                 "llama3.1-405b-h100-128k.json"}) {
+        for (const char* name :
+             {"gpt-1.3b.json", "gpt3-175b.json", "llama3-70b-h100.json", "llama3-8b-h100-fsdp.json", "llama3.1-405b-h100-128k.json"}) {
             QTest::newRow(name) << QString::fromLatin1(name) << false;
         }
         // GB200 NVL72 trays of 4 GPUs in a 72-GPU NVLink domain: the explorer's default tp reaches 8; the
@@ -402,8 +399,8 @@ private Q_SLOTS:
             w.selectPlan(id);
             QVERIFY(detail.wait(60000));
             const auto result = w.detailRunner()->lastResult();
-            const QString what = QStringLiteral("%1 %2 %3").arg(QString::fromStdString(row.gpu), QString::fromLatin1(to_string(row.precision)),
-                                                                planSummary(row.plan));
+            const QString what =
+                QStringLiteral("%1 %2 %3").arg(QString::fromStdString(row.gpu), QString::fromLatin1(to_string(row.precision)), planSummary(row.plan));
             QVERIFY2(std::abs(result->iteration_time_s - row.iteration_time_s) <= 1e-9 * row.iteration_time_s,
                      qPrintable(what + QStringLiteral(": %1 s vs %2 s").arg(result->iteration_time_s).arg(row.iteration_time_s)));
             QVERIFY2(std::abs(result->cost_usd - row.cost_usd) <= 1e-6 * row.cost_usd,
@@ -517,7 +514,7 @@ private Q_SLOTS:
         MainWindow w(optionsFor(test::smallScenario()));
         PlanTableModel* model = w.planModel();
         QVERIFY(model->bandNote("a100-sxm4-80gb").isEmpty()); // calibrated
-        const QString note = model->bandNote("mi300x"); // no public runs calibrate it
+        const QString note = model->bandNote("mi300x");       // no public runs calibrate it
         QVERIFY2(note.contains(QStringLiteral("uncalibrated")) && note.contains(QStringLiteral("prior")), qPrintable(note));
         PlanRow calibrated;
         calibrated.gpu = "a100-sxm4-80gb";
@@ -576,8 +573,7 @@ private Q_SLOTS:
         }
         QCOMPARE(entries, 7);
         const QString text = view.describeStage(1);
-        QVERIFY2(text.contains(QStringLiteral("expert weights: 11.2 GiB")) && text.contains(QStringLiteral("weights: 7.45 GiB")),
-                 qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("expert weights: 11.2 GiB")) && text.contains(QStringLiteral("weights: 7.45 GiB")), qPrintable(text));
         double stacked = 0;
         for (int i = 0; i < view.customPlot()->plottableCount(); ++i) {
             auto* bars = qobject_cast<QCPBars*>(view.customPlot()->plottable(i));

@@ -189,8 +189,7 @@ private Q_SLOTS:
         // The last edit was a debounced one: it starts, finishes, and is what stays.
         // (Wait for its start too: the sweep before it may finish before the debounce timer fires.)
         const int lastGpus = edits.back().search->num_gpus.front();
-        QTRY_VERIFY_WITH_TIMEOUT(shownGpus == lastGpus && !runner.isRunning() && !finishedJobs.empty() && finishedJobs.back() == lastStarted,
-                                 120000);
+        QTRY_VERIFY_WITH_TIMEOUT(shownGpus == lastGpus && !runner.isRunning() && !finishedJobs.empty() && finishedJobs.back() == lastStarted, 120000);
         QCOMPARE(staleRows, 0);
         QCOMPARE(staleFinishes, 0);
         QVERIFY(started >= kEdits / 2);
@@ -200,8 +199,8 @@ private Q_SLOTS:
         for (const PlanRow& r : result->front) {
             QCOMPARE(r.num_gpus, shownGpus);
         }
-        qInfo("%d edits in %lld ms: %d sweeps started, %d finished signals (latest job only)", kEdits,
-              static_cast<long long>(clock.elapsed()), started, int(finishedJobs.size()));
+        qInfo("%d edits in %lld ms: %d sweeps started, %d finished signals (latest job only)", kEdits, static_cast<long long>(clock.elapsed()),
+              started, int(finishedJobs.size()));
     }
 };
 

@@ -16,10 +16,10 @@
 #include <qcustomplot.h>
 
 #include "gui_test_support.h"
-#include "vtrain/rank_layout.h"
-#include "vtrain/scenario_json.h"
 #include "models/plan_dimensions.h"
 #include "models/plan_table_model.h"
+#include "models/profile_catalog.h"
+#include "models/timeline_data.h"
 #include "views/check_list.h"
 #include "views/compare_view.h"
 #include "views/export.h"
@@ -27,13 +27,13 @@
 #include "views/memory_view.h"
 #include "views/pareto_plot.h"
 #include "views/scenario_editor.h"
-#include "views/timeline_view.h"
-#include "vtrain/simulation_result.h"
-#include "vtrain/explorer.h"
-#include "vtrain/simulator.h"
-#include "models/profile_catalog.h"
-#include "models/timeline_data.h"
 #include "views/timeline_painter.h"
+#include "views/timeline_view.h"
+#include "vtrain/explorer.h"
+#include "vtrain/rank_layout.h"
+#include "vtrain/scenario_json.h"
+#include "vtrain/simulation_result.h"
+#include "vtrain/simulator.h"
 #include <QCheckBox>
 #include <QComboBox>
 
@@ -127,8 +127,8 @@ private Q_SLOTS:
         // Wheel zoom and drag pan change the visible window.
         view.resetZoom();
         const double span = view.mapping().span();
-        QWheelEvent wheel(QPointF(700, 100), view.viewport()->mapToGlobal(QPointF(700, 100)), QPoint(), QPoint(0, 240), Qt::NoButton,
-                          Qt::NoModifier, Qt::NoScrollPhase, false);
+        QWheelEvent wheel(QPointF(700, 100), view.viewport()->mapToGlobal(QPointF(700, 100)), QPoint(), QPoint(0, 240), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
         QApplication::sendEvent(view.viewport(), &wheel);
         QVERIFY(view.mapping().span() < span * 0.7);
         const double start = view.mapping().windowStart();
@@ -166,7 +166,8 @@ private Q_SLOTS:
         QTest::newRow("layers not a number") << QStringLiteral("model.layers") << QStringLiteral("abc") << QStringLiteral("must be a whole number");
         QTest::newRow("layers zero") << QStringLiteral("model.layers") << QStringLiteral("0") << QStringLiteral("must be at least 1");
         QTest::newRow("heads not dividing hidden") << QStringLiteral("model.heads") << QStringLiteral("100") << QStringLiteral("must divide hidden");
-        QTest::newRow("kv heads not dividing heads") << QStringLiteral("model.kv_heads") << QStringLiteral("7") << QStringLiteral("must divide heads");
+        QTest::newRow("kv heads not dividing heads")
+            << QStringLiteral("model.kv_heads") << QStringLiteral("7") << QStringLiteral("must divide heads");
         QTest::newRow("range without step") << QStringLiteral("cluster.num_gpus") << QStringLiteral("8-64") << QStringLiteral("needs a step");
         QTest::newRow("tokens") << QStringLiteral("training.tokens") << QStringLiteral("many") << QStringLiteral("such as 270B");
         QTest::newRow("negative price") << QStringLiteral("cluster.price_per_gpu_hour") << QStringLiteral("-3") << QStringLiteral("more than 0");
@@ -208,15 +209,15 @@ private Q_SLOTS:
         edit->selectAll();
         QTest::keyClick(edit, Qt::Key_Delete);
         const Scenario s = test::smallScenario();
-        const QString good = field == u"model.layers"        ? QString::number(s.model.layers)
-                             : field == u"model.heads"       ? QString::number(s.model.heads)
-                             : field == u"model.kv_heads"    ? QString()
-                             : field == u"cluster.num_gpus"  ? QStringLiteral("8-64:8")
-                             : field == u"training.tokens"   ? QStringLiteral("7B")
+        const QString good = field == u"model.layers"            ? QString::number(s.model.layers)
+                             : field == u"model.heads"           ? QString::number(s.model.heads)
+                             : field == u"model.kv_heads"        ? QString()
+                             : field == u"cluster.num_gpus"      ? QStringLiteral("8-64:8")
+                             : field == u"training.tokens"       ? QStringLiteral("7B")
                              : field == u"training.global_batch" ? QStringLiteral("256")
                                                                  : QStringLiteral("2.5");
         QTest::keyClicks(edit, good);
-        QCOMPARE(edited.count(), 0); // typed, not yet committed: nothing leaves the editor
+        QCOMPARE(edited.count(), 0);           // typed, not yet committed: nothing leaves the editor
         QTest::keyClick(edit, Qt::Key_Return); // Enter commits (as leaving the field does)
         QVERIFY2(editor.isValid(), qPrintable(editor.errors().join(QLatin1Char('\n'))));
         QVERIFY(editor.errorOf(field).isEmpty());
@@ -467,13 +468,15 @@ private Q_SLOTS:
         again.setProfiles({QStringLiteral("h800-sxm5-80gb"), QStringLiteral("h100-sxm5-80gb")}, {});
         again.setScenario(reread.value());
         QVERIFY(again.isValid());
-        QCOMPARE(qobject_cast<QComboBox*>(again.choice(QStringLiteral("plan.rank_order")))->currentData().toString(), QStringLiteral("tp-dp-cp-ep-pp"));
+        QCOMPARE(qobject_cast<QComboBox*>(again.choice(QStringLiteral("plan.rank_order")))->currentData().toString(),
+                 QStringLiteral("tp-dp-cp-ep-pp"));
         QCOMPARE(qobject_cast<QComboBox*>(again.choice(QStringLiteral("plan.schedule")))->currentData().toString(), QStringLiteral("dualpipe"));
         QVERIFY(!qobject_cast<QCheckBox*>(again.choice(QStringLiteral("plan.recompute_modules.layernorm")))->isChecked());
         QCOMPARE(again.fieldRow(QStringLiteral("plan.offload_activations"))->text(), QStringLiteral("0.5"));
         QCOMPARE(again.fieldRow(QStringLiteral("model.moe.latent_size"))->text(), QStringLiteral("1024"));
         QCOMPARE(again.checkList(QStringLiteral("search.offload_activations"))->checkedValues(), (QVariantList{0.0, 0.5}));
-        QCOMPARE(again.checkList(QStringLiteral("search.schedule"))->checkedValues(), (QVariantList{QStringLiteral("1f1b"), QStringLiteral("dualpipe")}));
+        QCOMPARE(again.checkList(QStringLiteral("search.schedule"))->checkedValues(),
+                 (QVariantList{QStringLiteral("1f1b"), QStringLiteral("dualpipe")}));
         QCOMPARE(QString::fromStdString(scenario_to_json(*again.scenario()).dump()), QString::fromStdString(saved.dump()));
         // The plan summary the table, tooltips and details show names them.
         const QString summary = planSummary(*s.plan);
@@ -505,14 +508,14 @@ private Q_SLOTS:
         QTest::addColumn<QString>("id");
         QTest::addColumn<int>("experts");
         for (const auto& [id, experts] : std::vector<std::pair<const char*, int>>{{"deepseek-v3-671b", 256},
-                                                                                 {"qwen3-235b-a22b", 128},
-                                                                                 {"qwen3-30b-a3b", 128},
-                                                                                 {"gpt-oss-120b", 128},
-                                                                                 {"mixtral-8x22b", 8},
-                                                                                 {"nemotron-3-nano-30b-a3b", 128},
-                                                                                 {"llama3.1-405b-as-trained", 0},
-                                                                                 {"llama3-70b-b200-fp8", 0},
-                                                                                 {"llama3-8b-h100-fsdp", 0}}) {
+                                                                                  {"qwen3-235b-a22b", 128},
+                                                                                  {"qwen3-30b-a3b", 128},
+                                                                                  {"gpt-oss-120b", 128},
+                                                                                  {"mixtral-8x22b", 8},
+                                                                                  {"nemotron-3-nano-30b-a3b", 128},
+                                                                                  {"llama3.1-405b-as-trained", 0},
+                                                                                  {"llama3-70b-b200-fp8", 0},
+                                                                                  {"llama3-8b-h100-fsdp", 0}}) {
             QTest::newRow(id) << QString::fromLatin1(id) << experts;
         }
     }
@@ -535,7 +538,8 @@ private Q_SLOTS:
         RunControl control;
         const auto result = explore(s, profiles, ExploreOptions{}, control);
         QVERIFY2(result.ok(), result.ok() ? "" : result.first_error().c_str());
-        QVERIFY2(result.value().feasible > 0, qPrintable(QStringLiteral("%1 of %2 plans feasible").arg(result.value().feasible).arg(result.value().total)));
+        QVERIFY2(result.value().feasible > 0,
+                 qPrintable(QStringLiteral("%1 of %2 plans feasible").arg(result.value().feasible).arg(result.value().total)));
         QVERIFY(!result.value().front.empty());
     }
 
@@ -694,8 +698,8 @@ private Q_SLOTS:
         TimelineView view;
         view.setResult(syntheticResult(3, 20));
         const QString timeline = dir.filePath(QStringLiteral("timeline.") + suffix);
-        QVERIFY2(exportPainted([&](QPainter& p, const QSize& s) { view.render(p, s, QStringLiteral("t")); }, timeline,
-                               ExportSize{1200, 600, 1.0}, QStringLiteral("t"), &error),
+        QVERIFY2(exportPainted([&](QPainter& p, const QSize& s) { view.render(p, s, QStringLiteral("t")); }, timeline, ExportSize{1200, 600, 1.0},
+                               QStringLiteral("t"), &error),
                  qPrintable(error));
         QVERIFY(fileStartsWith(timeline, magic));
         if (suffix == u"png") {

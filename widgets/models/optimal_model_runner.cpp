@@ -3,10 +3,7 @@
 
 namespace vtrain::ui {
 
-OptimalModelRunner::OptimalModelRunner(QObject* parent)
-    : StudyRunner(parent)
-{
-}
+OptimalModelRunner::OptimalModelRunner(QObject* parent) : StudyRunner(parent) {}
 
 StudyRunner::Work OptimalModelRunner::work(OptimalModelRequest request, std::shared_ptr<const GpuProfile> profile)
 {

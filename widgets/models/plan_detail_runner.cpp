@@ -5,10 +5,7 @@
 
 namespace vtrain::ui {
 
-PlanDetailRunner::PlanDetailRunner(QObject* parent)
-    : QObject(parent)
-{
-}
+PlanDetailRunner::PlanDetailRunner(QObject* parent) : QObject(parent) {}
 
 PlanDetailRunner::~PlanDetailRunner()
 {

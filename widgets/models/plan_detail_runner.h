@@ -20,8 +20,7 @@ public:
     ~PlanDetailRunner() override;
 
     // `scenario` gives model, training and cluster; its GPU and GPU count are replaced by the plan's row.
-    std::uint64_t request(const Scenario& scenario, const Plan& plan, const std::string& gpu, int numGpus,
-                          std::shared_ptr<const GpuProfile> profile);
+    std::uint64_t request(const Scenario& scenario, const Plan& plan, const std::string& gpu, int numGpus, std::shared_ptr<const GpuProfile> profile);
     bool isBusy() const { return m_busy; }
     std::shared_ptr<const SimulationResult> lastResult() const { return m_last; }
 

@@ -178,16 +178,14 @@ double trainingDaysHigh(const PlanRow& row)
 QString planDescription(const PlanRow& row, const QString& bandNote)
 {
     const QString band = trainingDaysBand(row);
-    const QString bandText = band.isEmpty() ? QString()
-                             : bandNote.isEmpty()
-                                 ? QStringLiteral(" (80% band %1 days)").arg(band)
-                                 : QStringLiteral(" (band %1 days*)").arg(band);
+    const QString bandText = band.isEmpty()       ? QString()
+                             : bandNote.isEmpty() ? QStringLiteral(" (80% band %1 days)").arg(band)
+                                                  : QStringLiteral(" (band %1 days*)").arg(band);
     QString text = QStringLiteral("%1\n%2 × %3 · %11\n%4%5 · %6\niteration %7 · MFU %8\npeak memory %9%10")
-        .arg(planSummary(row.plan), formatCount(row.num_gpus), QString::fromStdString(row.gpu), formatDays(row.training_days),
-             bandText, formatDollars(row.cost_usd),
-             formatSeconds(row.iteration_time_s), formatPercent(row.mfu), formatGiB(row.peak_memory_gib),
-             row.on_front ? QStringLiteral("\non the Pareto front") : QString())
-        .arg(QString::fromLatin1(to_string(row.precision)).toUpper());
+                       .arg(planSummary(row.plan), formatCount(row.num_gpus), QString::fromStdString(row.gpu), formatDays(row.training_days),
+                            bandText, formatDollars(row.cost_usd), formatSeconds(row.iteration_time_s), formatPercent(row.mfu),
+                            formatGiB(row.peak_memory_gib), row.on_front ? QStringLiteral("\non the Pareto front") : QString())
+                       .arg(QString::fromLatin1(to_string(row.precision)).toUpper());
     if (!band.isEmpty() && !bandNote.isEmpty()) {
         text += QStringLiteral("\n* ") + bandNote;
     }

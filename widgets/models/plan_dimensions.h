@@ -9,8 +9,20 @@
 namespace vtrain::ui {
 
 // New dimensions go before Count (the saved setting is the index).
-enum class ColorDimension { TensorParallel, PipelineParallel, Schedule, Recompute, GpuCount, GpuType, Precision, ContextParallel, ExpertParallel,
-                            RankOrder, Offload, Count };
+enum class ColorDimension {
+    TensorParallel,
+    PipelineParallel,
+    Schedule,
+    Recompute,
+    GpuCount,
+    GpuType,
+    Precision,
+    ContextParallel,
+    ExpertParallel,
+    RankOrder,
+    Offload,
+    Count
+};
 
 QStringList colorDimensionNames();
 QString colorDimensionName(ColorDimension dimension);
@@ -20,7 +32,7 @@ QString categoryOf(const PlanRow& row, ColorDimension dimension);
 // A number to order categories by (tp 2 before tp 16); categories with equal keys sort by name.
 double categoryOrder(const PlanRow& row, ColorDimension dimension);
 
-QString scheduleName(Schedule schedule);   // "1F1B", "GPipe", "interleaved"
+QString scheduleName(Schedule schedule);    // "1F1B", "GPipe", "interleaved"
 QString recomputeName(Recompute recompute); // "none", "selective", "full"
 
 // "tp 8 · pp 35 · dp 12 · mb 1 · 1F1B · full recompute"

@@ -13,26 +13,37 @@ double fieldValue(const PlanRow& r, const QString& key, bool& known)
 {
     known = true;
     const Plan& p = r.plan;
-    if (key == u"tp") return p.tp;
-    if (key == u"pp") return p.pp;
-    if (key == u"dp") return p.dp;
-    if (key == u"mb") return p.micro_batch;
-    if (key == u"vs") return p.virtual_stages;
-    if (key == u"zero") return p.zero_stage;
-    if (key == u"gpus") return r.num_gpus;
-    if (key == u"days") return r.training_days;
-    if (key == u"cost") return r.cost_usd;
-    if (key == u"mfu") return r.mfu * 100.0; // percent, as the table shows it
-    if (key == u"bubble") return r.bubble_fraction * 100.0;
-    if (key == u"mem") return r.peak_memory_gib;
+    if (key == u"tp")
+        return p.tp;
+    if (key == u"pp")
+        return p.pp;
+    if (key == u"dp")
+        return p.dp;
+    if (key == u"mb")
+        return p.micro_batch;
+    if (key == u"vs")
+        return p.virtual_stages;
+    if (key == u"zero")
+        return p.zero_stage;
+    if (key == u"gpus")
+        return r.num_gpus;
+    if (key == u"days")
+        return r.training_days;
+    if (key == u"cost")
+        return r.cost_usd;
+    if (key == u"mfu")
+        return r.mfu * 100.0; // percent, as the table shows it
+    if (key == u"bubble")
+        return r.bubble_fraction * 100.0;
+    if (key == u"mem")
+        return r.peak_memory_gib;
     known = false;
     return 0;
 }
 
 } // namespace
 
-PlanFilterModel::PlanFilterModel(QObject* parent)
-    : QSortFilterProxyModel(parent)
+PlanFilterModel::PlanFilterModel(QObject* parent) : QSortFilterProxyModel(parent)
 {
     setDynamicSortFilter(true);
 }
@@ -56,9 +67,7 @@ PlanFilterModel::Predicate PlanFilterModel::parseTerm(const QString& term, QStri
     const QRegularExpressionMatch m = comparison.match(term.toLower());
     if (!m.hasMatch()) {
         const QString word = term.toLower();
-        return [word](const PlanRow& r) {
-            return planSummary(r.plan).toLower().contains(word) || QString::fromStdString(r.gpu).contains(word);
-        };
+        return [word](const PlanRow& r) { return planSummary(r.plan).toLower().contains(word) || QString::fromStdString(r.gpu).contains(word); };
     }
     const QString key = m.captured(1);
     const QString op = m.captured(2);
@@ -82,11 +91,16 @@ PlanFilterModel::Predicate PlanFilterModel::parseTerm(const QString& term, QStri
     return [key, op, value](const PlanRow& r) {
         bool ok = false;
         const double v = fieldValue(r, key, ok);
-        if (op == u"<=") return v <= value;
-        if (op == u">=") return v >= value;
-        if (op == u"<") return v < value;
-        if (op == u">") return v > value;
-        if (op == u"!=") return v != value;
+        if (op == u"<=")
+            return v <= value;
+        if (op == u">=")
+            return v >= value;
+        if (op == u"<")
+            return v < value;
+        if (op == u">")
+            return v > value;
+        if (op == u"!=")
+            return v != value;
         return v == value;
     };
 }

@@ -12,10 +12,7 @@
 
 namespace vtrain::ui {
 
-PlanTableModel::PlanTableModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{
-}
+PlanTableModel::PlanTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 int PlanTableModel::rowCount(const QModelIndex& parent) const
 {
@@ -32,18 +29,35 @@ QVariant PlanTableModel::headerData(int section, Qt::Orientation orientation, in
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) {
         return {};
     }
-    static const char* const titles[ColumnCount] = {"★", "Days", "Days band", "Cost", "GPU", "GPUs", "TP", "PP", "DP", "MB", "Schedule", "VS",
-                                                    "Recompute", "SP", "ZeRO", "CP", "EP", "ETP", "Precision", "Iteration", "Tokens/s", "MFU", "Bubble", "Peak mem"};
+    static const char* const titles[ColumnCount] = {"★",  "Days", "Days band", "Cost",      "GPU",       "GPUs", "TP",     "PP",
+                                                    "DP", "MB",   "Schedule",  "VS",        "Recompute", "SP",   "ZeRO",   "CP",
+                                                    "EP", "ETP",  "Precision", "Iteration", "Tokens/s",  "MFU",  "Bubble", "Peak mem"};
     static const char* const tips[ColumnCount] = {
-        "On the (training time, cost) Pareto front", "Training time in days",
+        "On the (training time, cost) Pareto front",
+        "Training time in days",
         "Training days within which the real run falls for 80% of the GPU profile's validation runs; \"*\": the GPU's profile is not "
         "calibrated, so the band is an assumed prior, not a measured error; \"no band\": the profile has none",
-        "Training cost in dollars", "GPU type", "Number of GPUs",
-        "Tensor-parallel width", "Pipeline stages", "Data-parallel replicas", "Micro-batch size (sequences)", "Pipeline schedule",
-        "Virtual stages per pipeline rank (interleaved)", "Activation recomputation", "Sequence parallelism",
-        "Optimizer sharding (ZeRO stage)", "Context-parallel width (sequence split)", "Expert-parallel width (MoE)",
-        "Tensor-parallel width inside an expert", "GEMM number format", "One iteration", "Training throughput", "Model FLOPs utilisation",
-        "Idle fraction of an iteration", "Largest stage's peak memory"};
+        "Training cost in dollars",
+        "GPU type",
+        "Number of GPUs",
+        "Tensor-parallel width",
+        "Pipeline stages",
+        "Data-parallel replicas",
+        "Micro-batch size (sequences)",
+        "Pipeline schedule",
+        "Virtual stages per pipeline rank (interleaved)",
+        "Activation recomputation",
+        "Sequence parallelism",
+        "Optimizer sharding (ZeRO stage)",
+        "Context-parallel width (sequence split)",
+        "Expert-parallel width (MoE)",
+        "Tensor-parallel width inside an expert",
+        "GEMM number format",
+        "One iteration",
+        "Training throughput",
+        "Model FLOPs utilisation",
+        "Idle fraction of an iteration",
+        "Largest stage's peak memory"};
     if (role == Qt::DisplayRole) {
         return tr(titles[section]);
     }
@@ -301,8 +315,7 @@ void PlanTableModel::appendRows(const std::vector<PlanRow>& rows)
 int PlanTableModel::rowOfPlan(std::uint64_t planIndex) const
 {
     if (m_sortedByIndex) {
-        const auto it = std::lower_bound(m_rows.begin(), m_rows.end(), planIndex,
-                                         [](const PlanRow& r, std::uint64_t i) { return r.index < i; });
+        const auto it = std::lower_bound(m_rows.begin(), m_rows.end(), planIndex, [](const PlanRow& r, std::uint64_t i) { return r.index < i; });
         return it != m_rows.end() && it->index == planIndex ? static_cast<int>(it - m_rows.begin()) : -1;
     }
     const auto it = std::find_if(m_rows.begin(), m_rows.end(), [&](const PlanRow& r) { return r.index == planIndex; });

@@ -22,7 +22,7 @@ class PlanTableModel : public QAbstractTableModel {
 public:
     enum Column {
         FrontColumn,
-        DaysColumn, // the two objectives first: what a user reads a row for
+        DaysColumn,     // the two objectives first: what a user reads a row for
         DaysBandColumn, // where the real training time falls, from the profile's validation error
         CostColumn,
         GpuColumn,
@@ -36,7 +36,7 @@ public:
         RecomputeColumn,
         SequenceParallelColumn,
         ZeroColumn,
-        CpColumn,        // context, expert and expert-tensor parallelism, and the GEMM precision
+        CpColumn, // context, expert and expert-tensor parallelism, and the GEMM precision
         EpColumn,
         EtpColumn,
         PrecisionColumn,
@@ -93,7 +93,7 @@ private:
     QVariant displayData(const PlanRow& row, int column) const;
     QVariant sortData(const PlanRow& row, int column) const;
 
-    bool lessThan(int a, int b) const; // ids, in the current sort
+    bool lessThan(int a, int b) const;                                  // ids, in the current sort
     void reorder(const std::function<void(std::vector<int>&)>& change); // one layout change, persistent indexes kept
 
     std::vector<PlanRow> m_rows;

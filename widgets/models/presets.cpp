@@ -15,9 +15,11 @@ namespace {
 
 // Display order: small to large dense models, the default first among the big ones; then today's runs
 // (as trained or on today's GPUs), then the mixtures of experts by total size.
-const char* const kOrder[] = {"small-gpt-350m", "llama3-8b", "gpt3-175b", "mt-nlg-530b", "llama3-70b", "llama3-405b",
+const char* const kOrder[] = {"small-gpt-350m",      "llama3-8b",           "gpt3-175b",
+                              "mt-nlg-530b",         "llama3-70b",          "llama3-405b",
                               "llama3-8b-h100-fsdp", "llama3-70b-b200-fp8", "llama3.1-405b-as-trained",
-                              "qwen3-30b-a3b", "gpt-oss-120b", "mixtral-8x22b", "qwen3-235b-a22b", "deepseek-v3-671b"};
+                              "qwen3-30b-a3b",       "gpt-oss-120b",        "mixtral-8x22b",
+                              "qwen3-235b-a22b",     "deepseek-v3-671b"};
 
 int rank(const QString& id)
 {
@@ -54,8 +56,7 @@ QList<Preset> presets()
         p.id = id;
         p.title = QStringLiteral("%1 · %2 × %3")
                       .arg(o.value(QLatin1String("model")).toObject().value(QLatin1String("name")).toString(id),
-                           formatCount(cluster.value(QLatin1String("num_gpus")).toDouble()),
-                           cluster.value(QLatin1String("gpu")).toString());
+                           formatCount(cluster.value(QLatin1String("num_gpus")).toDouble()), cluster.value(QLatin1String("gpu")).toString());
         p.description = o.value(QLatin1String("description")).toString();
         list.push_back(p);
     }

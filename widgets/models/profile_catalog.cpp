@@ -5,16 +5,9 @@
 
 namespace vtrain::ui {
 
-ProfileCatalog::ProfileCatalog()
-    : ProfileCatalog(ProfileLibrary::default_library(QCoreApplication::applicationDirPath().toStdString()))
-{
-}
+ProfileCatalog::ProfileCatalog() : ProfileCatalog(ProfileLibrary::default_library(QCoreApplication::applicationDirPath().toStdString())) {}
 
-ProfileCatalog::ProfileCatalog(ProfileLibrary library)
-    : m_library(std::move(library))
-    , m_ids(m_library.ids())
-{
-}
+ProfileCatalog::ProfileCatalog(ProfileLibrary library) : m_library(std::move(library)), m_ids(m_library.ids()) {}
 
 QStringList ProfileCatalog::ids() const
 {

@@ -18,7 +18,7 @@ enum class PrunePolicy { LargeSweeps, Always, Never };
 inline constexpr std::uint64_t kPruneAbovePlans = 2'000'000;
 
 bool shouldPrune(PrunePolicy policy, std::uint64_t planCount);
-QString toString(PrunePolicy policy);                       // "large", "always", "never" (settings)
+QString toString(PrunePolicy policy); // "large", "always", "never" (settings)
 std::optional<PrunePolicy> prunePolicyFromString(const QString& text);
 
 } // namespace vtrain::ui

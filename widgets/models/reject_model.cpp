@@ -5,10 +5,7 @@
 
 namespace vtrain::ui {
 
-RejectModel::RejectModel(QObject* parent)
-    : QAbstractTableModel(parent)
-{
-}
+RejectModel::RejectModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 int RejectModel::rowCount(const QModelIndex& parent) const
 {
@@ -41,7 +38,8 @@ QVariant RejectModel::data(const QModelIndex& index, int role) const
     const Entry& e = m_entries[static_cast<std::size_t>(index.row())];
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) {
         switch (index.column()) {
-        case ReasonColumn: return e.reason == RejectReason::Count ? tr("bounded out (cannot reach the front)") : QString::fromLatin1(to_string(e.reason));
+        case ReasonColumn:
+            return e.reason == RejectReason::Count ? tr("bounded out (cannot reach the front)") : QString::fromLatin1(to_string(e.reason));
         case CountColumn: return formatCount(static_cast<double>(e.count));
         case ExampleColumn: return e.example;
         default: return {};

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "models/resources.h"
 
-#include <QtCore/qglobal.h>
 #include <QtCore/QDir>
+#include <QtCore/qglobal.h>
 
 // Q_INIT_RESOURCE must be used outside any namespace.
 static void initVtrainResource()

@@ -23,7 +23,11 @@ template <typename Get>
 TextField requiredInt(const char* name, Group group, const QString& label, const QString& tip, Get member, long long min, long long max,
                       const QString& placeholder = {})
 {
-    return {QLatin1String(name), group, label, placeholder, tip,
+    return {QLatin1String(name),
+            group,
+            label,
+            placeholder,
+            tip,
             [member](const Scenario& s) {
                 Scenario copy = s;
                 return QString::number(member(copy));
@@ -42,7 +46,11 @@ template <typename Get>
 TextField optionalInt(const char* name, Group group, const QString& label, const QString& tip, Get member, long long min, long long max,
                       const QString& placeholder)
 {
-    return {QLatin1String(name), group, label, placeholder, tip,
+    return {QLatin1String(name),
+            group,
+            label,
+            placeholder,
+            tip,
             [member](const Scenario& s) {
                 Scenario copy = s;
                 const int v = member(copy);
@@ -67,51 +75,61 @@ std::vector<TextField> buildTextFields()
                      s.model.name = name.toStdString();
                      return name.isEmpty() ? tr("is required") : QString();
                  }});
-    f.push_back(requiredInt("model.layers", Group::Model, tr("Layers"), tr("Transformer layers"), [](Scenario& s) -> int& { return s.model.layers; },
-                            1, 100000));
-    f.push_back(requiredInt("model.hidden", Group::Model, tr("Hidden size"), tr("Model width (d_model)"),
-                            [](Scenario& s) -> int& { return s.model.hidden; }, 1, 1 << 20));
-    f.push_back(requiredInt("model.heads", Group::Model, tr("Attention heads"), tr("Must divide the hidden size"),
-                            [](Scenario& s) -> int& { return s.model.heads; }, 1, 1 << 16));
-    f.push_back(optionalInt("model.kv_heads", Group::Model, tr("Key/value heads"),
-                            tr("Grouped-query attention: key/value heads; empty = multi-head attention"),
-                            [](Scenario& s) -> int& { return s.model.kv_heads; }, 1, 1 << 16, tr("= attention heads")));
-    f.push_back(optionalInt("model.ffn_hidden", Group::Model, tr("FFN width"), tr("Feed-forward hidden size; empty = 4 × hidden"),
-                            [](Scenario& s) -> int& { return s.model.ffn_hidden; }, 1, 1 << 24, tr("= 4 × hidden")));
-    f.push_back(requiredInt("model.seq_len", Group::Model, tr("Sequence length"), tr("Tokens per sequence"),
-                            [](Scenario& s) -> int& { return s.model.seq_len; }, 1, 1 << 24));
-    f.push_back(requiredInt("model.vocab", Group::Model, tr("Vocabulary"), tr("Vocabulary size"), [](Scenario& s) -> int& { return s.model.vocab; },
-                            1, 1 << 26));
+    f.push_back(requiredInt(
+        "model.layers", Group::Model, tr("Layers"), tr("Transformer layers"), [](Scenario& s) -> int& { return s.model.layers; }, 1, 100000));
+    f.push_back(requiredInt(
+        "model.hidden", Group::Model, tr("Hidden size"), tr("Model width (d_model)"), [](Scenario& s) -> int& { return s.model.hidden; }, 1,
+        1 << 20));
+    f.push_back(requiredInt(
+        "model.heads", Group::Model, tr("Attention heads"), tr("Must divide the hidden size"), [](Scenario& s) -> int& { return s.model.heads; }, 1,
+        1 << 16));
+    f.push_back(optionalInt(
+        "model.kv_heads", Group::Model, tr("Key/value heads"), tr("Grouped-query attention: key/value heads; empty = multi-head attention"),
+        [](Scenario& s) -> int& { return s.model.kv_heads; }, 1, 1 << 16, tr("= attention heads")));
+    f.push_back(optionalInt(
+        "model.ffn_hidden", Group::Model, tr("FFN width"), tr("Feed-forward hidden size; empty = 4 × hidden"),
+        [](Scenario& s) -> int& { return s.model.ffn_hidden; }, 1, 1 << 24, tr("= 4 × hidden")));
+    f.push_back(requiredInt(
+        "model.seq_len", Group::Model, tr("Sequence length"), tr("Tokens per sequence"), [](Scenario& s) -> int& { return s.model.seq_len; }, 1,
+        1 << 24));
+    f.push_back(requiredInt(
+        "model.vocab", Group::Model, tr("Vocabulary"), tr("Vocabulary size"), [](Scenario& s) -> int& { return s.model.vocab; }, 1, 1 << 26));
 
     // Multi-head latent attention (DeepSeek-V2/V3): used only with the attention kind "MLA" below.
-    f.push_back(requiredInt("model.mla.q_lora_rank", Group::Model, tr("MLA query rank"),
-                            tr("Multi-head latent attention: compressed query width (0 = queries not compressed); used with MLA only"),
-                            [](Scenario& s) -> int& { return s.model.mla.q_lora_rank; }, 0, 1 << 20));
-    f.push_back(requiredInt("model.mla.kv_lora_rank", Group::Model, tr("MLA key/value rank"),
-                            tr("Multi-head latent attention: compressed key/value width d_c (DeepSeek-V3: 512); used with MLA only"),
-                            [](Scenario& s) -> int& { return s.model.mla.kv_lora_rank; }, 1, 1 << 20));
-    f.push_back(requiredInt("model.mla.qk_rope_head_dim", Group::Model, tr("MLA rotary head width"),
-                            tr("Multi-head latent attention: the decoupled rotary part of a query/key head (DeepSeek-V3: 64); used with MLA only"),
-                            [](Scenario& s) -> int& { return s.model.mla.qk_rope_head_dim; }, 0, 1 << 16));
+    f.push_back(requiredInt(
+        "model.mla.q_lora_rank", Group::Model, tr("MLA query rank"),
+        tr("Multi-head latent attention: compressed query width (0 = queries not compressed); used with MLA only"),
+        [](Scenario& s) -> int& { return s.model.mla.q_lora_rank; }, 0, 1 << 20));
+    f.push_back(requiredInt(
+        "model.mla.kv_lora_rank", Group::Model, tr("MLA key/value rank"),
+        tr("Multi-head latent attention: compressed key/value width d_c (DeepSeek-V3: 512); used with MLA only"),
+        [](Scenario& s) -> int& { return s.model.mla.kv_lora_rank; }, 1, 1 << 20));
+    f.push_back(requiredInt(
+        "model.mla.qk_rope_head_dim", Group::Model, tr("MLA rotary head width"),
+        tr("Multi-head latent attention: the decoupled rotary part of a query/key head (DeepSeek-V3: 64); used with MLA only"),
+        [](Scenario& s) -> int& { return s.model.mla.qk_rope_head_dim; }, 0, 1 << 16));
 
     // Mixture of experts: an empty expert count is a dense model, and the other fields are then unused.
-    f.push_back(optionalInt("model.moe.experts", Group::Experts, tr("Routed experts"),
-                            tr("Routed experts per MoE layer; empty = a dense model"), [](Scenario& s) -> int& { return s.model.moe.experts; },
-                            2, 1 << 20, tr("dense (no experts)")));
-    f.push_back(requiredInt("model.moe.top_k", Group::Experts, tr("Experts per token (top-k)"), tr("Routed experts each token goes to"),
-                            [](Scenario& s) -> int& { return s.model.moe.top_k; }, 1, 1 << 20));
-    f.push_back(optionalInt("model.moe.expert_ffn_hidden", Group::Experts, tr("Expert FFN width"),
-                            tr("One expert's feed-forward width; empty = the FFN width"),
-                            [](Scenario& s) -> int& { return s.model.moe.expert_ffn_hidden; }, 1, 1 << 24, tr("= FFN width")));
-    f.push_back(optionalInt("model.moe.shared_experts", Group::Experts, tr("Shared experts"), tr("Always-active experts (DeepSeek-V3: 1)"),
-                            [](Scenario& s) -> int& { return s.model.moe.shared_experts; }, 0, 1 << 10, tr("none")));
-    f.push_back(optionalInt("model.moe.first_dense_layers", Group::Experts, tr("First dense layers"),
-                            tr("Leading layers with a dense FFN (DeepSeek-V3: 3)"),
-                            [](Scenario& s) -> int& { return s.model.moe.first_dense_layers; }, 0, 100000, tr("none")));
-    f.push_back(optionalInt("model.moe.latent_size", Group::Experts, tr("Latent width"),
-                            tr("LatentMoE: routed experts work in this width between a down- and an up-projection, and dispatch moves it; "
-                               "empty = the hidden size (no latent)"),
-                            [](Scenario& s) -> int& { return s.model.moe.latent_size; }, 1, 1 << 24, tr("none")));
+    f.push_back(optionalInt(
+        "model.moe.experts", Group::Experts, tr("Routed experts"), tr("Routed experts per MoE layer; empty = a dense model"),
+        [](Scenario& s) -> int& { return s.model.moe.experts; }, 2, 1 << 20, tr("dense (no experts)")));
+    f.push_back(requiredInt(
+        "model.moe.top_k", Group::Experts, tr("Experts per token (top-k)"), tr("Routed experts each token goes to"),
+        [](Scenario& s) -> int& { return s.model.moe.top_k; }, 1, 1 << 20));
+    f.push_back(optionalInt(
+        "model.moe.expert_ffn_hidden", Group::Experts, tr("Expert FFN width"), tr("One expert's feed-forward width; empty = the FFN width"),
+        [](Scenario& s) -> int& { return s.model.moe.expert_ffn_hidden; }, 1, 1 << 24, tr("= FFN width")));
+    f.push_back(optionalInt(
+        "model.moe.shared_experts", Group::Experts, tr("Shared experts"), tr("Always-active experts (DeepSeek-V3: 1)"),
+        [](Scenario& s) -> int& { return s.model.moe.shared_experts; }, 0, 1 << 10, tr("none")));
+    f.push_back(optionalInt(
+        "model.moe.first_dense_layers", Group::Experts, tr("First dense layers"), tr("Leading layers with a dense FFN (DeepSeek-V3: 3)"),
+        [](Scenario& s) -> int& { return s.model.moe.first_dense_layers; }, 0, 100000, tr("none")));
+    f.push_back(optionalInt(
+        "model.moe.latent_size", Group::Experts, tr("Latent width"),
+        tr("LatentMoE: routed experts work in this width between a down- and an up-projection, and dispatch moves it; "
+           "empty = the hidden size (no latent)"),
+        [](Scenario& s) -> int& { return s.model.moe.latent_size; }, 1, 1 << 24, tr("none")));
     f.push_back({QStringLiteral("model.moe.load_imbalance"), Group::Experts, tr("Load imbalance"), tr("= 1.0 (balanced)"),
                  tr("Busiest expert's tokens / the mean: its GPU sets the pace (1.0 = perfectly balanced routing)"),
                  [](const Scenario& s) { return s.model.moe.load_imbalance != 1.0 ? QString::number(s.model.moe.load_imbalance) : QString(); },
@@ -147,7 +165,7 @@ std::vector<TextField> buildTextFields()
                  tr("One count, a list, or a range from-to:step"),
                  [](const Scenario& s) {
                      return fields::formatGpuCounts(s.search && !s.search->num_gpus.empty() ? s.search->num_gpus
-                                                                                           : std::vector<int>{s.cluster.num_gpus});
+                                                                                            : std::vector<int>{s.cluster.num_gpus});
                  },
                  [](const QString& text, Scenario& s) {
                      const auto parsed = fields::parseGpuCounts(text);
@@ -165,8 +183,9 @@ std::vector<TextField> buildTextFields()
                      }
                      return parsed.error;
                  }});
-    f.push_back(optionalInt("cluster.gpus_per_node", Group::Cluster, tr("GPUs per node"), tr("GPUs sharing NVLink; empty = the GPU profile's node size"),
-                            [](Scenario& s) -> int& { return s.cluster.gpus_per_node; }, 1, 1024, tr("= the profile's node size")));
+    f.push_back(optionalInt(
+        "cluster.gpus_per_node", Group::Cluster, tr("GPUs per node"), tr("GPUs sharing NVLink; empty = the GPU profile's node size"),
+        [](Scenario& s) -> int& { return s.cluster.gpus_per_node; }, 1, 1024, tr("= the profile's node size")));
     f.push_back({QStringLiteral("cluster.price_per_gpu_hour"), Group::Cluster, tr("Price per GPU-hour ($)"), tr("= the profile's price"),
                  tr("US dollars per GPU-hour; empty = the GPU profile's price"),
                  [](const Scenario& s) { return s.cluster.price_per_gpu_hour ? QString::number(*s.cluster.price_per_gpu_hour) : QString(); },
@@ -185,8 +204,9 @@ std::vector<TextField> buildTextFields()
                      }
                      return parsed.error;
                  }});
-    f.push_back(requiredInt("training.global_batch", Group::Cluster, tr("Global batch"), tr("Sequences per iteration"),
-                            [](Scenario& s) -> int& { return s.training.global_batch; }, 1, 1'000'000'000));
+    f.push_back(requiredInt(
+        "training.global_batch", Group::Cluster, tr("Global batch"), tr("Sequences per iteration"),
+        [](Scenario& s) -> int& { return s.training.global_batch; }, 1, 1'000'000'000));
     // The scenario's plan: only a plan that is there is edited (the group is hidden without one).
     f.push_back({QStringLiteral("plan.offload_activations"), Group::Plan, tr("Activations offloaded"), tr("none"),
                  tr("Share (0-1) of the stashed activations kept in host memory between forward and backward"),
@@ -213,7 +233,12 @@ std::vector<TextField> buildTextFields()
 // A yes/no part of the plan (no plan: false, and nothing is written).
 ChoiceField planFlag(const char* name, const QString& label, const QString& tip, bool Plan::*member)
 {
-    return {QLatin1String(name), Group::Plan, label, tip, {}, {},
+    return {QLatin1String(name),
+            Group::Plan,
+            label,
+            tip,
+            {},
+            {},
             [member](const Scenario& s) { return QVariant(s.plan ? (*s.plan).*member : false); },
             [member](const QVariant& v, Scenario& s) {
                 if (s.plan) {
@@ -225,7 +250,12 @@ ChoiceField planFlag(const char* name, const QString& label, const QString& tip,
 // A TrainingSpec flag as a check box (the cluster and budget group holds the training settings).
 ChoiceField trainingFlag(const char* name, const QString& label, const QString& tip, bool TrainingSpec::*member)
 {
-    return {QLatin1String(name), Group::Cluster, label, tip, {}, {},
+    return {QLatin1String(name),
+            Group::Cluster,
+            label,
+            tip,
+            {},
+            {},
             [member](const Scenario& s) { return QVariant(s.training.*member); },
             [member](const QVariant& v, Scenario& s) { s.training.*member = v.toBool(); }};
 }
@@ -233,7 +263,12 @@ ChoiceField trainingFlag(const char* name, const QString& label, const QString& 
 // One of Plan::recompute_modules' bits as a check box.
 ChoiceField recomputeModule(const char* name, const QString& label, const QString& tip, unsigned bit)
 {
-    return {QLatin1String(name), Group::Plan, label, tip, {}, {},
+    return {QLatin1String(name),
+            Group::Plan,
+            label,
+            tip,
+            {},
+            {},
             [bit](const Scenario& s) { return QVariant(s.plan && (s.plan->recompute_modules & bit) != 0); },
             [bit](const QVariant& v, Scenario& s) {
                 if (s.plan) {
@@ -245,18 +280,30 @@ ChoiceField recomputeModule(const char* name, const QString& label, const QStrin
 std::vector<ChoiceField> buildChoiceFields()
 {
     std::vector<ChoiceField> f;
-    f.push_back({QStringLiteral("model.activation"), Group::Model, tr("FFN activation"), tr("Feed-forward activation"),
-                 {QStringLiteral("GELU"), QStringLiteral("SwiGLU")}, {QStringLiteral("gelu"), QStringLiteral("swiglu")},
-                 [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.model.activation))); },
-                 [](const QVariant& v, Scenario& s) { s.model.activation = v.toString() == u"swiglu" ? FfnActivation::SwiGlu : FfnActivation::Gelu; }});
-    f.push_back({QStringLiteral("model.tied_embeddings"), Group::Model, tr("Tied input/output embedding"),
-                 tr("The input embedding and the output layer share one weight matrix"), {}, {},
+    f.push_back(
+        {QStringLiteral("model.activation"),
+         Group::Model,
+         tr("FFN activation"),
+         tr("Feed-forward activation"),
+         {QStringLiteral("GELU"), QStringLiteral("SwiGLU")},
+         {QStringLiteral("gelu"), QStringLiteral("swiglu")},
+         [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.model.activation))); },
+         [](const QVariant& v, Scenario& s) { s.model.activation = v.toString() == u"swiglu" ? FfnActivation::SwiGlu : FfnActivation::Gelu; }});
+    f.push_back({QStringLiteral("model.tied_embeddings"),
+                 Group::Model,
+                 tr("Tied input/output embedding"),
+                 tr("The input embedding and the output layer share one weight matrix"),
+                 {},
+                 {},
                  [](const Scenario& s) { return QVariant(s.model.tied_embeddings); },
                  [](const QVariant& v, Scenario& s) { s.model.tied_embeddings = v.toBool(); }});
     // MHA or GQA follows from the key/value heads, so one choice covers both and never contradicts them.
-    f.push_back({QStringLiteral("model.attention"), Group::Model, tr("Attention"),
+    f.push_back({QStringLiteral("model.attention"),
+                 Group::Model,
+                 tr("Attention"),
                  tr("Multi-head / grouped-query attention (by the key/value heads) or DeepSeek's multi-head latent attention"),
-                 {tr("MHA / GQA"), tr("MLA (latent)")}, {QStringLiteral("auto"), QStringLiteral("mla")},
+                 {tr("MHA / GQA"), tr("MLA (latent)")},
+                 {QStringLiteral("auto"), QStringLiteral("mla")},
                  [](const Scenario& s) { return QVariant(s.model.attention == AttentionKind::Mla ? QStringLiteral("mla") : QStringLiteral("auto")); },
                  [](const QVariant& v, Scenario& s) {
                      if (v.toString() == u"mla") {
@@ -266,26 +313,37 @@ std::vector<ChoiceField> buildChoiceFields()
                          s.model.attention = kv > 0 && kv < s.model.heads ? AttentionKind::Gqa : AttentionKind::Mha;
                      }
                  }});
-    f.push_back({QStringLiteral("model.linear_bias"), Group::Model, tr("Linear-layer biases"),
+    f.push_back({QStringLiteral("model.linear_bias"),
+                 Group::Model,
+                 tr("Linear-layer biases"),
                  tr("Biases in the linear layers, experts included (GPT-OSS; Megatron-Core add_bias_linear): their adds and "
                     "gradient reductions are costed"),
-                 {}, {}, [](const Scenario& s) { return QVariant(s.model.linear_bias); },
+                 {},
+                 {},
+                 [](const Scenario& s) { return QVariant(s.model.linear_bias); },
                  [](const QVariant& v, Scenario& s) { s.model.linear_bias = v.toBool(); }});
-    f.push_back({QStringLiteral("model.moe.pad_to_capacity"), Group::Experts, tr("Pad experts to capacity"),
+    f.push_back({QStringLiteral("model.moe.pad_to_capacity"),
+                 Group::Experts,
+                 tr("Pad experts to capacity"),
                  tr("With a capacity factor: every expert's input padded to its capacity (--moe-pad-expert-input-to-capacity, "
                     "Megatron-Bridge's token-drop default): static shapes, so the routed experts do not wait for the host"),
-                 {}, {}, [](const Scenario& s) { return QVariant(s.model.moe.pad_to_capacity); },
+                 {},
+                 {},
+                 [](const Scenario& s) { return QVariant(s.model.moe.pad_to_capacity); },
                  // Used with a capacity factor only (as the MLA ranks with MLA): dropless routing has nothing to pad to.
                  [](const QVariant& v, Scenario& s) { s.model.moe.pad_to_capacity = v.toBool() && !s.model.moe.dropless; }});
-    f.push_back({QStringLiteral("training.precision"), Group::Cluster, tr("Precision"),
-                 tr("GEMM number format; FP8 and NVFP4 keep master weights, attention and norms in BF16"),
-                 {QStringLiteral("BF16"), QStringLiteral("FP16"), QStringLiteral("FP32"), QStringLiteral("FP8"), QStringLiteral("NVFP4")},
-                 {QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp32"), QStringLiteral("fp8"), QStringLiteral("nvfp4")},
-                 [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.training.precision))); },
-                 [](const QVariant& v, Scenario& s) {
-                     s.training.precision = precision_from_string(v.toString().toStdString()).value_or(Precision::Bf16);
-                 }});
-    f.push_back({QStringLiteral("training.fp8_recipe"), Group::Cluster, tr("FP8 scaling"),
+    f.push_back(
+        {QStringLiteral("training.precision"),
+         Group::Cluster,
+         tr("Precision"),
+         tr("GEMM number format; FP8 and NVFP4 keep master weights, attention and norms in BF16"),
+         {QStringLiteral("BF16"), QStringLiteral("FP16"), QStringLiteral("FP32"), QStringLiteral("FP8"), QStringLiteral("NVFP4")},
+         {QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp32"), QStringLiteral("fp8"), QStringLiteral("nvfp4")},
+         [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.training.precision))); },
+         [](const QVariant& v, Scenario& s) { s.training.precision = precision_from_string(v.toString().toStdString()).value_or(Precision::Bf16); }});
+    f.push_back({QStringLiteral("training.fp8_recipe"),
+                 Group::Cluster,
+                 tr("FP8 scaling"),
                  tr("How FP8 scales are chosen (Transformer Engine recipes); used with FP8 only"),
                  {tr("delayed (per tensor)"), tr("current (per tensor)"), tr("blockwise (DeepSeek-V3)"), QStringLiteral("MXFP8")},
                  {QStringLiteral("delayed"), QStringLiteral("current"), QStringLiteral("blockwise"), QStringLiteral("mxfp8")},
@@ -293,14 +351,20 @@ std::vector<ChoiceField> buildChoiceFields()
                  [](const QVariant& v, Scenario& s) {
                      s.training.fp8_recipe = fp8_recipe_from_string(v.toString().toStdString()).value_or(Fp8Recipe::Delayed);
                  }});
-    f.push_back({QStringLiteral("training.attention"), Group::Cluster, tr("Attention kernel"), tr("Fused (FlashAttention) or unfused attention"),
-                 {tr("fused (flash)"), tr("unfused")}, {QStringLiteral("flash"), QStringLiteral("unfused")},
+    f.push_back({QStringLiteral("training.attention"),
+                 Group::Cluster,
+                 tr("Attention kernel"),
+                 tr("Fused (FlashAttention) or unfused attention"),
+                 {tr("fused (flash)"), tr("unfused")},
+                 {QStringLiteral("flash"), QStringLiteral("unfused")},
                  [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.training.attention))); },
                  [](const QVariant& v, Scenario& s) {
                      s.training.attention = v.toString() == u"unfused" ? AttentionKernel::Unfused : AttentionKernel::Flash;
                  }});
     // CUDA graphs change how much of a step the host's kernel launches cost (core/src/model/cuda_graphs.cpp).
-    f.push_back({QStringLiteral("training.cuda_graphs"), Group::Cluster, tr("CUDA graphs"),
+    f.push_back({QStringLiteral("training.cuda_graphs"),
+                 Group::Cluster,
+                 tr("CUDA graphs"),
                  tr("Kernel launches: none (each launched by the host, Megatron-LM's default), per-module graphs (attention, "
                     "MoE router and preprocessing: Megatron-Core --cuda-graph-impl transformer_engine) or one graph per "
                     "iteration (--cuda-graph-scope full_iteration)"),
@@ -318,7 +382,9 @@ std::vector<ChoiceField> buildChoiceFields()
                              tr("Interleaved schedules post their pipeline sends asynchronously (Megatron-LM's default, "
                                 "overlap_p2p_comm); off: a send holds the sender's next chunk"),
                              &TrainingSpec::overlap_p2p));
-    f.push_back({QStringLiteral("plan.schedule"), Group::Plan, tr("Schedule"),
+    f.push_back({QStringLiteral("plan.schedule"),
+                 Group::Plan,
+                 tr("Schedule"),
                  tr("Pipeline schedule of the plan; DualPipe is DeepSeek-V3's bidirectional pipeline (arXiv 2412.19437 Sec. 3.2.1)"),
                  {QStringLiteral("GPipe"), QStringLiteral("1F1B"), tr("interleaved"), QStringLiteral("DualPipe")},
                  {QStringLiteral("gpipe"), QStringLiteral("1f1b"), QStringLiteral("interleaved"), QStringLiteral("dualpipe")},
@@ -355,13 +421,11 @@ std::vector<ChoiceField> buildChoiceFields()
     f.push_back(planFlag("plan.offload_optimizer", tr("Offload optimizer to host"),
                          tr("FP32 master weights and optimizer states in host memory, the step on the CPU"), &Plan::offload_optimizer));
     f.push_back(recomputeModule("plan.recompute_modules.layernorm", tr("Recompute norms"),
-                                tr("Every norm's output recomputed in the backward (Megatron --recompute-modules layernorm)"),
-                                kRecomputeLayernorm));
+                                tr("Every norm's output recomputed in the backward (Megatron --recompute-modules layernorm)"), kRecomputeLayernorm));
     f.push_back(recomputeModule("plan.recompute_modules.mla_up_proj", tr("Recompute MLA up-proj."),
                                 tr("MLA's per-head Q, K, V recomputed from the latents (--recompute-modules mla_up_proj)"), kRecomputeMlaUpProj));
     f.push_back(recomputeModule("plan.recompute_modules.moe_act", tr("Recompute expert act."),
-                                tr("The experts' activation output recomputed from its kept input (--recompute-modules moe_act)"),
-                                kRecomputeMoeAct));
+                                tr("The experts' activation output recomputed from its kept input (--recompute-modules moe_act)"), kRecomputeMoeAct));
     f.push_back(recomputeModule("plan.recompute_modules.moe", tr("Recompute MoE layer"),
                                 tr("The whole MoE layer (router, dispatch, experts, combine, shared experts) run again before its "
                                    "backward; only its input kept (--recompute-modules moe)"),

@@ -18,7 +18,7 @@ namespace vtrain::ui::form {
 enum class Group { Model, Experts, Cluster, Plan };
 
 struct TextField {
-    QString name;        // the scenario path ("model.layers"): object name, error key, core's Diagnostic::field
+    QString name; // the scenario path ("model.layers"): object name, error key, core's Diagnostic::field
     Group group;
     QString label;
     QString placeholder; // shown while empty (what empty means, or an example)
@@ -31,7 +31,7 @@ struct TextField {
 struct ChoiceField {
     QString name;
     Group group;
-    QString label;       // for a yes/no choice: the check box's text
+    QString label; // for a yes/no choice: the check box's text
     QString tip;
     QStringList itemLabels; // empty = a check box (values false, true)
     QVariantList itemValues;

@@ -127,10 +127,10 @@ std::optional<Scenario> restoreAutosave(QString* problem)
     if (problem) {
         const QString reason = error.section(QLatin1Char('\n'), 0, 0).left(300);
         *problem = kept ? QCoreApplication::translate("vtrain::ui::store", "The autosaved scenario could not be read (%1). It was kept as %2; "
-                                                                         "the window starts on the default scenario.")
+                                                                           "the window starts on the default scenario.")
                               .arg(reason, aside)
                         : QCoreApplication::translate("vtrain::ui::store", "The autosaved scenario %1 could not be read (%2), nor moved aside; "
-                                                                         "the window starts on the default scenario.")
+                                                                           "the window starts on the default scenario.")
                               .arg(path, reason);
     }
     return std::nullopt;

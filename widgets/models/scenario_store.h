@@ -27,7 +27,7 @@ std::optional<Scenario> restoreAutosave(QString* problem = nullptr);
 inline constexpr int kMaxScenarioNesting = 64;
 
 QStringList recentFiles();
-void addRecentFile(const QString& path);   // moves it to the front
+void addRecentFile(const QString& path);    // moves it to the front
 void removeRecentFile(const QString& path); // e.g. when it no longer opens
 
 } // namespace vtrain::ui::store

@@ -42,10 +42,7 @@ Diagnostics check_schedule_inputs(const ScheduleInputs& inputs, double peak_tflo
     return d;
 }
 
-ScheduleRunner::ScheduleRunner(QObject* parent)
-    : StudyRunner(parent)
-{
-}
+ScheduleRunner::ScheduleRunner(QObject* parent) : StudyRunner(parent) {}
 
 StudyRunner::Work ScheduleRunner::work(ScheduleInputs inputs, std::shared_ptr<const GpuProfile> profile)
 {

@@ -16,16 +16,16 @@ namespace vtrain::ui {
 struct ScheduleInputs {
     std::string gpu;
     int num_gpus = 64;
-    WorkloadOptions workload;       // jobs, seed, window_hours; cluster_gpus and peak come from above
+    WorkloadOptions workload; // jobs, seed, window_hours; cluster_gpus and peak come from above
     double restart_overhead_s = 60;
 };
 
 struct ScheduleRunResult {
     ScheduleInputs inputs;
-    ScheduleStudy study;            // study.request.jobs: the generated jobs
+    ScheduleStudy study; // study.request.jobs: the generated jobs
     double offered_load = 0;
-    bool cancelled = false;         // while building curves (study empty) or while simulating
-    double elapsed_s = 0;           // the whole run: curves, workload and policies
+    bool cancelled = false; // while building curves (study empty) or while simulating
+    double elapsed_s = 0;   // the whole run: curves, workload and policies
 };
 
 // The inputs' diagnostics before anything runs (the core's checks; fields "gpu", "gpus", "jobs",

@@ -23,8 +23,7 @@ struct StudyRunner::Job {
     QElapsedTimer clock;
 };
 
-StudyRunner::StudyRunner(QObject* parent)
-    : QObject(parent)
+StudyRunner::StudyRunner(QObject* parent) : QObject(parent)
 {
     qRegisterMetaType<StudyProgress>();
     m_tick.setInterval(100);
@@ -70,7 +69,8 @@ std::uint64_t StudyRunner::launch(Work work)
             *outcome = Outcome{{Diagnostic{"", std::string("the study failed: ") + e.what()}}, false, nullptr};
         }
         // Queued to the runner's thread; the destructor waits for this worker, so `this` is alive here.
-        QMetaObject::invokeMethod(this, [this, job, outcome] { onJobDone(job, outcome); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, job, outcome] { onJobDone(job, outcome); }, Qt::QueuedConnection);
     }));
     setState(State::Running);
     m_tick.start();

@@ -20,9 +20,9 @@
 namespace vtrain::ui {
 
 struct StudyProgress {
-    std::uint64_t steps_done = 0;  // explore calls (models, curves) finished
+    std::uint64_t steps_done = 0; // explore calls (models, curves) finished
     std::uint64_t steps_total = 0;
-    std::uint64_t plans_done = 0;  // of the current explore call
+    std::uint64_t plans_done = 0; // of the current explore call
     std::uint64_t plans_total = 0;
     double elapsed_s = 0;
     // 0..1: finished steps plus the current step's share (for a progress bar).

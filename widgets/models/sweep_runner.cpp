@@ -13,8 +13,7 @@ struct SweepRunner::Job {
     std::vector<PlanRow> pending; // rows the worker produced and the UI has not taken yet
 };
 
-SweepRunner::SweepRunner(QObject* parent)
-    : QObject(parent)
+SweepRunner::SweepRunner(QObject* parent) : QObject(parent)
 {
     qRegisterMetaType<SweepProgress>();
     m_tick.setInterval(100); // 10 Hz: smooth enough for a progress bar, cheap for the model
@@ -69,7 +68,8 @@ std::uint64_t SweepRunner::start(const Scenario& scenario, std::map<std::string,
         }
         // Queued to the runner's thread; the runner waits for this worker in its destructor, so `this`
         // is alive here, and Qt drops the event if the runner is gone by delivery time.
-        QMetaObject::invokeMethod(this, [this, job, outcome] { onJobDone(job, outcome); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, job, outcome] { onJobDone(job, outcome); }, Qt::QueuedConnection);
     }));
 
     setState(State::Running);

@@ -30,8 +30,8 @@ struct TimelineBar {
 struct TimelineRow {
     int stage = 0;
     TimelineLane lane = TimelineLane::Compute;
-    std::vector<TimelineBar> bars;             // sorted by start
-    std::vector<double> max_end;               // max_end[i] = max(bars[0..i].end)
+    std::vector<TimelineBar> bars;               // sorted by start
+    std::vector<double> max_end;                 // max_end[i] = max(bars[0..i].end)
     std::vector<std::pair<double, double>> idle; // compute lane only: idle intervals within the iteration
     // Index of the first bar that may end at or after `t` (bars before it all end earlier).
     std::size_t firstEndingAfter(double t) const;
@@ -40,7 +40,7 @@ struct TimelineRow {
 struct TimelineData {
     std::vector<TimelineRow> rows; // stage-major: stage 0's lanes, stage 1's lanes, ...
     int stages = 0;
-    double end_s = 0;              // the iteration time
+    double end_s = 0; // the iteration time
     std::size_t bar_count = 0;
 
     static TimelineData fromResult(const SimulationResult& result);

@@ -77,8 +77,8 @@ int barAt(const TimelineRow& row, const GanttMapping& mapping, double x, double 
         const double d = t < b.start ? b.start - t : (t > b.end ? t - b.end : 0.0);
         if (d <= bestDistance) {
             // Inside a bar beats near one; among bars containing t, the shortest (most specific) wins.
-            if (best < 0 || d < bestDistance || (d == 0 && b.end - b.start < row.bars[static_cast<std::size_t>(best)].end -
-                                                                              row.bars[static_cast<std::size_t>(best)].start)) {
+            if (best < 0 || d < bestDistance ||
+                (d == 0 && b.end - b.start < row.bars[static_cast<std::size_t>(best)].end - row.bars[static_cast<std::size_t>(best)].start)) {
                 best = static_cast<int>(i);
                 bestDistance = d;
             }

@@ -13,11 +13,11 @@
 namespace vtrain::ui {
 
 struct DrawItem {
-    double x0 = 0;          // pixels
+    double x0 = 0; // pixels
     double x1 = 0;
-    std::uint32_t first = 0; // first bar of the row covered
-    std::uint32_t count = 1; // bars covered; > 1 = a folded run
-    bool mixed = false;      // a folded run of several task kinds
+    std::uint32_t first = 0;           // first bar of the row covered
+    std::uint32_t count = 1;           // bars covered; > 1 = a folded run
+    bool mixed = false;                // a folded run of several task kinds
     TaskKind kind = TaskKind::Forward; // the kind covering most of the item's time (its colour)
     bool folded() const { return count > 1; }
 };

@@ -28,7 +28,8 @@ QStringList kindNames(TaskKind kind)
     case TaskKind::EmbeddingSync: return {QStringLiteral("embedding sync")};
     case TaskKind::OptimizerStep: return {QStringLiteral("optimizer step"), QStringLiteral("optimizer")};
     case TaskKind::ParamGather: return {QStringLiteral("parameter gather"), QStringLiteral("gather")};
-    case TaskKind::FsdpGather: return {QStringLiteral("fsdp gather"), QStringLiteral("fsdp"), QStringLiteral("parameter gather"), QStringLiteral("gather")};
+    case TaskKind::FsdpGather:
+        return {QStringLiteral("fsdp gather"), QStringLiteral("fsdp"), QStringLiteral("parameter gather"), QStringLiteral("gather")};
     case TaskKind::FsdpReduceScatter:
         return {QStringLiteral("fsdp reduce-scatter"), QStringLiteral("fsdp"), QStringLiteral("reduce-scatter"), QStringLiteral("dp reduce")};
     }

@@ -27,7 +27,7 @@ std::vector<TimelineHit> findTasks(const TimelineData& data, const QString& quer
 struct PipelineFlow {
     int fromRow = -1; // the send's row (pipeline lane of the sending stage)
     int bar = -1;
-    int toRow = -1;   // the receiving stage's compute row
+    int toRow = -1; // the receiving stage's compute row
     double start = 0;
     double end = 0;
 };

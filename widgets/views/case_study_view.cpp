@@ -16,12 +16,7 @@
 
 namespace vtrain::ui {
 
-CaseStudyView::CaseStudyView(ProfileCatalog* catalog, const Names& names, QWidget* parent)
-    : QWidget(parent)
-    , m_catalog(catalog)
-    , m_names(names)
-{
-}
+CaseStudyView::CaseStudyView(ProfileCatalog* catalog, const Names& names, QWidget* parent) : QWidget(parent), m_catalog(catalog), m_names(names) {}
 
 QFormLayout* CaseStudyView::buildForm(QWidget* panel, const QString& gpuName)
 {

@@ -8,10 +8,7 @@
 
 namespace vtrain::ui {
 
-CheckList::CheckList(const QString& name, int columns, QWidget* parent)
-    : QWidget(parent)
-    , m_name(name)
-    , m_columns(columns)
+CheckList::CheckList(const QString& name, int columns, QWidget* parent) : QWidget(parent), m_name(name), m_columns(columns)
 {
     setObjectName(name);
     auto* layout = new QVBoxLayout(this);

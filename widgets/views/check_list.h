@@ -44,7 +44,7 @@ private:
     int m_columns;
     QVariantList m_values;
     QList<QCheckBox*> m_boxes;
-    QStringList m_groups;          // per item
+    QStringList m_groups; // per item
     QList<QLabel*> m_headers;
     QVariantList m_marked;
     QGridLayout* m_grid = nullptr;

@@ -41,8 +41,7 @@ QString policyTitle(SchedulePolicy policy)
     return {};
 }
 
-ClusterGanttPlot::ClusterGanttPlot(QWidget* parent)
-    : QWidget(parent)
+ClusterGanttPlot::ClusterGanttPlot(QWidget* parent) : QWidget(parent)
 {
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName(QStringLiteral("clusterGantt"));
@@ -160,9 +159,10 @@ void ClusterGanttPlot::setSchedule(const std::vector<ClusterJob>& jobs, const Po
             wait->start->setCoords(job.arrival_h, row);
             wait->end->setCoords(waitEnd, row);
             wait->setPen(QPen(kWaiting, 1.2, outcome && outcome->first_start_h >= 0 ? Qt::SolidLine : Qt::DashLine));
-            m_tips.insert(wait, outcome && outcome->first_start_h >= 0
-                                    ? tr("%1 waited %2 h for GPUs").arg(QString::fromStdString(job.name), QString::number(waitEnd - job.arrival_h, 'f', 1))
-                                    : tr("%1 never got GPUs").arg(QString::fromStdString(job.name)));
+            m_tips.insert(wait,
+                          outcome && outcome->first_start_h >= 0
+                              ? tr("%1 waited %2 h for GPUs").arg(QString::fromStdString(job.name), QString::number(waitEnd - job.arrival_h, 'f', 1))
+                              : tr("%1 never got GPUs").arg(QString::fromStdString(job.name)));
         }
         for (const JobSegment& s : outcome ? outcome->segments : kNoSegments) {
             auto* bar = new QCPItemRect(m_plot);
@@ -186,11 +186,12 @@ void ClusterGanttPlot::setSchedule(const std::vector<ClusterJob>& jobs, const Po
         deadline->start->setCoords(job.deadline_h, row - 0.5);
         deadline->end->setCoords(job.deadline_h, row + 0.5);
         deadline->setPen(QPen(outcome && outcome->met_deadline ? kMet : kMissed, 2.4));
-        m_tips.insert(deadline, outcome && outcome->completed
-                                    ? tr("%1: deadline %2 h, finished at %3 h (%4)")
-                                          .arg(QString::fromStdString(job.name), QString::number(job.deadline_h, 'f', 1),
-                                               QString::number(outcome->finish_h, 'f', 1), outcome->met_deadline ? tr("met") : tr("missed"))
-                                    : tr("%1: deadline %2 h, not finished").arg(QString::fromStdString(job.name), QString::number(job.deadline_h, 'f', 1)));
+        m_tips.insert(deadline,
+                      outcome && outcome->completed
+                          ? tr("%1: deadline %2 h, finished at %3 h (%4)")
+                                .arg(QString::fromStdString(job.name), QString::number(job.deadline_h, 'f', 1),
+                                     QString::number(outcome->finish_h, 'f', 1), outcome->met_deadline ? tr("met") : tr("missed"))
+                          : tr("%1: deadline %2 h, not finished").arg(QString::fromStdString(job.name), QString::number(job.deadline_h, 'f', 1)));
         m_deadlines.push_back(deadline);
     }
 

@@ -255,7 +255,8 @@ void ClusterScheduleView::fillTable(const ScheduleRunResult& result)
     for (int row = 0; row < m_table->rowCount(); ++row) {
         const PolicyResult& p = s.results[static_cast<std::size_t>(row)];
         const int met = static_cast<int>(std::lround(p.deadline_satisfaction * jobs));
-        m_table->setItem(row, ColPolicy, cell(policyTitle(p.policy) + (p.cancelled ? tr(" (cancelled)") : QString()), Qt::AlignLeft | Qt::AlignVCenter));
+        m_table->setItem(row, ColPolicy,
+                         cell(policyTitle(p.policy) + (p.cancelled ? tr(" (cancelled)") : QString()), Qt::AlignLeft | Qt::AlignVCenter));
         m_table->setItem(row, ColDeadlines, cell(tr("%1 of %2 (%3)").arg(met).arg(jobs).arg(formatPercent(p.deadline_satisfaction))));
         m_table->setItem(row, ColJct, cell(hours(p.average_jct_h)));
         m_table->setItem(row, ColMakespan, cell(hours(p.makespan_h)));

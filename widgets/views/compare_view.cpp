@@ -41,11 +41,26 @@ QTableWidgetItem* deltaCell(double a, double b, QString (*format)(double), bool 
     return item;
 }
 
-QString seconds(double s) { return formatSeconds(s); }
-QString gib(double g) { return formatGiB(g); }
-QString days(double d) { return formatDays(d); }
-QString dollars(double d) { return d < 0 ? QStringLiteral("-") + formatDollars(-d) : formatDollars(d); }
-QString percent(double f) { return formatPercent(f); }
+QString seconds(double s)
+{
+    return formatSeconds(s);
+}
+QString gib(double g)
+{
+    return formatGiB(g);
+}
+QString days(double d)
+{
+    return formatDays(d);
+}
+QString dollars(double d)
+{
+    return d < 0 ? QStringLiteral("-") + formatDollars(-d) : formatDollars(d);
+}
+QString percent(double f)
+{
+    return formatPercent(f);
+}
 
 QString describe(const SimulationResult* r)
 {
@@ -53,8 +68,8 @@ QString describe(const SimulationResult* r)
         return QObject::tr("—");
     }
     return QStringLiteral("%1 × %2 · %3\n%4 · %5 · iteration %6")
-        .arg(formatCount(r->num_gpus), QString::fromStdString(r->gpu), planSummary(r->plan), formatDays(r->training_days),
-             formatDollars(r->cost_usd), formatSeconds(r->iteration_time_s));
+        .arg(formatCount(r->num_gpus), QString::fromStdString(r->gpu), planSummary(r->plan), formatDays(r->training_days), formatDollars(r->cost_usd),
+             formatSeconds(r->iteration_time_s));
 }
 
 } // namespace
@@ -72,8 +87,7 @@ QString deltaText(double a, double b, QString (*format)(double))
     return text;
 }
 
-CompareView::CompareView(QWidget* parent)
-    : QWidget(parent)
+CompareView::CompareView(QWidget* parent) : QWidget(parent)
 {
     m_labelA = new QLabel(this);
     m_labelB = new QLabel(this);
@@ -280,7 +294,7 @@ void CompareView::fillSummary()
 void CompareView::fillStages()
 {
     m_stages->clear();
-    const QStringList headers{tr("Stage"),   tr("A busy"),   tr("A comm"), tr("A bubble"), tr("A memory"), tr("B busy"),
+    const QStringList headers{tr("Stage"),  tr("A busy"),   tr("A comm"),   tr("A bubble"), tr("A memory"), tr("B busy"),
                               tr("B comm"), tr("B bubble"), tr("B memory"), tr("Δ bubble"), tr("Δ memory")};
     m_stages->setColumnCount(static_cast<int>(headers.size()));
     m_stages->setHorizontalHeaderLabels(headers);

@@ -29,8 +29,7 @@ bool fail(QString* error, const QString& message)
 // Adaptive sampling thins dense graphs for the screen; an export should show every point.
 class FullSampling {
 public:
-    explicit FullSampling(QCustomPlot* plot)
-        : m_plot(plot)
+    explicit FullSampling(QCustomPlot* plot) : m_plot(plot)
     {
         for (int i = 0; i < plot->graphCount(); ++i) {
             m_states.push_back(plot->graph(i)->adaptiveSampling());
@@ -71,8 +70,8 @@ int layoutDpi()
 
 // Draws `paint` (logical size `logical`, magnified by `magnify`) into the file's format. One path for
 // every export: the same painter set-up, so PNG, SVG and PDF share one layout at every scale.
-bool render(const std::function<void(QCPPainter&)>& paint, ImageFormat format, const QString& path, const ExportSize& size,
-            const QString& title, double magnify, bool antialias)
+bool render(const std::function<void(QCPPainter&)>& paint, ImageFormat format, const QString& path, const ExportSize& size, const QString& title,
+            double magnify, bool antialias)
 {
     const int dpi = layoutDpi();
     auto prepare = [magnify, antialias](QCPPainter& painter) {
@@ -126,8 +125,8 @@ bool render(const std::function<void(QCPPainter&)>& paint, ImageFormat format, c
         writer.setTitle(title);
         writer.setCreator(QStringLiteral("vtrain-explorer"));
         writer.setResolution(dpi);
-        writer.setPageSize(QPageSize(QSizeF(size.width * 72.0 / 96.0, size.height * 72.0 / 96.0), QPageSize::Point, QString(),
-                                     QPageSize::ExactMatch));
+        writer.setPageSize(
+            QPageSize(QSizeF(size.width * 72.0 / 96.0, size.height * 72.0 / 96.0), QPageSize::Point, QString(), QPageSize::ExactMatch));
         writer.setPageMargins(QMarginsF(0, 0, 0, 0));
         QCPPainter painter;
         if (!painter.begin(&writer)) {
@@ -202,8 +201,7 @@ bool exportPlot(QCustomPlot* plot, const QString& path, const ExportSize& size, 
     return ok || fail(error, QObject::tr("Could not write \"%1\".").arg(path));
 }
 
-bool exportPainted(const PaintFunction& paint, const QString& path, const ExportSize& size, const QString& title, QString* error,
-                   double maxScale)
+bool exportPainted(const PaintFunction& paint, const QString& path, const ExportSize& size, const QString& title, QString* error, double maxScale)
 {
     if (!checkSize(size, error)) {
         return false;

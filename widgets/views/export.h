@@ -16,7 +16,7 @@ namespace vtrain::ui {
 enum class ImageFormat { Png, Svg, Pdf };
 
 struct ExportSize {
-    int width = 1600;   // logical pixels (points in a PDF)
+    int width = 1600; // logical pixels (points in a PDF)
     int height = 900;
     double scale = 2.0; // PNG only: device pixels per logical pixel (2 = crisp on a slide or retina screen)
 };

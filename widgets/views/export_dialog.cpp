@@ -2,9 +2,9 @@
 #include "views/export_dialog.h"
 
 #include <QComboBox>
-#include <QFileInfo>
 #include <QDialogButtonBox>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -21,8 +21,7 @@
 
 namespace vtrain::ui {
 
-ExportDialog::ExportDialog(const QString& what, const QString& suggestedPath, const QSize& currentSize, QWidget* parent)
-    : QDialog(parent)
+ExportDialog::ExportDialog(const QString& what, const QString& suggestedPath, const QSize& currentSize, QWidget* parent) : QDialog(parent)
 {
     setWindowTitle(tr("Export %1").arg(what));
     const QSettings settings;
@@ -150,8 +149,7 @@ ImageExportRequest ExportDialog::request() const
     return {m_path->text().trimmed(), ExportSize{m_width->value(), m_height->value(), m_scale->currentData().toDouble()}};
 }
 
-std::optional<ImageExportRequest> ExportDialog::ask(QWidget* parent, const QString& what, const QString& suggestedPath,
-                                                    const QSize& currentSize)
+std::optional<ImageExportRequest> ExportDialog::ask(QWidget* parent, const QString& what, const QString& suggestedPath, const QSize& currentSize)
 {
     ExportDialog dialog(what, suggestedPath, currentSize, parent);
     if (dialog.exec() != QDialog::Accepted) {

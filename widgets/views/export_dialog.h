@@ -26,12 +26,10 @@ public:
     ExportDialog(const QString& what, const QString& suggestedPath, const QSize& currentSize, QWidget* parent = nullptr);
 
     ImageExportRequest request() const;
-    static std::optional<ImageExportRequest> ask(QWidget* parent, const QString& what, const QString& suggestedPath,
-                                                 const QSize& currentSize);
+    static std::optional<ImageExportRequest> ask(QWidget* parent, const QString& what, const QString& suggestedPath, const QSize& currentSize);
     // The whole interaction for one chart: asks (starting in the last folder used), exports, remembers the
     // folder, and warns on failure. Returns the path written, or nothing when cancelled or failed.
-    static std::optional<QString> exportChart(QWidget* parent, QCustomPlot* plot, const QString& what, const QString& fileName,
-                                              const QString& title);
+    static std::optional<QString> exportChart(QWidget* parent, QCustomPlot* plot, const QString& what, const QString& fileName, const QString& title);
 
 private:
     void browse();

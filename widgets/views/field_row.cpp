@@ -8,9 +8,7 @@
 namespace vtrain::ui {
 
 FieldRow::FieldRow(const QString& name, const QString& placeholder, const QString& toolTip, QWidget* parent)
-    : QWidget(parent)
-    , m_name(name)
-    , m_toolTip(toolTip)
+    : QWidget(parent), m_name(name), m_toolTip(toolTip)
 {
     m_edit = new QLineEdit(this);
     m_edit->setObjectName(name);

@@ -23,8 +23,7 @@
 
 namespace vtrain::ui {
 
-LaunchDialog::LaunchDialog(const Scenario& scenario, const Plan& plan, int gpusPerNode, QWidget* parent)
-    : QDialog(parent)
+LaunchDialog::LaunchDialog(const Scenario& scenario, const Plan& plan, int gpusPerNode, QWidget* parent) : QDialog(parent)
 {
     setWindowTitle(tr("Launch flags"));
     setObjectName(QStringLiteral("launchDialog"));
@@ -39,8 +38,8 @@ LaunchDialog::LaunchDialog(const Scenario& scenario, const Plan& plan, int gpusP
                                   1);
         megatronLayout->addWidget(warningsLabel(megatron->warnings));
     } else {
-        megatronLayout->addWidget(textBlock(tr("This plan cannot be launched"), QString::fromStdString(megatron.first_error()),
-                                            QString(), QStringLiteral("megatronText"), false),
+        megatronLayout->addWidget(textBlock(tr("This plan cannot be launched"), QString::fromStdString(megatron.first_error()), QString(),
+                                            QStringLiteral("megatronText"), false),
                                   1);
     }
     m_tabs->addTab(megatronPage, tr("Megatron-LM"));
@@ -57,8 +56,8 @@ LaunchDialog::LaunchDialog(const Scenario& scenario, const Plan& plan, int gpusP
                                    1);
         deepSpeedLayout->addWidget(warningsLabel(deepSpeed->warnings));
     } else {
-        deepSpeedLayout->addWidget(textBlock(tr("This plan cannot be launched"), QString::fromStdString(deepSpeed.first_error()),
-                                             QString(), QStringLiteral("deepSpeedConfigText"), false),
+        deepSpeedLayout->addWidget(textBlock(tr("This plan cannot be launched"), QString::fromStdString(deepSpeed.first_error()), QString(),
+                                             QStringLiteral("deepSpeedConfigText"), false),
                                    1);
     }
     m_tabs->addTab(deepSpeedPage, tr("DeepSpeed"));
@@ -90,8 +89,7 @@ QString LaunchDialog::deepSpeedCommandText() const
     return m_deepSpeedCommand ? m_deepSpeedCommand->toPlainText() : QString();
 }
 
-QWidget* LaunchDialog::textBlock(const QString& heading, const QString& text, const QString& saveName, const QString& objectName,
-                                 bool enabled)
+QWidget* LaunchDialog::textBlock(const QString& heading, const QString& text, const QString& saveName, const QString& objectName, bool enabled)
 {
     auto* block = new QWidget(this);
     auto* edit = new QPlainTextEdit(text, block);
@@ -124,9 +122,8 @@ QWidget* LaunchDialog::warningsLabel(const std::vector<std::string>& warnings)
     for (const std::string& w : warnings) {
         items << QStringLiteral("<li>%1</li>").arg(QString::fromStdString(w).toHtmlEscaped());
     }
-    auto* label = new QLabel(tr("<b>Warnings</b> — what the framework cannot express, what you must still set:<ul>%1</ul>")
-                                 .arg(items.join(QString())),
-                             this);
+    auto* label =
+        new QLabel(tr("<b>Warnings</b> — what the framework cannot express, what you must still set:<ul>%1</ul>").arg(items.join(QString())), this);
     label->setObjectName(QStringLiteral("launchWarnings"));
     label->setWordWrap(true);
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -24,8 +24,7 @@ public:
     QString deepSpeedCommandText() const;
 
 private:
-    QWidget* textBlock(const QString& heading, const QString& text, const QString& saveName, const QString& objectName,
-                       bool enabled);
+    QWidget* textBlock(const QString& heading, const QString& text, const QString& saveName, const QString& objectName, bool enabled);
     QWidget* warningsLabel(const std::vector<std::string>& warnings);
     void save(const QString& text, const QString& suggestedName);
 

@@ -34,7 +34,8 @@ const std::vector<Part>& parts()
         {"expert weights", QColor(0xa0, 0xcb, 0xe8), [](const StageMemory& m) { return m.expert_weights_bytes; }},
         {"gradients", QColor(0xf2, 0x8e, 0x2b), [](const StageMemory& m) { return m.gradients_bytes - m.expert_gradients_bytes; }},
         {"optimizer states", QColor(0x59, 0xa1, 0x4f), [](const StageMemory& m) { return m.optimizer_bytes - m.expert_optimizer_bytes; }},
-        {"expert gradients + optimizer", QColor(0x8c, 0xd1, 0x7d), [](const StageMemory& m) { return m.expert_gradients_bytes + m.expert_optimizer_bytes; }},
+        {"expert gradients + optimizer", QColor(0x8c, 0xd1, 0x7d),
+         [](const StageMemory& m) { return m.expert_gradients_bytes + m.expert_optimizer_bytes; }},
         {"activations", QColor(0xb0, 0x7a, 0xa1), [](const StageMemory& m) { return m.activations_bytes; }},
         {"working buffers", QColor(0xba, 0xb0, 0xac), [](const StageMemory& m) { return m.working_bytes; }},
     };
@@ -57,8 +58,7 @@ QStringList MemoryView::partNames()
     return names;
 }
 
-MemoryView::MemoryView(QWidget* parent)
-    : QWidget(parent)
+MemoryView::MemoryView(QWidget* parent) : QWidget(parent)
 {
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName(QStringLiteral("memoryPlot"));
@@ -215,10 +215,10 @@ void MemoryView::setResult(std::shared_ptr<const SimulationResult> result)
     m_capacity->point2->setCoords(1, usable);
     m_capacityLabel->position->setCoords(0.99, usable);
     m_capacityLabel->setText(tr("usable capacity %1").arg(formatGiB(usable)));
-    m_title->setText(m_result ? tr("Memory per stage (one GPU): peak %1 of %2 usable%3")
-                                    .arg(formatGiB(m_result->peak_memory_gib), formatGiB(usable),
-                                         m_result->fits_memory ? QString() : tr(" (does not fit)"))
-                              : tr("Memory per stage (one GPU)"));
+    m_title->setText(
+        m_result ? tr("Memory per stage (one GPU): peak %1 of %2 usable%3")
+                       .arg(formatGiB(m_result->peak_memory_gib), formatGiB(usable), m_result->fits_memory ? QString() : tr(" (does not fit)"))
+                 : tr("Memory per stage (one GPU)"));
 
     // Integer stage ticks, thinned out for deep pipelines.
     auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();

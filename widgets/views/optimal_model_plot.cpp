@@ -23,10 +23,7 @@ const QColor kBudgetColor(0xe1, 0x57, 0x59);
 // Log ticks labelled by a formatter (dollars, days, billions) instead of QCustomPlot's 1e+06.
 class LabelledLogTicker : public QCPAxisTickerLog {
 public:
-    explicit LabelledLogTicker(std::function<QString(double)> label)
-        : m_label(std::move(label))
-    {
-    }
+    explicit LabelledLogTicker(std::function<QString(double)> label) : m_label(std::move(label)) {}
 
 protected:
     QString getTickLabel(double tick, const QLocale&, QChar, int) override { return m_label(tick); }
@@ -47,7 +44,8 @@ double billions(double params)
 
 QString paramsText(double params)
 {
-    return params >= 1e12 ? QString::number(params / 1e12, 'f', 2) + QStringLiteral("T") : QString::number(params / 1e9, 'f', 1) + QStringLiteral("B");
+    return params >= 1e12 ? QString::number(params / 1e12, 'f', 2) + QStringLiteral("T")
+                          : QString::number(params / 1e9, 'f', 1) + QStringLiteral("B");
 }
 
 } // namespace
@@ -102,8 +100,7 @@ std::vector<double> curveBudgets(const OptimalModelResult& result)
     return out;
 }
 
-OptimalModelPlot::OptimalModelPlot(QWidget* parent)
-    : QWidget(parent)
+OptimalModelPlot::OptimalModelPlot(QWidget* parent) : QWidget(parent)
 {
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName(QStringLiteral("optimalModelChart"));

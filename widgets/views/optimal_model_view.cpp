@@ -24,7 +24,8 @@ namespace {
 // 76.1B, 1.52T: parameters and tokens to the precision a reader compares them at.
 QString paramsText(double params)
 {
-    return params >= 1e12 ? QString::number(params / 1e12, 'f', 2) + QStringLiteral("T") : QString::number(params / 1e9, 'f', 1) + QStringLiteral("B");
+    return params >= 1e12 ? QString::number(params / 1e12, 'f', 2) + QStringLiteral("T")
+                          : QString::number(params / 1e9, 'f', 1) + QStringLiteral("B");
 }
 
 } // namespace
@@ -83,8 +84,8 @@ QWidget* OptimalModelView::buildInputs()
     budgetBox->addWidget(m_unit, 0, Qt::AlignTop);
     form->addRow(tr("Budget"), budgetBox);
 
-    m_ratio = new FieldRow(QStringLiteral("optimalModel.tokens_per_param"), tr("20 (Chinchilla)"), tr("Training tokens per parameter (compute-optimal: 20)"),
-                           panel);
+    m_ratio = new FieldRow(QStringLiteral("optimalModel.tokens_per_param"), tr("20 (Chinchilla)"),
+                           tr("Training tokens per parameter (compute-optimal: 20)"), panel);
     form->addRow(tr("Tokens per parameter"), m_ratio);
     m_naive = new FieldRow(QStringLiteral("optimalModel.naive_utilization"), tr("100"),
                            tr("The naive answer assumes every GPU runs at this percentage of its bf16 peak"), panel);
@@ -275,7 +276,9 @@ void OptimalModelView::fillTable(const OptimalModelResult& result)
         m_table->setItem(row, ColModel, cell(QString::fromStdString(c.model.name), Qt::AlignLeft | Qt::AlignVCenter));
         m_table->setItem(row, ColParams, cell(paramsText(c.params)));
         m_table->setItem(row, ColTokens, cell(paramsText(c.tokens)));
-        QTableWidgetItem* planCell = cell(plan ? planSummary(c.best.plan) : c.simulated ? tr("no plan fits") : tr("(cancelled)"),
+        QTableWidgetItem* planCell = cell(plan          ? planSummary(c.best.plan)
+                                          : c.simulated ? tr("no plan fits")
+                                                        : tr("(cancelled)"),
                                           Qt::AlignLeft | Qt::AlignVCenter);
         planCell->setToolTip(plan ? planDescription(c.best) : QString::fromStdString(c.note));
         m_table->setItem(row, ColPlan, planCell);

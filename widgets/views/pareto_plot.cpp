@@ -32,8 +32,7 @@ protected:
 
 } // namespace
 
-ParetoPlot::ParetoPlot(QWidget* parent)
-    : QWidget(parent)
+ParetoPlot::ParetoPlot(QWidget* parent) : QWidget(parent)
 {
     auto* controls = new QHBoxLayout;
     controls->setContentsMargins(4, 2, 4, 2);
@@ -80,8 +79,7 @@ ParetoPlot::ParetoPlot(QWidget* parent)
         rescaleIfNotZoomed();
         m_plot->replot(QCustomPlot::rpQueuedReplot);
     });
-    connect(m_colorBy, &QComboBox::currentIndexChanged, this,
-            [this](int index) { setColorDimension(static_cast<ColorDimension>(index)); });
+    connect(m_colorBy, &QComboBox::currentIndexChanged, this, [this](int index) { setColorDimension(static_cast<ColorDimension>(index)); });
     connect(m_colorBy, &QComboBox::activated, this, [this](int index) { Q_EMIT colorDimensionChosen(static_cast<ColorDimension>(index)); });
     connect(m_logBox, &QCheckBox::toggled, this, &ParetoPlot::setLogAxes);
 }
@@ -438,9 +436,8 @@ void ParetoPlot::rebuildCategories()
 
 void ParetoPlot::sortCategories()
 {
-    std::stable_sort(m_categories.begin(), m_categories.end(), [](const Category& a, const Category& b) {
-        return a.order != b.order ? a.order < b.order : a.name < b.name;
-    });
+    std::stable_sort(m_categories.begin(), m_categories.end(),
+                     [](const Category& a, const Category& b) { return a.order != b.order ? a.order < b.order : a.name < b.name; });
     for (std::size_t i = 0; i < m_categories.size(); ++i) {
         QCPGraph* graph = m_categories[i].graph;
         QCPScatterStyle style = graph->scatterStyle();

@@ -11,8 +11,8 @@
 
 #include <QPointF>
 #include <QPointer>
-#include <QVector>
 #include <QTimer>
+#include <QVector>
 #include <QWidget>
 
 #include "models/plan_dimensions.h"
@@ -128,13 +128,13 @@ private:
     QCPGraph* m_pinnedGraph = nullptr;
     std::optional<QPointF> m_pinned;
     std::function<bool(const vtrain::PlanRow&)> m_filter;
-    int m_appended = 0;   // model rows already plotted
+    int m_appended = 0; // model rows already plotted
     int m_selectedRow = -1;
     int m_hoverRow = -1;
     mutable std::vector<Point> m_points; // for hit tests, sorted by days on demand
     mutable bool m_pointsSorted = true;
     QPoint m_pressPos;
-    QTimer m_refresh;     // coalesces streamed rows into a few replots per second
+    QTimer m_refresh; // coalesces streamed rows into a few replots per second
 };
 
 } // namespace vtrain::ui

@@ -88,9 +88,7 @@ bool ParetoPlot::eventFilter(QObject* watched, QEvent* event)
         }
         break;
     }
-    case QEvent::MouseButtonPress:
-        m_pressPos = static_cast<QMouseEvent*>(event)->position().toPoint();
-        break;
+    case QEvent::MouseButtonPress: m_pressPos = static_cast<QMouseEvent*>(event)->position().toPoint(); break;
     case QEvent::MouseButtonRelease: {
         auto* e = static_cast<QMouseEvent*>(event);
         if (e->button() == Qt::LeftButton && (e->position().toPoint() - m_pressPos).manhattanLength() <= 3) {
@@ -102,9 +100,7 @@ bool ParetoPlot::eventFilter(QObject* watched, QEvent* event)
         }
         break;
     }
-    case QEvent::Wheel:
-        m_userZoomed = true;
-        break;
+    case QEvent::Wheel: m_userZoomed = true; break;
     case QEvent::MouseButtonDblClick:
         m_userZoomed = false; // double-click: back to the whole cloud
         rescaleIfNotZoomed();

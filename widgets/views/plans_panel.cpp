@@ -23,10 +23,7 @@
 
 namespace vtrain::ui {
 
-PlansPanel::PlansPanel(PlanTableModel* plans, RejectModel* rejects, QWidget* parent)
-    : QWidget(parent)
-    , m_plans(plans)
-    , m_rejectModel(rejects)
+PlansPanel::PlansPanel(PlanTableModel* plans, RejectModel* rejects, QWidget* parent) : QWidget(parent), m_plans(plans), m_rejectModel(rejects)
 {
     m_filter = new PlanFilterModel(this);
     m_filter->setPlanModel(plans);
@@ -71,8 +68,8 @@ PlansPanel::PlansPanel(PlanTableModel* plans, RejectModel* rejects, QWidget* par
     const int cellPadding = 2 * m_table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_table) + 8;
     // Days up to 999.99 (a band's upper end past 100 days is common on small clusters), costs up to $99M.
     const std::map<int, QString> boldSamples{{PlanTableModel::DaysColumn, QStringLiteral("999.99")},
-                                            {PlanTableModel::DaysBandColumn, QStringLiteral("999.99–999.99*")},
-                                            {PlanTableModel::CostColumn, QStringLiteral("$88,888,888")}};
+                                             {PlanTableModel::DaysBandColumn, QStringLiteral("999.99–999.99*")},
+                                             {PlanTableModel::CostColumn, QStringLiteral("$88,888,888")}};
     for (int c = 0; c < PlanTableModel::ColumnCount; ++c) {
         int w = widths[c] * digit + 12;
         if (const auto it = boldSamples.find(c); it != boldSamples.end()) {

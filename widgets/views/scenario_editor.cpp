@@ -69,8 +69,7 @@ std::string editKey(const Scenario& s)
 
 } // namespace
 
-ScenarioEditor::ScenarioEditor(QWidget* parent)
-    : QWidget(parent)
+ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent)
 {
     setObjectName(QStringLiteral("scenarioEditor"));
     auto* content = new QWidget;
@@ -231,9 +230,9 @@ void ScenarioEditor::setGpuChoices(QList<GpuChoice> gpus)
     // NVIDIA first (most profiles and most published runs), then AMD, then other vendors by name.
     auto rank = [](const QString& vendor) {
         return vendor.compare(QLatin1String("NVIDIA"), Qt::CaseInsensitive) == 0 ? 0
-               : vendor.compare(QLatin1String("AMD"), Qt::CaseInsensitive) == 0 ? 1
-               : vendor.isEmpty()                                               ? 3
-                                                                                : 2;
+               : vendor.compare(QLatin1String("AMD"), Qt::CaseInsensitive) == 0  ? 1
+               : vendor.isEmpty()                                                ? 3
+                                                                                 : 2;
     };
     std::stable_sort(gpus.begin(), gpus.end(), [&rank](const GpuChoice& a, const GpuChoice& b) {
         const int ra = rank(a.vendor);

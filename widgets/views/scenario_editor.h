@@ -30,9 +30,9 @@ class FieldRow;
 
 // A GPU type the editor offers, as its profile describes it.
 struct GpuChoice {
-    QString id;          // profile id, what the scenario names
-    QString name;        // "NVIDIA B200-SXM-180GB (HGX B200)"
-    QString vendor;      // "NVIDIA", "AMD"; empty = unknown
+    QString id;     // profile id, what the scenario names
+    QString name;   // "NVIDIA B200-SXM-180GB (HGX B200)"
+    QString vendor; // "NVIDIA", "AMD"; empty = unknown
     double memoryGib = 0;
     double pricePerHour = 0; // the profile's default price, USD per GPU-hour
     LinkSpec links;          // the profile's host and NVLink domain: the default tp widths (default_tp_limit)
@@ -101,12 +101,12 @@ private:
     QLabel* m_presetDescription = nullptr;
     QLabel* m_status = nullptr;
     QGroupBox* m_planGroup = nullptr; // the scenario's own plan: shown only when it has one
-    QString m_planDropped;         // why the loaded plan no longer fits (it is then left out), or empty
+    QString m_planDropped;            // why the loaded plan no longer fits (it is then left out), or empty
     QHash<QString, double> m_prices;
     QList<GpuChoice> m_gpus;
-    Scenario m_base;               // what was loaded: keeps the fields the editor does not show (links, plan)
+    Scenario m_base; // what was loaded: keeps the fields the editor does not show (links, plan)
     std::optional<Scenario> m_valid;
-    std::string m_committed;       // JSON of the last scenario sent or loaded: an unchanged commit sends nothing
+    std::string m_committed; // JSON of the last scenario sent or loaded: an unchanged commit sends nothing
     // The user's pipeline-stage choice; empty = every legal value. Kept through Layers edits, including
     // values that no longer divide the layer count (shown marked, left out of the search).
     std::optional<QList<int>> m_ppChoice;

@@ -131,8 +131,7 @@ QGroupBox* ScenarioEditor::buildSearchGroup()
                 tr("Tensor-parallel width inside an expert (etp); \"= tp\" is Megatron's default"))
             ->setItems(labels, values);
     }
-    addList(form, tr("Precision"), QStringLiteral("search.precision"), 3,
-            tr("GEMM number formats to compare; FP8 uses the FP8 scaling chosen above"))
+    addList(form, tr("Precision"), QStringLiteral("search.precision"), 3, tr("GEMM number formats to compare; FP8 uses the FP8 scaling chosen above"))
         ->setItems({QStringLiteral("BF16"), QStringLiteral("FP16"), QStringLiteral("FP32"), QStringLiteral("FP8"), QStringLiteral("NVFP4")},
                    {QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp32"), QStringLiteral("fp8"), QStringLiteral("nvfp4")});
     addList(form, tr("TP comm overlap"), QStringLiteral("search.tp_overlap"), 3,
@@ -305,8 +304,9 @@ void ScenarioEditor::loadSearch(const Scenario& s)
     };
     // A width the candidates lack (ep 256 in a file) joins them, so what the file says stays checked.
     auto widen = [&widenBy](const char* name, const QVariantList& wanted) {
-        return widenBy(name, wanted, [](const QVariant& x, const QVariant& y) { return x.toInt() < y.toInt(); },
-                       [](const QVariant& v) { return v.toInt() == 0 ? tr("= tp") : QString::number(v.toInt()); });
+        return widenBy(
+            name, wanted, [](const QVariant& x, const QVariant& y) { return x.toInt() < y.toInt(); },
+            [](const QVariant& v) { return v.toInt() == 0 ? tr("= tp") : QString::number(v.toInt()); });
     };
     load("search.cp", widen("search.cp", q.cp.empty() ? QVariantList{given.cp} : ints(q.cp)), {});
     load("search.ep", widen("search.ep", q.ep.empty() ? QVariantList{given.ep} : ints(q.ep)), {});
@@ -322,13 +322,15 @@ void ScenarioEditor::loadSearch(const Scenario& s)
         orders << QString::fromStdString(to_string(o));
     }
     load("search.rank_order",
-         widenBy("search.rank_order", orders, [](const QVariant&, const QVariant&) { return false; }, [](const QVariant& v) { return v.toString(); }),
+         widenBy(
+             "search.rank_order", orders, [](const QVariant&, const QVariant&) { return false; }, [](const QVariant& v) { return v.toString(); }),
          {});
     QVariantList shares = toVariants(q.offload_activations.empty() ? std::vector<double>{given.offload_activations} : q.offload_activations,
                                      [](double v) { return QVariant(v); });
     load("search.offload_activations",
-         widenBy("search.offload_activations", shares, [](const QVariant& a, const QVariant& b) { return a.toDouble() < b.toDouble(); },
-                 [](const QVariant& v) { return offloadShareLabel(v.toDouble()); }),
+         widenBy(
+             "search.offload_activations", shares, [](const QVariant& a, const QVariant& b) { return a.toDouble() < b.toDouble(); },
+             [](const QVariant& v) { return offloadShareLabel(v.toDouble()); }),
          {});
 }
 
@@ -461,10 +463,10 @@ void ScenarioEditor::updateEstimate(const Scenario& s)
         schedules += sc == Schedule::Interleaved ? n(q.virtual_stages.size(), 2) : 1;
     }
     m_estimate = n(q.gpu.size(), 1) * n(q.num_gpus.size(), 1) * n(q.tp.size(), 1) * pp * n(q.micro_batch.size(), 1) *
-                 std::max<std::uint64_t>(schedules, 1) * n(q.recompute.size(), 1) * n(q.sequence_parallel.size(), 2) *
-                 n(q.zero_stage.size(), 1) * n(q.cp.size(), 1) * n(q.ep.size(), 1) * n(q.etp.size(), 1) * n(q.precision.size(), 1) *
-                 n(q.tp_overlap.size(), 1) * n(q.moe_overlap.size(), 1) * n(q.overlap_grad_reduce.size(), 1) * n(q.rank_order.size(), 1) *
-                 n(q.offload_optimizer.size(), 1) * n(q.offload_activations.size(), 1);
+                 std::max<std::uint64_t>(schedules, 1) * n(q.recompute.size(), 1) * n(q.sequence_parallel.size(), 2) * n(q.zero_stage.size(), 1) *
+                 n(q.cp.size(), 1) * n(q.ep.size(), 1) * n(q.etp.size(), 1) * n(q.precision.size(), 1) * n(q.tp_overlap.size(), 1) *
+                 n(q.moe_overlap.size(), 1) * n(q.overlap_grad_reduce.size(), 1) * n(q.rank_order.size(), 1) * n(q.offload_optimizer.size(), 1) *
+                 n(q.offload_activations.size(), 1);
 }
 
 } // namespace vtrain::ui

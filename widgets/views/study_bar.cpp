@@ -24,9 +24,7 @@ QToolButton* button(const QString& name, const QString& text, const QString& ico
 
 } // namespace
 
-StudyBar::StudyBar(const QString& stepName, QWidget* parent)
-    : QWidget(parent)
-    , m_stepName(stepName)
+StudyBar::StudyBar(const QString& stepName, QWidget* parent) : QWidget(parent), m_stepName(stepName)
 {
     m_run = button(QStringLiteral("studyRunButton"), tr("Run"), QStringLiteral(":/icons/run.svg"), tr("Run the study with these inputs"), this);
     m_cancel = button(QStringLiteral("studyCancelButton"), tr("Cancel"), QStringLiteral(":/icons/cancel.svg"),
@@ -82,9 +80,10 @@ void StudyBar::onProgress(const StudyProgress& p)
         return;
     }
     m_progress->setValue(static_cast<int>(1000 * p.fraction()));
-    QString text = p.steps_total > 0 ? tr("%1 of %2 %3").arg(formatCount(static_cast<double>(p.steps_done)),
-                                                             formatCount(static_cast<double>(p.steps_total)), m_stepName)
-                                     : tr("Starting…");
+    QString text =
+        p.steps_total > 0
+            ? tr("%1 of %2 %3").arg(formatCount(static_cast<double>(p.steps_done)), formatCount(static_cast<double>(p.steps_total)), m_stepName)
+            : tr("Starting…");
     if (p.plans_total > 0 && p.steps_done < p.steps_total) {
         text += tr(" · %1 of %2 plans of the current one")
                     .arg(formatCount(static_cast<double>(p.plans_done)), formatCount(static_cast<double>(p.plans_total)));

@@ -11,8 +11,7 @@
 
 namespace vtrain::ui {
 
-SweepBar::SweepBar(QWidget* parent)
-    : QWidget(parent)
+SweepBar::SweepBar(QWidget* parent) : QWidget(parent)
 {
     setObjectName(QStringLiteral("sweepBar"));
     m_run = new QToolButton(this);

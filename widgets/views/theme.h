@@ -11,7 +11,7 @@ namespace vtrain::ui::theme {
 
 enum class Theme { System, Light, Dark };
 
-QString toString(Theme theme);                        // "system", "light", "dark"
+QString toString(Theme theme); // "system", "light", "dark"
 std::optional<Theme> fromString(const QString& text);
 // Call once the application exists, before any apply(): remembers the desktop's own palette.
 void captureSystemPalette();

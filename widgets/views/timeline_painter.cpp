@@ -163,8 +163,7 @@ void paintRuler(QPainter& p, const QRect& area, const GanttMapping& mapping, con
     for (double t = first; t <= mapping.windowEnd(); t += step) {
         const double x = mapping.mapTimeToX(t);
         p.drawLine(QPointF(x, area.bottom() - 6), QPointF(x, area.bottom()));
-        p.drawText(QRectF(x + 3, area.top(), 200, area.height() - 4), Qt::AlignLeft | Qt::AlignVCenter,
-                   timeTickLabel(t, step));
+        p.drawText(QRectF(x + 3, area.top(), 200, area.height() - 4), Qt::AlignLeft | Qt::AlignVCenter, timeTickLabel(t, step));
     }
     p.drawLine(area.bottomLeft(), area.bottomRight());
 }
@@ -232,8 +231,9 @@ void paintTimeline(QPainter& p, const QRect& rect, const TimelineData& data, con
     const double timeLeft = rect.left() + layout.labelWidth;
 
     const std::vector<double> tops = layout.rowTops(data);
-    const bool interleaved = std::any_of(data.rows.begin(), data.rows.end(),
-                                         [](const TimelineRow& r) { return std::any_of(r.bars.begin(), r.bars.end(), [](const TimelineBar& b) { return b.chunk > 0; }); });
+    const bool interleaved = std::any_of(data.rows.begin(), data.rows.end(), [](const TimelineRow& r) {
+        return std::any_of(r.bars.begin(), r.bars.end(), [](const TimelineBar& b) { return b.chunk > 0; });
+    });
     p.save();
     p.setClipRect(rowsArea);
     QFont small = p.font();
@@ -269,8 +269,8 @@ void paintTimeline(QPainter& p, const QRect& rect, const TimelineData& data, con
                 }
                 p.setFont(f);
                 const bool lanes = group > h + 1;
-                p.drawText(QRectF(rect.left() + 6, y, layout.labelWidth - (lanes ? 34 : 10), lanes ? group : h),
-                           Qt::AlignVCenter | Qt::AlignLeft, QStringLiteral("stage %1").arg(row.stage));
+                p.drawText(QRectF(rect.left() + 6, y, layout.labelWidth - (lanes ? 34 : 10), lanes ? group : h), Qt::AlignVCenter | Qt::AlignLeft,
+                           QStringLiteral("stage %1").arg(row.stage));
             }
         } else if (h >= 7) {
             QFont laneFont = small;

@@ -24,7 +24,7 @@ struct TimelineLayout {
     int labelWidth = 92;
     int headerHeight = 26;
     int legendHeight = 24;
-    int titleHeight = 0;  // > 0 draws `title` above the ruler (exports)
+    int titleHeight = 0; // > 0 draws `title` above the ruler (exports)
     double computeHeight = 22;
     double laneHeight = 10;
     double stageGap = 5;
@@ -47,8 +47,8 @@ struct TimelinePaintOptions {
     int selectedBar = -1;
     double rangeStart = 0; // a time selection when rangeEnd > rangeStart
     double rangeEnd = 0;
-    const std::vector<TimelineHit>* matches = nullptr;  // search hits, outlined
-    const std::vector<PipelineFlow>* flows = nullptr;   // pipeline sends, drawn as arrows
+    const std::vector<TimelineHit>* matches = nullptr; // search hits, outlined
+    const std::vector<PipelineFlow>* flows = nullptr;  // pipeline sends, drawn as arrows
 };
 
 // Flow arrows are drawn when at most this many are in view; past it, zoom in to see them.
@@ -56,8 +56,8 @@ inline constexpr int kMaxFlowArrows = 150;
 
 // `rect` is the whole area to draw into; the mapping's viewport must already span the time area
 // (rect.left() + labelWidth .. rect.right()).
-void paintTimeline(QPainter& painter, const QRect& rect, const TimelineData& data, const GanttMapping& mapping,
-                   const TimelineLayout& layout, const QPalette& palette, const TimelinePaintOptions& options = {});
+void paintTimeline(QPainter& painter, const QRect& rect, const TimelineData& data, const GanttMapping& mapping, const TimelineLayout& layout,
+                   const QPalette& palette, const TimelinePaintOptions& options = {});
 
 // A "nice" tick step (1, 2 or 5 times a power of ten) for about `pixels` per tick.
 double niceTimeStep(double secondsPerPixel, double pixels);

@@ -21,14 +21,13 @@
 
 namespace vtrain::ui {
 
-TimelineView::TimelineView(QWidget* parent)
-    : QAbstractScrollArea(parent)
+TimelineView::TimelineView(QWidget* parent) : QAbstractScrollArea(parent)
 {
     setObjectName(QStringLiteral("timelineView"));
     viewport()->setMouseTracking(true);
     viewport()->setAttribute(Qt::WA_OpaquePaintEvent);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    setMinimumHeight(110); // a laptop screen: the window must fit 720 px high with the chart above
+    setMinimumHeight(110);           // a laptop screen: the window must fit 720 px high with the chart above
     setFocusPolicy(Qt::StrongFocus); // W/S/A/D/F
 }
 
@@ -296,11 +295,12 @@ QString TimelineView::describeTask(int rowIndex, int barIndex) const
     }
     const TimelineRow& row = m_data.rows[static_cast<std::size_t>(rowIndex)];
     const TimelineBar& bar = row.bars[static_cast<std::size_t>(barIndex)];
-    QString text = tr("Stage %1 · %2 lane\n%3").arg(row.stage).arg(QString::fromLatin1(laneName(row.lane)),
-                                                                    row.lane == TimelineLane::Tensor    ? tr("tensor-parallel collectives")
-                                                                    : row.lane == TimelineLane::Expert  ? tr("expert all-to-all (dispatch + combine)")
-                                                                    : row.lane == TimelineLane::Context ? tr("context-parallel exchange")
-                                                                                                        : plot_style::taskName(bar.kind));
+    QString text = tr("Stage %1 · %2 lane\n%3")
+                       .arg(row.stage)
+                       .arg(QString::fromLatin1(laneName(row.lane)), row.lane == TimelineLane::Tensor   ? tr("tensor-parallel collectives")
+                                                                     : row.lane == TimelineLane::Expert ? tr("expert all-to-all (dispatch + combine)")
+                                                                     : row.lane == TimelineLane::Context ? tr("context-parallel exchange")
+                                                                                                         : plot_style::taskName(bar.kind));
     if (bar.micro_batch >= 0) {
         text += tr(" · micro-batch %1").arg(bar.micro_batch);
         if (m_result && m_result->plan.virtual_stages > 1) {
@@ -478,8 +478,8 @@ QMenu* TimelineView::buildContextMenu(const QPoint& pos)
     menu->addAction(tr("Copy visible range"), this, [this] { QApplication::clipboard()->setText(visibleRangeText()); });
     if (m_rangeEnd > m_rangeStart) {
         menu->addAction(tr("Copy selected range (%1)").arg(formatSeconds(m_rangeEnd - m_rangeStart)), this, [this] {
-            QApplication::clipboard()->setText(tr("%1 → %2 (%3)").arg(formatSeconds(m_rangeStart), formatSeconds(m_rangeEnd),
-                                                                      formatSeconds(m_rangeEnd - m_rangeStart)));
+            QApplication::clipboard()->setText(
+                tr("%1 → %2 (%3)").arg(formatSeconds(m_rangeStart), formatSeconds(m_rangeEnd), formatSeconds(m_rangeEnd - m_rangeStart)));
         });
     }
     menu->addAction(tr("Export visible range as image…"), this, &TimelineView::exportVisibleRequested);

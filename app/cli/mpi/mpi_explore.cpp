@@ -33,7 +33,10 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kChunkBytes = 4 << 20; // CSV streamed to rank 0 in pieces of about this size
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double seconds_since(Clock::time_point start)
+{
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 // Every rank's status; on failure the lowest failing rank shows `message` and all return the status.
 int agree(World& world, int status, const std::string& message)
@@ -141,9 +144,9 @@ std::string part_name(int rank)
 }
 
 struct Output {
-    std::optional<std::string> csv;         // --csv FILE: one file, written by rank 0
-    std::optional<std::string> parts;       // --csv-parts DIR: a part per rank and a manifest
-    fs::path spool;                          // this rank's rows without on_front, during the sweep
+    std::optional<std::string> csv;   // --csv FILE: one file, written by rank 0
+    std::optional<std::string> parts; // --csv-parts DIR: a part per rank and a manifest
+    fs::path spool;                   // this rank's rows without on_front, during the sweep
 };
 
 // --csv: rank 0 writes FILE.part -- the header, then block after block in enumeration order, its own
@@ -238,7 +241,8 @@ int write_part(World& world, const Output& output, const FrontIndex& front, Part
     return kExitOk;
 }
 
-std::string manifest_json(const ExploreRequest& request, const ExploreResult& merged, const ExploreSplit& split, const std::vector<std::string>& infos)
+std::string manifest_json(const ExploreRequest& request, const ExploreResult& merged, const ExploreSplit& split,
+                          const std::vector<std::string>& infos)
 {
     nlohmann::json parts = nlohmann::json::array();
     for (std::size_t r = 0; r < infos.size(); ++r) {
@@ -431,15 +435,12 @@ int run(World& world, const std::vector<std::string>& argv)
         std::uint64_t most_sent = 0;
         for (std::size_t r = 0; r < sweep_s.size(); ++r) {
             most_sent = std::max<std::uint64_t>(most_sent, std::stoull(sent[r]));
-            ranks.push_back({{"rank", r},
-                             {"plans", rank_plans[r]},
-                             {"sweep_s", sweep_s[r]},
-                             {"merge_bytes_sent", std::stoull(sent[r])}});
+            ranks.push_back({{"rank", r}, {"plans", rank_plans[r]}, {"sweep_s", sweep_s[r]}, {"merge_bytes_sent", std::stoull(sent[r])}});
         }
         const nlohmann::json distributed = {{"ranks", world.size()}, {"merge_s", merge_s}, {"per_rank", ranks}};
         report_status = report_explore(request, merged,
-                                       std::to_string(world.size()) + (world.size() == 1 ? " rank x " : " ranks x ") + std::to_string(threads_per_rank) +
-                                           (threads_per_rank == 1 ? " thread" : " threads"),
+                                       std::to_string(world.size()) + (world.size() == 1 ? " rank x " : " ranks x ") +
+                                           std::to_string(threads_per_rank) + (threads_per_rank == 1 ? " thread" : " threads"),
                                        {{"ranks", world.size()}, {"distributed", distributed}});
         const double slowest = *std::max_element(sweep_s.begin(), sweep_s.end());
         const double fastest = *std::min_element(sweep_s.begin(), sweep_s.end());

@@ -61,7 +61,7 @@ private:
     int m_size = 1;
     std::uint64_t m_sent = 0;
     bool m_threads_ok = false;
-    bool m_work_done = false; // this rank was told there is no work left, or said it is finished
+    bool m_work_done = false;             // this rank was told there is no work left, or said it is finished
     MPI_Comm m_work_comm = MPI_COMM_NULL; // the work requests' own communicator: they cross the collectives
     std::thread m_server;
 };

@@ -46,7 +46,7 @@ struct CalibrationParameter {
     bool log_scale = false;
     std::string unit;
     bool fitted_by_default = true; // false: only when named with --params
-    std::string why;                // why the range is physically plausible (with its source)
+    std::string why;               // why the range is physically plausible (with its source)
 };
 
 // Every parameter calibrate can fit: the ModelParameters fields and the links' nic_efficiency and
@@ -85,32 +85,32 @@ GpuProfile build_profile(const HardwareSpec& hardware, const ParameterSet& param
 enum class CalibrationLoss { SquaredLog, AbsoluteLog };
 
 struct CalibrationOptions {
-    std::string gpu;                      // profile id whose rows are fitted
-    std::string precision;                // only rows of this precision ("bf16", "fp8", "nvfp4", ...); "" = all
-    std::vector<std::string> subsets;     // only these subsets; empty = all
-    std::vector<std::string> parameters;  // names to fit; empty = every sensitive parameter
-    std::string min_trust;                // "high" = fit only high-trust rows; "medium" = high and medium; "" = all
+    std::string gpu;                     // profile id whose rows are fitted
+    std::string precision;               // only rows of this precision ("bf16", "fp8", "nvfp4", ...); "" = all
+    std::vector<std::string> subsets;    // only these subsets; empty = all
+    std::vector<std::string> parameters; // names to fit; empty = every sensitive parameter
+    std::string min_trust;               // "high" = fit only high-trust rows; "medium" = high and medium; "" = all
     CalibrationLoss loss = CalibrationLoss::SquaredLog;
-    int folds = 5;                        // k-fold cross-validation; < 2 = none
-    int max_evaluations = 400;            // per fit
-    int starts = 1;                       // Nelder-Mead starts per fit (multi_start_minimize); 1 = from the prior only
+    int folds = 5;             // k-fold cross-validation; < 2 = none
+    int max_evaluations = 400; // per fit
+    int starts = 1;            // Nelder-Mead starts per fit (multi_start_minimize); 1 = from the prior only
     // Also refit all rows from the starting profile's previous fit (its calibration "parameters"), keeping that
     // fit where its objective is lower. Nelder-Mead is local: a refit from the prior alone can end in a worse
     // optimum than the one shipped. Folds still start from the prior (no held-out row steers them).
     bool from_previous = false;
-    int min_rows_per_precision = 3;       // a precision's GEMM efficiency is fitted only with this many rows of it
+    int min_rows_per_precision = 3; // a precision's GEMM efficiency is fitted only with this many rows of it
     int threads = 0;
 };
 
 struct CalibrationRow {
     std::string id;
     std::string subset;
-    std::string precision;                // "bf16", "fp8", "nvfp4", ...
-    std::string metric;                   // to_string(ValidationMetric): what the errors are of
+    std::string precision; // "bf16", "fp8", "nvfp4", ...
+    std::string metric;    // to_string(ValidationMetric): what the errors are of
     double measured = 0;
-    double start_error_pct = 0;           // with the starting (uncalibrated) parameters
-    double in_sample_error_pct = 0;       // with the parameters fitted on all rows
-    double cv_error_pct = 0;              // predicted by the fit that did not see the row (0 without CV)
+    double start_error_pct = 0;     // with the starting (uncalibrated) parameters
+    double in_sample_error_pct = 0; // with the parameters fitted on all rows
+    double cv_error_pct = 0;        // predicted by the fit that did not see the row (0 without CV)
 };
 
 // One fold of the cross-validation: fitted on the other folds, scored on this one.
@@ -132,19 +132,19 @@ struct CalibrationResult {
     double objective_fitted = 0;
     int evaluations = 0;
     std::vector<CalibrationRow> rows;
-    std::map<std::string, SubsetStats> in_sample;   // by subset, and "all"
+    std::map<std::string, SubsetStats> in_sample; // by subset, and "all"
     std::map<std::string, SubsetStats> cross_validated;
-    std::map<std::string, SubsetStats> start_error;  // by subset and "all", with the starting parameters
+    std::map<std::string, SubsetStats> start_error; // by subset and "all", with the starting parameters
     // The same three by precision ("bf16", "fp8", ...).
     std::map<std::string, SubsetStats> start_by_precision, in_sample_by_precision, cross_validated_by_precision;
     std::vector<CalibrationFold> folds;
-    std::vector<std::string> at_bound;            // "name (high)": fitted values on a bound of their range
+    std::vector<std::string> at_bound;              // "name (high)": fitted values on a bound of their range
     std::vector<std::string> kept_for_lack_of_rows; // per-precision parameters left at the prior, and why
-    std::vector<std::string> skipped;     // "id: reason" for rows that could not be used
-    nlohmann::json calibration_block;     // what goes into the profile's "calibration"
-    int centre_refreshes = 0;             // refits after a row's range centre moved under the fitted profile
-    int centres_moved = 0;                // rows whose centre moved in the last refresh (0: a fixed point)
-    bool kept_previous = false;           // from_previous: the refit from the previous fit won
+    std::vector<std::string> skipped;               // "id: reason" for rows that could not be used
+    nlohmann::json calibration_block;               // what goes into the profile's "calibration"
+    int centre_refreshes = 0;                       // refits after a row's range centre moved under the fitted profile
+    int centres_moved = 0;                          // rows whose centre moved in the last refresh (0: a fixed point)
+    bool kept_previous = false;                     // from_previous: the refit from the previous fit won
 };
 
 using CalibrationProgress = std::function<void(const std::string& stage, int evaluation, double objective)>;
@@ -168,7 +168,7 @@ MinimizeResult nelder_mead(const std::function<double(const std::vector<double>&
 // Nelder-Mead is local: with starts > 1, runs it from x0 and from starts - 1 points of a Halton sequence over
 // the cube (deterministic), each with a share of the budget, then polishes the best with what is left. Never
 // worse than the start points' values; starts <= 1 is nelder_mead(f, x0, max_evaluations).
-MinimizeResult multi_start_minimize(const std::function<double(const std::vector<double>&)>& f, const std::vector<double>& x0,
-                                    int max_evaluations, int starts);
+MinimizeResult multi_start_minimize(const std::function<double(const std::vector<double>&)>& f, const std::vector<double>& x0, int max_evaluations,
+                                    int starts);
 
 } // namespace vtrain

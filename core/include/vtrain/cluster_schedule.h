@@ -36,11 +36,11 @@ namespace vtrain {
 struct ClusterJob {
     std::string name;
     ModelSpec model;
-    int global_batch = 0;     // sequences per iteration
-    double tokens = 0;        // training tokens
-    double arrival_h = 0;     // hours from the start of the simulation
-    double deadline_h = 0;    // absolute, hours from the start of the simulation
-    int requested_gpus = 0;   // the fixed policy's allocation; 0 = derived (see run_schedule_study)
+    int global_batch = 0;   // sequences per iteration
+    double tokens = 0;      // training tokens
+    double arrival_h = 0;   // hours from the start of the simulation
+    double deadline_h = 0;  // absolute, hours from the start of the simulation
+    int requested_gpus = 0; // the fixed policy's allocation; 0 = derived (see run_schedule_study)
 };
 
 // One point of a job's throughput curve: its best plan on `gpus` GPUs.
@@ -52,10 +52,10 @@ struct CurvePoint {
 };
 
 struct ThroughputCurve {
-    std::vector<CurvePoint> best;       // fastest plan per GPU count (counts where some plan fits), increasing
-    std::vector<CurvePoint> dp_scaling; // fixed tp x pp (the smallest that fits at the smallest count), dp grows
-    const CurvePoint* at(int gpus) const;                    // best, exact count
-    const CurvePoint* smallest_at_least(int gpus) const;     // best, the smallest count >= gpus
+    std::vector<CurvePoint> best;                        // fastest plan per GPU count (counts where some plan fits), increasing
+    std::vector<CurvePoint> dp_scaling;                  // fixed tp x pp (the smallest that fits at the smallest count), dp grows
+    const CurvePoint* at(int gpus) const;                // best, exact count
+    const CurvePoint* smallest_at_least(int gpus) const; // best, the smallest count >= gpus
 };
 
 enum class SchedulePolicy { SimulatorInformed, Fixed, ElasticFlow };
@@ -64,14 +64,14 @@ std::optional<SchedulePolicy> schedule_policy_from_string(const std::string& tex
 
 struct ScheduleOptions {
     int cluster_gpus = 0;
-    double restart_overhead_s = 60;  // pause when a job's allocation changes (and when it starts)
-    double peak_tflops_per_gpu = 0;  // for cluster MFU; 0 = not reported
+    double restart_overhead_s = 60; // pause when a job's allocation changes (and when it starts)
+    double peak_tflops_per_gpu = 0; // for cluster MFU; 0 = not reported
     const std::atomic<bool>* cancel = nullptr;
 };
 
 struct JobSegment {
     double start_h = 0;
-    double ready_h = 0;  // after the restart overhead
+    double ready_h = 0; // after the restart overhead
     double end_h = 0;
     int gpus = 0;
     Plan plan;
@@ -80,26 +80,26 @@ struct JobSegment {
 
 struct JobOutcome {
     bool completed = false;
-    bool schedulable = true;  // some plan fits on a GPU count the policy may use
+    bool schedulable = true; // some plan fits on a GPU count the policy may use
     double first_start_h = -1;
-    double finish_h = 0;      // valid when completed
+    double finish_h = 0; // valid when completed
     bool met_deadline = false;
-    int restarts = 0;         // allocation changes after the first start
+    int restarts = 0; // allocation changes after the first start
     std::vector<JobSegment> segments;
 };
 
 struct PolicyResult {
     SchedulePolicy policy = SchedulePolicy::SimulatorInformed;
-    std::vector<JobOutcome> jobs;   // in job-list order
+    std::vector<JobOutcome> jobs;     // in job-list order
     double deadline_satisfaction = 0; // jobs finished by their deadline / all jobs
-    double average_jct_h = 0;       // finish - arrival, over completed jobs
-    double makespan_h = 0;          // last finish (the simulation starts at 0)
-    double gpu_utilization = 0;     // allocated GPU-hours / (cluster GPUs x makespan)
-    double cluster_mfu = 0;         // model FLOPs done / (cluster peak x makespan)
+    double average_jct_h = 0;         // finish - arrival, over completed jobs
+    double makespan_h = 0;            // last finish (the simulation starts at 0)
+    double gpu_utilization = 0;       // allocated GPU-hours / (cluster GPUs x makespan)
+    double cluster_mfu = 0;           // model FLOPs done / (cluster peak x makespan)
     int completed = 0;
     int unschedulable = 0;
-    int replans = 0;                // events that re-planned the allocation
-    int restarts = 0;               // allocation changes of running jobs (each pays restart_overhead_s)
+    int replans = 0;  // events that re-planned the allocation
+    int restarts = 0; // allocation changes of running jobs (each pays restart_overhead_s)
     bool cancelled = false;
 };
 
@@ -111,22 +111,22 @@ PolicyResult simulate_cluster(const std::vector<ClusterJob>& jobs, const std::ve
 struct ScheduleRequest {
     std::string gpu;
     int num_gpus = 0;
-    int gpus_per_node = 0;   // 0 = the profile's node size
+    int gpus_per_node = 0; // 0 = the profile's node size
     std::vector<ClusterJob> jobs;
     std::vector<SchedulePolicy> policies{SchedulePolicy::SimulatorInformed, SchedulePolicy::Fixed, SchedulePolicy::ElasticFlow};
     double restart_overhead_s = 60;
-    int threads = 0;         // explore worker threads, 0 = all cores
+    int threads = 0; // explore worker threads, 0 = all cores
 };
 
 // Checks the cluster and every job against it; errors name "jobs[i].field".
 Diagnostics check_schedule_request(const ScheduleRequest& request);
 
 struct ScheduleStudy {
-    ScheduleRequest request;           // requested_gpus filled in where it was 0
-    std::vector<std::string> curve_keys;               // one per distinct (model, global batch)
-    std::map<std::string, ThroughputCurve> curves;     // by key
-    std::vector<std::size_t> job_curve;                // job -> index into curve_keys
-    std::vector<PolicyResult> results;                 // one per requested policy
+    ScheduleRequest request;                       // requested_gpus filled in where it was 0
+    std::vector<std::string> curve_keys;           // one per distinct (model, global batch)
+    std::map<std::string, ThroughputCurve> curves; // by key
+    std::vector<std::size_t> job_curve;            // job -> index into curve_keys
+    std::vector<PolicyResult> results;             // one per requested policy
     bool cancelled = false;
     double curves_elapsed_s = 0;
     double elapsed_s = 0;

@@ -22,11 +22,11 @@
 namespace vtrain {
 
 struct CatalogModel {
-    std::string id;          // e.g. "gpt-6.7b"
+    std::string id; // e.g. "gpt-6.7b"
     ModelSpec model;
     int global_batch = 0;
     int requested_gpus[2] = {0, 0};
-    double weight = 0;       // relative frequency in generated workloads
+    double weight = 0; // relative frequency in generated workloads
 };
 
 const std::vector<CatalogModel>& workload_catalog();

@@ -43,12 +43,12 @@ struct GroupWork {
 };
 
 struct ExploreOptions {
-    int threads = 0;                  // 0 = all cores
-    std::size_t top_k = 20;           // best plans kept per objective
+    int threads = 0;                    // 0 = all cores
+    std::size_t top_k = 20;             // best plans kept per objective
     bool allow_tp_across_nodes = false; // framework default: tensor parallelism stays inside a node
-    bool keep_all_rows = false;       // also return every feasible row (the GUI's table; small sweeps)
-    bool exact_simulation = false;    // run simulate_checked()'s task graph for every plan instead of the
-                                      // explorer's fast path (same results; tst_explorer_fast_sim checks it)
+    bool keep_all_rows = false;         // also return every feasible row (the GUI's table; small sweeps)
+    bool exact_simulation = false;      // run simulate_checked()'s task graph for every plan instead of the
+                                        // explorer's fast path (same results; tst_explorer_fast_sim checks it)
     // Skip plans whose lower bounds (time, cost, MFU) prove they cannot reach the front or a top-k list
     // (see explorer_evaluate.cpp): same front and top-k lists, fewer simulations. Ignored with
     // keep_all_rows; the sink then receives the simulated rows only. Off by default here (a sink or a plot
@@ -84,7 +84,7 @@ struct ExploreOptions {
 
 // One evaluated plan, as the table, the plot and the CSV show it.
 struct PlanRow {
-    std::uint64_t index = 0;          // position in the enumeration (stable across thread counts)
+    std::uint64_t index = 0; // position in the enumeration (stable across thread counts)
     Plan plan;
     Precision precision = Precision::Bf16; // the training precision it runs at (a search axis)
     std::string gpu;
@@ -99,27 +99,27 @@ struct PlanRow {
     double training_days = 0;
     double cost_usd = 0;
     bool on_front = false;
-    bool band_calibrated = false;     // the band is the profile's calibrated one, not the uncalibrated default
+    bool band_calibrated = false; // the band is the profile's calibrated one, not the uncalibrated default
 };
 
 struct ExploreResult {
-    std::uint64_t total = 0;          // plans enumerated
-    std::uint64_t evaluated = 0;      // feasible + bounded + every rejected: equals total unless cancelled
-    std::uint64_t feasible = 0;       // simulated and fitting in memory
-    std::uint64_t bounded = 0;        // skipped: their lower bounds cannot reach the front or a top-k list
-                                      // (checked before the plan's own rules and the memory model, after
-                                      // the rules of its group; so rejected counts are lower with pruning)
+    std::uint64_t total = 0;     // plans enumerated
+    std::uint64_t evaluated = 0; // feasible + bounded + every rejected: equals total unless cancelled
+    std::uint64_t feasible = 0;  // simulated and fitting in memory
+    std::uint64_t bounded = 0;   // skipped: their lower bounds cannot reach the front or a top-k list
+                                 // (checked before the plan's own rules and the memory model, after
+                                 // the rules of its group; so rejected counts are lower with pruning)
     std::array<std::uint64_t, static_cast<std::size_t>(RejectReason::Count)> rejected{};
-    std::array<Diagnostic, static_cast<std::size_t>(RejectReason::Count)> example{}; // one message per reason
+    std::array<Diagnostic, static_cast<std::size_t>(RejectReason::Count)> example{};          // one message per reason
     std::array<std::uint64_t, static_cast<std::size_t>(RejectReason::Count)> example_index{}; // its plan: the lowest index
-    std::vector<PlanRow> front;       // Pareto front of (training_days, cost_usd), by increasing time
-    std::vector<PlanRow> fastest;     // top_k by training time
-    std::vector<PlanRow> cheapest;    // top_k by cost
-    std::vector<PlanRow> best_mfu;    // top_k by MFU
-    std::vector<PlanRow> rows;        // every feasible row, only with keep_all_rows (enumeration order)
+    std::vector<PlanRow> front;    // Pareto front of (training_days, cost_usd), by increasing time
+    std::vector<PlanRow> fastest;  // top_k by training time
+    std::vector<PlanRow> cheapest; // top_k by cost
+    std::vector<PlanRow> best_mfu; // top_k by MFU
+    std::vector<PlanRow> rows;     // every feasible row, only with keep_all_rows (enumeration order)
     bool cancelled = false;
     double elapsed_s = 0;
-    int threads = 0;                  // worker threads the sweep ran on
+    int threads = 0; // worker threads the sweep ran on
 };
 
 // Receives feasible rows in enumeration order (so a CSV is identical for any thread count), one call at

@@ -31,8 +31,8 @@ struct ShardBlock {
     GroupRange groups;
     std::uint64_t plan_begin = 0; // the groups' enumeration indices [plan_begin, plan_end)
     std::uint64_t plan_end = 0;
-    double estimated_cost = 0;    // in the units of estimate_group_costs()
-    int shard = 0;                // who evaluates it
+    double estimated_cost = 0; // in the units of estimate_group_costs()
+    int shard = 0;             // who evaluates it
 };
 
 struct ExploreSplit {
@@ -93,7 +93,7 @@ struct WorkItem {
 struct ExploreWork {
     int shards = 1;
     std::vector<WorkItem> items;
-    std::vector<std::vector<std::size_t>> queues; // per shard: its items in the order it sweeps them
+    std::vector<std::vector<std::size_t>> queues;        // per shard: its items in the order it sweeps them
     std::vector<GroupRange> own_groups(int shard) const; // its items' groups, in enumeration order (for its seed)
 };
 ExploreWork split_into_work_items(const PlanSpace& space, const std::vector<double>& group_costs, int shards);

@@ -73,7 +73,7 @@ struct PlanSpace;
 
 // One group: everything but the variant fixed.
 struct PlanGroup {
-    int gpu = 0;       // index into PlanSpace::gpus
+    int gpu = 0; // index into PlanSpace::gpus
     int num_gpus = 0;
     int tp = 1;
     int cp = 1;
@@ -81,7 +81,7 @@ struct PlanGroup {
     int ep = 1;
     int etp = 0;
     int micro_batch = 1;
-    int tp_index = 0;  // indices into the axis lists
+    int tp_index = 0; // indices into the axis lists
     int cp_index = 0;
     int pp_index = 0;
     int ep_index = 0;
@@ -102,17 +102,17 @@ struct PlanSpace {
     std::vector<std::string> gpus;
     std::vector<int> num_gpus, tp, cp, pp, ep, etp, micro_batch;
     std::vector<Schedule> schedules;
-    std::vector<int> virtual_stages;        // explicit list (empty: the default per pp)
+    std::vector<int> virtual_stages;         // explicit list (empty: the default per pp)
     std::vector<std::vector<int>> default_v; // per pp index, when virtual_stages is empty: v >= 2 with pp x v | layers
     std::vector<Recompute> recompute;
-    std::vector<bool> sequence_parallel;     // explicit list (empty: the default per tp)
+    std::vector<bool> sequence_parallel; // explicit list (empty: the default per tp)
     std::vector<int> zero_stage;
     std::vector<Precision> precision;
     std::vector<bool> tp_overlap, moe_overlap;
     std::vector<bool> overlap_grad_reduce, offload_optimizer;
     std::vector<RankOrder> rank_order;
     std::vector<double> offload_activations;
-    int layers = 0;     // the model's decoder layers and MTP modules, for layouts pp x v does not divide
+    int layers = 0; // the model's decoder layers and MTP modules, for layouts pp x v does not divide
     int mtp_layers = 0;
     // One schedule choice of a pp: the schedule, its virtual stages and the layout the layers take.
     struct ScheduleChoice {
@@ -121,7 +121,7 @@ struct PlanSpace {
         int layout_index = 0; // into layouts
     };
     std::vector<std::vector<ScheduleChoice>> schedule_choice_list; // per pp index, in variant order
-    std::vector<std::string> layouts{std::string()}; // distinct layout strings; 0: none (the plan's own fields)
+    std::vector<std::string> layouts{std::string()};               // distinct layout strings; 0: none (the plan's own fields)
     // The layouts a pp x v plan is tried with: {0} when the layers split evenly or the scenario plan
     // states first/last stage layer counts (then only the balanced layout, where it fits), else one per
     // standard_pipeline_layouts() entry. Indices into layouts.
@@ -131,7 +131,7 @@ struct PlanSpace {
     std::uint64_t size() const { return m_size; }
     std::uint64_t groups() const { return m_groups; }
     PlanGroup group(std::uint64_t g) const;
-    std::uint64_t group_first(std::uint64_t g) const; // index of group g's first plan; group_first(groups()) == size()
+    std::uint64_t group_first(std::uint64_t g) const;  // index of group g's first plan; group_first(groups()) == size()
     std::uint64_t group_of(std::uint64_t index) const; // the non-empty group holding plan `index` < size()
 
     // Lengths of the axes whose length depends on another.
@@ -150,18 +150,17 @@ struct PlanSpace {
     Entry at(std::uint64_t index) const; // index < size()
 
     // Filled by make_plan_space(): prefix sums over the tp and pp lists and the strides they imply.
-    std::vector<std::uint64_t> sp_prefix; // size tp.size() + 1
+    std::vector<std::uint64_t> sp_prefix;    // size tp.size() + 1
     std::vector<std::uint64_t> sched_prefix; // size pp.size() + 1
-    std::uint64_t variant_tail = 1; // recompute x zero x precision x tp_overlap x moe_overlap x the four below
-                                    // (overlap_grad_reduce, rank_order, offload_optimizer, offload_activations)
+    std::uint64_t variant_tail = 1;          // recompute x zero x precision x tp_overlap x moe_overlap x the four below
+                                             // (overlap_grad_reduce, rank_order, offload_optimizer, offload_activations)
     std::uint64_t m_size = 0;
     std::uint64_t m_groups = 0;
 };
 
 // Builds the space. Errors name the field: a GPU without a profile, an empty list, no training tokens,
 // a space with more than 2^63 plans.
-Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles,
-                                    bool allow_tp_across_nodes);
+Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, bool allow_tp_across_nodes);
 
 // The node size a GPU type runs with in this scenario (cluster.gpus_per_node, else the profile's).
 int gpus_per_node_for(const Scenario& scenario, const GpuProfile& profile);

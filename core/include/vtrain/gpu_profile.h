@@ -50,11 +50,11 @@ struct CollectiveTable {
 // fabric) are separate: an HGX/DGX host is its own 8-GPU domain, a GB200/GB300 NVL72 rack is one 72-GPU domain
 // made of 18 hosts (compute trays) of 4 GPUs. Traffic inside a domain uses NVLink even between hosts.
 struct LinkSpec {
-    int gpus_per_node = 8;                 // GPUs per host (they share the host's NICs)
-    int nvlink_domain_gpus = 0;            // GPUs on one NVLink/xGMI switch fabric (8 HGX, 72 NVL72); 0 = gpus_per_node
-    double nvlink_bus_gbytes_per_s = 0;    // achievable NCCL bus bandwidth inside an NVLink domain, GB/s
-    double nvlink_base_latency_us = 0;     // fixed cost of one collective inside a domain
-    double nvlink_step_latency_us = 0;     // cost per ring step inside a domain
+    int gpus_per_node = 8;              // GPUs per host (they share the host's NICs)
+    int nvlink_domain_gpus = 0;         // GPUs on one NVLink/xGMI switch fabric (8 HGX, 72 NVL72); 0 = gpus_per_node
+    double nvlink_bus_gbytes_per_s = 0; // achievable NCCL bus bandwidth inside an NVLink domain, GB/s
+    double nvlink_base_latency_us = 0;  // fixed cost of one collective inside a domain
+    double nvlink_step_latency_us = 0;  // cost per ring step inside a domain
     int nics_per_node = 0;
     double nic_gbit_per_s = 0;             // line rate of one NIC
     double nic_efficiency = 0.9;           // achievable fraction of the line rate
@@ -68,18 +68,18 @@ struct LinkSpec {
 int nvlink_domain_size(const LinkSpec& links);
 
 struct GpuProfile {
-    std::string id;            // file stem, e.g. "a100-sxm4-80gb"
-    std::string name;          // e.g. "NVIDIA A100-SXM4-80GB"
-    std::string vendor;        // "NVIDIA", "AMD", ... (optional; the GUI groups GPUs by it)
-    std::string source;        // "measured" or "modeled" (a modeled profile with a calibration band is "calibrated":
-                               // see profile_provenance())
+    std::string id;                // file stem, e.g. "a100-sxm4-80gb"
+    std::string name;              // e.g. "NVIDIA A100-SXM4-80GB"
+    std::string vendor;            // "NVIDIA", "AMD", ... (optional; the GUI groups GPUs by it)
+    std::string source;            // "measured" or "modeled" (a modeled profile with a calibration band is "calibrated":
+                                   // see profile_provenance())
     nlohmann::json source_details; // measured: gpu, driver, cuda, torch, clocks; modeled: method and figures
     double memory_gib = 0;
     double memory_reserve_gib = 0; // CUDA context, allocator fragmentation, workspaces
     double memory_bandwidth_gbytes_per_s = 0;
     std::map<std::string, double> peak_tflops; // dense, by data type: "bf16", "fp16", "fp8", "fp4", "tf32", "fp32"
     int sm_count = 0;
-    double kernel_launch_overhead_us = 0;  // host gap between consecutive kernels
+    double kernel_launch_overhead_us = 0; // host gap between consecutive kernels
     // Framework (CPU) time to issue one operator: Python, the PyTorch dispatcher, autograd and the launch.
     // The host runs ahead of the GPU, so a layer's phase takes max(GPU time, operators x this); small
     // models and micro-batches are host-bound. 0 = never host-bound.
@@ -91,12 +91,12 @@ struct GpuProfile {
     double price_usd_per_gpu_hour = 0;
     std::string price_source;
     LinkSpec links;
-    std::map<std::string, GemmTable> gemm; // by data type: "bf16" (or "fp16"), and "fp8", "fp4", "tf32" where present
-    AttentionTable flash_attention;        // by data type of the GEMMs (bf16/fp16 behave alike)
+    std::map<std::string, GemmTable> gemm;          // by data type: "bf16" (or "fp16"), and "fp8", "fp4", "tf32" where present
+    AttentionTable flash_attention;                 // by data type of the GEMMs (bf16/fp16 behave alike)
     std::map<std::string, BytesTable> memory_bound; // by operator kind (see operator_kinds below)
     OptimizerTable adam;
     std::vector<CollectiveTable> all_reduce; // optional measured intra-node all-reduce
-    nlohmann::json calibration;            // how free parameters were fitted, if they were
+    nlohmann::json calibration;              // how free parameters were fitted, if they were
     // The uncertainty band to report while the profile has no calibration band: {"low", "high", "coverage",
     // "source"} (optional; uncertainty.cpp has the built-in default for uncalibrated profiles).
     nlohmann::json default_band;
@@ -128,8 +128,7 @@ std::string profile_provenance(const GpuProfile& profile);
 // Memory-bound operator kinds every profile provides.
 inline const std::vector<std::string>& memory_bound_kinds()
 {
-    static const std::vector<std::string> kinds{"layernorm", "gelu", "swiglu", "softmax", "dropout", "residual_add",
-                                                "cross_entropy", "embedding"};
+    static const std::vector<std::string> kinds{"layernorm", "gelu", "swiglu", "softmax", "dropout", "residual_add", "cross_entropy", "embedding"};
     return kinds;
 }
 

@@ -14,18 +14,18 @@
 namespace vtrain {
 
 struct MegatronLaunch {
-    std::string launch_command;          // torchrun line (with its environment) that runs pretrain_gpt.py
-    std::vector<std::string> arguments;  // pretrain_gpt.py arguments, one "--flag value" or "--switch" each
-    std::vector<std::string> warnings;   // what Megatron-LM cannot express, what the user must still set
+    std::string launch_command;         // torchrun line (with its environment) that runs pretrain_gpt.py
+    std::vector<std::string> arguments; // pretrain_gpt.py arguments, one "--flag value" or "--switch" each
+    std::vector<std::string> warnings;  // what Megatron-LM cannot express, what the user must still set
 
     // The whole shell command: the launch line, then one argument per line, joined by " \".
     std::string command_text() const;
 };
 
 struct DeepSpeedLaunch {
-    nlohmann::ordered_json config;       // ds_config.json, keys in the order the DeepSpeed docs list them
-    std::string launch_command;          // deepspeed launcher line that runs Megatron-DeepSpeed's pretrain_gpt.py
-    std::vector<std::string> arguments;  // Megatron-DeepSpeed arguments that go with the config
+    nlohmann::ordered_json config;      // ds_config.json, keys in the order the DeepSpeed docs list them
+    std::string launch_command;         // deepspeed launcher line that runs Megatron-DeepSpeed's pretrain_gpt.py
+    std::vector<std::string> arguments; // Megatron-DeepSpeed arguments that go with the config
     std::vector<std::string> warnings;
 
     std::string command_text() const;
@@ -33,8 +33,8 @@ struct DeepSpeedLaunch {
 
 // A torchtitan job config (TOML) with its torchrun line; dense Llama-style models only.
 struct TorchtitanLaunch {
-    std::string toml;                   // the job config, [model] ... [float8]
-    std::string launch_command;         // torchrun line that runs torchtitan.train with it
+    std::string toml;           // the job config, [model] ... [float8]
+    std::string launch_command; // torchrun line that runs torchtitan.train with it
     std::vector<std::string> warnings;
 
     std::string command_text() const;

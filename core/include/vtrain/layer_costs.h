@@ -53,11 +53,11 @@ struct OperatorTime {
 };
 
 struct LayerCosts {
-    BlockCost layer;     // one transformer layer (the first; all of them when `layers` is empty)
+    BlockCost layer; // one transformer layer (the first; all of them when `layers` is empty)
     // Layer i's cost when layers differ (dense and MoE FFNs, Mamba-2 mixers, windowed attention); empty
     // when every layer costs `layer`.
     std::vector<BlockCost> layers;
-    BlockCost mtp;       // one multi-token-prediction module, last stage only
+    BlockCost mtp; // one multi-token-prediction module, last stage only
     const BlockCost& layer_at(int i) const { return layers.empty() ? layer : layers[static_cast<std::size_t>(i)]; }
     BlockCost embedding; // first stage only
     BlockCost head;      // last stage only: final norm, output projection, cross-entropy

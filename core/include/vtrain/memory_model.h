@@ -26,8 +26,7 @@ struct StageMemory {
 };
 
 // Activation bytes one transformer layer keeps for one micro-batch until its backward.
-double layer_activation_bytes(const ModelSpec& m, const TrainingSpec& t, int micro_batch, int tp, bool sequence_parallel,
-                              Recompute recompute);
+double layer_activation_bytes(const ModelSpec& m, const TrainingSpec& t, int micro_batch, int tp, bool sequence_parallel, Recompute recompute);
 
 // Activation bytes layer `layer_index` keeps for one micro-batch until its backward, on one GPU of the plan,
 // for every layer kind: attention (MHA/GQA, MLA with its compressed latents), Mamba-2 mixers (states of
@@ -69,13 +68,13 @@ double largest_layer_params(const ModelSpec& m, const Plan& plan);
 
 // Bytes per parameter of each kind of state, per training precision (see memory_model.cpp for sources).
 struct ParamBytes {
-    double weight = 2;          // compute copy (bf16/fp16; fp32 for fp32 training)
-    double low_precision = 0;   // FP8/FP4 copies of decoder weights (row- and column-wise) kept by the recipe
-    double gradient = 4;        // main gradients (fp32 unless fp16 training)
-    double optimizer = 12;      // fp32 master copy + Adam moments (moments only for fp32 training)
-    double gather = 2;          // bytes per parameter a ZeRO-3 all-gather moves
-    double layer_weight = 2;    // high-precision copy of the decoder weights: 0 when only their FP8 copies are kept
-    double layer_gather = 2;    // bytes per decoder parameter the distributed optimizer's all-gather moves
+    double weight = 2;        // compute copy (bf16/fp16; fp32 for fp32 training)
+    double low_precision = 0; // FP8/FP4 copies of decoder weights (row- and column-wise) kept by the recipe
+    double gradient = 4;      // main gradients (fp32 unless fp16 training)
+    double optimizer = 12;    // fp32 master copy + Adam moments (moments only for fp32 training)
+    double gather = 2;        // bytes per parameter a ZeRO-3 all-gather moves
+    double layer_weight = 2;  // high-precision copy of the decoder weights: 0 when only their FP8 copies are kept
+    double layer_gather = 2;  // bytes per decoder parameter the distributed optimizer's all-gather moves
 };
 ParamBytes param_bytes(const TrainingSpec& t, const Plan& plan);
 
@@ -85,7 +84,7 @@ struct ShardDegrees {
     int expert = 1;   // the expert data-parallel group (its share of replicas removed under hybrid shard)
     int replicas = 1; // dense copies across shard groups
 };
-int expert_data_parallel(const Plan& plan); // tp x cp x dp / (ep x etp)
+int expert_data_parallel(const Plan& plan);   // tp x cp x dp / (ep x etp)
 ShardDegrees shard_degrees(const Plan& plan); // all 1 with zero_stage 0
 
 // GPU memory with the plan's offload applied to one stage: no optimizer states with offload_optimizer;

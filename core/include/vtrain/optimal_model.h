@@ -46,20 +46,20 @@ std::optional<ShapeFamily> shape_family_from_string(const std::string& text);
 std::vector<ModelSpec> model_family(ShapeFamily family, int seq_len, int vocab);
 
 struct OptimalModelRequest {
-    std::string gpu;                        // profile id
+    std::string gpu; // profile id
     int num_gpus = 0;
-    int gpus_per_node = 0;                  // 0 = the profile's node size
-    std::optional<double> budget_days;      // at least one budget is required
+    int gpus_per_node = 0;             // 0 = the profile's node size
+    std::optional<double> budget_days; // at least one budget is required
     std::optional<double> budget_usd;
     std::optional<double> price_per_gpu_hour; // unset = the profile's price
     double tokens_per_param = 20;
-    double naive_utilization = 1.0;         // the naive answer's fraction of peak (the paper uses 100%)
-    int target_global_batch = 1536;         // sequences; per plan rounded to the nearest multiple of dp
+    double naive_utilization = 1.0; // the naive answer's fraction of peak (the paper uses 100%)
+    int target_global_batch = 1536; // sequences; per plan rounded to the nearest multiple of dp
     int seq_len = 2048;
     int vocab = 51200;
     ShapeFamily family = ShapeFamily::Megatron;
     AttentionKernel attention = AttentionKernel::Flash;
-    int threads = 0;                        // explore worker threads, 0 = all cores
+    int threads = 0; // explore worker threads, 0 = all cores
 };
 
 // Every field is checked; errors name the request field ("num_gpus", "budget_days", ...).
@@ -68,26 +68,26 @@ Diagnostics check_request(const OptimalModelRequest& request);
 struct OptimalCandidate {
     ModelSpec model;
     double params = 0;
-    double tokens = 0;                 // tokens_per_param x params
-    double model_flops = 0;            // to train on `tokens` (Megatron's formula, no recompute)
-    double naive_days = 0;             // at naive_utilization of peak on every GPU
+    double tokens = 0;      // tokens_per_param x params
+    double model_flops = 0; // to train on `tokens` (Megatron's formula, no recompute)
+    double naive_days = 0;  // at naive_utilization of peak on every GPU
     double naive_cost_usd = 0;
     bool naive_within_budget = false;
-    bool simulated = false;            // false when the study was cancelled before this candidate
-    bool has_plan = false;             // some plan fits in memory
-    PlanRow best;                      // its fastest plan (valid when has_plan)
-    int global_batch = 0;              // of the best plan
-    bool within_budget = false;        // the best plan meets every budget
+    bool simulated = false;     // false when the study was cancelled before this candidate
+    bool has_plan = false;      // some plan fits in memory
+    PlanRow best;               // its fastest plan (valid when has_plan)
+    int global_batch = 0;       // of the best plan
+    bool within_budget = false; // the best plan meets every budget
     std::uint64_t plans_enumerated = 0;
     std::uint64_t plans_feasible = 0;
-    std::string note;                  // why there is no plan (the most common rejection)
+    std::string note; // why there is no plan (the most common rejection)
 };
 
 struct OptimalModelResult {
     OptimalModelRequest request;
     double peak_tflops_per_gpu = 0;
     double price_per_gpu_hour = 0;
-    std::vector<OptimalCandidate> candidates;  // by increasing parameter count
+    std::vector<OptimalCandidate> candidates;   // by increasing parameter count
     std::optional<std::size_t> naive_choice;    // the largest candidate within budget at naive utilisation
     std::optional<std::size_t> feasible_choice; // the largest candidate whose best simulated plan is within budget
     bool cancelled = false;
@@ -107,8 +107,8 @@ double training_model_flops(const ModelSpec& model, double tokens);
 
 // Finds the fastest plan of one model on the request's cluster (explore over every (tp, pp) pair).
 // `profiles` must hold request.gpu.
-OptimalCandidate evaluate_candidate(const ModelSpec& model, const OptimalModelRequest& request,
-                                    const std::map<std::string, GpuProfile>& profiles, StudyControl& control);
+OptimalCandidate evaluate_candidate(const ModelSpec& model, const OptimalModelRequest& request, const std::map<std::string, GpuProfile>& profiles,
+                                    StudyControl& control);
 
 // The whole study. Cancelling keeps the candidates done so far (result.cancelled).
 Expected<OptimalModelResult> find_optimal_model(const OptimalModelRequest& request, const GpuProfile& profile, StudyControl& control);
@@ -116,7 +116,7 @@ Expected<OptimalModelResult> find_optimal_model(const OptimalModelRequest& reque
 // Budget (days) vs largest model, naive and simulated, for the GUI's plot; one point per budget.
 struct BudgetPoint {
     double budget_days = 0;
-    double naive_params = 0;      // 0 = no candidate fits
+    double naive_params = 0; // 0 = no candidate fits
     double feasible_params = 0;
 };
 std::vector<BudgetPoint> budget_curve(const OptimalModelResult& result, const std::vector<double>& budgets_days);

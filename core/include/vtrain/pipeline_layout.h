@@ -16,16 +16,16 @@
 namespace vtrain {
 
 struct VirtualStage {
-    int first_layer = 0;  // index of its first decoder layer
-    int layers = 0;       // decoder layers it holds
-    int mtp_layers = 0;   // multi-token-prediction modules it holds
+    int first_layer = 0; // index of its first decoder layer
+    int layers = 0;      // decoder layers it holds
+    int mtp_layers = 0;  // multi-token-prediction modules it holds
     bool embedding = false;
-    bool loss = false;    // final norm, output layer and cross-entropy
+    bool loss = false; // final norm, output layer and cross-entropy
 };
 
 struct PipelineLayout {
-    int stages = 1; // pipeline ranks (pp)
-    int chunks = 1; // virtual stages per rank
+    int stages = 1;                           // pipeline ranks (pp)
+    int chunks = 1;                           // virtual stages per rank
     std::vector<VirtualStage> virtual_stages; // index chunk * stages + stage
 
     const VirtualStage& at(int stage, int chunk) const { return virtual_stages[static_cast<std::size_t>(chunk) * stages + stage]; }
@@ -34,7 +34,10 @@ struct PipelineLayout {
 };
 
 // Chunks per rank the plan's schedule runs (virtual_stages with the interleaved schedule, else 1).
-inline int plan_chunks(const Plan& p) { return p.schedule == Schedule::Interleaved ? p.virtual_stages : 1; }
+inline int plan_chunks(const Plan& p)
+{
+    return p.schedule == Schedule::Interleaved ? p.virtual_stages : 1;
+}
 
 // The plan's layout, written into `out` (its vectors are reused: no allocation once warm). Returns why
 // the plan's layout fields cannot hold the model ("layout has 30 't' but the model has 32 layers"), or

@@ -11,21 +11,21 @@
 namespace vtrain {
 
 enum class RejectReason {
-    GpuCountMismatch,       // tp x cp x pp x dp != number of GPUs
-    TpNotDividingHeads,     // tp must divide attention (and key/value) heads
-    TpNotDividingFfn,       // tp must divide the FFN width
-    PpNotDividingLayers,    // layers split evenly over pipeline stages (and virtual stages)
-    BatchNotDivisible,      // global batch must be a multiple of dp x micro-batch
+    GpuCountMismatch,         // tp x cp x pp x dp != number of GPUs
+    TpNotDividingHeads,       // tp must divide attention (and key/value) heads
+    TpNotDividingFfn,         // tp must divide the FFN width
+    PpNotDividingLayers,      // layers split evenly over pipeline stages (and virtual stages)
+    BatchNotDivisible,        // global batch must be a multiple of dp x micro-batch
     InterleavedNeedsPipeline, // interleaving needs pp >= 2, virtual_stages >= 2, micro-batches % pp == 0
-    SequenceParallelNeedsTp, // sequence parallelism needs tp >= 2
-    TpSpansNodes,           // tensor parallelism wider than a node (explorer default only)
-    OutOfMemory,            // a stage's peak memory exceeds the usable capacity
-    ContextParallelInvalid, // cp: sequence not divisible by 2 x cp, heads not divisible for the all-to-all kind
-    ExpertParallelInvalid,  // ep / etp: no experts, experts % ep, ep x etp not dividing a stage's GPUs, ...
-    PipelineLayoutInvalid,  // first/last stage layers or the explicit layout do not fit the model and pp
-    ShardingInvalid,        // zero_stage / shard_group / overlap_param_gather do not go together
-    OverlapInvalid,         // tp_overlap without tp >= 2 and sequence parallelism; moe_overlap without ep > 1
-    NotModeled,             // uses a feature the simulator does not model yet (model_support.h)
+    SequenceParallelNeedsTp,  // sequence parallelism needs tp >= 2
+    TpSpansNodes,             // tensor parallelism wider than a node (explorer default only)
+    OutOfMemory,              // a stage's peak memory exceeds the usable capacity
+    ContextParallelInvalid,   // cp: sequence not divisible by 2 x cp, heads not divisible for the all-to-all kind
+    ExpertParallelInvalid,    // ep / etp: no experts, experts % ep, ep x etp not dividing a stage's GPUs, ...
+    PipelineLayoutInvalid,    // first/last stage layers or the explicit layout do not fit the model and pp
+    ShardingInvalid,          // zero_stage / shard_group / overlap_param_gather do not go together
+    OverlapInvalid,           // tp_overlap without tp >= 2 and sequence parallelism; moe_overlap without ep > 1
+    NotModeled,               // uses a feature the simulator does not model yet (model_support.h)
     Count
 };
 

@@ -38,11 +38,11 @@ GroupPlacement place_spans(RankSpan inner, RankSpan outer, const LinkSpec& links
 
 // Every group a plan communicates over.
 struct PlanGroups {
-    GroupPlacement tp, cp, ep, etp;   // layer collectives
-    GroupPlacement dense_dp;          // dp x cp: the gradient all-reduce (zero 0)
-    GroupPlacement shard, replica;    // zero >= 1: the shard group (dp x cp, or shard_group) and across shard groups
-    GroupPlacement expert_dp;         // expert data-parallel (its shard with zero >= 1)
-    long long pp_stride = 1;          // ranks between consecutive pipeline stages
+    GroupPlacement tp, cp, ep, etp; // layer collectives
+    GroupPlacement dense_dp;        // dp x cp: the gradient all-reduce (zero 0)
+    GroupPlacement shard, replica;  // zero >= 1: the shard group (dp x cp, or shard_group) and across shard groups
+    GroupPlacement expert_dp;       // expert data-parallel (its shard with zero >= 1)
+    long long pp_stride = 1;        // ranks between consecutive pipeline stages
 };
 PlanGroups place_plan_groups(const Plan& plan, const LinkSpec& links);
 

@@ -62,10 +62,10 @@ const char* to_string(CudaGraphs value);
 
 // Multi-head latent attention (DeepSeek-V2/V3, arXiv 2412.19437 Sec. 2.1.1). Defaults are DeepSeek-V3's.
 struct MlaSpec {
-    int q_lora_rank = 1536;     // 0 = queries are not compressed (DeepSeek-V2-Lite)
-    int kv_lora_rank = 512;     // compressed KV width d_c
-    int qk_head_dim = 128;      // the non-positional part of a query/key head
-    int qk_rope_head_dim = 64;  // the decoupled rotary part (one shared key head)
+    int q_lora_rank = 1536;    // 0 = queries are not compressed (DeepSeek-V2-Lite)
+    int kv_lora_rank = 512;    // compressed KV width d_c
+    int qk_head_dim = 128;     // the non-positional part of a query/key head
+    int qk_rope_head_dim = 64; // the decoupled rotary part (one shared key head)
     int v_head_dim = 128;
 };
 
@@ -84,8 +84,8 @@ struct MoeSpec {
     // --moe-pad-expert-input-to-capacity): static shapes, so the dispatcher needs no device-to-host sync of
     // the tokens per expert and the host is not held back before the routed experts.
     bool pad_to_capacity = false;
-    double load_imbalance = 1.0;      // busiest expert's tokens / mean (1.0 = balanced, as vendor benchmarks force)
-    int latent_size = 0;              // LatentMoE: routed experts work in this width between h->l and l->h projections; 0 = none
+    double load_imbalance = 1.0; // busiest expert's tokens / mean (1.0 = balanced, as vendor benchmarks force)
+    int latent_size = 0;         // LatentMoE: routed experts work in this width between h->l and l->h projections; 0 = none
     bool enabled() const { return experts > 0; }
     int expert_input_width(int hidden) const { return latent_size > 0 ? latent_size : hidden; } // what experts read and dispatch moves
 };
@@ -94,7 +94,7 @@ struct MoeSpec {
 struct MambaSpec {
     int state_dim = 128;
     int head_dim = 64;
-    int heads = 0;      // 0 = 2 x hidden / head_dim (expand 2)
+    int heads = 0; // 0 = 2 x hidden / head_dim (expand 2)
     int groups = 8;
     int conv_kernel = 4;
 };
@@ -118,12 +118,12 @@ struct ModelSpec {
     // Today's shapes (all optional; the defaults describe a GPT-style dense decoder).
     AttentionKind attention = AttentionKind::Mha; // Gqa when kv_heads < heads; Mla uses `mla`
     MlaSpec mla;
-    int head_dim_override = 0;       // "head_dim" (kv_channels) where it is not hidden / heads; 0 = hidden / heads
-    int sliding_window = 0;          // tokens a windowed layer attends to; 0 = every layer attends to all
-    int full_attention_every = 0;    // with a window: every n-th layer attends to all (GPT-OSS: 2); 0 = none does
-    bool qk_norm = false;            // norms on queries and keys (Qwen3)
-    bool qkv_bias = false;           // biases on the QKV projection (Qwen2, GPT-OSS)
-    int mtp_layers = 0;              // multi-token-prediction modules after the last layer (DeepSeek-V3: 1)
+    int head_dim_override = 0;    // "head_dim" (kv_channels) where it is not hidden / heads; 0 = hidden / heads
+    int sliding_window = 0;       // tokens a windowed layer attends to; 0 = every layer attends to all
+    int full_attention_every = 0; // with a window: every n-th layer attends to all (GPT-OSS: 2); 0 = none does
+    bool qk_norm = false;         // norms on queries and keys (Qwen3)
+    bool qkv_bias = false;        // biases on the QKV projection (Qwen2, GPT-OSS)
+    int mtp_layers = 0;           // multi-token-prediction modules after the last layer (DeepSeek-V3: 1)
     MoeSpec moe;
     // Hybrid stacks, one letter per layer as Megatron's hybrid_override_pattern: 'M' Mamba-2 mixer,
     // '*' attention, '-' dense FFN, 'E' MoE FFN; each letter is a layer with its own residual, so the
@@ -147,17 +147,17 @@ struct LinkOverrides {
 };
 
 struct ClusterSpec {
-    std::string gpu;                  // profile id, e.g. "a100-sxm4-80gb"
+    std::string gpu; // profile id, e.g. "a100-sxm4-80gb"
     int num_gpus = 0;
-    int gpus_per_node = 0;            // 0 = the profile's node size (GPUs per host, for NICs)
-    int nvlink_domain_gpus = 0;       // GPUs sharing one NVLink/xGMI fabric (8 HGX, 72 NVL72); 0 = the profile's
+    int gpus_per_node = 0;                    // 0 = the profile's node size (GPUs per host, for NICs)
+    int nvlink_domain_gpus = 0;               // GPUs sharing one NVLink/xGMI fabric (8 HGX, 72 NVL72); 0 = the profile's
     std::optional<double> price_per_gpu_hour; // USD; unset = the profile's default price
     LinkOverrides links;
 };
 
 struct TrainingSpec {
-    int global_batch = 0;             // sequences per iteration
-    double tokens = 0;                // training tokens; 0 = not given (no time or cost)
+    int global_batch = 0; // sequences per iteration
+    double tokens = 0;    // training tokens; 0 = not given (no time or cost)
     Precision precision = Precision::Bf16;
     Fp8Recipe fp8_recipe = Fp8Recipe::Delayed; // with precision fp8
     AttentionKernel attention = AttentionKernel::Flash;
@@ -166,24 +166,32 @@ struct TrainingSpec {
     // 10 = fp16 gradient added into an fp32 main_grad (Megatron-LM 2021: read 2 + 4, write 4 bytes);
     // 6 = fp16 .grad accumulated by autograd (DeepSpeed engines: read 2 + 2, write 2 bytes).
     double grad_accumulation_bytes = 0;
-    bool bf16_optimizer_moments = false; // Adam moments in BF16, master weights and gradients FP32 (DeepSeek-V3 Sec. 3.3.2)
-    bool bf16_gradients = false;   // gradient buffers and their reduction in bf16 (Megatron grad_reduce_in_fp32 false), else fp32
-    bool fp8_param_gather = false; // fp8: weights held only as their FP8 copies (no bf16 copy) and all-gathered in FP8
-    bool per_op_sac = false;       // selective recompute as torchtitan's per-op SAC: every second matmul of a layer and the elementwise ops
+    bool bf16_optimizer_moments = false;  // Adam moments in BF16, master weights and gradients FP32 (DeepSeek-V3 Sec. 3.3.2)
+    bool bf16_gradients = false;          // gradient buffers and their reduction in bf16 (Megatron grad_reduce_in_fp32 false), else fp32
+    bool fp8_param_gather = false;        // fp8: weights held only as their FP8 copies (no bf16 copy) and all-gathered in FP8
+    bool per_op_sac = false;              // selective recompute as torchtitan's per-op SAC: every second matmul of a layer and the elementwise ops
     bool tp_overlap_forward_only = false; // tp_overlap hides TP traffic in the forward passes only (PyTorch async TP)
-    bool eager_elementwise = false; // norms, RoPE and activation run as eager PyTorch op sequences (no torch.compile fusion)
-    int bf16_edge_layers = 0;      // fp8/nvfp4: the first and the last this many transformer layers run in BF16
+    bool eager_elementwise = false;       // norms, RoPE and activation run as eager PyTorch op sequences (no torch.compile fusion)
+    int bf16_edge_layers = 0;             // fp8/nvfp4: the first and the last this many transformer layers run in BF16
     MoeDispatcher moe_dispatcher = MoeDispatcher::AllToAll; // expert token dispatch ("alltoall" or "flex")
-    bool fp8_axiswise_casts = false; // fp8: scales per row/column computed on the fly (torchao rowwise): every operand cast along both axes, weights every pass
-    double attention_peak_fraction = 0; // > 0: the fused attention kernel's best forward fraction of dense BF16 peak (a floor on its time); 0 = the profile's table
-    bool cp_ring_pytorch = false; // cp ring as PyTorch's context_parallel: K/V repeated to the query heads, per-step fp32 merges as separate ops, dK/dV passed in fp32
-    double loss_bytes_per_logit = 0; // bytes per logit held at the loss's peak (logits, fp32 copies, gradient); 0 = 8 (fp32 logits and their gradient)
+    bool fp8_axiswise_casts =
+        false; // fp8: scales per row/column computed on the fly (torchao rowwise): every operand cast along both axes, weights every pass
+    double attention_peak_fraction =
+        0; // > 0: the fused attention kernel's best forward fraction of dense BF16 peak (a floor on its time); 0 = the profile's table
+    bool cp_ring_pytorch =
+        false; // cp ring as PyTorch's context_parallel: K/V repeated to the query heads, per-step fp32 merges as separate ops, dK/dV passed in fp32
+    double loss_bytes_per_logit =
+        0; // bytes per logit held at the loss's peak (logits, fp32 copies, gradient); 0 = 8 (fp32 logits and their gradient)
     CudaGraphs cuda_graphs = CudaGraphs::None; // "cuda_graphs": "none" (default, Megatron-LM's), "scoped" or "full_iteration"
-    unsigned cuda_graph_scope = kDefaultGraphScope; // "cuda_graph_scope" (with "scoped"): CudaGraphScope bits, default attn, moe_router, moe_preprocess
-    bool fused_grouped_mlp = false; // "fused_grouped_mlp": routed experts' activation fused into the grouped GEMMs (TE CuTeDSL, NVTE_CUTEDSL_FUSED_GROUPED_MLP)
+    unsigned cuda_graph_scope =
+        kDefaultGraphScope; // "cuda_graph_scope" (with "scoped"): CudaGraphScope bits, default attn, moe_router, moe_preprocess
+    bool fused_grouped_mlp =
+        false; // "fused_grouped_mlp": routed experts' activation fused into the grouped GEMMs (TE CuTeDSL, NVTE_CUTEDSL_FUSED_GROUPED_MLP)
     double ssd_scan_time_factor = 1; // Mamba-2 SSD chunked scan: its kernels' time over the batched-GEMM estimate (1 = as the profile's tables say)
-    bool overlap_p2p = false;      // "overlap_p2p": interleaved schedules post pipeline sends asynchronously (Megatron-Core overlap_p2p_comm): a send does not hold the sender's next chunk
-    bool te_cross_entropy = false; // "te_cross_entropy": the loss as Transformer Engine's fused parallel cross-entropy (online softmax on the 16-bit logits, gradient written in place): 6 bytes moved per logit, not the unfused fp32 passes
+    bool overlap_p2p = false; // "overlap_p2p": interleaved schedules post pipeline sends asynchronously (Megatron-Core overlap_p2p_comm): a send does
+                              // not hold the sender's next chunk
+    bool te_cross_entropy = false; // "te_cross_entropy": the loss as Transformer Engine's fused parallel cross-entropy (online softmax on the 16-bit
+                                   // logits, gradient written in place): 6 bytes moved per logit, not the unfused fp32 passes
 };
 
 // Where each parallel dimension's ranks sit: the order in which consecutive ranks step through the
@@ -214,16 +222,16 @@ struct Plan {
     int dp = 1;
     int micro_batch = 1;
     Schedule schedule = Schedule::OneFOneB;
-    int virtual_stages = 1;           // model chunks per pipeline rank (interleaved only)
+    int virtual_stages = 1; // model chunks per pipeline rank (interleaved only)
     Recompute recompute = Recompute::None;
     bool sequence_parallel = false;
     // 0 none, 1 optimizer states sharded (Megatron's distributed optimizer), 2 + gradients sharded,
     // 3 + parameters sharded (ZeRO-3 / FSDP full shard: per-layer all-gather in forward and backward).
     int zero_stage = 0;
-    int shard_group = 0;              // zero_stage 3: shard inside groups of this many data-parallel ranks and
-                                      // replicate across them (hybrid shard); 0 = the whole data-parallel group
-    double grad_bucket_mb = 40;       // data-parallel gradient bucket size in MiB
-    bool overlap_grad_reduce = true;  // buckets reduce during the backward pass
+    int shard_group = 0;               // zero_stage 3: shard inside groups of this many data-parallel ranks and
+                                       // replicate across them (hybrid shard); 0 = the whole data-parallel group
+    double grad_bucket_mb = 40;        // data-parallel gradient bucket size in MiB
+    bool overlap_grad_reduce = true;   // buckets reduce during the backward pass
     bool overlap_param_gather = false; // distributed optimizer: parameter all-gather overlaps the next forward
 
     // Context, expert and expert-tensor parallelism (Megatron-Core "parallel folding", arXiv 2504.14960):
@@ -232,9 +240,9 @@ struct Plan {
     int cp = 1;
     ContextParallelKind cp_kind = ContextParallelKind::Ring;
     int ep = 1;
-    int etp = 0;                      // 0 = the same as tp (Megatron's default)
-    bool moe_overlap = false;         // expert dispatch/combine overlapped with compute (DualPipe, batch-level overlap)
-    bool tp_overlap = false;          // tensor-parallel traffic hidden behind GEMMs (userbuffers, async TP)
+    int etp = 0;              // 0 = the same as tp (Megatron's default)
+    bool moe_overlap = false; // expert dispatch/combine overlapped with compute (DualPipe, batch-level overlap)
+    bool tp_overlap = false;  // tensor-parallel traffic hidden behind GEMMs (userbuffers, async TP)
 
     // Uneven pipelines: layers of the first and last stage (Megatron's --decoder-first/last-pipeline-num-layers;
     // 0 = even split), or an explicit layout in Megatron's --pipeline-model-parallel-layout syntax
@@ -243,9 +251,9 @@ struct Plan {
     int last_stage_layers = 0;
     std::string pipeline_layout;
 
-    RankOrder rank_order;             // "rank_order": rank layout over nodes and domains (default Megatron's)
-    bool offload_optimizer = false;   // fp32 master weights and optimizer states in host memory, step on the CPU
-    double offload_activations = 0;   // share (0-1) of the stashed activations kept in host memory between forward and backward
+    RankOrder rank_order;           // "rank_order": rank layout over nodes and domains (default Megatron's)
+    bool offload_optimizer = false; // fp32 master weights and optimizer states in host memory, step on the CPU
+    double offload_activations = 0; // share (0-1) of the stashed activations kept in host memory between forward and backward
     // Parts of a layer recomputed in the backward on top of `recompute` (Megatron-Core --recompute-modules
     // names; DeepSeek-V3 Sec. 3.2.3 and 3.3.2 recompute all three): RecomputeModule bits.
     unsigned recompute_modules = 0;
@@ -271,7 +279,7 @@ struct SearchSpace {
     std::vector<int> cp;
     std::vector<int> ep;
     std::vector<int> etp;
-    std::vector<Precision> precision;   // fp8 uses training.fp8_recipe
+    std::vector<Precision> precision; // fp8 uses training.fp8_recipe
     std::vector<bool> tp_overlap;
     std::vector<bool> moe_overlap;
     std::vector<bool> overlap_grad_reduce;   // data-parallel overlap; empty = the plan's value

@@ -21,8 +21,8 @@ enum class TaskKind : std::uint8_t {
     GradReduce,    // a data-parallel gradient bucket (all-reduce or reduce-scatter)
     EmbeddingSync, // tied embedding gradients between the first and last stage
     OptimizerStep,
-    ParamGather,   // ZeRO: all-gather of updated parameters
-    FsdpGather,    // ZeRO-3: per-layer parameter all-gathers of one forward or backward (timeline only)
+    ParamGather,       // ZeRO: all-gather of updated parameters
+    FsdpGather,        // ZeRO-3: per-layer parameter all-gathers of one forward or backward (timeline only)
     FsdpReduceScatter, // ZeRO-3: per-layer gradient reduce-scatters of one backward (timeline only)
 };
 const char* to_string(TaskKind kind);
@@ -40,33 +40,33 @@ struct TimelineTask {
     TaskKind kind = TaskKind::Forward;
     int micro_batch = -1;
     int chunk = 0;
-    int layers = 0;        // transformer layers covered (compute tasks)
+    int layers = 0; // transformer layers covered (compute tasks)
     double start_s = 0;
     double end_s = 0;
-    double tp_comm_s = 0;  // tensor-parallel communication inside this task
-    double ep_comm_s = 0;  // expert dispatch + combine not hidden, inside this task
-    double cp_comm_s = 0;  // context-parallel exchange not hidden, inside this task
-    double dp_comm_s = 0;  // data-parallel (ZeRO-3 gather/scatter, overlapped param gather) not hidden, inside this task
+    double tp_comm_s = 0; // tensor-parallel communication inside this task
+    double ep_comm_s = 0; // expert dispatch + combine not hidden, inside this task
+    double cp_comm_s = 0; // context-parallel exchange not hidden, inside this task
+    double dp_comm_s = 0; // data-parallel (ZeRO-3 gather/scatter, overlapped param gather) not hidden, inside this task
 };
 
 struct StageBreakdown {
-    double compute_s = 0;          // kernels, forward + backward + recompute
-    double tp_comm_s = 0;          // tensor-parallel collectives (on the compute stream)
-    double ep_comm_s = 0;          // expert dispatch/combine not hidden (on the compute stream)
-    double cp_comm_s = 0;          // context-parallel exchange not hidden (on the compute stream)
-    double pp_comm_s = 0;          // pipeline sends (blocking)
-    double dp_comm_exposed_s = 0;  // data-parallel communication not hidden behind compute
+    double compute_s = 0;         // kernels, forward + backward + recompute
+    double tp_comm_s = 0;         // tensor-parallel collectives (on the compute stream)
+    double ep_comm_s = 0;         // expert dispatch/combine not hidden (on the compute stream)
+    double cp_comm_s = 0;         // context-parallel exchange not hidden (on the compute stream)
+    double pp_comm_s = 0;         // pipeline sends (blocking)
+    double dp_comm_exposed_s = 0; // data-parallel communication not hidden behind compute
     double optimizer_s = 0;
-    double bubble_s = 0;           // idle: waiting for other stages
+    double bubble_s = 0; // idle: waiting for other stages
 };
 
 struct StageResult {
-    int layers = 0;                // decoder layers (all chunks of the stage)
-    int mtp_layers = 0;            // multi-token-prediction modules
-    bool embedding = false;        // holds the input embedding
-    bool loss = false;             // holds the output layer and loss
-    double params = 0;             // parameters on one GPU of this stage
-    double expert_params = 0;      // of which routed-expert parameters
+    int layers = 0;           // decoder layers (all chunks of the stage)
+    int mtp_layers = 0;       // multi-token-prediction modules
+    bool embedding = false;   // holds the input embedding
+    bool loss = false;        // holds the output layer and loss
+    double params = 0;        // parameters on one GPU of this stage
+    double expert_params = 0; // of which routed-expert parameters
     StageMemory memory;
     double peak_memory_gib = 0;
     StageBreakdown breakdown;
@@ -76,7 +76,7 @@ struct SimulationResult {
     Plan plan;
     std::string gpu;
     int num_gpus = 0;
-    int micro_batches = 0;         // per data-parallel replica
+    int micro_batches = 0; // per data-parallel replica
     double iteration_time_s = 0;
     // How sure the prediction is: the range the measured iteration time falls in for `band_coverage` of
     // the profile's validation runs (its calibration band, see uncertainty.h); all 0 / empty when the
@@ -89,21 +89,21 @@ struct SimulationResult {
     double model_tflops_per_gpu = 0;    // no recompute counted
     double hardware_tflops_per_gpu = 0; // recompute counted
     double mfu = 0;
-    double bubble_fraction = 0;    // mean over stages of idle time / iteration time
+    double bubble_fraction = 0; // mean over stages of idle time / iteration time
     std::vector<StageResult> stages;
-    double peak_memory_gib = 0;    // the largest stage
-    double usable_memory_gib = 0;  // capacity minus the profile's reserve
+    double peak_memory_gib = 0;   // the largest stage
+    double usable_memory_gib = 0; // capacity minus the profile's reserve
     bool fits_memory = true;
     double total_params = 0;
-    double iterations = 0;         // whole iterations: ceil(training tokens / (global batch x sequence length))
+    double iterations = 0; // whole iterations: ceil(training tokens / (global batch x sequence length))
     double training_days = 0;
     double price_per_gpu_hour = 0;
     double cost_usd = 0;
-    StageBreakdown breakdown;      // mean over stages; its parts add up to the iteration time
+    StageBreakdown breakdown; // mean over stages; its parts add up to the iteration time
     LayerCosts layer_costs;
     std::vector<TimelineTask> timeline; // empty unless asked for
     std::size_t task_count = 0;
-    bool band_calibrated = false;  // the band is measured (a calibrated profile), not the uncalibrated default
+    bool band_calibrated = false; // the band is measured (a calibrated profile), not the uncalibrated default
 };
 
 } // namespace vtrain

@@ -18,7 +18,6 @@ struct SimulationOptions {
 
 // Checks the plan (exit-worthy structural errors come back as diagnostics), then simulates it. Plans that
 // do not fit in memory are still simulated; `fits_memory` says so.
-Expected<SimulationResult> simulate(const Scenario& scenario, const Plan& plan, const GpuProfile& profile,
-                                    const SimulationOptions& options = {});
+Expected<SimulationResult> simulate(const Scenario& scenario, const Plan& plan, const GpuProfile& profile, const SimulationOptions& options = {});
 
 } // namespace vtrain

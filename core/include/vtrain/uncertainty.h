@@ -15,10 +15,10 @@
 namespace vtrain {
 
 struct PredictionBand {
-    double low = 1;        // multiplier on a predicted time: the band's lower end
-    double high = 1;       // multiplier: the band's upper end
-    double coverage = 0.8; // fraction of validation rows inside the band
-    std::string source;    // where the errors come from, e.g. "5-fold cross-validation on 1,559 published runs"
+    double low = 1;         // multiplier on a predicted time: the band's lower end
+    double high = 1;        // multiplier: the band's upper end
+    double coverage = 0.8;  // fraction of validation rows inside the band
+    std::string source;     // where the errors come from, e.g. "5-fold cross-validation on 1,559 published runs"
     bool calibrated = true; // false: a default band for a profile never fitted to measured runs (a prior)
 };
 

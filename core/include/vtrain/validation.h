@@ -25,11 +25,11 @@ struct RunRow {
     std::string id;
     std::string subset;
     std::string primary_metric;
-    std::optional<std::string> source_id, trust, arch_family, model_name, gpu_type, system_name, intra_node_interconnect,
-        inter_node_interconnect, pipeline_schedule, precision, activation_recompute, software, tflops_kind, flops_definition;
+    std::optional<std::string> source_id, trust, arch_family, model_name, gpu_type, system_name, intra_node_interconnect, inter_node_interconnect,
+        pipeline_schedule, precision, activation_recompute, software, tflops_kind, flops_definition;
     std::optional<int> num_layers, hidden_size, num_attention_heads, num_query_groups, ffn_hidden_size, seq_length, vocab_size;
-    std::optional<int> num_gpus, gpus_per_node, tp, pp, dp, cp, ep, virtual_pipeline_stages, micro_batch_size, global_batch_size,
-        grad_accum_steps, zero_stage;
+    std::optional<int> num_gpus, gpus_per_node, tp, pp, dp, cp, ep, virtual_pipeline_stages, micro_batch_size, global_batch_size, grad_accum_steps,
+        zero_stage;
     std::optional<bool> sequence_parallel, distributed_optimizer, observed_oom;
     // fsdp: false/0 plain data parallelism, true/1 fully sharded over the data-parallel group, an integer > 1
     // the sharding-group size as the source prints it.
@@ -37,9 +37,9 @@ struct RunRow {
     std::optional<double> gpu_memory_gb, iteration_time_s, tflops_per_gpu, mfu_pct, hfu_pct, peak_memory_gb_per_gpu, layer_forward_ms,
         layer_backward_ms, layer_total_ms, peak_tflops_reference, tokens_per_sec_per_gpu, tokens_per_sec_total, samples_per_sec;
     // The modern set's extra keys (README "The extra keys").
-    std::optional<int> num_experts, moe_top_k, moe_ffn_hidden_size, num_shared_experts, moe_shared_expert_ffn_hidden_size,
-        moe_first_dense_layers, expert_tensor_parallel, kv_channels, mla_q_lora_rank, mla_kv_lora_rank, mla_qk_head_dim,
-        mla_qk_rope_head_dim, mla_v_head_dim, attention_window, attention_window_every;
+    std::optional<int> num_experts, moe_top_k, moe_ffn_hidden_size, num_shared_experts, moe_shared_expert_ffn_hidden_size, moe_first_dense_layers,
+        expert_tensor_parallel, kv_channels, mla_q_lora_rank, mla_kv_lora_rank, mla_qk_head_dim, mla_qk_rope_head_dim, mla_v_head_dim,
+        attention_window, attention_window_every;
     std::optional<std::string> moe_layer_freq; // an int, or text such as "every layer is MoE (1)"
     std::optional<std::string> layer_pattern, normalization, ffn_activation, position_embedding;
     std::optional<bool> qkv_bias, qk_layernorm, tied_embeddings;
@@ -79,24 +79,24 @@ const char* to_string(ValidationMetric m); // "iteration_time_s", "tflops_per_gp
 struct RunCandidate {
     Scenario scenario;
     Plan plan;
-    std::string label;                 // "micro_batch 2, recompute selective"; empty when nothing is open
-    int departures = 0;                // open settings away from the framework's documented value (0 = the recipe's own)
+    std::string label;  // "micro_batch 2, recompute selective"; empty when nothing is open
+    int departures = 0; // open settings away from the framework's documented value (0 = the recipe's own)
 };
 
 struct MappedRun {
-    Scenario scenario;                 // model, cluster (with the source's network facts), training
-    Plan plan;                         // the first candidate (the documented default where there is one)
+    Scenario scenario; // model, cluster (with the source's network facts), training
+    Plan plan;         // the first candidate (the documented default where there is one)
     // Every plausible value of the settings the row leaves open (the product of the open settings),
     // scenario/plan above included; one entry when the row states everything that changes the answer.
     std::vector<RunCandidate> candidates;
     std::vector<std::string> open_settings; // "micro_batch_size not given: {1, 2, 4, 8}"
-    std::string profile_id;            // e.g. "a100-sxm4-80gb"
+    std::string profile_id;                 // e.g. "a100-sxm4-80gb"
     ValidationMetric metric = ValidationMetric::IterationTime;
     FlopConvention convention = FlopConvention::Sc21Eq3; // for TFLOP/s and MFU/HFU metrics
-    double measured = 0;               // in the metric's unit (s, TFLOP/s, %, ms)
-    double peak_tflops = 312;          // the peak the row's percentages refer to
-    std::vector<std::string> notes;    // every default used for a setting the row leaves open
-    bool memory_in_gib = false;        // the source reports peak memory in GiB (its notes say so): compared in GiB, not GB
+    double measured = 0;                                 // in the metric's unit (s, TFLOP/s, %, ms)
+    double peak_tflops = 312;                            // the peak the row's percentages refer to
+    std::vector<std::string> notes;                      // every default used for a setting the row leaves open
+    bool memory_in_gib = false;                          // the source reports peak memory in GiB (its notes say so): compared in GiB, not GB
     // Set when the row was measured inside a software regression its maintainers document: predicted and
     // listed, but neither scored nor used by calibrate.
     std::string unscored_reason;
@@ -122,8 +122,8 @@ struct RangePrediction {
     double central = 0;
     double low = 0;
     double high = 0;
-    int candidates = 0;                // predicted and kept
-    std::vector<std::string> dropped;  // "N of M candidates: reason", one line per reason
+    int candidates = 0;                       // predicted and kept
+    std::vector<std::string> dropped;         // "N of M candidates: reason", one line per reason
     std::vector<std::size_t> central_indices; // the candidate(s) at the centre: one, or the two middle ones
 };
 std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProfile& profile, std::string& reason);
@@ -132,41 +132,41 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
 struct RowResult {
     std::string id;
     std::string subset;
-    std::string metric;                // to_string(ValidationMetric), or the row's primary metric when skipped
+    std::string metric; // to_string(ValidationMetric), or the row's primary metric when skipped
     std::optional<double> measured;
     std::optional<double> predicted;
-    std::optional<double> error_pct;   // signed: (predicted - measured) / measured x 100
+    std::optional<double> error_pct;                     // signed: (predicted - measured) / measured x 100
     std::optional<double> predicted_low, predicted_high; // the range over the row's open settings
-    int candidates = 0;                // settings predicted (1 = nothing open)
-    std::string skipped_reason;        // empty when used
-    std::string unscored_reason;       // predicted but not scored (MappedRun::unscored_reason)
+    int candidates = 0;                                  // settings predicted (1 = nothing open)
+    std::string skipped_reason;                          // empty when used
+    std::string unscored_reason;                         // predicted but not scored (MappedRun::unscored_reason)
     std::string profile_id;
     std::vector<std::string> notes;
-    bool memory = false;               // a memory comparison (reported under "SUBSET:memory")
+    bool memory = false; // a memory comparison (reported under "SUBSET:memory")
 };
 
 struct SubsetStats {
     int used = 0;
     int skipped = 0;
-    int unscored = 0;                  // predicted, not scored (RowResult::unscored_reason)
-    double mape_pct = 0;               // mean |error|
-    double median_pct = 0;             // median |error|
-    double max_pct = 0;                // largest |error|
-    double bias_pct = 0;               // mean signed error
+    int unscored = 0;      // predicted, not scored (RowResult::unscored_reason)
+    double mape_pct = 0;   // mean |error|
+    double median_pct = 0; // median |error|
+    double max_pct = 0;    // largest |error|
+    double bias_pct = 0;   // mean signed error
 };
 
 struct ValidationOptions {
-    std::string subset;                // only rows of this subset; empty = all
-    int threads = 0;                   // 0 = all cores
+    std::string subset; // only rows of this subset; empty = all
+    int threads = 0;    // 0 = all cores
 };
 
 struct ValidationReport {
-    std::vector<RowResult> rows;       // one per row (and one more per memory or OOM observation)
+    std::vector<RowResult> rows;                // one per row (and one more per memory or OOM observation)
     std::map<std::string, SubsetStats> subsets; // time metrics by subset; memory ones under "SUBSET:memory"
-    int rows_in_file = 0;              // rows selected (time-like results)
-    int rows_modeled = 0;              // of those, predicted (scored, or listed as unscored)
-    int rows_unscored = 0;             // of the modeled, predicted but not scored (a documented regression)
-    std::map<std::string, int> skip_reasons; // reason (row-specific numbers removed) -> rows
+    int rows_in_file = 0;                       // rows selected (time-like results)
+    int rows_modeled = 0;                       // of those, predicted (scored, or listed as unscored)
+    int rows_unscored = 0;                      // of the modeled, predicted but not scored (a documented regression)
+    std::map<std::string, int> skip_reasons;    // reason (row-specific numbers removed) -> rows
 };
 
 // A skip reason with the row-specific parts (numbers, quoted values) folded, for counting.

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "explore/explorer_evaluate.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "explore/explorer_order.h"
-#include "vtrain/memory_model.h"
 #include "model/model_math.h"
 #include "model/model_support.h"
+#include "vtrain/memory_model.h"
 #include "vtrain/uncertainty.h"
 
 namespace vtrain {
@@ -78,8 +78,8 @@ const CostEntry* PlanEvaluator::costs_for(const CostKey& key, const Plan& plan, 
     if (state.costs.size() >= kMaxCachedCosts) {
         state.costs.clear();
     }
-    auto e = std::make_unique<CostEntry>(
-        make_cost_entry(m_scenario.model, m_training[static_cast<std::size_t>(key.precision)], m_gpus[static_cast<std::size_t>(key.gpu)].cluster, plan));
+    auto e = std::make_unique<CostEntry>(make_cost_entry(m_scenario.model, m_training[static_cast<std::size_t>(key.precision)],
+                                                         m_gpus[static_cast<std::size_t>(key.gpu)].cluster, plan));
     return state.costs.emplace(key, std::move(e)).first->second.get();
 }
 
@@ -89,8 +89,9 @@ const BoundTerms& PlanEvaluator::bound_terms(const CostKey& key, const Plan& pla
     if (it != m_bounds.end()) {
         return it->second;
     }
-    const BoundTerms terms =
-        make_cost_entry(m_scenario.model, m_training[static_cast<std::size_t>(key.precision)], m_gpus[static_cast<std::size_t>(key.gpu)].cluster, plan).bound;
+    const BoundTerms terms = make_cost_entry(m_scenario.model, m_training[static_cast<std::size_t>(key.precision)],
+                                             m_gpus[static_cast<std::size_t>(key.gpu)].cluster, plan)
+                                 .bound;
     return m_bounds.emplace(key, terms).first->second;
 }
 
@@ -140,10 +141,8 @@ std::optional<PlanRejection> PlanEvaluator::check_group(const PlanGroup& group) 
         case RejectReason::TpNotDividingHeads:
         case RejectReason::TpNotDividingFfn:
         case RejectReason::PpNotDividingLayers: // plan.pp here: the neutral variant is not interleaved
-        case RejectReason::BatchNotDivisible:
-            return rejection;
-        default:
-            break;
+        case RejectReason::BatchNotDivisible: return rejection;
+        default: break;
         }
     }
     const int node = m_gpus[static_cast<std::size_t>(group.gpu)].gpus_per_node;
@@ -218,8 +217,18 @@ std::optional<PlanRow> PlanEvaluator::group_best_case(const PlanGroup& group, Th
         v.virtual_stages = most_v;
         v.layout_index = -1; // the layout pp x most_v takes (the bound of any layout is at most the even one)
         const Plan p = group.plan(v);
-        const CostKey key{group.gpu, group.tp, group.cp, group.ep, group.etp, group.micro_batch, static_cast<int>(v.recompute), v.precision_index,
-                          v.sequence_parallel, v.tp_overlap, v.moe_overlap, v.rank_order_index};
+        const CostKey key{group.gpu,
+                          group.tp,
+                          group.cp,
+                          group.ep,
+                          group.etp,
+                          group.micro_batch,
+                          static_cast<int>(v.recompute),
+                          v.precision_index,
+                          v.sequence_parallel,
+                          v.tp_overlap,
+                          v.moe_overlap,
+                          v.rank_order_index};
         const BoundTerms& terms = bound_terms(key, p);
         state.slots[slot] = &terms;
         double t = iteration_lower_bound_s(m_scenario.model, m_scenario.training.global_batch, terms, p);
@@ -289,8 +298,18 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
     const ModelSpec& model = m_scenario.model;
     const Gpu& gpu = m_gpus[static_cast<std::size_t>(group.gpu)];
     auto key_of = [&](const PlanVariant& v) {
-        return CostKey{group.gpu, group.tp, group.cp, group.ep, group.etp, group.micro_batch, static_cast<int>(v.recompute), v.precision_index,
-                       v.sequence_parallel, v.tp_overlap, v.moe_overlap, v.rank_order_index};
+        return CostKey{group.gpu,
+                       group.tp,
+                       group.cp,
+                       group.ep,
+                       group.etp,
+                       group.micro_batch,
+                       static_cast<int>(v.recompute),
+                       v.precision_index,
+                       v.sequence_parallel,
+                       v.tp_overlap,
+                       v.moe_overlap,
+                       v.rank_order_index};
     };
 
     const KeySlots slots = key_slots(group);
@@ -366,11 +385,12 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
                 ++out.rejected[r];
                 ++out.evaluated;
             } else {
-                reject(out, {RejectReason::OutOfMemory,
-                             {"plan", "stage " + std::to_string(peak_stage) + format(" needs %.1f GiB of memory but %.1f GiB are usable", peak_gib,
-                                                                                      gpu.usable_gib) +
-                                          " on " + gpu.profile->id}},
-                       1, index);
+                reject(
+                    out,
+                    {RejectReason::OutOfMemory,
+                     {"plan", "stage " + std::to_string(peak_stage) +
+                                  format(" needs %.1f GiB of memory but %.1f GiB are usable", peak_gib, gpu.usable_gib) + " on " + gpu.profile->id}},
+                    1, index);
             }
             continue;
         }

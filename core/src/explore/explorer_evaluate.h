@@ -13,11 +13,11 @@
 
 #include <oneapi/tbb/concurrent_unordered_map.h>
 
-#include "vtrain/explorer.h"
-#include "iteration/fast_simulation.h"
-#include "vtrain/explorer_space.h"
 #include "explore/plan_bounds.h"
+#include "iteration/fast_simulation.h"
 #include "iteration/task_graph_simulation.h"
+#include "vtrain/explorer.h"
+#include "vtrain/explorer_space.h"
 
 namespace vtrain {
 
@@ -65,7 +65,7 @@ struct ThreadState {
     SimulationWorkspace workspace;
     FastSimScratch fast;
     std::unordered_map<CostKey, std::unique_ptr<CostEntry>, CostKeyHash> costs; // bounded: cleared when large
-    std::vector<const BoundTerms*> slots; // the current group's bound terms per cost key (see key_slots)
+    std::vector<const BoundTerms*> slots;                                       // the current group's bound terms per cost key (see key_slots)
 };
 
 // What a plan must beat to matter: the current front and the k-th row of each top-k list (copies taken
@@ -73,14 +73,13 @@ struct ThreadState {
 struct PruneThresholds {
     bool active = false;
     std::size_t top_k = 0;
-    std::vector<PlanRow> front;      // by increasing time
+    std::vector<PlanRow> front;                                // by increasing time
     std::optional<PlanRow> kth_fastest, kth_cheapest, kth_mfu; // set once the list holds k rows
 };
 
 class PlanEvaluator {
 public:
-    PlanEvaluator(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const PlanSpace& space,
-                  const ExploreOptions& options);
+    PlanEvaluator(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const PlanSpace& space, const ExploreOptions& options);
 
     // Rejects, bounds out or simulates every plan of the group into `out`; false when cancelled part-way.
     bool evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control, const PruneThresholds& prune) const;
@@ -98,9 +97,9 @@ private:
         const GpuProfile* profile = nullptr;
         ResolvedCluster cluster;
         int gpus_per_node = 8;
-        double usable_gib = 0; // capacity less the profile's reserve
+        double usable_gib = 0;          // capacity less the profile's reserve
         std::vector<double> peak_flops; // per precision of the space
-        double band_low = 1;  // the profile's uncertainty band, as multipliers on an iteration time
+        double band_low = 1;            // the profile's uncertainty band, as multipliers on an iteration time
         double band_high = 1;
         bool band_calibrated = false; // false: the wide default band of an uncalibrated profile
     };
@@ -108,8 +107,8 @@ private:
     // A group's cost keys, numbered by its variant digits less the schedule and the ZeRO stage: variant
     // i has slot ((i / low / zero) x low + i % low) mod slots.
     struct KeySlots {
-        std::uint64_t low = 1;  // MoE overlap x TP overlap x precision
-        std::uint64_t zero = 1; // ZeRO stages
+        std::uint64_t low = 1;   // MoE overlap x TP overlap x precision
+        std::uint64_t zero = 1;  // ZeRO stages
         std::uint64_t slots = 1; // recompute x sequence parallelism x low
     };
     KeySlots key_slots(const PlanGroup& group) const;

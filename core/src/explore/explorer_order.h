@@ -15,8 +15,14 @@ inline bool faster(const PlanRow& a, const PlanRow& b)
 {
     return a.training_days != b.training_days ? a.training_days < b.training_days : a.index < b.index;
 }
-inline bool cheaper(const PlanRow& a, const PlanRow& b) { return a.cost_usd != b.cost_usd ? a.cost_usd < b.cost_usd : a.index < b.index; }
-inline bool higher_mfu(const PlanRow& a, const PlanRow& b) { return a.mfu != b.mfu ? a.mfu > b.mfu : a.index < b.index; }
+inline bool cheaper(const PlanRow& a, const PlanRow& b)
+{
+    return a.cost_usd != b.cost_usd ? a.cost_usd < b.cost_usd : a.index < b.index;
+}
+inline bool higher_mfu(const PlanRow& a, const PlanRow& b)
+{
+    return a.mfu != b.mfu ? a.mfu > b.mfu : a.index < b.index;
+}
 
 // Keeps the k best of `kept` and `more` by `better`.
 template <typename Better>

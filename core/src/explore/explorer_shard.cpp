@@ -17,7 +17,7 @@ namespace {
 // Relative costs, in units of one stage of the memory model (measured on the explorer's fast path).
 constexpr double kRejectedGroup = 1.0; // the structural rules, once for the whole group
 constexpr double kPerPlan = 4.0;       // building the plan, its own rules, the row
-constexpr double kPerEvent = 10.0;      // one operation of the fast simulation (events cost more than memory stages)
+constexpr double kPerEvent = 10.0;     // one operation of the fast simulation (events cost more than memory stages)
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // With pruning, in the same units: the layer costs of one cost key (computed once per sweep), a legal
 // group's bound, and one plan's bound when its group is not bounded out as a whole.
@@ -128,7 +128,8 @@ ExploreSplit split_plan_space(const PlanSpace& space, const std::vector<double>&
         if (i + 1 < blocks) {
             // The cut nearest to an equal share of the total, never before this block's start.
             const double target = total * static_cast<double>(i + 1) / static_cast<double>(blocks);
-            end = static_cast<std::size_t>(std::lower_bound(prefix.begin() + static_cast<std::ptrdiff_t>(begin), prefix.end(), target) - prefix.begin());
+            end = static_cast<std::size_t>(std::lower_bound(prefix.begin() + static_cast<std::ptrdiff_t>(begin), prefix.end(), target) -
+                                           prefix.begin());
             end = std::min(end, groups);
             if (end > begin && target - prefix[end - 1] < prefix[end] - target) {
                 --end;
@@ -179,8 +180,13 @@ std::vector<std::uint64_t> cost_key_units(const PlanSpace& space, std::uint64_t&
     std::vector<std::uint64_t> unit(space.groups());
     for (std::uint64_t g = 0; g < space.groups(); ++g) {
         const PlanGroup group = space.group(g);
-        unit[g] = ((((static_cast<std::uint64_t>(group.gpu) * t + static_cast<std::uint64_t>(group.tp_index)) * c + static_cast<std::uint64_t>(group.cp_index)) * e +
-                    static_cast<std::uint64_t>(group.ep_index)) * x + static_cast<std::uint64_t>(group.etp_index)) * m +
+        unit[g] = ((((static_cast<std::uint64_t>(group.gpu) * t + static_cast<std::uint64_t>(group.tp_index)) * c +
+                     static_cast<std::uint64_t>(group.cp_index)) *
+                        e +
+                    static_cast<std::uint64_t>(group.ep_index)) *
+                       x +
+                   static_cast<std::uint64_t>(group.etp_index)) *
+                      m +
                   static_cast<std::uint64_t>(group.micro_batch_index);
     }
     return unit;
@@ -206,7 +212,8 @@ UnitDeal deal_units(const PlanSpace& space, const std::vector<double>& group_cos
     const std::size_t groups = std::min<std::size_t>(space.groups(), group_costs.size());
     d.unit_cost.assign(units, 0.0);
     d.key_cost.assign(units, 0.0); // a unit whose groups are all rejected computes no layer costs
-    const double keys_but_sp = static_cast<double>(space.recompute.size() * space.precision.size() * space.tp_overlap.size() * space.moe_overlap.size() * space.rank_order.size());
+    const double keys_but_sp = static_cast<double>(space.recompute.size() * space.precision.size() * space.tp_overlap.size() *
+                                                   space.moe_overlap.size() * space.rank_order.size());
     for (std::size_t g = 0; g < groups; ++g) {
         d.unit_cost[d.unit[g]] += group_costs[g];
         if (group_costs[g] > kRejectedGroup) {
@@ -268,7 +275,8 @@ ExploreWork split_into_work_items(const PlanSpace& space, const std::vector<doub
     const UnitDeal d = deal_units(space, group_costs, out.shards);
     const std::size_t groups = std::min<std::size_t>(space.groups(), group_costs.size());
     const std::uint64_t counts = space.num_gpus.size();
-    const std::uint64_t per_count = space.tp.size() * space.cp.size() * space.pp.size() * space.ep.size() * space.etp.size() * space.micro_batch.size();
+    const std::uint64_t per_count =
+        space.tp.size() * space.cp.size() * space.pp.size() * space.ep.size() * space.etp.size() * space.micro_batch.size();
     constexpr std::size_t kNone = static_cast<std::size_t>(-1);
     std::vector<std::size_t> item_of(d.unit_cost.size() * counts, kNone); // per (unit, GPU count)
     for (std::size_t g = 0; g < groups; ++g) {
@@ -380,7 +388,10 @@ std::optional<std::size_t> WorkQueue::next(int shard)
     return item;
 }
 
-std::uint64_t WorkQueue::stolen() const { return m_stolen; }
+std::uint64_t WorkQueue::stolen() const
+{
+    return m_stolen;
+}
 
 ExploreOptions options_for_shard(ExploreOptions options, const ExploreWork& work, int shard, std::function<std::optional<std::size_t>()> next)
 {
@@ -413,9 +424,8 @@ std::vector<std::vector<GroupRange>> rebalance_groups(const ExploreSplit& split,
             }
         }
     }
-    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-        return a.work.cost != b.work.cost ? a.work.cost > b.work.cost : a.work.group < b.work.group;
-    });
+    std::sort(items.begin(), items.end(),
+              [](const Item& a, const Item& b) { return a.work.cost != b.work.cost ? a.work.cost > b.work.cost : a.work.group < b.work.group; });
     std::vector<std::vector<std::uint64_t>> moved_out(shards), moved_in(shards);
     for (const Item& item : items) {
         std::size_t best = item.owner;

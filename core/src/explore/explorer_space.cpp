@@ -260,7 +260,8 @@ PlanGroup PlanSpace::group(std::uint64_t g) const
     out.etp = etp[static_cast<std::size_t>(out.etp_index)];
     out.micro_batch = micro_batch[static_cast<std::size_t>(out.micro_batch_index)];
     out.first_index = group_first(g);
-    out.size = static_cast<std::uint64_t>(sequence_parallel_choices(out.tp_index)) * static_cast<std::uint64_t>(schedule_choices(out.pp_index)) * variant_tail;
+    out.size = static_cast<std::uint64_t>(sequence_parallel_choices(out.tp_index)) * static_cast<std::uint64_t>(schedule_choices(out.pp_index)) *
+               variant_tail;
     return out;
 }
 
@@ -372,7 +373,8 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
     for (std::size_t i = 0; i < space.gpus.size(); ++i) {
         const auto it = profiles.find(space.gpus[i]);
         if (it == profiles.end()) {
-            errors.push_back({search.gpu.empty() ? "cluster.gpu" : "search.gpu", "no GPU profile \"" + json_fields::bounded(space.gpus[i]) + "\" was loaded"});
+            errors.push_back(
+                {search.gpu.empty() ? "cluster.gpu" : "search.gpu", "no GPU profile \"" + json_fields::bounded(space.gpus[i]) + "\" was loaded"});
             continue;
         }
         largest_node = std::max(largest_node, default_tp_limit(scenario, it->second.links));
@@ -387,9 +389,11 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
     space.cp = or_default(search.cp, given.cp);
     space.ep = or_default(search.ep, given.ep);
     space.etp = or_default(search.etp, given.etp);
-    space.schedules = search.schedule.empty() ? std::vector<Schedule>{Schedule::GPipe, Schedule::OneFOneB, Schedule::Interleaved} : unique_in_order(search.schedule);
+    space.schedules = search.schedule.empty() ? std::vector<Schedule>{Schedule::GPipe, Schedule::OneFOneB, Schedule::Interleaved}
+                                              : unique_in_order(search.schedule);
     space.virtual_stages = unique_in_order(search.virtual_stages);
-    space.recompute = search.recompute.empty() ? std::vector<Recompute>{Recompute::None, Recompute::Selective, Recompute::Full} : unique_in_order(search.recompute);
+    space.recompute =
+        search.recompute.empty() ? std::vector<Recompute>{Recompute::None, Recompute::Selective, Recompute::Full} : unique_in_order(search.recompute);
     space.sequence_parallel = unique_in_order(search.sequence_parallel);
     space.zero_stage = search.zero_stage.empty() ? default_zero_stages(scenario) : unique_in_order(search.zero_stage);
     space.precision = or_default(search.precision, scenario.training.precision);
@@ -399,8 +403,12 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
     space.rank_order = or_default(search.rank_order, given.rank_order);
     space.offload_optimizer = or_default(search.offload_optimizer, given.offload_optimizer);
     space.offload_activations = or_default(search.offload_activations, given.offload_activations);
-    for (const auto& [list, field] : {std::pair{&space.tp, "search.tp"}, {&space.pp, "search.pp"}, {&space.micro_batch, "search.micro_batch"},
-                                      {&space.cp, "search.cp"}, {&space.ep, "search.ep"}, {&space.virtual_stages, "search.virtual_stages"}}) {
+    for (const auto& [list, field] : {std::pair{&space.tp, "search.tp"},
+                                      {&space.pp, "search.pp"},
+                                      {&space.micro_batch, "search.micro_batch"},
+                                      {&space.cp, "search.cp"},
+                                      {&space.ep, "search.ep"},
+                                      {&space.virtual_stages, "search.virtual_stages"}}) {
         if (std::any_of(list->begin(), list->end(), [](int v) { return v < 1; })) {
             errors.push_back({field, "values must be positive"});
         }
@@ -471,8 +479,9 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
 
     bool fits = true;
     space.variant_tail = 1;
-    for (const std::size_t n : {space.recompute.size(), space.zero_stage.size(), space.precision.size(), space.tp_overlap.size(), space.moe_overlap.size(),
-                                space.overlap_grad_reduce.size(), space.rank_order.size(), space.offload_optimizer.size(), space.offload_activations.size()}) {
+    for (const std::size_t n :
+         {space.recompute.size(), space.zero_stage.size(), space.precision.size(), space.tp_overlap.size(), space.moe_overlap.size(),
+          space.overlap_grad_reduce.size(), space.rank_order.size(), space.offload_optimizer.size(), space.offload_activations.size()}) {
         fits = fits && multiply(space.variant_tail, n);
     }
     space.m_groups = 1;

@@ -10,7 +10,10 @@ namespace {
 // rounding of either, so that a bound never exceeds the time it bounds.
 constexpr double kBoundSlack = 1.0 - 1e-9;
 
-double work_s(const BlockCost& b) { return b.forward.total_s() + b.recompute.total_s() + b.backward.total_s(); }
+double work_s(const BlockCost& b)
+{
+    return b.forward.total_s() + b.recompute.total_s() + b.backward.total_s();
+}
 
 } // namespace
 

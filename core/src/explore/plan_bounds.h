@@ -12,9 +12,9 @@ namespace vtrain {
 // per cost key, so that one table of them serves every plan of a sweep (pp, dp, the schedule and ZeRO
 // do not change them) while the full layer costs are built only for plans that get simulated.
 struct BoundTerms {
-    double layer_work_s = 0;    // forward + recompute + backward of one layer (uniform layers)
-    double layer_forward_s = 0; // forward of one layer (uniform layers)
-    double layer_backward_s = 0; // backward of one layer (uniform layers)
+    double layer_work_s = 0;      // forward + recompute + backward of one layer (uniform layers)
+    double layer_forward_s = 0;   // forward of one layer (uniform layers)
+    double layer_backward_s = 0;  // backward of one layer (uniform layers)
     double all_layers_work_s = 0; // sum over every layer (any layout)
     double embedding_work_s = 0, head_work_s = 0;
     bool uniform_layers = true; // every layer costs the same (LayerCosts::layers empty)

@@ -36,7 +36,7 @@ using detail::higher_mfu;
 using detail::mark_front;
 using detail::merge_top;
 
-constexpr std::uint64_t kChunkPlans = 64;   // plans per chunk: small enough to balance, large enough to amortise
+constexpr std::uint64_t kChunkPlans = 64;    // plans per chunk: small enough to balance, large enough to amortise
 constexpr std::size_t kTokensPerThread = 32; // chunks in flight per thread (bounds buffered rows)
 // Chunks per wave when pruning: constants, so the waves are the same for any thread count. The first
 // waves are short so that thresholds exist early; later ones long so that threads rarely wait.
@@ -155,23 +155,19 @@ private:
     void run_pipeline(int threads, ExploreResult& result, const RowSink& sink)
     {
         tbb::parallel_pipeline(static_cast<std::size_t>(threads) * kTokensPerThread,
-                               tbb::make_filter<void, Chunk*>(tbb::filter_mode::serial_in_order,
-                                                              [&](tbb::flow_control& fc) -> Chunk* {
-                                                                  Chunk* chunk = next_chunk();
-                                                                  if (chunk == nullptr) {
-                                                                      fc.stop();
-                                                                  }
-                                                                  return chunk;
-                                                              }) &
-                                   tbb::make_filter<Chunk*, Chunk*>(tbb::filter_mode::parallel,
-                                                                    [&](Chunk* chunk) {
-                                                                        evaluate(*chunk);
-                                                                        return chunk;
-                                                                    }) &
-                                   tbb::make_filter<Chunk*, void>(tbb::filter_mode::serial_in_order, [&](Chunk* chunk) {
-                                       merge(*chunk, result, sink);
-                                       delete chunk;
-                                   }));
+                               tbb::make_filter<void, Chunk*>(tbb::filter_mode::serial_in_order, [&](tbb::flow_control& fc) -> Chunk* {
+                                   Chunk* chunk = next_chunk();
+                                   if (chunk == nullptr) {
+                                       fc.stop();
+                                   }
+                                   return chunk;
+                               }) & tbb::make_filter<Chunk*, Chunk*>(tbb::filter_mode::parallel, [&](Chunk* chunk) {
+                                   evaluate(*chunk);
+                                   return chunk;
+                               }) & tbb::make_filter<Chunk*, void>(tbb::filter_mode::serial_in_order, [&](Chunk* chunk) {
+                                   merge(*chunk, result, sink);
+                                   delete chunk;
+                               }));
     }
 
     // Rows of a few promising groups, found before the sweep: thresholds only (the sweep meets the same
@@ -415,13 +411,13 @@ private:
     tbb::enumerable_thread_specific<ThreadState> m_states;
     std::vector<PlanRow> m_front;
     TopK m_top;
-    PruneThresholds m_prune; // inactive unless sweeping in waves; written between waves only
+    PruneThresholds m_prune;           // inactive unless sweeping in waves; written between waves only
     std::vector<PlanRow> m_seed_front; // from seed(): real rows of the space, thresholds only
     TopK m_seed_top;
     std::vector<GroupRange> m_ranges;
     std::size_t m_range = 0;
     std::uint64_t m_next_group = 0;
-    bool m_stealing = false;          // the ranges come from ExploreOptions::next_work
+    bool m_stealing = false; // the ranges come from ExploreOptions::next_work
     int m_threads = 1;
     ExploreResult* m_result = nullptr; // while stealing: its total grows with each item taken
 };

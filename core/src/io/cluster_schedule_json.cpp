@@ -161,8 +161,8 @@ nlohmann::json jobs_to_json(const std::vector<ClusterJob>& jobs)
 {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& j : jobs) {
-        nlohmann::json o{{"name", j.name},         {"model", model_json(j.model)}, {"global_batch", j.global_batch},
-                         {"tokens", j.tokens},     {"arrival_h", j.arrival_h},     {"deadline_h", j.deadline_h}};
+        nlohmann::json o{{"name", j.name},     {"model", model_json(j.model)}, {"global_batch", j.global_batch},
+                         {"tokens", j.tokens}, {"arrival_h", j.arrival_h},     {"deadline_h", j.deadline_h}};
         if (j.requested_gpus > 0) {
             o["requested_gpus"] = j.requested_gpus;
         }

@@ -89,7 +89,8 @@ std::string plan_row_label(const PlanRow& row)
 
 std::string plan_row_csv_header()
 {
-    return "index,gpu,num_gpus,tp,pp,dp,micro_batch,schedule,virtual_stages,recompute,sequence_parallel,zero_stage,cp,ep,etp,precision,tp_overlap,moe_overlap,"
+    return "index,gpu,num_gpus,tp,pp,dp,micro_batch,schedule,virtual_stages,recompute,sequence_parallel,zero_stage,cp,ep,etp,precision,tp_overlap,"
+           "moe_overlap,"
            "iteration_time_s,iteration_time_low_s,iteration_time_high_s,tokens_per_s,mfu,bubble_fraction,peak_memory_gib,training_days,cost_usd,"
            "overlap_grad_reduce,rank_order,offload_optimizer,offload_activations,pipeline_layout,band,on_front";
 }
@@ -101,10 +102,11 @@ std::string plan_row_to_csv(const PlanRow& r)
     s.reserve(200);
     s += std::to_string(r.index) + ',' + r.gpu + ',' + std::to_string(r.num_gpus) + ',' + std::to_string(p.tp) + ',' + std::to_string(p.pp) + ',' +
          std::to_string(p.dp) + ',' + std::to_string(p.micro_batch) + ',' + to_string(p.schedule) + ',' + std::to_string(p.virtual_stages) + ',' +
-         to_string(p.recompute) + ',' + (p.sequence_parallel ? "true" : "false") + ',' + std::to_string(p.zero_stage) + ',' + std::to_string(p.cp) + ',' +
-         std::to_string(p.ep) + ',' + std::to_string(p.effective_etp()) + ',' + to_string(r.precision) + ',' + (p.tp_overlap ? "true" : "false") + ',' +
-         (p.moe_overlap ? "true" : "false");
-    for (const double v : {r.iteration_time_s, r.iteration_time_low_s, r.iteration_time_high_s, r.tokens_per_s, r.mfu, r.bubble_fraction, r.peak_memory_gib, r.training_days, r.cost_usd}) {
+         to_string(p.recompute) + ',' + (p.sequence_parallel ? "true" : "false") + ',' + std::to_string(p.zero_stage) + ',' + std::to_string(p.cp) +
+         ',' + std::to_string(p.ep) + ',' + std::to_string(p.effective_etp()) + ',' + to_string(r.precision) + ',' +
+         (p.tp_overlap ? "true" : "false") + ',' + (p.moe_overlap ? "true" : "false");
+    for (const double v : {r.iteration_time_s, r.iteration_time_low_s, r.iteration_time_high_s, r.tokens_per_s, r.mfu, r.bubble_fraction,
+                           r.peak_memory_gib, r.training_days, r.cost_usd}) {
         s += ',';
         append_number(s, v);
     }
@@ -120,27 +122,27 @@ std::string plan_row_to_csv(const PlanRow& r)
         }
     }
     s += r.band_calibrated ? ",calibrated" : ",uncalibrated"; // whether the band was measured or is the default
-    s += r.on_front ? ",true" : ",false"; // last: the CLI's spool strips it and marks the front at the end
+    s += r.on_front ? ",true" : ",false";                     // last: the CLI's spool strips it and marks the front at the end
     return s;
 }
 
 nlohmann::json plan_row_to_json(const PlanRow& r)
 {
     nlohmann::json j = {{"index", r.index},
-            {"gpu", r.gpu},
-            {"num_gpus", r.num_gpus},
-            {"plan", plan_to_json(r.plan)},
-            {"precision", to_string(r.precision)},
-            {"iteration_time_s", r.iteration_time_s},
-            {"iteration_time_band_s", {r.iteration_time_low_s, r.iteration_time_high_s}},
-            {"tokens_per_s", r.tokens_per_s},
-            {"mfu", r.mfu},
-            {"bubble_fraction", r.bubble_fraction},
-            {"peak_memory_gib", r.peak_memory_gib},
-            {"training_days", r.training_days},
-            {"cost_usd", r.cost_usd},
-            {"on_front", r.on_front},
-            {"band_calibrated", r.band_calibrated}};
+                        {"gpu", r.gpu},
+                        {"num_gpus", r.num_gpus},
+                        {"plan", plan_to_json(r.plan)},
+                        {"precision", to_string(r.precision)},
+                        {"iteration_time_s", r.iteration_time_s},
+                        {"iteration_time_band_s", {r.iteration_time_low_s, r.iteration_time_high_s}},
+                        {"tokens_per_s", r.tokens_per_s},
+                        {"mfu", r.mfu},
+                        {"bubble_fraction", r.bubble_fraction},
+                        {"peak_memory_gib", r.peak_memory_gib},
+                        {"training_days", r.training_days},
+                        {"cost_usd", r.cost_usd},
+                        {"on_front", r.on_front},
+                        {"band_calibrated", r.band_calibrated}};
     // The search axes, whether or not plan_to_json() writes them.
     nlohmann::json& plan = j["plan"];
     plan["cp"] = r.plan.cp;

@@ -49,8 +49,8 @@ void refuse_numeric_text(const nlohmann::json& root, const std::string& path, Di
                 stack.emplace_back(&(*value)[i], where + "[" + std::to_string(i) + "]");
             }
         } else if (value->is_string() && text_is_a_number(value->get_ref<const std::string&>())) {
-            diags.push_back({where, "holds the text \"" + value->get_ref<const std::string&>().substr(0, 40) +
-                                        "\" where a number or a description belongs"});
+            diags.push_back(
+                {where, "holds the text \"" + value->get_ref<const std::string&>().substr(0, 40) + "\" where a number or a description belongs"});
             return;
         } else if (value->is_number_float() && !std::isfinite(value->get<double>())) {
             diags.push_back({where, "must be a finite number"});
@@ -81,9 +81,9 @@ Expected<HardwareSpec> hardware_spec_from_json(const nlohmann::json& json)
         return Diagnostic{"", "a hardware spec must be a JSON object"};
     }
     Reader r(json, "", diags);
-    r.reject_unknown({"id", "name", "vendor", "memory_gib", "memory_reserve_gib", "memory_bandwidth_gbytes_per_s", "peak_tflops",
-                      "sm_count", "price_usd_per_gpu_hour", "price_source", "links", "model_parameters", "figures_sources",
-                      "calibration", "default_band", "description"});
+    r.reject_unknown({"id", "name", "vendor", "memory_gib", "memory_reserve_gib", "memory_bandwidth_gbytes_per_s", "peak_tflops", "sm_count",
+                      "price_usd_per_gpu_hour", "price_source", "links", "model_parameters", "figures_sources", "calibration", "default_band",
+                      "description"});
     HardwareSpec hw;
     hw.id = r.required_string("id");
     hw.name = r.required_string("name");

@@ -37,7 +37,10 @@
 namespace vtrain {
 namespace {
 
-std::string str(long long v) { return std::to_string(v); }
+std::string str(long long v)
+{
+    return std::to_string(v);
+}
 
 std::string join_lines(const std::string& head, const std::vector<std::string>& lines)
 {
@@ -139,8 +142,9 @@ void add_moe_mla_arguments(const ModelSpec& m, const Plan& p, std::vector<std::s
     args.push_back("--moe-router-topk " + str(e.top_k));
     args.push_back("--moe-ffn-hidden-size " + str(e.expert_ffn_hidden > 0 ? e.expert_ffn_hidden : m.effective_ffn_hidden()));
     if (e.shared_experts > 0) {
-        const int shared = e.shared_expert_ffn_hidden > 0 ? e.shared_expert_ffn_hidden
-                                                          : e.shared_experts * (e.expert_ffn_hidden > 0 ? e.expert_ffn_hidden : m.effective_ffn_hidden());
+        const int shared = e.shared_expert_ffn_hidden > 0
+                               ? e.shared_expert_ffn_hidden
+                               : e.shared_experts * (e.expert_ffn_hidden > 0 ? e.expert_ffn_hidden : m.effective_ffn_hidden());
         args.push_back("--moe-shared-expert-intermediate-size " + str(shared));
     }
     if (e.first_dense_layers > 0 || e.layer_freq > 1) {
@@ -210,8 +214,8 @@ void add_precision_arguments(const TrainingSpec& t, std::vector<std::string>& ar
         // recipes and current scaling (DeepSeek-V3, NVIDIA's recipes) run E4M3 throughout.
         const bool hybrid = t.fp8_recipe == Fp8Recipe::Delayed;
         args.push_back(std::string("--fp8-format ") + (hybrid ? "hybrid" : "e4m3"));
-        const char* recipe = t.fp8_recipe == Fp8Recipe::Delayed   ? "delayed"
-                             : t.fp8_recipe == Fp8Recipe::Current ? "tensorwise"
+        const char* recipe = t.fp8_recipe == Fp8Recipe::Delayed     ? "delayed"
+                             : t.fp8_recipe == Fp8Recipe::Current   ? "tensorwise"
                              : t.fp8_recipe == Fp8Recipe::Blockwise ? "blockwise"
                                                                     : "mxfp8";
         args.push_back(std::string("--fp8-recipe ") + recipe);
@@ -289,7 +293,8 @@ void add_recompute_arguments(const Plan& p, std::vector<std::string>& args, std:
         return;
     }
     if (p.recompute == Recompute::Full) {
-        warnings.push_back("recompute_modules (" + modules + ") are not written: full recomputation (--recompute-granularity full) "
+        warnings.push_back("recompute_modules (" + modules +
+                           ") are not written: full recomputation (--recompute-granularity full) "
                            "already recomputes every module, and Megatron-LM reads --recompute-modules with selective only");
         return;
     }
@@ -316,7 +321,10 @@ std::string environment_prefix(const Plan& p)
 
 } // namespace
 
-std::string TorchtitanLaunch::command_text() const { return launch_command + '\n'; }
+std::string TorchtitanLaunch::command_text() const
+{
+    return launch_command + '\n';
+}
 
 Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& s, const Plan& p, int gpus_per_node)
 {
@@ -362,12 +370,12 @@ Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& s, const Plan& p, i
     t += "mixed_precision_param = \"" + std::string(s.training.precision == Precision::Fp32 ? "float32" : "bfloat16") +
          "\"\nmixed_precision_reduce = \"float32\"\n";
     t += "\n[parallelism]\ndata_parallel_replicate_degree = " + str(p.zero_stage >= 1 ? replicate : dense_dp) +
-         "\ndata_parallel_shard_degree = " + str(shard) + "\ntensor_parallel_degree = " + str(p.tp) +
-         "\ncontext_parallel_degree = " + str(p.cp) + "\npipeline_parallel_degree = " + str(p.pp) + "\n";
+         "\ndata_parallel_shard_degree = " + str(shard) + "\ntensor_parallel_degree = " + str(p.tp) + "\ncontext_parallel_degree = " + str(p.cp) +
+         "\npipeline_parallel_degree = " + str(p.pp) + "\n";
     if (p.pp > 1) {
-        const char* schedule = p.schedule == Schedule::GPipe                                           ? "GPipe"
+        const char* schedule = p.schedule == Schedule::GPipe                                          ? "GPipe"
                                : p.schedule == Schedule::OneFOneB || p.schedule == Schedule::DualPipe ? "1F1B"
-                                                                                                     : "Interleaved1F1B";
+                                                                                                      : "Interleaved1F1B";
         t += "pipeline_parallel_schedule = \"" + std::string(schedule) + "\"\npipeline_parallel_microbatch_size = " + str(p.micro_batch) + "\n";
         if (p.schedule == Schedule::Interleaved || p.first_stage_layers > 0 || p.last_stage_layers > 0 || !p.pipeline_layout.empty()) {
             w.emplace_back("torchtitan splits layers over pipeline stages by its own rule (pipeline_parallel_layers_per_stage): "
@@ -395,7 +403,8 @@ Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& s, const Plan& p, i
         t += "\n[float8]\nrecipe_name = \"" + std::string(tensorwise ? "tensorwise" : "rowwise") + "\"\n";
         t += std::string("enable_fsdp_float8_all_gather = ") + (tensorwise && p.zero_stage >= 1 ? "true" : "false") + "\n";
         t += std::string("precompute_float8_dynamic_scale_for_fsdp = ") + (tensorwise && p.zero_stage >= 1 ? "true" : "false") + "\n";
-        if (s.training.fp8_recipe == Fp8Recipe::Delayed || s.training.fp8_recipe == Fp8Recipe::Blockwise || s.training.fp8_recipe == Fp8Recipe::Mxfp8) {
+        if (s.training.fp8_recipe == Fp8Recipe::Delayed || s.training.fp8_recipe == Fp8Recipe::Blockwise ||
+            s.training.fp8_recipe == Fp8Recipe::Mxfp8) {
             w.push_back(std::string("torchtitan's float8 (torchao) has no ") + to_string(s.training.fp8_recipe) +
                         " recipe: written as the nearest (tensorwise or rowwise; MXFP8 is a separate mx converter on Blackwell)");
         }
@@ -418,9 +427,15 @@ long long grad_bucket_elements(const Plan& plan, Precision precision)
     return std::llround(plan.grad_bucket_mb * 1024.0 * 1024.0 / bytes_per_gradient);
 }
 
-std::string MegatronLaunch::command_text() const { return join_lines(launch_command, arguments); }
+std::string MegatronLaunch::command_text() const
+{
+    return join_lines(launch_command, arguments);
+}
 
-std::string DeepSpeedLaunch::command_text() const { return join_lines(launch_command, arguments); }
+std::string DeepSpeedLaunch::command_text() const
+{
+    return join_lines(launch_command, arguments);
+}
 
 // Rank order: Megatron-LM's only choice besides its default "tp-cp-ep-dp-pp" is --use-tp-pp-dp-mapping
 // ("tp-cp-ep-pp-dp", arguments.py); other orders exist in parallel_state.initialize_model_parallel(order=)
@@ -467,12 +482,11 @@ Expected<MegatronLaunch> megatron_launch(const Scenario& s, const Plan& p, int g
     auto& args = out.arguments;
     auto& warnings = out.warnings;
     const NodeLayout layout = node_layout(s.cluster.num_gpus, gpus_per_node, warnings);
-    out.launch_command = environment_prefix(p) + "torchrun --nproc_per_node " + str(layout.processes_per_node) + " --nnodes " +
-                         str(layout.nodes);
+    out.launch_command = environment_prefix(p) + "torchrun --nproc_per_node " + str(layout.processes_per_node) + " --nnodes " + str(layout.nodes);
     if (layout.nodes > 1) {
         out.launch_command += " --node_rank $NODE_RANK --master_addr $MASTER_ADDR --master_port 6000";
-        warnings.push_back("run the torchrun line on each of the " + str(layout.nodes) +
-                           " nodes with NODE_RANK = 0.." + str(layout.nodes - 1) + " and MASTER_ADDR = the first node's address");
+        warnings.push_back("run the torchrun line on each of the " + str(layout.nodes) + " nodes with NODE_RANK = 0.." + str(layout.nodes - 1) +
+                           " and MASTER_ADDR = the first node's address");
     }
     out.launch_command += " pretrain_gpt.py";
 
@@ -593,8 +607,8 @@ Expected<DeepSpeedLaunch> deepspeed_launch(const Scenario& s, const Plan& p, int
     out.launch_command = environment_prefix(p) + "deepspeed";
     if (layout.nodes > 1) {
         out.launch_command += " --hostfile hostfile --num_nodes " + str(layout.nodes);
-        warnings.push_back("write `hostfile` with the " + str(layout.nodes) + " nodes, one line each: <host> slots=" +
-                           str(layout.processes_per_node));
+        warnings.push_back("write `hostfile` with the " + str(layout.nodes) +
+                           " nodes, one line each: <host> slots=" + str(layout.processes_per_node));
         if (p.tp > 1) {
             warnings.emplace_back("the deepspeed launcher starts remote ranks over pdsh: put CUDA_DEVICE_MAX_CONNECTIONS=1 in "
                                   ".deepspeed_env so every node gets it");
@@ -655,7 +669,8 @@ Expected<DeepSpeedLaunch> deepspeed_launch(const Scenario& s, const Plan& p, int
                            ") have no Megatron-DeepSpeed flag or ds_config key: those parts stay in memory");
     }
     if (p.cp > 1) {
-        warnings.emplace_back("context parallelism (cp = " + str(p.cp) + ") has no Megatron-DeepSpeed flag: DeepSpeed-Ulysses "
+        warnings.emplace_back("context parallelism (cp = " + str(p.cp) +
+                              ") has no Megatron-DeepSpeed flag: DeepSpeed-Ulysses "
                               "(--ds-sequence-parallel-size) is the nearest equivalent");
     }
     if (p.offload_optimizer && p.zero_stage < 1) {

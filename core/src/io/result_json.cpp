@@ -100,7 +100,13 @@ void for_each_trace_event(const SimulationResult& r, Emit&& emit)
         }
     }
     auto complete = [&](const std::string& name, const char* category, int pid, int tid, double start_s, double dur_s, nlohmann::json args) {
-        emit(nlohmann::json{{"name", name}, {"cat", category}, {"ph", "X"}, {"pid", pid}, {"tid", tid}, {"ts", start_s * 1e6}, {"dur", dur_s * 1e6},
+        emit(nlohmann::json{{"name", name},
+                            {"cat", category},
+                            {"ph", "X"},
+                            {"pid", pid},
+                            {"tid", tid},
+                            {"ts", start_s * 1e6},
+                            {"dur", dur_s * 1e6},
                             {"args", std::move(args)}});
     };
     for (const TimelineTask& t : r.timeline) {

@@ -36,8 +36,8 @@ MlaSpec read_mla(Reader r)
 
 MoeSpec read_moe(Reader r, int layers, int ffn_hidden)
 {
-    r.reject_unknown({"experts", "top_k", "expert_ffn_hidden", "shared_experts", "shared_expert_ffn_hidden", "first_dense_layers",
-                      "layer_freq", "dropless", "capacity_factor", "pad_to_capacity", "load_imbalance", "latent_size", "description"});
+    r.reject_unknown({"experts", "top_k", "expert_ffn_hidden", "shared_experts", "shared_expert_ffn_hidden", "first_dense_layers", "layer_freq",
+                      "dropless", "capacity_factor", "pad_to_capacity", "load_imbalance", "latent_size", "description"});
     MoeSpec s;
     s.experts = r.required_int("experts", 2, 1 << 20);
     s.top_k = r.optional_int("top_k", 1, 1 << 20).value_or(1);
@@ -68,8 +68,8 @@ MoeSpec read_moe(Reader r, int layers, int ffn_hidden)
     }
     // The busiest expert cannot receive more than every token once: max / mean <= experts / top_k.
     if (s.top_k <= s.experts && s.load_imbalance > static_cast<double>(s.experts) / s.top_k + 1e-9) {
-        r.error("load_imbalance", "must not exceed experts / top_k (" + std::to_string(s.experts / s.top_k) +
-                                      "): the busiest expert gets at most every token");
+        r.error("load_imbalance",
+                "must not exceed experts / top_k (" + std::to_string(s.experts / s.top_k) + "): the busiest expert gets at most every token");
     }
     if (s.shared_expert_ffn_hidden > 0 && s.shared_experts == 0) {
         s.shared_experts = 1;
@@ -94,10 +94,11 @@ MambaSpec read_mamba(Reader r)
 
 ModelSpec read_model(Reader r)
 {
-    r.reject_unknown({"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "seq_len", "vocab", "activation",
-                      "normalization", "tied_embeddings", "attention", "mla", "head_dim", "sliding_window",
-                      "full_attention_every", "qk_norm", "qkv_bias", "mtp_layers", "moe", "layer_pattern", "mamba", "description",
-                      "linear_bias", "glu_clamp"});
+    r.reject_unknown(
+        {"name",       "layers",        "hidden",          "heads",     "kv_heads",      "ffn_hidden", "seq_len",        "vocab",
+         "activation", "normalization", "tied_embeddings", "attention", "mla",           "head_dim",   "sliding_window", "full_attention_every",
+         "qk_norm",    "qkv_bias",      "mtp_layers",      "moe",       "layer_pattern", "mamba",      "description",    "linear_bias",
+         "glu_clamp"});
     ModelSpec m;
     m.name = r.optional_string("name").value_or("model");
     if (m.name.size() > kMaxModelNameChars) {
@@ -199,13 +200,13 @@ ModelSpec read_model(Reader r)
     m.layer_pattern = r.optional_string("layer_pattern").value_or("");
     if (!m.layer_pattern.empty()) {
         if (static_cast<int>(m.layer_pattern.size()) != m.layers) {
-            r.error("layer_pattern", "has " + std::to_string(m.layer_pattern.size()) + " letters but the model has " +
-                                         std::to_string(m.layers) + " layers (one letter per layer)");
+            r.error("layer_pattern", "has " + std::to_string(m.layer_pattern.size()) + " letters but the model has " + std::to_string(m.layers) +
+                                         " layers (one letter per layer)");
         }
         const std::size_t bad = m.layer_pattern.find_first_not_of("M*-E");
         if (bad != std::string::npos) {
-            r.error("layer_pattern", std::string("has the unknown letter '") + m.layer_pattern[bad] + "' at position " +
-                                         std::to_string(bad) + " (M Mamba-2, * attention, - dense FFN, E MoE FFN)");
+            r.error("layer_pattern", std::string("has the unknown letter '") + m.layer_pattern[bad] + "' at position " + std::to_string(bad) +
+                                         " (M Mamba-2, * attention, - dense FFN, E MoE FFN)");
         }
         if (m.layer_pattern.find('E') != std::string::npos && !m.moe.enabled()) {
             r.error("layer_pattern", "has MoE layers ('E') but the model has no \"moe\" block");
@@ -256,12 +257,31 @@ ClusterSpec read_cluster(Reader r)
 
 TrainingSpec read_training(Reader r)
 {
-    r.reject_unknown({"global_batch", "tokens", "precision", "fp8_recipe", "attention", "grad_accumulation_bytes", "optimizer_moments",
-                      "bf16_gradients", "fp8_param_gather", "per_op_sac", "tp_overlap_forward_only", "eager_elementwise", "bf16_edge_layers",
-                      "moe_dispatcher", "description", "fp8_axiswise_casts",
-                      "attention_peak_fraction", "cp_ring_pytorch", "loss_bytes_per_logit",
-                      "cuda_graphs", "cuda_graph_scope", "fused_grouped_mlp",
-                      "ssd_scan_time_factor", "te_cross_entropy", "overlap_p2p"});
+    r.reject_unknown({"global_batch",
+                      "tokens",
+                      "precision",
+                      "fp8_recipe",
+                      "attention",
+                      "grad_accumulation_bytes",
+                      "optimizer_moments",
+                      "bf16_gradients",
+                      "fp8_param_gather",
+                      "per_op_sac",
+                      "tp_overlap_forward_only",
+                      "eager_elementwise",
+                      "bf16_edge_layers",
+                      "moe_dispatcher",
+                      "description",
+                      "fp8_axiswise_casts",
+                      "attention_peak_fraction",
+                      "cp_ring_pytorch",
+                      "loss_bytes_per_logit",
+                      "cuda_graphs",
+                      "cuda_graph_scope",
+                      "fused_grouped_mlp",
+                      "ssd_scan_time_factor",
+                      "te_cross_entropy",
+                      "overlap_p2p"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
@@ -320,7 +340,8 @@ TrainingSpec read_training(Reader r)
             t.moe_dispatcher = MoeDispatcher::Flex;
         } else {
             r.error("moe_dispatcher", "must be \"alltoall\" (NCCL, one row per token and expert) or \"flex\" (DeepEP/HybridEP: once per "
-                                      "destination NVLink domain), not \"" + json_fields::bounded(*d) + "\"");
+                                      "destination NVLink domain), not \"" +
+                                          json_fields::bounded(*d) + "\"");
         }
     }
     if (const auto g = r.optional_string("cuda_graphs")) {
@@ -328,7 +349,8 @@ TrainingSpec read_training(Reader r)
             t.cuda_graphs = *v;
         } else {
             r.error("cuda_graphs", "must be \"none\" (every kernel launched by the host), \"scoped\" (per-module graphs) or "
-                                   "\"full_iteration\" (the whole forward and backward captured), not \"" + json_fields::bounded(*g) + "\"");
+                                   "\"full_iteration\" (the whole forward and backward captured), not \"" +
+                                       json_fields::bounded(*g) + "\"");
         }
     }
     if (r.json().contains("cuda_graph_scope")) {
@@ -383,10 +405,33 @@ Recompute read_recompute(Reader& r, const char* key, Recompute fallback)
 
 Plan read_plan(Reader r)
 {
-    r.reject_unknown({"tp", "pp", "dp", "micro_batch", "schedule", "virtual_stages", "recompute", "sequence_parallel", "zero_stage",
-                      "shard_group", "grad_bucket_mb", "overlap_grad_reduce", "overlap_param_gather", "cp", "cp_kind", "ep", "etp",
-                      "moe_overlap", "tp_overlap", "first_stage_layers", "last_stage_layers", "pipeline_layout", "rank_order",
-                      "offload_optimizer", "offload_activations", "recompute_modules", "description"});
+    r.reject_unknown({"tp",
+                      "pp",
+                      "dp",
+                      "micro_batch",
+                      "schedule",
+                      "virtual_stages",
+                      "recompute",
+                      "sequence_parallel",
+                      "zero_stage",
+                      "shard_group",
+                      "grad_bucket_mb",
+                      "overlap_grad_reduce",
+                      "overlap_param_gather",
+                      "cp",
+                      "cp_kind",
+                      "ep",
+                      "etp",
+                      "moe_overlap",
+                      "tp_overlap",
+                      "first_stage_layers",
+                      "last_stage_layers",
+                      "pipeline_layout",
+                      "rank_order",
+                      "offload_optimizer",
+                      "offload_activations",
+                      "recompute_modules",
+                      "description"});
     Plan p;
     p.tp = r.required_int("tp", 1, 1 << 16);
     p.pp = r.required_int("pp", 1, 1 << 16);
@@ -426,8 +471,7 @@ Plan read_plan(Reader r)
                 if (bit != 0) {
                     p.recompute_modules |= bit;
                 } else {
-                    r.error("recompute_modules", "knows \"layernorm\", \"mla_up_proj\", \"moe_act\" and \"moe\", not " +
-                                                     json_fields::excerpt(v));
+                    r.error("recompute_modules", "knows \"layernorm\", \"mla_up_proj\", \"moe_act\" and \"moe\", not " + json_fields::excerpt(v));
                 }
             }
         }
@@ -487,9 +531,27 @@ std::optional<int> positive_int(const nlohmann::json& j, int max)
 
 SearchSpace read_search(Reader r)
 {
-    r.reject_unknown({"tp", "pp", "micro_batch", "schedule", "virtual_stages", "recompute", "sequence_parallel", "zero_stage",
-                      "num_gpus", "gpu", "cp", "ep", "etp", "precision", "tp_overlap", "moe_overlap", "overlap_grad_reduce", "rank_order",
-                      "offload_optimizer", "offload_activations", "description"});
+    r.reject_unknown({"tp",
+                      "pp",
+                      "micro_batch",
+                      "schedule",
+                      "virtual_stages",
+                      "recompute",
+                      "sequence_parallel",
+                      "zero_stage",
+                      "num_gpus",
+                      "gpu",
+                      "cp",
+                      "ep",
+                      "etp",
+                      "precision",
+                      "tp_overlap",
+                      "moe_overlap",
+                      "overlap_grad_reduce",
+                      "rank_order",
+                      "offload_optimizer",
+                      "offload_activations",
+                      "description"});
     SearchSpace s;
     s.tp = read_list<int>(r, "tp", [](const nlohmann::json& j) { return positive_int(j, 1 << 16); });
     s.pp = read_list<int>(r, "pp", [](const nlohmann::json& j) { return positive_int(j, 1 << 16); });
@@ -552,10 +614,22 @@ const char* to_string(FfnActivation v)
     }
     return "gelu";
 }
-const char* to_string(Normalization v) { return v == Normalization::LayerNorm ? "layernorm" : "rmsnorm"; }
-const char* to_string(AttentionKernel v) { return v == AttentionKernel::Flash ? "flash" : "unfused"; }
-const char* to_string(MoeDispatcher v) { return v == MoeDispatcher::Flex ? "flex" : "alltoall"; }
-const char* to_string(CudaGraphs v) { return v == CudaGraphs::FullIteration ? "full_iteration" : v == CudaGraphs::Scoped ? "scoped" : "none"; }
+const char* to_string(Normalization v)
+{
+    return v == Normalization::LayerNorm ? "layernorm" : "rmsnorm";
+}
+const char* to_string(AttentionKernel v)
+{
+    return v == AttentionKernel::Flash ? "flash" : "unfused";
+}
+const char* to_string(MoeDispatcher v)
+{
+    return v == MoeDispatcher::Flex ? "flex" : "alltoall";
+}
+const char* to_string(CudaGraphs v)
+{
+    return v == CudaGraphs::FullIteration ? "full_iteration" : v == CudaGraphs::Scoped ? "scoped" : "none";
+}
 const char* to_string(Precision v)
 {
     switch (v) {
@@ -586,7 +660,10 @@ const char* to_string(AttentionKind v)
     }
     return "mha";
 }
-const char* to_string(ContextParallelKind v) { return v == ContextParallelKind::Ring ? "ring" : "all_to_all"; }
+const char* to_string(ContextParallelKind v)
+{
+    return v == ContextParallelKind::Ring ? "ring" : "all_to_all";
+}
 const char* to_string(Schedule v)
 {
     switch (v) {
@@ -713,13 +790,25 @@ std::optional<CudaGraphs> cuda_graphs_from_string(const std::string& s)
     return std::nullopt;
 }
 
-unsigned cuda_graph_scope_bit(const std::string& name) { return bit_named(kGraphScopeNames, lower(name)); }
+unsigned cuda_graph_scope_bit(const std::string& name)
+{
+    return bit_named(kGraphScopeNames, lower(name));
+}
 
-std::vector<std::string> cuda_graph_scope_names(unsigned scope) { return names_of_bits(kGraphScopeNames, scope); }
+std::vector<std::string> cuda_graph_scope_names(unsigned scope)
+{
+    return names_of_bits(kGraphScopeNames, scope);
+}
 
-unsigned recompute_module_bit(const std::string& name) { return bit_named(kRecomputeModuleNames, name); }
+unsigned recompute_module_bit(const std::string& name)
+{
+    return bit_named(kRecomputeModuleNames, name);
+}
 
-std::vector<std::string> recompute_module_names(unsigned modules) { return names_of_bits(kRecomputeModuleNames, modules); }
+std::vector<std::string> recompute_module_names(unsigned modules)
+{
+    return names_of_bits(kRecomputeModuleNames, modules);
+}
 
 std::optional<Fp8Recipe> fp8_recipe_from_string(const std::string& s)
 {
@@ -891,7 +980,9 @@ void model_shape_to_json(const ModelSpec& m, nlohmann::json& out)
     }
     if (m.moe.enabled()) {
         const MoeSpec& e = m.moe;
-        nlohmann::json moe = {{"experts", e.experts}, {"top_k", e.top_k}, {"expert_ffn_hidden", e.expert_ffn_hidden > 0 ? e.expert_ffn_hidden : m.effective_ffn_hidden()}};
+        nlohmann::json moe = {{"experts", e.experts},
+                              {"top_k", e.top_k},
+                              {"expert_ffn_hidden", e.expert_ffn_hidden > 0 ? e.expert_ffn_hidden : m.effective_ffn_hidden()}};
         if (e.shared_experts > 0) {
             moe["shared_experts"] = e.shared_experts;
         }
@@ -924,10 +1015,8 @@ void model_shape_to_json(const ModelSpec& m, nlohmann::json& out)
         out["layer_pattern"] = m.layer_pattern;
     }
     if (m.layer_pattern.find('M') != std::string::npos) {
-        out["mamba"] = {{"state_dim", m.mamba.state_dim},
-                        {"head_dim", m.mamba.head_dim},
-                        {"groups", m.mamba.groups},
-                        {"conv_kernel", m.mamba.conv_kernel}};
+        out["mamba"] = {
+            {"state_dim", m.mamba.state_dim}, {"head_dim", m.mamba.head_dim}, {"groups", m.mamba.groups}, {"conv_kernel", m.mamba.conv_kernel}};
         if (m.mamba.heads > 0) {
             out["mamba"]["heads"] = m.mamba.heads;
         }
@@ -946,8 +1035,13 @@ nlohmann::json scenario_to_json(const Scenario& s)
         j["description"] = s.description;
     }
     const ModelSpec& m = s.model;
-    j["model"] = {{"name", m.name}, {"layers", m.layers}, {"hidden", m.hidden}, {"heads", m.heads}, {"seq_len", m.seq_len},
-                  {"vocab", m.vocab}, {"activation", to_string(m.activation)}};
+    j["model"] = {{"name", m.name},
+                  {"layers", m.layers},
+                  {"hidden", m.hidden},
+                  {"heads", m.heads},
+                  {"seq_len", m.seq_len},
+                  {"vocab", m.vocab},
+                  {"activation", to_string(m.activation)}};
     if (m.kv_heads > 0) {
         j["model"]["kv_heads"] = m.kv_heads;
     }
@@ -979,8 +1073,8 @@ nlohmann::json scenario_to_json(const Scenario& s)
     if (c.links.inter_node_latency_us) {
         j["cluster"]["inter_node_latency_us"] = *c.links.inter_node_latency_us;
     }
-    j["training"] = {{"global_batch", s.training.global_batch}, {"precision", to_string(s.training.precision)},
-                     {"attention", to_string(s.training.attention)}};
+    j["training"] = {
+        {"global_batch", s.training.global_batch}, {"precision", to_string(s.training.precision)}, {"attention", to_string(s.training.attention)}};
     if (s.training.precision == Precision::Fp8 || s.training.fp8_recipe != Fp8Recipe::Delayed) {
         j["training"]["fp8_recipe"] = to_string(s.training.fp8_recipe);
     }

@@ -12,8 +12,8 @@
 namespace vtrain {
 
 struct TaskGraph {
-    std::vector<double> duration;      // seconds, per task
-    std::vector<std::int32_t> stream;  // stream id, per task
+    std::vector<double> duration;     // seconds, per task
+    std::vector<std::int32_t> stream; // stream id, per task
     // Dependencies as edge lists: dep_to[i] waits for dep_from[i].
     std::vector<std::int32_t> dep_from;
     std::vector<std::int32_t> dep_to;

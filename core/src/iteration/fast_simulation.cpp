@@ -12,10 +12,10 @@
 namespace vtrain {
 namespace {
 
-constexpr int kMaxCycle = 4;        // periods a settled state may take to repeat itself (max-plus cyclicity)
+constexpr int kMaxCycle = 4;              // periods a settled state may take to repeat itself (max-plus cyclicity)
 constexpr double kExtensionError = 1e-12; // bound on an extended time's error, relative to it
-constexpr int kWindowOps = 4;       // operations after a cut whose incoming messages a state holds
-constexpr int kTimesPerStage = 5;   // clocks of a stage in a state (Walk::clocks)
+constexpr int kWindowOps = 4;             // operations after a cut whose incoming messages a state holds
+constexpr int kTimesPerStage = 5;         // clocks of a stage in a state (Walk::clocks)
 
 void prepare_schedule(FastSimScratch& w, Schedule schedule, int stages, int micro_batches, int chunks)
 {
@@ -373,10 +373,10 @@ private:
     FastSimScratch& w;
     const IterationCosts& ic;
     int pp, v;
-    int m_cut_index = -1;             // the last cut reached
+    int m_cut_index = -1; // the last cut reached
     std::vector<int> m_cut = std::vector<int>(static_cast<std::size_t>(pp));
-    bool m_held[kMaxCycle + 1] = {};  // per ring entry: whether that state holds every message in flight
-    bool m_compare_again = false;     // compare at the last cut again (after lengthening for a cycle)
+    bool m_held[kMaxCycle + 1] = {}; // per ring entry: whether that state holds every message in flight
+    bool m_compare_again = false;    // compare at the last cut again (after lengthening for a cycle)
 };
 
 // Each chunk's durations as the walk adds them, in the task graph's order of operations.

@@ -24,11 +24,11 @@
 
 #include "iteration/event_simulation.h"
 #include "iteration/iteration_costs.h"
-#include "vtrain/layer_costs.h"
 #include "iteration/pipeline_schedule.h"
+#include "iteration/plan_costs.h"
+#include "vtrain/layer_costs.h"
 #include "vtrain/scenario.h"
 #include "vtrain/simulation_result.h"
-#include "iteration/plan_costs.h"
 
 namespace vtrain {
 
@@ -40,8 +40,8 @@ struct FastSimScratch {
     Schedule schedule = Schedule::OneFOneB;
     int stages = 0, micro_batches = 0, chunks = 0;
     std::vector<StageOrder> orders;
-    std::vector<std::vector<char>> split_here;    // per stage and op: the last backward of its chunk
-    std::vector<std::vector<int>> splits_before;  // per stage: split ops before each op index
+    std::vector<std::vector<char>> split_here;   // per stage and op: the last backward of its chunk
+    std::vector<std::vector<int>> splits_before; // per stage: split ops before each op index
     std::optional<SchedulePeriod> period;
 
     std::vector<double> forward_arrival, backward_arrival; // per (stage, chunk, micro-batch); < 0 = not yet
@@ -63,7 +63,7 @@ struct FastSimScratch {
     std::vector<ChunkStep> steps;
     std::vector<Stage> stage;
     std::vector<std::vector<double>> snapshots; // the state at the last few cuts (a ring)
-    IterationCosts costs; // the plan's durations: the same figures the task graph reads
+    IterationCosts costs;                       // the plan's durations: the same figures the task graph reads
 };
 
 struct FastSimResult {
@@ -78,7 +78,7 @@ struct FastSimResult {
 // False when the schedule cannot complete (a dependency cycle: a bug); the caller then falls back to the
 // task graph. `costs` are the plan's layer costs (plan_layer_costs()). With `stages`, also each stage's
 // time accounting, as simulate_checked() reports it.
-bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan,
-                   const LayerCosts& costs, FastSimScratch& scratch, FastSimResult& out, std::vector<StageBreakdown>* stages = nullptr);
+bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan, const LayerCosts& costs,
+                   FastSimScratch& scratch, FastSimResult& out, std::vector<StageBreakdown>* stages = nullptr);
 
 } // namespace vtrain

@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "vtrain/comm_model.h"
+#include "iteration/pipeline_schedule.h"
 #include "model/host_offload.h"
 #include "model/model_math.h"
 #include "profile/operator_timer.h"
+#include "vtrain/comm_model.h"
 #include "vtrain/rank_layout.h"
-#include "iteration/pipeline_schedule.h"
 
 namespace vtrain {
 namespace {
@@ -34,10 +34,10 @@ PhaseTime scaled(const PhaseTime& t, double n)
 
 // The groups data-parallel traffic runs over (see iteration_costs.h).
 struct DataParallelGroups {
-    GroupPlacement dense;    // dp x cp, for all-reduce (zero 0)
-    GroupPlacement shard;    // the dense shard group (zero >= 1)
-    GroupPlacement replica;  // across shard groups (hybrid shard)
-    GroupPlacement expert;   // expert data-parallel (shards of zero >= 1 use it too)
+    GroupPlacement dense;   // dp x cp, for all-reduce (zero 0)
+    GroupPlacement shard;   // the dense shard group (zero >= 1)
+    GroupPlacement replica; // across shard groups (hybrid shard)
+    GroupPlacement expert;  // expert data-parallel (shards of zero >= 1 use it too)
 };
 
 DataParallelGroups dp_groups(const PlanGroups& placed)
@@ -52,15 +52,14 @@ DataParallelGroups dp_groups(const PlanGroups& placed)
 
 class Builder {
 public:
-    Builder(const ModelSpec& m, const TrainingSpec& t, const ResolvedCluster& cluster, const Plan& p, const LayerCosts& costs,
-            IterationCosts& out)
-        : m_model(m), m_training(t), m_plan(p), m_costs(costs), m_out(out), m_timer(*cluster.profile, t.precision),
-          m_bytes(param_bytes(t, p)), m_shard(shard_degrees(p))
+    Builder(const ModelSpec& m, const TrainingSpec& t, const ResolvedCluster& cluster, const Plan& p, const LayerCosts& costs, IterationCosts& out)
+        : m_model(m), m_training(t), m_plan(p), m_costs(costs), m_out(out), m_timer(*cluster.profile, t.precision), m_bytes(param_bytes(t, p)),
+          m_shard(shard_degrees(p))
     {
         m_comm.links = cluster.links;
         m_comm.measured_all_reduce = &cluster.profile->all_reduce;
         const PlanGroups placed = place_plan_groups(p, cluster.links); // the plan's rank order
-        m_links = cluster.links; // sends inside one NVLink domain use NVLink
+        m_links = cluster.links;                                       // sends inside one NVLink domain use NVLink
         m_pp_stride = placed.pp_stride;
         m_groups = dp_groups(placed);
     }
@@ -295,8 +294,8 @@ private:
         st.first_forward_dp_s = 0;
         if ((p.zero_stage == 1 || p.zero_stage == 2) && m_out.reduce_grads) {
             // Decoder weights at their gather width (FP8 with fp8_param_gather), the vocabulary in bf16.
-            const double gather = m_comm.collective_seconds(Collective::AllGather, params.dense * m_bytes.layer_gather + params.vocab * m_bytes.weight,
-                                                            m_groups.shard) +
+            const double gather = m_comm.collective_seconds(Collective::AllGather,
+                                                            params.dense * m_bytes.layer_gather + params.vocab * m_bytes.weight, m_groups.shard) +
                                   m_comm.collective_seconds(Collective::AllGather, params.expert * m_bytes.layer_gather, m_groups.expert);
             if (p.overlap_param_gather) {
                 // Bucket by bucket behind the next iteration's first forward on this stage (first chunk).

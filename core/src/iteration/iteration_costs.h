@@ -26,10 +26,10 @@
 //     reduce-scatter (and the replica all-reduce) runs as buckets behind the chunk's last backward.
 #include <vector>
 
+#include "iteration/plan_costs.h"
 #include "vtrain/layer_costs.h"
 #include "vtrain/memory_model.h"
 #include "vtrain/pipeline_layout.h"
-#include "iteration/plan_costs.h"
 
 namespace vtrain {
 
@@ -44,8 +44,8 @@ struct TaskComm {
 
 struct ChunkCosts {
     PhaseTime forward, backward, recompute;
-    int layers = 0;     // decoder layers (+ MTP modules)
-    ParamShare params;  // on one GPU
+    int layers = 0;    // decoder layers (+ MTP modules)
+    ParamShare params; // on one GPU
     // ZeRO-3: exposed seconds added to the forward and to the backward (gather; reduce-scatter excess,
     // which the bucketed last backward of the chunk leaves to its buckets), and the traffic of one pass.
     double fsdp_forward_s = 0, fsdp_backward_gather_s = 0, fsdp_backward_scatter_s = 0;
@@ -63,16 +63,16 @@ struct ChunkCosts {
 };
 
 struct StageCosts {
-    ParamShare params;            // on one GPU of the stage
+    ParamShare params; // on one GPU of the stage
     double optimizer_s = 0;
-    double param_gather_s = 0;    // distributed optimizer: all-gather after the step (0 when overlapped or none)
+    double param_gather_s = 0;     // distributed optimizer: all-gather after the step (0 when overlapped or none)
     double first_forward_dp_s = 0; // overlap_param_gather: exposed part, added to the stage's first forward
     double send_forward_s = 0, send_backward_s = 0;
 };
 
 struct IterationCosts {
     int stages = 1, chunks = 1, micro_batches = 1;
-    bool reduce_grads = false;  // any data-parallel gradient traffic at all
+    bool reduce_grads = false;   // any data-parallel gradient traffic at all
     bool bucket_overlap = false; // buckets ride the last backward of each chunk (else after the stage's last)
     bool embedding_sync = false;
     // Pipeline sends run beside the sender's compute (TrainingSpec::overlap_p2p with an interleaved schedule):

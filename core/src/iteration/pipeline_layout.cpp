@@ -9,7 +9,10 @@ namespace {
 
 constexpr std::size_t kMaxExpanded = 1 << 20; // symbols after expanding repeats: refuse absurd strings
 
-std::string str(long long v) { return std::to_string(v); }
+std::string str(long long v)
+{
+    return std::to_string(v);
+}
 
 // Expands repeats into a flat string of E, t, m, L and '|'. `pos` advances; stops at ')' or the end.
 class Expander {
@@ -245,11 +248,8 @@ std::optional<std::string> parse_pipeline_layout(const std::string& text, std::v
             ++v.layers;
             ++layer;
             break;
-        case 'm':
-            ++v.mtp_layers;
-            break;
-        default:
-            break;
+        case 'm': ++v.mtp_layers; break;
+        default: break;
         }
     }
     return std::nullopt;
@@ -328,7 +328,8 @@ std::optional<std::string> resolve_pipeline_layout(const ModelSpec& m, const Pla
         first = p.first_stage_layers > 0 ? p.first_stage_layers : middle;
         last = p.last_stage_layers > 0 ? p.last_stage_layers : middle;
         if (first % v != 0 || last % v != 0 || middle % v != 0) {
-            return "stages of " + str(first) + ", " + str(middle) + " and " + str(last) + " layers do not split into " + str(v) + " virtual stages each";
+            return "stages of " + str(first) + ", " + str(middle) + " and " + str(last) + " layers do not split into " + str(v) +
+                   " virtual stages each";
         }
     } else if (m.layers % static_cast<int>(n) != 0) {
         return "pp x virtual stages = " + str(static_cast<long long>(n)) + " does not divide the " + str(m.layers) + " layers";

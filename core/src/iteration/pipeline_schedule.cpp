@@ -6,8 +6,14 @@
 namespace vtrain {
 namespace {
 
-PipelineOp forward(int mb, int chunk = 0) { return {PipelineOp::Kind::Forward, mb, chunk}; }
-PipelineOp backward(int mb, int chunk = 0) { return {PipelineOp::Kind::Backward, mb, chunk}; }
+PipelineOp forward(int mb, int chunk = 0)
+{
+    return {PipelineOp::Kind::Forward, mb, chunk};
+}
+PipelineOp backward(int mb, int chunk = 0)
+{
+    return {PipelineOp::Kind::Backward, mb, chunk};
+}
 
 } // namespace
 
@@ -83,13 +89,10 @@ std::vector<StageOrder> interleaved_schedule(int stages, int micro_batches, int 
 std::vector<StageOrder> build_schedule(Schedule schedule, int stages, int micro_batches, int chunks)
 {
     switch (schedule) {
-    case Schedule::GPipe:
-        return gpipe_schedule(stages, micro_batches);
+    case Schedule::GPipe: return gpipe_schedule(stages, micro_batches);
     case Schedule::OneFOneB:
-    case Schedule::DualPipe:
-        return one_f_one_b_schedule(stages, micro_batches);
-    case Schedule::Interleaved:
-        return interleaved_schedule(stages, micro_batches, chunks);
+    case Schedule::DualPipe: return one_f_one_b_schedule(stages, micro_batches);
+    case Schedule::Interleaved: return interleaved_schedule(stages, micro_batches, chunks);
     }
     return {};
 }
@@ -128,8 +131,7 @@ std::optional<SchedulePeriod> schedule_period(Schedule schedule, int stages, int
             period.first_cut[s] = 2 * (p - s - 1) + (chunks - 1) * p + 2 * (s + 2);
         }
         return period;
-    case Schedule::GPipe:
-        break;
+    case Schedule::GPipe: break;
     }
     return std::nullopt;
 }
@@ -166,10 +168,8 @@ namespace vtrain {
 int peak_in_flight_closed_form(Schedule schedule, int stages, int micro_batches, int chunks, int stage)
 {
     switch (schedule) {
-    case Schedule::GPipe:
-        return micro_batches;
-    case Schedule::OneFOneB:
-        return std::min(stages - stage, micro_batches);
+    case Schedule::GPipe: return micro_batches;
+    case Schedule::OneFOneB: return std::min(stages - stage, micro_batches);
     case Schedule::Interleaved: {
         const int total = micro_batches * chunks;
         if (micro_batches == stages) {
@@ -178,8 +178,7 @@ int peak_in_flight_closed_form(Schedule schedule, int stages, int micro_batches,
         const int warmup = std::min((stages - stage - 1) * 2 + (chunks - 1) * stages, total);
         return std::min(warmup + 1, total);
     }
-    case Schedule::DualPipe:
-        return dualpipe_peak_in_flight(stages, micro_batches);
+    case Schedule::DualPipe: return dualpipe_peak_in_flight(stages, micro_batches);
     }
     return micro_batches;
 }

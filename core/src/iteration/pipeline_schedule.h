@@ -48,9 +48,9 @@ int dualpipe_peak_in_flight(int stages, int micro_batches);
 // after another stage's cut. tst_schedules checks all three. None for GPipe: its phases are chains,
 // whose stages need not settle into a common period.
 struct SchedulePeriod {
-    int micro_batches = 1;     // added per period (the interleaved schedule groups micro-batches by stages)
-    int ops = 2;               // operations per stage per period
-    int min_micro_batches = 1; // the smallest count with the full warm-up, steady state and cool-down
+    int micro_batches = 1;      // added per period (the interleaved schedule groups micro-batches by stages)
+    int ops = 2;                // operations per stage per period
+    int min_micro_batches = 1;  // the smallest count with the full warm-up, steady state and cool-down
     std::vector<int> first_cut; // per stage
     int stages = 1, chunks = 1;
     Schedule schedule = Schedule::OneFOneB;

@@ -15,7 +15,10 @@
 
 namespace vtrain {
 
-int dualpipe_peak_in_flight(int stages, int micro_batches) { return std::max(1, std::min(stages + 1, micro_batches)); }
+int dualpipe_peak_in_flight(int stages, int micro_batches)
+{
+    return std::max(1, std::min(stages + 1, micro_batches));
+}
 
 double dualpipe_bubble_s(int stages, double forward_s, double backward_s)
 {

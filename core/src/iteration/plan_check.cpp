@@ -12,7 +12,10 @@ PlanRejection reject(RejectReason reason, const char* field, std::string message
     return {reason, Diagnostic{field, std::move(message)}};
 }
 
-std::string str(long long v) { return std::to_string(v); }
+std::string str(long long v)
+{
+    return std::to_string(v);
+}
 
 // Context and expert parallelism, folded over a stage's tp x cp x dp GPUs as Megatron-Core does
 // (parallel_state.py initialize_model_parallel; MoE README "MoE Parallel Folding").
@@ -27,7 +30,8 @@ std::optional<PlanRejection> check_folding(const ModelSpec& m, const Plan& p)
         }
         if (p.cp_kind == ContextParallelKind::AllToAll && (m.heads % (p.tp * p.cp) != 0)) {
             return reject(RejectReason::ContextParallelInvalid, "plan.cp_kind",
-                          "the all-to-all kind splits the " + str(m.heads) + " heads over tp x cp = " + str(p.tp * p.cp) + " GPUs, which does not divide them");
+                          "the all-to-all kind splits the " + str(m.heads) + " heads over tp x cp = " + str(p.tp * p.cp) +
+                              " GPUs, which does not divide them");
         }
         if (p.sequence_parallel && (m.seq_len / p.cp) % p.tp != 0) {
             return reject(RejectReason::ContextParallelInvalid, "plan.cp",
@@ -47,7 +51,8 @@ std::optional<PlanRejection> check_folding(const ModelSpec& m, const Plan& p)
         return std::nullopt;
     }
     if (m.moe.experts % p.ep != 0) {
-        return reject(RejectReason::ExpertParallelInvalid, "plan.ep", "ep = " + str(p.ep) + " does not divide the " + str(m.moe.experts) + " experts");
+        return reject(RejectReason::ExpertParallelInvalid, "plan.ep",
+                      "ep = " + str(p.ep) + " does not divide the " + str(m.moe.experts) + " experts");
     }
     const long long stage_gpus = static_cast<long long>(p.tp) * p.cp * p.dp;
     if (stage_gpus % (static_cast<long long>(p.ep) * etp) != 0) {
@@ -57,7 +62,8 @@ std::optional<PlanRejection> check_folding(const ModelSpec& m, const Plan& p)
     }
     const int expert_ffn = m.moe.expert_ffn_hidden > 0 ? m.moe.expert_ffn_hidden : m.effective_ffn_hidden();
     if (expert_ffn % etp != 0) {
-        return reject(RejectReason::ExpertParallelInvalid, "plan.etp", "etp = " + str(etp) + " does not divide the expert FFN width " + str(expert_ffn));
+        return reject(RejectReason::ExpertParallelInvalid, "plan.etp",
+                      "etp = " + str(etp) + " does not divide the expert FFN width " + str(expert_ffn));
     }
     // Megatron-Core: "During training, performance may degrade if MoE and tensor parallelism are enabled
     // without also enabling sequence parallelism" is an error in moe_layer.py.
@@ -125,9 +131,9 @@ std::optional<PlanRejection> check_plan(const ModelSpec& m, const TrainingSpec& 
 {
     if (p.num_gpus() != num_gpus) {
         return reject(RejectReason::GpuCountMismatch, "plan",
-                      (p.cp > 1 ? "tp x cp x pp x dp = " + str(p.tp) + " x " + str(p.cp) + " x " : "tp x pp x dp = " + str(p.tp) + " x ") + str(p.pp) +
-                          " x " + str(p.dp) + " = " + str(static_cast<long long>(p.tp) * p.cp * p.pp * p.dp) + " but the cluster has " + str(num_gpus) +
-                          " GPUs");
+                      (p.cp > 1 ? "tp x cp x pp x dp = " + str(p.tp) + " x " + str(p.cp) + " x " : "tp x pp x dp = " + str(p.tp) + " x ") +
+                          str(p.pp) + " x " + str(p.dp) + " = " + str(static_cast<long long>(p.tp) * p.cp * p.pp * p.dp) + " but the cluster has " +
+                          str(num_gpus) + " GPUs");
     }
     if (m.heads % p.tp != 0) {
         return reject(RejectReason::TpNotDividingHeads, "plan.tp", "tp = " + str(p.tp) + " does not divide the " + str(m.heads) + " attention heads");
@@ -137,7 +143,8 @@ std::optional<PlanRejection> check_plan(const ModelSpec& m, const TrainingSpec& 
                       "tp = " + str(p.tp) + " and the " + str(m.effective_kv_heads()) + " key/value heads do not divide one another");
     }
     if (m.effective_ffn_hidden() % p.tp != 0) {
-        return reject(RejectReason::TpNotDividingFfn, "plan.tp", "tp = " + str(p.tp) + " does not divide ffn_hidden = " + str(m.effective_ffn_hidden()));
+        return reject(RejectReason::TpNotDividingFfn, "plan.tp",
+                      "tp = " + str(p.tp) + " does not divide ffn_hidden = " + str(m.effective_ffn_hidden()));
     }
     const bool uneven = p.first_stage_layers > 0 || p.last_stage_layers > 0 || !p.pipeline_layout.empty();
     if (!uneven && m.layers % p.pp != 0) {
@@ -152,8 +159,8 @@ std::optional<PlanRejection> check_plan(const ModelSpec& m, const TrainingSpec& 
     if (p.schedule == Schedule::Interleaved) {
         if (p.pp < 2 || p.virtual_stages < 2) {
             return reject(RejectReason::InterleavedNeedsPipeline, "plan.virtual_stages",
-                          "the interleaved schedule needs pp >= 2 and virtual_stages >= 2 (pp = " + str(p.pp) + ", virtual_stages = " +
-                              str(p.virtual_stages) + ")");
+                          "the interleaved schedule needs pp >= 2 and virtual_stages >= 2 (pp = " + str(p.pp) +
+                              ", virtual_stages = " + str(p.virtual_stages) + ")");
         }
         if (!uneven && m.layers % (p.pp * p.virtual_stages) != 0) {
             return reject(RejectReason::PpNotDividingLayers, "plan.virtual_stages",
@@ -161,7 +168,8 @@ std::optional<PlanRejection> check_plan(const ModelSpec& m, const TrainingSpec& 
         }
         if (micro_batches % p.pp != 0) {
             return reject(RejectReason::InterleavedNeedsPipeline, "plan.micro_batch",
-                          "the interleaved schedule needs the " + str(micro_batches) + " micro-batches per replica to be a multiple of pp = " + str(p.pp));
+                          "the interleaved schedule needs the " + str(micro_batches) +
+                              " micro-batches per replica to be a multiple of pp = " + str(p.pp));
         }
     } else if (p.schedule == Schedule::DualPipe && (p.pp < 2 || p.pp % 2 != 0 || micro_batches < p.pp || micro_batches % 2 != 0)) {
         // DualPipe feeds half the micro-batches from each end of an even pipeline (DeepSeek-V3 Sec. 3.2.1).

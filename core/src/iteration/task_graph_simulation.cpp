@@ -8,10 +8,10 @@
 #include <cmath>
 
 #include "iteration/iteration_costs.h"
-#include "vtrain/memory_model.h"
+#include "iteration/pipeline_schedule.h"
 #include "model/model_math.h"
 #include "profile/operator_timer.h"
-#include "iteration/pipeline_schedule.h"
+#include "vtrain/memory_model.h"
 #include "vtrain/plan_check.h"
 #include "vtrain/rank_layout.h"
 #include "vtrain/uncertainty.h"
@@ -32,7 +32,10 @@ struct TaskInfo {
     TaskComm comm; // communication inside a compute task
 };
 
-int stream_id(int stage, Lane lane) { return stage * 3 + static_cast<int>(lane); }
+int stream_id(int stage, Lane lane)
+{
+    return stage * 3 + static_cast<int>(lane);
+}
 
 // Builds the task graph of one iteration; every duration comes from IterationCosts (iteration_costs.h),
 // which the explorer's fast path reads too.
@@ -84,10 +87,7 @@ public:
     }
 
 private:
-    std::size_t slot(int stage, int chunk, int mb) const
-    {
-        return (static_cast<std::size_t>(stage) * m_chunks + chunk) * m_micro_batches + mb;
-    }
+    std::size_t slot(int stage, int chunk, int mb) const { return (static_cast<std::size_t>(stage) * m_chunks + chunk) * m_micro_batches + mb; }
 
     std::int32_t add(int stage, Lane lane, TaskKind kind, int mb, int chunk, int layers, double seconds, const TaskComm& comm = {})
     {
@@ -138,7 +138,8 @@ private:
             const PhaseTime& r = ch.recompute;
             std::int32_t first = -1;
             if (r.total_s() > 0) {
-                first = add(s, Lane::Compute, TaskKind::Recompute, op.micro_batch, op.chunk, ch.layers, r.total_s(), m_costs->recompute_comm(s, op.chunk));
+                first = add(s, Lane::Compute, TaskKind::Recompute, op.micro_batch, op.chunk, ch.layers, r.total_s(),
+                            m_costs->recompute_comm(s, op.chunk));
             }
             const bool split = overlap && static_cast<int>(i) == last_backward_index[op.chunk];
             const int parts = split ? ch.buckets : 1;
@@ -313,14 +314,11 @@ std::vector<StageBreakdown> account_stages(const TaskGraph& g, const TaskTimes& 
             b.optimizer_s += d;
             optimizer_start[t.stage] = times.start[i];
             break;
-        case TaskKind::ParamGather:
-            gather_s[t.stage] += d;
-            break;
+        case TaskKind::ParamGather: gather_s[t.stage] += d; break;
         case TaskKind::GradReduce:
         case TaskKind::EmbeddingSync:
         case TaskKind::FsdpGather:
-        case TaskKind::FsdpReduceScatter:
-            break;
+        case TaskKind::FsdpReduceScatter: break;
         }
     }
     for (int s = 0; s < stages; ++s) {
@@ -391,7 +389,7 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
     r.model_tflops_per_gpu = T > 0 ? model_flops / T / r.num_gpus / 1e12 : 0;
     r.hardware_tflops_per_gpu = T > 0 ? hw_flops / T / r.num_gpus / 1e12 : 0;
     const double peak = cluster.profile->peak_flops(to_string(training.precision)) > 0 ? cluster.profile->peak_flops(to_string(training.precision))
-                                                                                        : cluster.profile->peak_flops("bf16");
+                                                                                       : cluster.profile->peak_flops("bf16");
     r.mfu = peak > 0 ? r.model_tflops_per_gpu * 1e12 / peak : 0;
     r.total_params = total_params(model);
 
@@ -448,8 +446,8 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
             // ZeRO-3 traffic behind this compute task (its exposed part is already inside the task).
             if (plan.zero_stage >= 3 && t.layers > 0 && (t.kind == TaskKind::Forward || t.kind == TaskKind::Backward)) {
                 const ChunkCosts& ch = costs.at(t.stage, t.chunk);
-                r.timeline.push_back({t.stage, Lane::DataParallel, TaskKind::FsdpGather, t.micro_batch, t.chunk, t.layers, start,
-                                      start + ch.fsdp_gather_traffic_s});
+                r.timeline.push_back(
+                    {t.stage, Lane::DataParallel, TaskKind::FsdpGather, t.micro_batch, t.chunk, t.layers, start, start + ch.fsdp_gather_traffic_s});
                 if (t.kind == TaskKind::Backward) {
                     r.timeline.push_back({t.stage, Lane::DataParallel, TaskKind::FsdpReduceScatter, t.micro_batch, t.chunk, t.layers,
                                           start + ch.fsdp_gather_traffic_s, start + ch.fsdp_gather_traffic_s + ch.fsdp_scatter_traffic_s});

@@ -16,7 +16,7 @@ struct SimulationWorkspace {
     EventSimulationScratch scratch;
 };
 
-SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster,
-                                  const Plan& plan, const SimulationOptions& options, SimulationWorkspace& workspace);
+SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan,
+                                  const SimulationOptions& options, SimulationWorkspace& workspace);
 
 } // namespace vtrain

@@ -123,12 +123,9 @@ double CommModel::collective_seconds(Collective kind, double bytes, const GroupP
     switch (kind) {
     case Collective::AllReduce:
         return intra_node_seconds(Collective::ReduceScatter, bytes, k) + across + intra_node_seconds(Collective::AllGather, bytes, k);
-    case Collective::ReduceScatter:
-        return intra_node_seconds(Collective::ReduceScatter, bytes, k) + across;
-    case Collective::AllGather:
-        return across + intra_node_seconds(Collective::AllGather, bytes, k);
-    case Collective::AllToAll:
-        break; // handled above
+    case Collective::ReduceScatter: return intra_node_seconds(Collective::ReduceScatter, bytes, k) + across;
+    case Collective::AllGather: return across + intra_node_seconds(Collective::AllGather, bytes, k);
+    case Collective::AllToAll: break; // handled above
     }
     return across;
 }

@@ -72,8 +72,7 @@ CpRingTraffic cp_ring_traffic(double tokens_local, double kv_width, double bytes
     return t;
 }
 
-double cp_ring_exposed_seconds(const CommModel& comm, double step_bytes, int steps, double attention_s, int cp,
-                               const GroupPlacement& group)
+double cp_ring_exposed_seconds(const CommModel& comm, double step_bytes, int steps, double attention_s, int cp, const GroupPlacement& group)
 {
     if (steps <= 0 || cp <= 1) {
         return 0;

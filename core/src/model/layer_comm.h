@@ -48,8 +48,7 @@ CpRingTraffic cp_ring_traffic(double tokens_local, double kv_width, double bytes
 
 // Seconds of a ring pass that are not hidden: each step's transfer overlaps the attention of the block
 // already held, so (cp - 1) x max(0, transfer - block compute) is exposed.
-double cp_ring_exposed_seconds(const CommModel& comm, double step_bytes, int steps, double attention_s, int cp,
-                               const GroupPlacement& group);
+double cp_ring_exposed_seconds(const CommModel& comm, double step_bytes, int steps, double attention_s, int cp, const GroupPlacement& group);
 
 // PyTorch's ring attention (torch.distributed.tensor.experimental.context_parallel, the version torchtitan
 // ran in 2024-25) merges each step outside the attention kernel, as separate fp32 element-wise ops: the

@@ -6,9 +6,9 @@
 #include <initializer_list>
 #include <optional>
 
+#include "model/cuda_graphs.h"
 #include "model/layer_comm.h"
 #include "model/model_math.h"
-#include "model/cuda_graphs.h"
 #include "profile/operator_timer.h"
 
 namespace vtrain {
@@ -118,8 +118,8 @@ private:
             ++m_ops[index(phase)];
         }
         if (m_list != nullptr && seconds > 0) {
-            const OperatorTime::Stream kinds[] = {OperatorTime::Stream::Compute, OperatorTime::Stream::Tensor,
-                                                  OperatorTime::Stream::Expert, OperatorTime::Stream::Context};
+            const OperatorTime::Stream kinds[] = {OperatorTime::Stream::Compute, OperatorTime::Stream::Tensor, OperatorTime::Stream::Expert,
+                                                  OperatorTime::Stream::Context};
             m_list->push_back({name, phase, seconds, stream != Stream::Compute, kinds[static_cast<int>(stream)]});
         }
     }
@@ -175,24 +175,24 @@ double fp8_row_alignment(Precision precision, Fp8Recipe recipe)
 struct Ctx {
     const ModelSpec& m;
     const LayerCostInput& in;
-    const OperatorTimer& timer;   // linear layers (low precision when the recipe says so)
-    const OperatorTimer& hp;      // what stays in high precision (router, output layer)
+    const OperatorTimer& timer; // linear layers (low precision when the recipe says so)
+    const OperatorTimer& hp;    // what stays in high precision (router, output layer)
     const CommModel& comm;
-    double t = 1;                 // tensor-parallel size
-    double tokens = 0;            // b x s / cp: the sequence share of one context-parallel rank
+    double t = 1;      // tensor-parallel size
+    double tokens = 0; // b x s / cp: the sequence share of one context-parallel rank
     double h = 0;
-    double e = 2;                 // activation bytes per element
-    double hidden_bytes = 0;      // one [tokens, h] activation, sharded by sequence parallelism
-    double activation_bytes = 0;  // one [tokens, h] activation
+    double e = 2;                // activation bytes per element
+    double hidden_bytes = 0;     // one [tokens, h] activation, sharded by sequence parallelism
+    double activation_bytes = 0; // one [tokens, h] activation
     bool full = false;
     bool selective = false;
     bool rc_norm = false, rc_mla_up = false, rc_moe_act = false; // Plan::recompute_modules
-    bool rc_moe = false;                                          // ... "moe" (the whole MoE layer)
-    bool lowp = false;            // FP8 or NVFP4 GEMMs
+    bool rc_moe = false;                                         // ... "moe" (the whole MoE layer)
+    bool lowp = false;                                           // FP8 or NVFP4 GEMMs
     double cast_bpe = 0;
-    bool sac = false;             // torchtitan per-op SAC: selective recompute redoes every second matmul + elementwise ops
-    bool eager = false;           // eager PyTorch elementwise op sequences (TrainingSpec::eager_elementwise)
-    bool axiswise = false;        // torchao rowwise FP8 casts (TrainingSpec::fp8_axiswise_casts)
+    bool sac = false;      // torchtitan per-op SAC: selective recompute redoes every second matmul + elementwise ops
+    bool eager = false;    // eager PyTorch elementwise op sequences (TrainingSpec::eager_elementwise)
+    bool axiswise = false; // torchao rowwise FP8 casts (TrainingSpec::fp8_axiswise_casts)
     // Scoped CUDA graphs: the modules in graph_scope are timed with `graphed` (this context with timers
     // whose kernel floor is a graph's gap between kernels, cuda_graphs.h); null when nothing is captured.
     const Ctx* graphed = nullptr;
@@ -310,8 +310,7 @@ double gemm_time(const Ctx& c, const OperatorTimer& t, bool lowp, double m, doub
     return bf16_share > 0 ? (1 - bf16_share) * fast + bf16_share * c.hp.gemm_seconds(m, n, k) : fast;
 }
 
-void add_gemm(BlockBuilder& b, const Ctx& c, const char* name, double m, double n, double k, bool recomputed, bool lowp = true,
-              double bf16_share = 0)
+void add_gemm(BlockBuilder& b, const Ctx& c, const char* name, double m, double n, double k, bool recomputed, bool lowp = true, double bf16_share = 0)
 {
     const OperatorTimer& t = lowp ? c.timer : c.hp;
     const double fwd = gemm_time(c, t, lowp, m, n, k, bf16_share);
@@ -456,8 +455,8 @@ bool megatron_fused_softmax_applies(double score_matrices, double queries, doubl
 // The attention core of one rank: flash attention over its s/cp queries (causal load balancing gives every
 // rank 1/cp of the work) against min(window, s) keys, plus the context-parallel exchange. `kv_width` is
 // the K+V width per token on this tensor-parallel rank that a ring passes around.
-void attention_core(BlockBuilder& b, const Ctx& c, double heads_local, double head_dim, double qkv_width, double out_width,
-                    double kv_width, bool windowed)
+void attention_core(BlockBuilder& b, const Ctx& c, double heads_local, double head_dim, double qkv_width, double out_width, double kv_width,
+                    bool windowed)
 {
     const ModelSpec& m = c.m;
     const LayerCostInput& in = c.in;
@@ -632,8 +631,7 @@ void mla_mixer(BlockBuilder& b, const Ctx& c)
     // Flash attention's cost scales with d_qk + d_v: the mean head size stands for both. Context parallelism
     // exchanges the materialised per-head K and V (the latent form is not what the kernels pass).
     const double kv_width = heads_local * (qk + a.v_head_dim);
-    attention_core(b, c, heads_local, (qk + a.v_head_dim) / 2, heads_local * (2 * qk + a.v_head_dim), heads_local * a.v_head_dim,
-                   kv_width, false);
+    attention_core(b, c, heads_local, (qk + a.v_head_dim) / 2, heads_local * (2 * qk + a.v_head_dim), heads_local * a.v_head_dim, kv_width, false);
     add_gemm(b, c, "output projection", c.tokens, c.h, heads_local * a.v_head_dim, c.full);
     tp_collectives(b, c, false);
     residual(b, c, "dropout 1", "residual 1");
@@ -659,9 +657,9 @@ void mamba_mixer(BlockBuilder& b, const Ctx& c)
     // The scan's kernels (mamba_ssm's Triton SSD kernels in Megatron-Core) can run slower than the profile's
     // batched-GEMM table says: TrainingSpec::ssd_scan_time_factor scales every one of them (1 = the table).
     const double slow = c.in.training->ssd_scan_time_factor;
-    const double cb = slow * c.hp.batched_gemm_seconds(chunks * groups, q, q, n);           // C B^T inside a chunk
-    const double states = slow * c.hp.batched_gemm_seconds(chunks * heads, n, p, q);        // chunk states B^T X
-    const double fwd = cb + slow * c.hp.batched_gemm_seconds(chunks * heads, q, p, q)       // (masked scores) x X
+    const double cb = slow * c.hp.batched_gemm_seconds(chunks * groups, q, q, n);            // C B^T inside a chunk
+    const double states = slow * c.hp.batched_gemm_seconds(chunks * heads, n, p, q);         // chunk states B^T X
+    const double fwd = cb + slow * c.hp.batched_gemm_seconds(chunks * heads, q, p, q)        // (masked scores) x X
                        + states + slow * c.hp.batched_gemm_seconds(chunks * heads, q, p, n); // state to output C h
     b.compute(Phase::Forward, "mamba ssd scan", fwd);
     // Each GEMM's two gradients, after the backward recomputes C B^T and the chunk states: the forward keeps
@@ -707,7 +705,8 @@ void ffn_gemms(BlockBuilder& b, const Ctx& c, double rows, double width_local, c
     if (c.sac) {
         // Per-op SAC (see attention_mixer): the layer's 6th matmul, w3 (the up half) with SwiGLU, else w2.
         add_recomputed_gemm(b, c, swiglu ? "ffn up (per-op SAC)" : "ffn down (per-op SAC)", rows, swiglu ? width_local : c.h,
-                            swiglu ? c.h : width_local, swiglu ? rowwise_bf16_share(c, {width_local}, c.h) : rowwise_bf16_share(c, {c.h}, width_local));
+                            swiglu ? c.h : width_local,
+                            swiglu ? rowwise_bf16_share(c, {width_local}, c.h) : rowwise_bf16_share(c, {c.h}, width_local));
     }
 }
 
@@ -832,8 +831,7 @@ void moe_ffn(BlockBuilder& b, const Ctx& c, const Ctx& outer)
     // Megatron-Core's --moe-router-fusion (72 without; Megatron-LM deepseek-v3-gb200-optimization Sec.
     // 2.1.4). Each streams the score matrix once (kMoeRouterKernels passes of the "softmax" kind).
     add_gemm(b, rc, "moe router", tokens, moe.experts, c.h, c.full, false);
-    add_memory_bound_passes(b, rc.hp, "moe router kernels (scores, top-k, aux loss)", "softmax", tokens * moe.experts * 4,
-                            kMoeRouterKernels, c.full);
+    add_memory_bound_passes(b, rc.hp, "moe router kernels (scores, top-k, aux loss)", "softmax", tokens * moe.experts * 4, kMoeRouterKernels, c.full);
     latent_projection(b, c, "moe latent down-projection", tokens, io, c.h);
 
     // The routed-expert section starts here (after the tokens-per-expert sync): its GPU time per phase.
@@ -863,8 +861,8 @@ void moe_ffn(BlockBuilder& b, const Ctx& c, const Ctx& outer)
     auto network_bytes = [&](double bpe) { return flex ? tokens * remote_rows * io * bpe * skew : -1.0; };
     const double dispatch = expert_all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, io, dispatch_bpe) * skew, in.ep_group,
                                                       a2a_efficiency, network_bytes(dispatch_bpe));
-    const double combine = expert_all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, io, c.e) * skew, in.ep_group,
-                                                     a2a_efficiency, network_bytes(c.e));
+    const double combine =
+        expert_all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, io, c.e) * skew, in.ep_group, a2a_efficiency, network_bytes(c.e));
     const double etp_bytes = rows * skew * io * c.e; // the gathered rows of the ETP group
     const double etp_gather = etp > 1 ? c.comm.collective_seconds(Collective::AllGather, etp_bytes, in.etp_group) : 0;
     const double etp_scatter = etp > 1 ? c.comm.collective_seconds(Collective::ReduceScatter, etp_bytes, in.etp_group) : 0;
@@ -884,8 +882,8 @@ void moe_ffn(BlockBuilder& b, const Ctx& c, const Ctx& outer)
         add_memory_bound(b, c.hp, "moe sort by local expert", "embedding", received_bytes, c.full);
     }
 
-    add_grouped_gemm(b, c, swiglu ? "experts gate+up (grouped)" : "experts up (grouped)", local_experts, rows_per_expert,
-                     (swiglu ? 2 : 1) * width, io, c.full);
+    add_grouped_gemm(b, c, swiglu ? "experts gate+up (grouped)" : "experts up (grouped)", local_experts, rows_per_expert, (swiglu ? 2 : 1) * width,
+                     io, c.full);
     // A fused grouped MLP (TrainingSpec::fused_grouped_mlp) computes the activation in the GEMMs' epilogue.
     // Host operators of the GPT-OSS-style extras below (added to the section's count).
     double extra_host_fwd = 0, extra_host_bwd = 0;
@@ -999,8 +997,7 @@ void build_layer(BlockCost& block, std::vector<OperatorTime>* ops, const Ctx& c,
     // input byte, so the input size is the traffic / 3.
     const double local_params = params.dense / c.t + params.expert / (std::max(1, c.in.ep) * (c.in.etp > 0 ? c.in.etp : c.in.tp));
     const double traffic = local_params * c.in.training->grad_accumulation_bytes;
-    b.compute(Phase::Backward, "weight-gradient accumulation",
-              traffic > 0 ? c.hp.memory_bound_seconds("residual_add", traffic / 3, false) : 0.0);
+    b.compute(Phase::Backward, "weight-gradient accumulation", traffic > 0 ? c.hp.memory_bound_seconds("residual_add", traffic / 3, false) : 0.0);
     b.apply_overlap(c.in.tp_overlap, c.in.tp_overlap_hidden_fraction, c.in.moe_overlap, c.in.training->tp_overlap_forward_only,
                     moe_comm_sm_fraction(*c.in.training, *c.in.profile));
     b.apply_host_floor(host_terms(*c.in.profile, c.in.training->cuda_graphs).host_op_s);
@@ -1079,15 +1076,16 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
         bf16.lowp = false;
         bf16.cast_bpe = 0;
         bf16.axiswise = false;
-        std::vector<LayerKind> kinds;       // distinct kinds in order of appearance
-        std::vector<bool> kind_bf16;        // ... and whether they run in BF16 under a low-precision recipe
-        std::vector<int> first_index;       // a layer of each kind (for its parameter split)
+        std::vector<LayerKind> kinds; // distinct kinds in order of appearance
+        std::vector<bool> kind_bf16;  // ... and whether they run in BF16 under a low-precision recipe
+        std::vector<int> first_index; // a layer of each kind (for its parameter split)
         std::vector<int> count;
         std::vector<int> kind_of(static_cast<std::size_t>(std::max(0, m.layers)), 0);
         for (int i = 0; i < m.layers; ++i) {
             const LayerKind k = layer_kind(m, i);
             int id = 0;
-            while (id < static_cast<int>(kinds.size()) && !(kinds[static_cast<std::size_t>(id)] == k && kind_bf16[static_cast<std::size_t>(id)] == in_bf16(i))) {
+            while (id < static_cast<int>(kinds.size()) &&
+                   !(kinds[static_cast<std::size_t>(id)] == k && kind_bf16[static_cast<std::size_t>(id)] == in_bf16(i))) {
                 ++id;
             }
             if (id == static_cast<int>(kinds.size())) {

@@ -28,10 +28,8 @@ double layer_activation_bytes(const ModelSpec& m, const TrainingSpec& t, int mic
     case Recompute::Full:
         // Only the layer input survives: 2 bytes per element, sharded with sequence parallelism.
         return element_scale * 2.0 * sbh / (sp ? tp : 1);
-    case Recompute::Selective:
-        return element_scale * sbh * (sp ? per_element / tp : replicated + sharded / tp);
-    case Recompute::None:
-        break;
+    case Recompute::Selective: return element_scale * sbh * (sp ? per_element / tp : replicated + sharded / tp);
+    case Recompute::None: break;
     }
     return element_scale * sbh * (sp ? (per_element + scores) / tp : replicated + (sharded + scores) / tp);
 }
@@ -57,7 +55,10 @@ std::vector<double> stage_params(const ModelSpec& m, int tp, int pp)
 namespace {
 
 // Layers whose parameters differ (MoE, hybrid patterns) are summed one by one; a uniform stack multiplies.
-bool uniform_layers(const ModelSpec& m) { return !m.moe.enabled() && m.layer_pattern.empty(); }
+bool uniform_layers(const ModelSpec& m)
+{
+    return !m.moe.enabled() && m.layer_pattern.empty();
+}
 
 } // namespace
 
@@ -155,15 +156,9 @@ ParamBytes param_bytes(const TrainingSpec& t, const Plan& plan)
     if (t.precision == Precision::Fp8) {
         switch (t.fp8_recipe) {
         case Fp8Recipe::Delayed:
-        case Fp8Recipe::Current:
-            b.low_precision = 2.0;
-            break;
-        case Fp8Recipe::Blockwise:
-            b.low_precision = 2.0 * (1.0 + 4.0 / (128.0 * 128.0));
-            break;
-        case Fp8Recipe::Mxfp8:
-            b.low_precision = 2.0 * (1.0 + 1.0 / 32.0);
-            break;
+        case Fp8Recipe::Current: b.low_precision = 2.0; break;
+        case Fp8Recipe::Blockwise: b.low_precision = 2.0 * (1.0 + 4.0 / (128.0 * 128.0)); break;
+        case Fp8Recipe::Mxfp8: b.low_precision = 2.0 * (1.0 + 1.0 / 32.0); break;
         }
         // FSDP2 (torchtitan enable_fsdp_float8_all_gather) and Megatron-FSDP gather per-tensor-scaled FP8
         // weights; block-scaled recipes gather bf16 and quantize after (MoE README: MXFP8 excepted).
@@ -280,8 +275,7 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
         // DualPipe: the device's PP + 1 sets (report Table 2 gives the total only) split between its two
         // stages, s and pp - 1 - s; both end devices hold the embedding and the loss.
         const bool dualpipe = plan.schedule == Schedule::DualPipe && plan.pp > 1;
-        const double stage_bytes =
-            dualpipe ? (stage_activation_bytes(s) + stage_activation_bytes(plan.pp - 1 - s)) / 2 : stage_activation_bytes(s);
+        const double stage_bytes = dualpipe ? (stage_activation_bytes(s) + stage_activation_bytes(plan.pp - 1 - s)) / 2 : stage_activation_bytes(s);
         const double sets = s < static_cast<int>(in_flight_chunks.size()) ? in_flight_chunks[s] : 0.0;
         // A set is one micro-batch through one chunk; chunks of a rank hold about the same layers.
         mem.activations_bytes = stage_bytes * sets / layout.chunks;
@@ -313,8 +307,8 @@ struct ActivationCtx {
     double tokens = 0; // b x s / cp
     double h = 0;
     double tp = 1;
-    double rep = 1;    // divisor of width-h tensors: tp with sequence parallelism, else 1
-    double e = 2;      // stored activation bytes
+    double rep = 1;     // divisor of width-h tensors: tp with sequence parallelism, else 1
+    double e = 2;       // stored activation bytes
     double gemm_in = 2; // stored GEMM inputs (1 byte under FP8/FP4)
 };
 
@@ -357,8 +351,8 @@ double kind_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, const Pla
         const double inner = heads * s.head_dim;
         const double bc = 2.0 * s.groups / std::min(c.tp, static_cast<double>(s.groups)) * s.state_dim;
         bytes += c.e * h / c.rep + c.gemm_in * h / c.rep + h / c.rep;
-        bytes += c.e * (2 * inner + bc + heads) // in_proj output
-                 + c.e * (inner + bc)          // conv output
+        bytes += c.e * (2 * inner + bc + heads)                                                             // in_proj output
+                 + c.e * (inner + bc)                                                                       // conv output
                  + 4.0 * heads * s.head_dim * s.state_dim / std::min(128.0, static_cast<double>(m.seq_len)) // fp32 chunk states
                  + c.e * 2 * inner + c.gemm_in * inner; // scan output, gated-norm input, out_proj input
     }
@@ -366,7 +360,7 @@ double kind_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, const Pla
     if (k.ffn == FfnKind::Dense) {
         const double f = m.effective_ffn_hidden() / c.tp;
         bytes += c.e * h / c.rep + norm_out * h / c.rep + h / c.rep; // norm input, fc1 input, dropout mask
-        bytes += c.e * gate * f + c.gemm_in * f;                       // fc1 output, activation output
+        bytes += c.e * gate * f + c.gemm_in * f;                     // fc1 output, activation output
     } else if (k.ffn == FfnKind::Moe) {
         const MoeSpec& e = m.moe;
         const double etp = plan.effective_etp();

@@ -14,7 +14,10 @@ double norm_params(const ModelSpec& m, double width)
     return m.normalization == Normalization::LayerNorm ? 2 * width : width; // LayerNorm: weight + bias
 }
 
-bool linear_biases(const ModelSpec& m) { return m.activation == FfnActivation::Gelu; } // GPT-style models
+bool linear_biases(const ModelSpec& m)
+{
+    return m.activation == FfnActivation::Gelu;
+} // GPT-style models
 
 // Weights of the GEMMs (what FLOPs scale with), then everything else (biases, norms).
 struct Count {
@@ -23,7 +26,10 @@ struct Count {
     double params() const { return matrix + other; }
 };
 
-double q_width(const ModelSpec& m) { return static_cast<double>(m.heads) * m.head_dim(); }
+double q_width(const ModelSpec& m)
+{
+    return static_cast<double>(m.heads) * m.head_dim();
+}
 
 Count attention_count(const ModelSpec& m)
 {
@@ -75,7 +81,10 @@ Count ffn_count(const ModelSpec& m, double width, double io_width)
     return c;
 }
 
-Count ffn_count(const ModelSpec& m, double width) { return ffn_count(m, width, m.hidden); }
+Count ffn_count(const ModelSpec& m, double width)
+{
+    return ffn_count(m, width, m.hidden);
+}
 
 Count mamba_count(const ModelSpec& m)
 {
@@ -85,19 +94,19 @@ Count mamba_count(const ModelSpec& m)
     const double inner = mamba_inner(m);
     const double bc = 2.0 * s.groups * s.state_dim; // B and C projections
     Count c;
-    c.matrix = h * (2 * inner + bc + heads) + inner * h; // in_proj (z, x, B, C, dt) and out_proj
+    c.matrix = h * (2 * inner + bc + heads) + inner * h;             // in_proj (z, x, B, C, dt) and out_proj
     c.other = norm_params(m, h) + (inner + bc) * (s.conv_kernel + 1) // depthwise conv1d + bias
-              + 3 * heads                                          // A_log, D, dt_bias
-              + inner;                                             // gated RMSNorm before out_proj
+              + 3 * heads                                            // A_log, D, dt_bias
+              + inner;                                               // gated RMSNorm before out_proj
     return c;
 }
 
 struct LayerCount {
     double dense_params = 0;
-    double expert_params = 0;  // routed experts, all of them
-    double active_matrix = 0;  // matrix elements one token multiplies (routed experts x top_k)
+    double expert_params = 0; // routed experts, all of them
+    double active_matrix = 0; // matrix elements one token multiplies (routed experts x top_k)
     double active_other = 0;
-    double core_flops = 0;     // attention scores/values or the SSD scan, forward, per token
+    double core_flops = 0; // attention scores/values or the SSD scan, forward, per token
 };
 
 LayerCount count_layer(const ModelSpec& m, const LayerKind& k)
@@ -120,8 +129,7 @@ LayerCount count_layer(const ModelSpec& m, const LayerKind& k)
         const double p = s.head_dim, n = s.state_dim, heads = mamba_heads(m);
         // Depthwise conv, then SSD (Dao & Gu 2024, arXiv 2405.21060, Sec. 6): intra-chunk C B^T scores
         // (2QNG), scores x X (2QPH), chunk states (2NPH) and state-to-output (2NPH) per token.
-        out.core_flops += 2 * (mamba_inner(m) + 2.0 * s.groups * n) * s.conv_kernel + 2 * q * n * s.groups + 2 * q * p * heads +
-                          4 * n * p * heads;
+        out.core_flops += 2 * (mamba_inner(m) + 2.0 * s.groups * n) * s.conv_kernel + 2 * q * n * s.groups + 2 * q * p * heads + 4 * n * p * heads;
     }
     if (k.ffn == FfnKind::Dense) {
         const Count f = ffn_count(m, m.effective_ffn_hidden());
@@ -171,8 +179,7 @@ LayerKind layer_kind(const ModelSpec& m, int i)
         k.mixer = c == 'M' ? MixerKind::Mamba : c == '*' ? MixerKind::Attention : MixerKind::None;
         k.ffn = c == '-' ? FfnKind::Dense : c == 'E' ? FfnKind::Moe : FfnKind::None;
         attention_ordinal = static_cast<int>(std::count(m.layer_pattern.begin(), m.layer_pattern.begin() + i, '*'));
-    } else if (m.moe.enabled() && i >= m.moe.first_dense_layers &&
-               (i - m.moe.first_dense_layers) % std::max(1, m.moe.layer_freq) == 0) {
+    } else if (m.moe.enabled() && i >= m.moe.first_dense_layers && (i - m.moe.first_dense_layers) % std::max(1, m.moe.layer_freq) == 0) {
         k.ffn = FfnKind::Moe;
     }
     if (k.mixer == MixerKind::Attention && m.sliding_window > 0) {
@@ -209,9 +216,15 @@ int mamba_heads(const ModelSpec& m)
     return m.mamba.heads > 0 ? m.mamba.heads : std::max(1, 2 * m.hidden / std::max(1, m.mamba.head_dim));
 }
 
-double mamba_inner(const ModelSpec& m) { return static_cast<double>(mamba_heads(m)) * m.mamba.head_dim; }
+double mamba_inner(const ModelSpec& m)
+{
+    return static_cast<double>(mamba_heads(m)) * m.mamba.head_dim;
+}
 
-double ffn_matrices(const ModelSpec& m) { return m.activation == FfnActivation::SwiGlu ? 3.0 : 2.0; }
+double ffn_matrices(const ModelSpec& m)
+{
+    return m.activation == FfnActivation::SwiGlu ? 3.0 : 2.0;
+}
 
 double attention_keys_per_query(const ModelSpec& m, bool windowed)
 {
@@ -225,9 +238,15 @@ double attention_keys_per_query(const ModelSpec& m, bool windowed)
     return 2 * w - w * w / s;
 }
 
-double layer_params(const ModelSpec& m) { return layer_params(m, 0); }
+double layer_params(const ModelSpec& m)
+{
+    return layer_params(m, 0);
+}
 
-double layer_params(const ModelSpec& m, int i) { return layer_param_split(m, i).total(); }
+double layer_params(const ModelSpec& m, int i)
+{
+    return layer_param_split(m, i).total();
+}
 
 double embedding_params(const ModelSpec& m)
 {
@@ -261,7 +280,10 @@ LayerParamSplit mtp_param_split(const ModelSpec& m)
     return {c.dense_params + mtp_own_params_besides_block(m), c.expert_params};
 }
 
-double mtp_module_params(const ModelSpec& m) { return mtp_param_split(m).total(); }
+double mtp_module_params(const ModelSpec& m)
+{
+    return mtp_param_split(m).total();
+}
 
 double active_params(const ModelSpec& m)
 {
@@ -294,9 +316,15 @@ double attention_core_forward_flops_per_token(const ModelSpec& m, int i)
     return attention_core_forward_flops_per_token(m) / m.seq_len * attention_keys_per_query(m, k.windowed);
 }
 
-double layer_forward_flops_per_token(const ModelSpec& m) { return layer_forward_flops_per_token(m, 0); }
+double layer_forward_flops_per_token(const ModelSpec& m)
+{
+    return layer_forward_flops_per_token(m, 0);
+}
 
-double layer_forward_flops_per_token(const ModelSpec& m, int i) { return layer_flops(m, layer_kind(m, i)); }
+double layer_forward_flops_per_token(const ModelSpec& m, int i)
+{
+    return layer_flops(m, layer_kind(m, i));
+}
 
 double layers_forward_flops_per_token(const ModelSpec& m)
 {
@@ -324,8 +352,7 @@ double mtp_forward_flops_per_token(const ModelSpec& m)
 double model_flops_per_iteration(const ModelSpec& m, int global_batch)
 {
     const double tokens = static_cast<double>(global_batch) * m.seq_len;
-    return 3.0 * tokens *
-           (layers_forward_flops_per_token(m) + output_forward_flops_per_token(m) + m.mtp_layers * mtp_forward_flops_per_token(m));
+    return 3.0 * tokens * (layers_forward_flops_per_token(m) + output_forward_flops_per_token(m) + m.mtp_layers * mtp_forward_flops_per_token(m));
 }
 
 double hardware_flops_per_iteration(const ModelSpec& m, int global_batch, Recompute recompute)

@@ -23,11 +23,11 @@ LayerKind layer_kind(const ModelSpec& m, int layer_index);
 LayerKind mtp_block_kind(const ModelSpec& m);
 
 // Widths used by costs and memory.
-double routed_expert_ffn_hidden(const ModelSpec& m);   // one routed expert's width
+double routed_expert_ffn_hidden(const ModelSpec& m);       // one routed expert's width
 double shared_expert_ffn_hidden_total(const ModelSpec& m); // all shared experts together, 0 = none
 int mamba_heads(const ModelSpec& m);
-double mamba_inner(const ModelSpec& m);                // heads x head_dim
-double ffn_matrices(const ModelSpec& m);               // 3 for gated (SwiGLU), 2 otherwise
+double mamba_inner(const ModelSpec& m);  // heads x head_dim
+double ffn_matrices(const ModelSpec& m); // 3 for gated (SwiGLU), 2 otherwise
 // Keys one query attends to on average under the full-matrix convention (s for full attention).
 double attention_keys_per_query(const ModelSpec& m, bool windowed);
 

@@ -73,7 +73,8 @@ std::optional<RankOrder> parse_rank_order(const std::string& text, std::string* 
         const std::string name = text.substr(pos, end - pos);
         const auto* it = std::find_if(std::begin(kNames), std::end(kNames), [&](const char* n) { return name == n; });
         if (it == std::end(kNames)) {
-            return fail("\"" + (name.size() > 40 ? name.substr(0, 40) + "..." : name) + "\" is not one of tp, cp, ep, dp, pp (write all five joined by '-', e.g. \"tp-cp-ep-dp-pp\")");
+            return fail("\"" + (name.size() > 40 ? name.substr(0, 40) + "..." : name) +
+                        "\" is not one of tp, cp, ep, dp, pp (write all five joined by '-', e.g. \"tp-cp-ep-dp-pp\")");
         }
         const int d = static_cast<int>(it - std::begin(kNames));
         if (seen[d]) {

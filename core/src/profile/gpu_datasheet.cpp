@@ -103,10 +103,27 @@ Expected<HardwareSpec> hardware_spec_from_datasheet(const nlohmann::json& json)
         return Diagnostic{"", "a datasheet must be a JSON object"};
     }
     Reader r(json, "", diags);
-    r.reject_unknown({"datasheet_version", "id", "name", "vendor", "description", "memory_gib", "memory_reserve_gib",
-                      "memory_bandwidth_tbytes_per_s", "dense_tflops", "compute_units", "tdp_w", "node", "scale_up",
-                      "price_usd_per_gpu_hour", "price_source", "sources", "model_parameters", "links", "calibration",
-                      "default_band", "host"});
+    r.reject_unknown({"datasheet_version",
+                      "id",
+                      "name",
+                      "vendor",
+                      "description",
+                      "memory_gib",
+                      "memory_reserve_gib",
+                      "memory_bandwidth_tbytes_per_s",
+                      "dense_tflops",
+                      "compute_units",
+                      "tdp_w",
+                      "node",
+                      "scale_up",
+                      "price_usd_per_gpu_hour",
+                      "price_source",
+                      "sources",
+                      "model_parameters",
+                      "links",
+                      "calibration",
+                      "default_band",
+                      "host"});
     r.required_int("datasheet_version", 1, 1);
     HardwareSpec hw;
     hw.id = r.required_string("id");
@@ -198,8 +215,7 @@ Expected<HardwareSpec> hardware_spec_from_datasheet(const nlohmann::json& json)
         hw.links.nvlink_base_latency_us = l.optional_number("nvlink_base_latency_us", 0, 1e4).value_or(hw.links.nvlink_base_latency_us);
         hw.links.nvlink_step_latency_us = l.optional_number("nvlink_step_latency_us", 0, 1e4).value_or(hw.links.nvlink_step_latency_us);
         hw.links.nic_efficiency = l.optional_number("nic_efficiency", 0.01, 1).value_or(hw.links.nic_efficiency);
-        hw.links.inter_node_base_latency_us =
-            l.optional_number("inter_node_base_latency_us", 0, 1e4).value_or(hw.links.inter_node_base_latency_us);
+        hw.links.inter_node_base_latency_us = l.optional_number("inter_node_base_latency_us", 0, 1e4).value_or(hw.links.inter_node_base_latency_us);
         hw.links.inter_node_latency_us = l.optional_number("inter_node_latency_us", 0, 1e4).value_or(hw.links.inter_node_latency_us);
     }
 
@@ -210,21 +226,21 @@ Expected<HardwareSpec> hardware_spec_from_datasheet(const nlohmann::json& json)
         r.error("price_source", "must say where the price comes from and when, not \"" + hw.price_source.substr(0, 40) + "\"");
     }
 
-    const nlohmann::json sources =
-        read_citations(r.child("sources"), r.has("host") ? std::vector<std::string>{"dense_tflops", "memory", "compute_units", "node", "scale_up",
-                                                                                   "model_parameters", "host"}
-                                                         : std::vector<std::string>{"dense_tflops", "memory", "compute_units", "node", "scale_up",
-                                                                                   "model_parameters"});
+    const nlohmann::json sources = read_citations(
+        r.child("sources"), r.has("host")
+                                ? std::vector<std::string>{"dense_tflops", "memory", "compute_units", "node", "scale_up", "model_parameters", "host"}
+                                : std::vector<std::string>{"dense_tflops", "memory", "compute_units", "node", "scale_up", "model_parameters"});
     if (!diags.empty()) {
         return diags;
     }
     // What the profile records: the figures as printed, their citations, and the rules that derived the rest.
-    nlohmann::json printed = {{"memory_gib", hw.memory_gib},
-                              {"memory_bandwidth_tbytes_per_s", hw.memory_bandwidth_gbytes_per_s / 1000},
-                              {"dense_tflops", hw.peak_tflops},
-                              {"compute_units", hw.sm_count},
-                              {"node", {{"gpus", host}, {"nics", hw.links.nics_per_node}, {"nic_gbit_per_s", hw.links.nic_gbit_per_s}}},
-                              {"scale_up", {{"domain_gpus", domain}, {"gbytes_per_s_bidirectional", bidirectional}, {"bus_efficiency", bus_efficiency}}}};
+    nlohmann::json printed = {
+        {"memory_gib", hw.memory_gib},
+        {"memory_bandwidth_tbytes_per_s", hw.memory_bandwidth_gbytes_per_s / 1000},
+        {"dense_tflops", hw.peak_tflops},
+        {"compute_units", hw.sm_count},
+        {"node", {{"gpus", host}, {"nics", hw.links.nics_per_node}, {"nic_gbit_per_s", hw.links.nic_gbit_per_s}}},
+        {"scale_up", {{"domain_gpus", domain}, {"gbytes_per_s_bidirectional", bidirectional}, {"bus_efficiency", bus_efficiency}}}};
     if (!host_printed.is_null()) {
         printed["host"] = host_printed;
     }

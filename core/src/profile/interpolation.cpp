@@ -61,8 +61,8 @@ double interpolate_1d(std::span<const double> grid, std::span<const double> valu
     return lerp_log(values[p.lower], values[p.lower + 1], p.weight) * p.beyond_scale;
 }
 
-double interpolate_3d(std::span<const double> gx, std::span<const double> gy, std::span<const double> gz,
-                      std::span<const double> values, double x, double y, double z)
+double interpolate_3d(std::span<const double> gx, std::span<const double> gy, std::span<const double> gz, std::span<const double> values, double x,
+                      double y, double z)
 {
     const std::size_t ny = gy.size();
     const std::size_t nz = gz.size();

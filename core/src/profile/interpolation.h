@@ -10,7 +10,7 @@ namespace vtrain {
 double interpolate_1d(std::span<const double> grid, std::span<const double> values, double x);
 
 // values are laid out with the last axis fastest: index = (i * |y| + j) * |z| + k.
-double interpolate_3d(std::span<const double> gx, std::span<const double> gy, std::span<const double> gz,
-                      std::span<const double> values, double x, double y, double z);
+double interpolate_3d(std::span<const double> gx, std::span<const double> gy, std::span<const double> gz, std::span<const double> values, double x,
+                      double y, double z);
 
 } // namespace vtrain

@@ -6,7 +6,6 @@
 
 #include "vtrain/json_fields.h"
 
-
 namespace vtrain {
 namespace {
 
@@ -56,8 +55,8 @@ struct Traffic {
 // forward = fp16->fp32 cast 1.5, max 1, in-place subtract 2, exp 2, sum 1, in-place divide 2 (9.5);
 // backward = in-place multiply by the incoming gradient 2, fp32->fp16 cast 1.5 (3.5).
 constexpr Traffic kTraffic[] = {
-    {"layernorm", 2.0, 3.0},    {"gelu", 2.0, 3.0},    {"swiglu", 1.5, 3.0},        {"softmax", 2.0, 3.0},
-    {"dropout", 2.5, 2.5},      {"residual_add", 3.0, 2.0}, {"cross_entropy", 9.5, 3.5}, {"embedding", 2.0, 3.0},
+    {"layernorm", 2.0, 3.0}, {"gelu", 2.0, 3.0},         {"swiglu", 1.5, 3.0},        {"softmax", 2.0, 3.0},
+    {"dropout", 2.5, 2.5},   {"residual_add", 3.0, 2.0}, {"cross_entropy", 9.5, 3.5}, {"embedding", 2.0, 3.0},
 };
 
 double flash_seconds(const HardwareSpec& hw, const ModelParameters& p, double peak, double bh, double s, double d, bool backward)
@@ -81,8 +80,7 @@ double flash_seconds(const HardwareSpec& hw, const ModelParameters& p, double pe
 
 namespace {
 
-double gemm_seconds_at(const HardwareSpec& hw, const ModelParameters& p, double peak, double max_efficiency, double m, double n, double k,
-                       double e)
+double gemm_seconds_at(const HardwareSpec& hw, const ModelParameters& p, double peak, double max_efficiency, double m, double n, double k, double e)
 {
     const double flops = 2.0 * m * n * k;
     const double sms = std::max(1, hw.sm_count);
@@ -130,8 +128,7 @@ Expected<ModelParameters> model_parameters_from_json(const nlohmann::json& json)
     json_fields::Reader r(json, "model_parameters", diags);
     r.reject_unknown({"gemm_max_efficiency", "gemm_max_efficiency_fp8", "gemm_max_efficiency_fp4", "gemm_k_half", "gemm_fixed_us",
                       "flash_forward_efficiency", "flash_backward_efficiency", "memory_efficiency", "memory_half_bytes", "memory_fixed_us",
-                      "kernel_launch_overhead_us", "host_overhead_us", "microbatch_overhead_us",
-                      "expert_all_to_all_efficiency", "moe_host_op_us"});
+                      "kernel_launch_overhead_us", "host_overhead_us", "microbatch_overhead_us", "expert_all_to_all_efficiency", "moe_host_op_us"});
     ModelParameters p;
     p.gemm_max_efficiency = r.optional_number("gemm_max_efficiency", 0.01, 1).value_or(p.gemm_max_efficiency);
     p.gemm_max_efficiency_fp8 = r.optional_number("gemm_max_efficiency_fp8", 0.01, 1).value_or(p.gemm_max_efficiency_fp8);
@@ -146,8 +143,7 @@ Expected<ModelParameters> model_parameters_from_json(const nlohmann::json& json)
     p.kernel_launch_overhead_us = r.optional_number("kernel_launch_overhead_us", 0, 1e4).value_or(p.kernel_launch_overhead_us);
     p.host_overhead_us = r.optional_number("host_overhead_us", 0, 1e4).value_or(p.host_overhead_us);
     p.microbatch_overhead_us = r.optional_number("microbatch_overhead_us", 0, 1e6).value_or(p.microbatch_overhead_us);
-    p.expert_all_to_all_efficiency =
-        r.optional_number("expert_all_to_all_efficiency", 0.01, 1).value_or(p.expert_all_to_all_efficiency);
+    p.expert_all_to_all_efficiency = r.optional_number("expert_all_to_all_efficiency", 0.01, 1).value_or(p.expert_all_to_all_efficiency);
     p.moe_host_op_us = r.optional_number("moe_host_op_us", 0, 1e4).value_or(p.moe_host_op_us);
     if (!diags.empty()) {
         return diags;
@@ -158,18 +154,18 @@ Expected<ModelParameters> model_parameters_from_json(const nlohmann::json& json)
 nlohmann::json model_parameters_to_json(const ModelParameters& p)
 {
     nlohmann::json j = {{"gemm_max_efficiency", p.gemm_max_efficiency},
-            {"gemm_max_efficiency_fp8", p.gemm_max_efficiency_fp8},
-            {"gemm_max_efficiency_fp4", p.gemm_max_efficiency_fp4},
-            {"gemm_k_half", p.gemm_k_half},
-            {"gemm_fixed_us", p.gemm_fixed_us},
-            {"flash_forward_efficiency", p.flash_forward_efficiency},
-            {"flash_backward_efficiency", p.flash_backward_efficiency},
-            {"memory_efficiency", p.memory_efficiency},
-            {"memory_half_bytes", p.memory_half_bytes},
-            {"memory_fixed_us", p.memory_fixed_us},
-            {"kernel_launch_overhead_us", p.kernel_launch_overhead_us},
-            {"host_overhead_us", p.host_overhead_us},
-            {"microbatch_overhead_us", p.microbatch_overhead_us}};
+                        {"gemm_max_efficiency_fp8", p.gemm_max_efficiency_fp8},
+                        {"gemm_max_efficiency_fp4", p.gemm_max_efficiency_fp4},
+                        {"gemm_k_half", p.gemm_k_half},
+                        {"gemm_fixed_us", p.gemm_fixed_us},
+                        {"flash_forward_efficiency", p.flash_forward_efficiency},
+                        {"flash_backward_efficiency", p.flash_backward_efficiency},
+                        {"memory_efficiency", p.memory_efficiency},
+                        {"memory_half_bytes", p.memory_half_bytes},
+                        {"memory_fixed_us", p.memory_fixed_us},
+                        {"kernel_launch_overhead_us", p.kernel_launch_overhead_us},
+                        {"host_overhead_us", p.host_overhead_us},
+                        {"microbatch_overhead_us", p.microbatch_overhead_us}};
     // The MoE terms only where they differ from their defaults (profiles made before them stay identical).
     const ModelParameters defaults;
     if (p.expert_all_to_all_efficiency != defaults.expert_all_to_all_efficiency) {
@@ -189,14 +185,13 @@ GpuProfile make_modeled_profile(const HardwareSpec& hw, const ModelParameters& p
     out.vendor = hw.vendor;
     out.source = "modeled";
     out.source_details = {
-        {"method",
-         "Roofline with efficiency curves (vtrain make-profile). GEMM: time = fixed + max(2MNK / (peak x gemm_max_efficiency x "
-         "tile/wave quantisation x K/(K + gemm_k_half)), operand bytes / (bandwidth x memory_efficiency)); tile quantisation = useful / "
-         "padded output tiles, wave quantisation = tiles / (ceil(tiles / SMs) x SMs), best of tiles 256x128, 128x256, 128x128, 128x64, "
-         "64x64. Flash attention: causal FLOPs (backward 2.5x forward) at flash_*_efficiency x SM occupancy x s/(s + 256). Memory-bound "
-         "kernels: fixed + bytes moved / (bandwidth x memory_efficiency x bytes/(bytes + memory_half_bytes)). Optimizer step (unscale, "
-         "norm, fused Adam, copy to 16-bit weights, zero gradients): 50 bytes per parameter streamed. Host: a layer phase takes "
-         "max(GPU time, operators x host_overhead_us). Not measured on a GPU."},
+        {"method", "Roofline with efficiency curves (vtrain make-profile). GEMM: time = fixed + max(2MNK / (peak x gemm_max_efficiency x "
+                   "tile/wave quantisation x K/(K + gemm_k_half)), operand bytes / (bandwidth x memory_efficiency)); tile quantisation = useful / "
+                   "padded output tiles, wave quantisation = tiles / (ceil(tiles / SMs) x SMs), best of tiles 256x128, 128x256, 128x128, 128x64, "
+                   "64x64. Flash attention: causal FLOPs (backward 2.5x forward) at flash_*_efficiency x SM occupancy x s/(s + 256). Memory-bound "
+                   "kernels: fixed + bytes moved / (bandwidth x memory_efficiency x bytes/(bytes + memory_half_bytes)). Optimizer step (unscale, "
+                   "norm, fused Adam, copy to 16-bit weights, zero gradients): 50 bytes per parameter streamed. Host: a layer phase takes "
+                   "max(GPU time, operators x host_overhead_us). Not measured on a GPU."},
         {"model_parameters", model_parameters_to_json(p)},
         {"figures", hw.figures_sources}};
     out.memory_gib = hw.memory_gib;
@@ -229,8 +224,7 @@ GpuProfile make_modeled_profile(const HardwareSpec& hw, const ModelParameters& p
         for (double m : t.m) {
             for (double n : t.n) {
                 for (double k : t.k) {
-                    t.seconds.push_back(
-                        round_significant(gemm_seconds_at(hw, p, it->second * 1e12, efficiency, m, n, k, kind.bytes_per_element)));
+                    t.seconds.push_back(round_significant(gemm_seconds_at(hw, p, it->second * 1e12, efficiency, m, n, k, kind.bytes_per_element)));
                 }
             }
         }

@@ -6,8 +6,7 @@
 namespace vtrain {
 
 OperatorTimer::OperatorTimer(const GpuProfile& profile, Precision precision, double launch_floor_s)
-    : m_profile(profile), m_dtype(to_string(precision)),
-      m_launch_s(launch_floor_s >= 0 ? launch_floor_s : profile.kernel_launch_overhead_us * 1e-6)
+    : m_profile(profile), m_dtype(to_string(precision)), m_launch_s(launch_floor_s >= 0 ? launch_floor_s : profile.kernel_launch_overhead_us * 1e-6)
 {
     m_bytes_per_element = precision == Precision::Fp32 ? 4 : 2; // FP8/FP4 GEMMs still pass BF16 activations
     // Low-precision GEMMs: the profile's own table when it has one ("fp8", "fp4"); otherwise the BF16 table

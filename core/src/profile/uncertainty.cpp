@@ -22,15 +22,14 @@ double quantile(const std::vector<double>& sorted, double q)
 
 std::optional<PredictionBand> band_from_errors(std::vector<double> errors_pct, double coverage, std::string source)
 {
-    errors_pct.erase(std::remove_if(errors_pct.begin(), errors_pct.end(), [](double e) { return !std::isfinite(e) || e <= -100; }),
-                     errors_pct.end());
+    errors_pct.erase(std::remove_if(errors_pct.begin(), errors_pct.end(), [](double e) { return !std::isfinite(e) || e <= -100; }), errors_pct.end());
     if (errors_pct.size() < 2 || !(coverage > 0 && coverage < 1)) {
         return std::nullopt;
     }
     std::sort(errors_pct.begin(), errors_pct.end());
     const double tail = (1 - coverage) / 2;
-    const double e_lo = quantile(errors_pct, tail) / 100;       // most under-predicted
-    const double e_hi = quantile(errors_pct, 1 - tail) / 100;   // most over-predicted
+    const double e_lo = quantile(errors_pct, tail) / 100;     // most under-predicted
+    const double e_hi = quantile(errors_pct, 1 - tail) / 100; // most over-predicted
     PredictionBand band;
     band.low = 1 / (1 + e_hi);
     band.high = 1 / (1 + e_lo);

@@ -17,11 +17,11 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kHour = 3600.0;
 
 struct JobState {
-    double remaining = 0;      // tokens
+    double remaining = 0; // tokens
     bool arrived = false;
     bool done = false;
-    int point = -1;            // index into the policy's real curve; -1 = not running
-    double ready_s = 0;        // progress starts here (restart overhead)
+    int point = -1;     // index into the policy's real curve; -1 = not running
+    double ready_s = 0; // progress starts here (restart overhead)
     double finish_s = 0;
 };
 
@@ -178,10 +178,7 @@ private:
         }
     }
 
-    bool waiting(std::size_t j) const
-    {
-        return m_states[j].arrived && !m_states[j].done && m_result.jobs[j].schedulable;
-    }
+    bool waiting(std::size_t j) const { return m_states[j].arrived && !m_states[j].done && m_result.jobs[j].schedulable; }
 
     // The fixed policy's point: the requested count, else the smallest count above it with a plan.
     int fixed_point(std::size_t j) const
@@ -370,12 +367,9 @@ const CurvePoint* ThroughputCurve::smallest_at_least(int gpus) const
 const char* to_string(SchedulePolicy policy)
 {
     switch (policy) {
-    case SchedulePolicy::SimulatorInformed:
-        return "vtrain";
-    case SchedulePolicy::Fixed:
-        return "fixed";
-    case SchedulePolicy::ElasticFlow:
-        return "elasticflow";
+    case SchedulePolicy::SimulatorInformed: return "vtrain";
+    case SchedulePolicy::Fixed: return "fixed";
+    case SchedulePolicy::ElasticFlow: return "elasticflow";
     }
     return "?";
 }

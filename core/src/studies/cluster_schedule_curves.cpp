@@ -61,8 +61,8 @@ SearchSpace curve_search_space(const ModelSpec& model, const std::vector<int>& c
 std::string curve_key(const ModelSpec& m, int global_batch)
 {
     std::ostringstream key;
-    key << m.layers << 'x' << m.hidden << " h" << m.heads << " kv" << m.effective_kv_heads() << " f" << m.effective_ffn_hidden() << " s"
-        << m.seq_len << " v" << m.vocab << ' ' << to_string(m.activation) << (m.tied_embeddings ? " tied" : " untied") << " gb" << global_batch;
+    key << m.layers << 'x' << m.hidden << " h" << m.heads << " kv" << m.effective_kv_heads() << " f" << m.effective_ffn_hidden() << " s" << m.seq_len
+        << " v" << m.vocab << ' ' << to_string(m.activation) << (m.tied_embeddings ? " tied" : " untied") << " gb" << global_batch;
     return key.str();
 }
 

@@ -82,7 +82,8 @@ Expected<ScheduleStudy> run_schedule_study(const ScheduleRequest& request, const
         return errors;
     }
     if (profile.id != request.gpu) {
-        return Diagnostic{"gpu", "the profile given is \"" + json_fields::bounded(profile.id) + "\", not \"" + json_fields::bounded(request.gpu) + "\""};
+        return Diagnostic{"gpu",
+                          "the profile given is \"" + json_fields::bounded(profile.id) + "\", not \"" + json_fields::bounded(request.gpu) + "\""};
     }
     const auto start = std::chrono::steady_clock::now();
     const std::map<std::string, GpuProfile> profiles{{request.gpu, profile}};

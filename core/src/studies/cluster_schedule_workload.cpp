@@ -74,8 +74,8 @@ const std::vector<CatalogModel>& workload_catalog()
 {
     // GPT-3 paper shapes (Brown et al. 2020, Table 2.1) and two of Megatron-LM's (Narayanan et al. SC'21).
     static const std::vector<CatalogModel> catalog{
-        entry("gpt-1.3b", 24, 2048, 16, 512, 8, 16, 0.25),   entry("gpt-2.7b", 32, 2560, 32, 512, 16, 32, 0.20),
-        entry("gpt-6.7b", 32, 4096, 32, 1024, 32, 64, 0.20), entry("gpt-13b", 40, 5120, 40, 1024, 64, 128, 0.15),
+        entry("gpt-1.3b", 24, 2048, 16, 512, 8, 16, 0.25),      entry("gpt-2.7b", 32, 2560, 32, 512, 16, 32, 0.20),
+        entry("gpt-6.7b", 32, 4096, 32, 1024, 32, 64, 0.20),    entry("gpt-13b", 40, 5120, 40, 1024, 64, 128, 0.15),
         entry("gpt-18.4b", 40, 6144, 48, 1024, 128, 256, 0.12), entry("gpt-39.1b", 48, 8192, 64, 1536, 256, 512, 0.08),
     };
     return catalog;

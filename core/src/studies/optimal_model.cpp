@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: MIT
 // The compute-optimal model study: a family of shapes, each candidate's fastest plan from explore(), and
 // the largest candidate within budget -- simulated and at a naive fixed utilisation.
-#include "studies/cluster_request_checks.h"
 #include "vtrain/optimal_model.h"
+#include "studies/cluster_request_checks.h"
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
 
+#include "model/model_math.h"
 #include "vtrain/explorer_io.h"
 #include "vtrain/explorer_space.h"
 #include "vtrain/json_fields.h"
-#include "model/model_math.h"
 #include "vtrain/scenario_json.h"
 
 namespace vtrain {
@@ -27,16 +27,8 @@ struct Shape {
 };
 
 // Narayanan et al. SC'21, Table 1 (the weak-scaling family; 1.7B .. 1T).
-constexpr std::array<Shape, 10> kMegatronShapes{{{24, 2304},
-                                                  {30, 3072},
-                                                  {36, 4096},
-                                                  {40, 6144},
-                                                  {48, 8192},
-                                                  {60, 10240},
-                                                  {80, 12288},
-                                                  {96, 16384},
-                                                  {105, 20480},
-                                                  {128, 25600}}};
+constexpr std::array<Shape, 10> kMegatronShapes{
+    {{24, 2304}, {30, 3072}, {36, 4096}, {40, 6144}, {48, 8192}, {60, 10240}, {80, 12288}, {96, 16384}, {105, 20480}, {128, 25600}}};
 
 ModelSpec gpt_shape(int layers, int hidden, int seq_len, int vocab)
 {
@@ -241,8 +233,8 @@ double training_model_flops(const ModelSpec& model, double tokens)
     return model_flops_per_iteration(model, 1) / model.seq_len * tokens;
 }
 
-OptimalCandidate evaluate_candidate(const ModelSpec& model, const OptimalModelRequest& request,
-                                    const std::map<std::string, GpuProfile>& profiles, StudyControl& control)
+OptimalCandidate evaluate_candidate(const ModelSpec& model, const OptimalModelRequest& request, const std::map<std::string, GpuProfile>& profiles,
+                                    StudyControl& control)
 {
     const GpuProfile& profile = profiles.at(request.gpu);
     const double price = request.price_per_gpu_hour.value_or(profile.price_usd_per_gpu_hour);
@@ -315,7 +307,8 @@ Expected<OptimalModelResult> find_optimal_model(const OptimalModelRequest& reque
         return errors;
     }
     if (profile.id != request.gpu) {
-        return Diagnostic{"gpu", "the profile given is \"" + json_fields::bounded(profile.id) + "\", not \"" + json_fields::bounded(request.gpu) + "\""};
+        return Diagnostic{"gpu",
+                          "the profile given is \"" + json_fields::bounded(profile.id) + "\", not \"" + json_fields::bounded(request.gpu) + "\""};
     }
     if (profile.peak_flops("bf16") <= 0) {
         return Diagnostic{"gpu", "profile \"" + profile.id + "\" has no bf16 peak FLOP/s"};

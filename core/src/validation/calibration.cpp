@@ -21,9 +21,9 @@ namespace {
 struct FitRow {
     const RunRow* row = nullptr;
     MappedRun run;
-    std::vector<RunCandidate> centre; // the middle candidate(s) of the row's range
+    std::vector<RunCandidate> centre;        // the middle candidate(s) of the row's range
     std::vector<std::size_t> centre_indices; // their indices among the run's candidates
-    int subset = 0; // index into the subset names
+    int subset = 0;                          // index into the subset names
     int fold = 0;
 };
 
@@ -57,7 +57,8 @@ double from_unit(const CalibrationParameter& p, double u)
 nlohmann::json stats_to_json(const SubsetStats& s)
 {
     auto r3 = [](double v) { return std::round(v * 1000) / 1000; };
-    return {{"used", s.used}, {"mape_pct", r3(s.mape_pct)}, {"median_pct", r3(s.median_pct)}, {"max_pct", r3(s.max_pct)}, {"bias_pct", r3(s.bias_pct)}};
+    return {
+        {"used", s.used}, {"mape_pct", r3(s.mape_pct)}, {"median_pct", r3(s.median_pct)}, {"max_pct", r3(s.max_pct)}, {"bias_pct", r3(s.bias_pct)}};
 }
 
 class Evaluator {
@@ -189,7 +190,8 @@ std::vector<CalibrationParameter> calibration_parameters_for(const GpuProfile& p
             const double per_direction = bidirectional / 2;
             p.low = 0.5 * per_direction;
             p.high = 1.06 * per_direction;
-            p.why = "NCCL's all-reduce bus bandwidth is bounded by the per-direction NVLink rate (" + std::to_string(static_cast<int>(per_direction)) +
+            p.why = "NCCL's all-reduce bus bandwidth is bounded by the per-direction NVLink rate (" +
+                    std::to_string(static_cast<int>(per_direction)) +
                     " GB/s from the datasheet), exceeded only by in-switch reduction (NVLink SHARP: ~476 of 450 GB/s on DGX H100, 1.06x, "
                     "nccl-tests issues #267/#290); 0.5x is a floor well below the 0.8x that datasheet profiles assume";
         } else {
@@ -203,48 +205,84 @@ std::vector<CalibrationParameter> calibration_parameters_for(const GpuProfile& p
 double ParameterSet::get(const std::string& name) const
 {
     const ModelParameters& m = model;
-    if (name == "gemm_max_efficiency") return m.gemm_max_efficiency;
-    if (name == "gemm_max_efficiency_fp8") return m.gemm_max_efficiency_fp8;
-    if (name == "gemm_max_efficiency_fp4") return m.gemm_max_efficiency_fp4;
-    if (name == "gemm_k_half") return m.gemm_k_half;
-    if (name == "gemm_fixed_us") return m.gemm_fixed_us;
-    if (name == "flash_forward_efficiency") return m.flash_forward_efficiency;
-    if (name == "flash_backward_efficiency") return m.flash_backward_efficiency;
-    if (name == "memory_efficiency") return m.memory_efficiency;
-    if (name == "memory_half_bytes") return m.memory_half_bytes;
-    if (name == "memory_fixed_us") return m.memory_fixed_us;
-    if (name == "kernel_launch_overhead_us") return m.kernel_launch_overhead_us;
-    if (name == "host_overhead_us") return m.host_overhead_us;
-    if (name == "moe_host_op_us") return m.moe_host_op_us;
-    if (name == "microbatch_overhead_us") return m.microbatch_overhead_us;
-    if (name == "nic_efficiency") return nic_efficiency;
-    if (name == "nvlink_bus_gbytes_per_s") return nvlink_bus_gbytes_per_s;
-    if (name == "nvlink_base_latency_us") return nvlink_base_latency_us;
-    if (name == "inter_node_base_latency_us") return inter_node_base_latency_us;
+    if (name == "gemm_max_efficiency")
+        return m.gemm_max_efficiency;
+    if (name == "gemm_max_efficiency_fp8")
+        return m.gemm_max_efficiency_fp8;
+    if (name == "gemm_max_efficiency_fp4")
+        return m.gemm_max_efficiency_fp4;
+    if (name == "gemm_k_half")
+        return m.gemm_k_half;
+    if (name == "gemm_fixed_us")
+        return m.gemm_fixed_us;
+    if (name == "flash_forward_efficiency")
+        return m.flash_forward_efficiency;
+    if (name == "flash_backward_efficiency")
+        return m.flash_backward_efficiency;
+    if (name == "memory_efficiency")
+        return m.memory_efficiency;
+    if (name == "memory_half_bytes")
+        return m.memory_half_bytes;
+    if (name == "memory_fixed_us")
+        return m.memory_fixed_us;
+    if (name == "kernel_launch_overhead_us")
+        return m.kernel_launch_overhead_us;
+    if (name == "host_overhead_us")
+        return m.host_overhead_us;
+    if (name == "moe_host_op_us")
+        return m.moe_host_op_us;
+    if (name == "microbatch_overhead_us")
+        return m.microbatch_overhead_us;
+    if (name == "nic_efficiency")
+        return nic_efficiency;
+    if (name == "nvlink_bus_gbytes_per_s")
+        return nvlink_bus_gbytes_per_s;
+    if (name == "nvlink_base_latency_us")
+        return nvlink_base_latency_us;
+    if (name == "inter_node_base_latency_us")
+        return inter_node_base_latency_us;
     return 0;
 }
 
 void ParameterSet::set(const std::string& name, double v)
 {
     ModelParameters& m = model;
-    if (name == "gemm_max_efficiency") m.gemm_max_efficiency = v;
-    else if (name == "gemm_max_efficiency_fp8") m.gemm_max_efficiency_fp8 = v;
-    else if (name == "gemm_max_efficiency_fp4") m.gemm_max_efficiency_fp4 = v;
-    else if (name == "gemm_k_half") m.gemm_k_half = v;
-    else if (name == "gemm_fixed_us") m.gemm_fixed_us = v;
-    else if (name == "flash_forward_efficiency") m.flash_forward_efficiency = v;
-    else if (name == "flash_backward_efficiency") m.flash_backward_efficiency = v;
-    else if (name == "memory_efficiency") m.memory_efficiency = v;
-    else if (name == "memory_half_bytes") m.memory_half_bytes = v;
-    else if (name == "memory_fixed_us") m.memory_fixed_us = v;
-    else if (name == "kernel_launch_overhead_us") m.kernel_launch_overhead_us = v;
-    else if (name == "host_overhead_us") m.host_overhead_us = v;
-    else if (name == "moe_host_op_us") m.moe_host_op_us = v;
-    else if (name == "microbatch_overhead_us") m.microbatch_overhead_us = v;
-    else if (name == "nic_efficiency") nic_efficiency = v;
-    else if (name == "nvlink_bus_gbytes_per_s") nvlink_bus_gbytes_per_s = v;
-    else if (name == "nvlink_base_latency_us") nvlink_base_latency_us = v;
-    else if (name == "inter_node_base_latency_us") inter_node_base_latency_us = v;
+    if (name == "gemm_max_efficiency")
+        m.gemm_max_efficiency = v;
+    else if (name == "gemm_max_efficiency_fp8")
+        m.gemm_max_efficiency_fp8 = v;
+    else if (name == "gemm_max_efficiency_fp4")
+        m.gemm_max_efficiency_fp4 = v;
+    else if (name == "gemm_k_half")
+        m.gemm_k_half = v;
+    else if (name == "gemm_fixed_us")
+        m.gemm_fixed_us = v;
+    else if (name == "flash_forward_efficiency")
+        m.flash_forward_efficiency = v;
+    else if (name == "flash_backward_efficiency")
+        m.flash_backward_efficiency = v;
+    else if (name == "memory_efficiency")
+        m.memory_efficiency = v;
+    else if (name == "memory_half_bytes")
+        m.memory_half_bytes = v;
+    else if (name == "memory_fixed_us")
+        m.memory_fixed_us = v;
+    else if (name == "kernel_launch_overhead_us")
+        m.kernel_launch_overhead_us = v;
+    else if (name == "host_overhead_us")
+        m.host_overhead_us = v;
+    else if (name == "moe_host_op_us")
+        m.moe_host_op_us = v;
+    else if (name == "microbatch_overhead_us")
+        m.microbatch_overhead_us = v;
+    else if (name == "nic_efficiency")
+        nic_efficiency = v;
+    else if (name == "nvlink_bus_gbytes_per_s")
+        nvlink_bus_gbytes_per_s = v;
+    else if (name == "nvlink_base_latency_us")
+        nvlink_base_latency_us = v;
+    else if (name == "inter_node_base_latency_us")
+        inter_node_base_latency_us = v;
 }
 
 nlohmann::json ParameterSet::to_json() const
@@ -474,8 +512,8 @@ double radical_inverse(int i, int base)
 }
 } // namespace
 
-MinimizeResult multi_start_minimize(const std::function<double(const std::vector<double>&)>& f, const std::vector<double>& x0,
-                                    int max_evaluations, int starts)
+MinimizeResult multi_start_minimize(const std::function<double(const std::vector<double>&)>& f, const std::vector<double>& x0, int max_evaluations,
+                                    int starts)
 {
     if (starts <= 1 || x0.empty()) {
         return nelder_mead(f, x0, max_evaluations);
@@ -688,8 +726,9 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
             }
             if (rows_of < static_cast<std::size_t>(std::max(1, options.min_rows_per_precision))) {
                 if (rows_of > 0 || !options.parameters.empty()) {
-                    result.kept_for_lack_of_rows.push_back(p->name + ": " + std::to_string(rows_of) + " " + precisions.front() + " rows (fewer than " +
-                                                           std::to_string(options.min_rows_per_precision) + "), kept at the prior");
+                    result.kept_for_lack_of_rows.push_back(p->name + ": " + std::to_string(rows_of) + " " + precisions.front() +
+                                                           " rows (fewer than " + std::to_string(options.min_rows_per_precision) +
+                                                           "), kept at the prior");
                 }
                 continue;
             }

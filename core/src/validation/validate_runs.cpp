@@ -13,10 +13,10 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
-#include "validation/validation_detail.h"
-#include "model/model_support.h"
-#include "vtrain/plan_check.h"
 #include "iteration/plan_costs.h"
+#include "model/model_support.h"
+#include "validation/validation_detail.h"
+#include "vtrain/plan_check.h"
 #include "vtrain/simulator.h"
 
 namespace vtrain {
@@ -124,11 +124,13 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
     out.high = kept.back().value;
     // The centre: among those, the runs closest to the framework's documented values (a recipe's own
     // setting where it fits, validation_ranges.cpp); the median of all of them where none is documented.
-    const int fewest = std::min_element(kept.begin(), kept.end(), [](const Point& a, const Point& b) { return a.departures < b.departures; })->departures;
+    const int fewest =
+        std::min_element(kept.begin(), kept.end(), [](const Point& a, const Point& b) { return a.departures < b.departures; })->departures;
     std::erase_if(kept, [fewest](const Point& p) { return p.departures > fewest; });
     const std::size_t n = kept.size();
     out.central = n % 2 == 1 ? kept[n / 2].value : 0.5 * (kept[n / 2 - 1].value + kept[n / 2].value);
-    out.central_indices = n % 2 == 1 ? std::vector<std::size_t>{kept[n / 2].index} : std::vector<std::size_t>{kept[n / 2 - 1].index, kept[n / 2].index};
+    out.central_indices =
+        n % 2 == 1 ? std::vector<std::size_t>{kept[n / 2].index} : std::vector<std::size_t>{kept[n / 2 - 1].index, kept[n / 2].index};
     return out;
 }
 
@@ -248,9 +250,7 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const std::map<s
     };
     const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
     tbb::task_arena arena(threads);
-    arena.execute([&] {
-        tbb::parallel_for(std::size_t{0}, selected.size(), [&](std::size_t i) { evaluate(i); });
-    });
+    arena.execute([&] { tbb::parallel_for(std::size_t{0}, selected.size(), [&](std::size_t i) { evaluate(i); }); });
 
     ValidationReport report;
     std::map<std::string, std::vector<double>> errors;
@@ -327,8 +327,9 @@ nlohmann::json validation_to_json(const ValidationReport& report)
     }
     nlohmann::json subsets = nlohmann::json::object();
     for (const auto& [name, s] : report.subsets) {
-        subsets[name] = {{"used", s.used},       {"skipped", s.skipped},       {"unscored", s.unscored},       {"mape_pct", s.mape_pct},
-                         {"median_pct", s.median_pct}, {"max_pct", s.max_pct}, {"bias_pct", s.bias_pct}};
+        subsets[name] = {{"used", s.used},         {"skipped", s.skipped},       {"unscored", s.unscored},
+                         {"mape_pct", s.mape_pct}, {"median_pct", s.median_pct}, {"max_pct", s.max_pct},
+                         {"bias_pct", s.bias_pct}};
     }
     nlohmann::json reasons = nlohmann::json::object();
     for (const auto& [reason, n] : report.skip_reasons) {
@@ -336,7 +337,8 @@ nlohmann::json validation_to_json(const ValidationReport& report)
     }
     return {{"rows", rows},
             {"subsets", subsets},
-            {"coverage", {{"rows", report.rows_in_file}, {"modeled", report.rows_modeled}, {"unscored", report.rows_unscored}, {"skip_reasons", reasons}}}};
+            {"coverage",
+             {{"rows", report.rows_in_file}, {"modeled", report.rows_modeled}, {"unscored", report.rows_unscored}, {"skip_reasons", reasons}}}};
 }
 
 } // namespace vtrain
@@ -347,11 +349,16 @@ const std::map<std::string, double>& public_set_targets()
 {
     // Old set (docs/validation.md); modern set: issue 13's targets (dense <= 8%, MoE <= 12%, torchtitan
     // <= 10%, DeepSeek-V3 report <= 15%).
-    static const std::map<std::string, double> targets{
-        {"vtrain_multi_node", 7.0},          {"vtrain_single_node", 5.0},          {"korthikanti_recompute", 3.0},
-        {"sc21_weak_scaling", 5.0},          {"mtnlg", 5.0},                       {"megatron_bridge_dense_*", 8.0},
-        {"megatron_bridge_moe_*", 12.0},     {"mcore_dsv3_*", 12.0},               {"torchtitan_*", 10.0},
-        {"deepseek_v3", 15.0}};
+    static const std::map<std::string, double> targets{{"vtrain_multi_node", 7.0},
+                                                       {"vtrain_single_node", 5.0},
+                                                       {"korthikanti_recompute", 3.0},
+                                                       {"sc21_weak_scaling", 5.0},
+                                                       {"mtnlg", 5.0},
+                                                       {"megatron_bridge_dense_*", 8.0},
+                                                       {"megatron_bridge_moe_*", 12.0},
+                                                       {"mcore_dsv3_*", 12.0},
+                                                       {"torchtitan_*", 10.0},
+                                                       {"deepseek_v3", 15.0}};
     return targets;
 }
 

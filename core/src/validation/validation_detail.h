@@ -33,10 +33,10 @@ std::string gpu_profile_id(const RunRow& r, Notes& notes);
 // not stated (the software's default applies).
 struct PrecisionChoice {
     std::optional<Precision> precision;
-    std::optional<Fp8Recipe> recipe;   // stated recipe (fp8 only)
-    std::string recipe_text;           // how notes[0] names it
-    bool recipe_approximated = false;  // a recipe the simulator has no exact counterpart for
-    bool recipe_on_hopper = false;     // MXFP8 named for a pre-Blackwell GPU: blockwise there
+    std::optional<Fp8Recipe> recipe;  // stated recipe (fp8 only)
+    std::string recipe_text;          // how notes[0] names it
+    bool recipe_approximated = false; // a recipe the simulator has no exact counterpart for
+    bool recipe_on_hopper = false;    // MXFP8 named for a pre-Blackwell GPU: blockwise there
 };
 PrecisionChoice precision_of(const RunRow& r);
 
@@ -100,18 +100,19 @@ struct SoftwareSettings {
     AttentionKernel attention = AttentionKernel::Flash;
     Precision precision = Precision::Bf16;
     Fp8Recipe fp8_recipe = Fp8Recipe::Delayed; // the framework's FP8 default when the row names none
-    bool has_sequence_parallel = true; // the framework has Megatron-style sequence parallelism
-    bool has_selective_recompute = true; // it can recompute the attention core alone (Megatron-LM >= 2022)
-    bool sequence_parallel_with_tp = false; // it is always on with tp > 1 (torchtitan's TP plan)
-    bool distributed_optimizer = false;     // optimizer states sharded over data parallelism by default
-    bool no_grad_accumulation = false;      // the global batch is local batch x dp (torchtitan 2024-25)
-    bool bf16_gradients = false;            // gradients kept and reduced in bf16 (TrainingSpec::bf16_gradients)
-    bool fp8_param_gather = false;          // per-tensor FP8 recipes keep and gather FP8 weights only (TrainingSpec)
-    int current_scaling_bf16_edge_layers = 0; // FP8 current scaling keeps the first/last n layers in BF16 (TrainingSpec)
-    bool eager_elementwise = false;         // elementwise ops as eager PyTorch sequences (TrainingSpec)
-    bool tp_overlap_forward_only = false;   // its TP overlap (async TP) hides forward traffic only (TrainingSpec)
+    bool has_sequence_parallel = true;         // the framework has Megatron-style sequence parallelism
+    bool has_selective_recompute = true;       // it can recompute the attention core alone (Megatron-LM >= 2022)
+    bool sequence_parallel_with_tp = false;    // it is always on with tp > 1 (torchtitan's TP plan)
+    bool distributed_optimizer = false;        // optimizer states sharded over data parallelism by default
+    bool no_grad_accumulation = false;         // the global batch is local batch x dp (torchtitan 2024-25)
+    bool bf16_gradients = false;               // gradients kept and reduced in bf16 (TrainingSpec::bf16_gradients)
+    bool fp8_param_gather = false;             // per-tensor FP8 recipes keep and gather FP8 weights only (TrainingSpec)
+    int current_scaling_bf16_edge_layers = 0;  // FP8 current scaling keeps the first/last n layers in BF16 (TrainingSpec)
+    bool eager_elementwise = false;            // elementwise ops as eager PyTorch sequences (TrainingSpec)
+    bool tp_overlap_forward_only = false;      // its TP overlap (async TP) hides forward traffic only (TrainingSpec)
     double hopper_attention_peak_fraction = 0; // its attention kernel's best fraction of peak on Hopper (TrainingSpec::attention_peak_fraction)
-    double blackwell_ssd_scan_time_factor = 1; // its Mamba-2 SSD kernels on Blackwell over the batched-GEMM table (TrainingSpec::ssd_scan_time_factor)
+    double blackwell_ssd_scan_time_factor =
+        1; // its Mamba-2 SSD kernels on Blackwell over the batched-GEMM table (TrainingSpec::ssd_scan_time_factor)
     // Pipeline defaults where a row leaves them out: stages per rank of an interleaved schedule (0 = not
     // documented), and micro-batches per iteration = the number of pipeline stages (pp x stages per rank).
     int default_interleaved_stages = 0;
@@ -125,18 +126,18 @@ struct SoftwareSettings {
     std::optional<bool> recipe_tp_overlap;
     // Its FSDP recipes offload some layers' activations to host memory instead of recomputing them.
     bool fsdp_offloads_activations = false;
-    unsigned recipe_recompute_modules = 0; // kRecompute* bits the recipe's selective recompute names
-    std::optional<bool> recipe_moe_overlap;  // expert all-to-all overlap of the recipe preset the row's layout matches
-    bool recipe_flex_dispatcher = false;     // that preset dispatches through DeepEP / HybridEP (flex dispatcher)
+    unsigned recipe_recompute_modules = 0;  // kRecompute* bits the recipe's selective recompute names
+    std::optional<bool> recipe_moe_overlap; // expert all-to-all overlap of the recipe preset the row's layout matches
+    bool recipe_flex_dispatcher = false;    // that preset dispatches through DeepEP / HybridEP (flex dispatcher)
     std::string description;
-    bool flex_moe_dispatcher = false; // the recipes dispatch experts with DeepEP/HybridEP (TrainingSpec::moe_dispatcher)
+    bool flex_moe_dispatcher = false;             // the recipes dispatch experts with DeepEP/HybridEP (TrainingSpec::moe_dispatcher)
     std::optional<CudaGraphs> recipe_cuda_graphs; // the CUDA graphs of the row's preset in the row's release (TrainingSpec::cuda_graphs)
-    bool cuda_graphs_open = false; // the row's preset version (and so its CUDA graphs) is not the one documented: a range
-    bool recipe_fused_grouped_mlp = false; // the release's preset runs TE's CuTeDSL fused grouped MLP (TrainingSpec::fused_grouped_mlp)
-    bool overlap_p2p_interleaved = false; // its interleaved schedules post pipeline sends asynchronously (TrainingSpec::overlap_p2p)
-    bool te_cross_entropy = false; // its recipe's loss is Transformer Engine's fused cross-entropy (TrainingSpec::te_cross_entropy)
-    unsigned recipe_cuda_graph_scope = 0; // with recipe_cuda_graphs Scoped: the preset's CudaGraphScope bits (0 = the default scope)
-    bool recipe_recompute_known = false;  // the row's layout is a preset that states its recompute: recipe_recompute, not a range
+    bool cuda_graphs_open = false;                // the row's preset version (and so its CUDA graphs) is not the one documented: a range
+    bool recipe_fused_grouped_mlp = false;        // the release's preset runs TE's CuTeDSL fused grouped MLP (TrainingSpec::fused_grouped_mlp)
+    bool overlap_p2p_interleaved = false;         // its interleaved schedules post pipeline sends asynchronously (TrainingSpec::overlap_p2p)
+    bool te_cross_entropy = false;                // its recipe's loss is Transformer Engine's fused cross-entropy (TrainingSpec::te_cross_entropy)
+    unsigned recipe_cuda_graph_scope = 0;         // with recipe_cuda_graphs Scoped: the preset's CudaGraphScope bits (0 = the default scope)
+    bool recipe_recompute_known = false;          // the row's layout is a preset that states its recompute: recipe_recompute, not a range
 };
 SoftwareSettings software_settings(const RunRow& r);
 
@@ -159,16 +160,16 @@ double convention_flops(FlopConvention c, const ModelSpec& m, const TrainingSpec
 // --- ranges (validation_ranges.cpp) ---------------------------------------------------------------------
 // What the mapping knows about each open setting before it expands the candidates.
 struct OpenSettings {
-    bool micro_batch = false;          // not stated and not derivable
+    bool micro_batch = false; // not stated and not derivable
     bool recompute = false;
     bool sequence_parallel = false;
     bool etp = false;
-    bool virtual_stages = false;       // interleaved, v not stated
+    bool virtual_stages = false; // interleaved, v not stated
     bool overlap_param_gather = false;
     bool tp_overlap = false;
     bool moe_overlap = false;
-    bool activation_offload = false;   // share of layers whose activations go to host memory
-    bool cuda_graphs = false;          // none or the preset's scoped graphs (TrainingSpec::cuda_graphs)
+    bool activation_offload = false; // share of layers whose activations go to host memory
+    bool cuda_graphs = false;        // none or the preset's scoped graphs (TrainingSpec::cuda_graphs)
 };
 // Expands run.scenario/run.plan into run.candidates over the open settings (each value legal for the
 // row's shape), and writes one line per open setting into run.open_settings and the notes.

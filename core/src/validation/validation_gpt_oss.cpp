@@ -12,8 +12,7 @@ bool is_gpt_oss(const RunRow& r)
 {
     // "GPT OSS 120B", "gpt-oss-120b", "GPT-OSS 20B".
     const std::string name = lower(r.model_name.value_or(""));
-    return name.find("gpt oss") != std::string::npos || name.find("gpt-oss") != std::string::npos ||
-           name.find("gpt_oss") != std::string::npos;
+    return name.find("gpt oss") != std::string::npos || name.find("gpt-oss") != std::string::npos || name.find("gpt_oss") != std::string::npos;
 }
 
 void gpt_oss_model_details(const RunRow& r, ModelSpec& m, Notes& notes)
@@ -37,7 +36,7 @@ namespace {
 // MBS1; V1 GBS 512, V2 GBS 1280). Matched on GPU, tp, pp, ep, micro-batch and global batch: a row that
 // differs in one of them ran another version of the presets, whose settings are not read here.
 struct GptOssPreset {
-    const char* gpu;  // "gb200", "b200", "h100"
+    const char* gpu; // "gb200", "b200", "h100"
     int tp, pp, ep, mbs, gbs;
     bool a2a_overlap; // moe_a2a_overlap of the BF16 preset of this layout (GB200_BF16_V2: True)
     const char* name;
@@ -79,8 +78,8 @@ void gpt_oss_recipe(const RunRow& r, SoftwareSettings& s)
                      "reduce, router fusion, forced load balance; recipes/gpt_oss/gpt_oss.py @ 07b4a58: overlapped parameter gather; "
                      "selective recompute redoes the norms and the experts' activation";
     // Not made the centre of their ranges: the preset's selective recompute, its moe_a2a_overlap and, under
-    // MXFP8, GB200_FP8_MX_V2's full-iteration CUDA graphs, HybridEP dispatcher and a2a overlap. With them the Blackwell rows come out 26-38% (BF16) and 37% (MXFP8) too fast while the H100
-    // rows fit (docs/validation.md, GPT-OSS): a Blackwell-side GPT-OSS cost is still missing, and until its
+    // MXFP8, GB200_FP8_MX_V2's full-iteration CUDA graphs, HybridEP dispatcher and a2a overlap. With them the Blackwell rows come out 26-38% (BF16)
+    // and 37% (MXFP8) too fast while the H100 rows fit (docs/validation.md, GPT-OSS): a Blackwell-side GPT-OSS cost is still missing, and until its
     // source is found these settings stay open instead of being paired with a cost the model lacks.
     const bool mxfp8 = precision_of(r).recipe == Fp8Recipe::Mxfp8;
     if (mxfp8 && std::string(preset->gpu) == "gb200") {

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "model/model_support.h"
 #include "validation/validation_detail.h"
 #include "vtrain/json_fields.h"
-#include "model/model_support.h"
 #include "vtrain/plan_check.h"
 
 namespace vtrain {
@@ -132,8 +132,8 @@ RowMapping map_run(const RunRow& r)
     // torchao rowwise: axiswise scales computed per pass for input, weight and grad_output (layer_costs.cpp).
     t.fp8_axiswise_casts = t.precision == Precision::Fp8 && pc.recipe && pc.recipe_approximated;
     t.bf16_gradients = sw.bf16_gradients && t.precision != Precision::Fp32;
-    t.fp8_param_gather = sw.fp8_param_gather && t.precision == Precision::Fp8 &&
-                         (t.fp8_recipe == Fp8Recipe::Current || t.fp8_recipe == Fp8Recipe::Delayed);
+    t.fp8_param_gather =
+        sw.fp8_param_gather && t.precision == Precision::Fp8 && (t.fp8_recipe == Fp8Recipe::Current || t.fp8_recipe == Fp8Recipe::Delayed);
     t.bf16_edge_layers = t.precision == Precision::Fp8 && t.fp8_recipe == Fp8Recipe::Current ? sw.current_scaling_bf16_edge_layers : 0;
 
     // Batch.
@@ -145,7 +145,8 @@ RowMapping map_run(const RunRow& r)
         note("global_batch_size: derived.global_batch_size = " + std::to_string(t.global_batch));
     } else if (sw.no_grad_accumulation && r.micro_batch_size && !r.grad_accum_steps) {
         t.global_batch = *r.micro_batch_size * p.dp;
-        note("global_batch_size not given: local batch x dp = " + std::to_string(t.global_batch) + " (no gradient accumulation: the software's default)");
+        note("global_batch_size not given: local batch x dp = " + std::to_string(t.global_batch) +
+             " (no gradient accumulation: the software's default)");
     } else {
         return skip("global_batch_size not given");
     }
@@ -261,7 +262,8 @@ RowMapping map_run(const RunRow& r)
         p.zero_stage = 3;
         if (fsdp > 1 && fsdp < p.dp) {
             p.shard_group = fsdp;
-            note("fsdp " + std::to_string(fsdp) + ": parameters sharded in groups of " + std::to_string(fsdp) + " data-parallel ranks, replicated across");
+            note("fsdp " + std::to_string(fsdp) + ": parameters sharded in groups of " + std::to_string(fsdp) +
+                 " data-parallel ranks, replicated across");
         } else {
             note("fsdp: parameters, gradients and optimizer states sharded over the data-parallel group (ZeRO-3)");
         }
@@ -271,7 +273,10 @@ RowMapping map_run(const RunRow& r)
         // engine supports up to stage 1 (MT-NLG, Smith et al. 2022, Sec. 2); Megatron-Core recipes use the
         // distributed optimizer (the same sharding).
         p.zero_stage = std::max(p.zero_stage, 1);
-        note("zero_stage not given: 1 (" + std::string(sw.distributed_optimizer ? "the software's distributed optimizer" : "DeepSpeed 3D parallelism: ZeRO stage 1 data parallelism") + ")");
+        note("zero_stage not given: 1 (" +
+             std::string(sw.distributed_optimizer ? "the software's distributed optimizer"
+                                                  : "DeepSpeed 3D parallelism: ZeRO stage 1 data parallelism") +
+             ")");
     }
     if (sw.framework == Framework::MegatronCore && p.zero_stage >= 1 && p.dp > 1) {
         open.overlap_param_gather = true;
@@ -330,8 +335,8 @@ RowMapping map_run(const RunRow& r)
     const int micro_batches = t.global_batch % (p.dp * p.micro_batch) == 0 ? t.global_batch / (p.dp * p.micro_batch) : 0;
     (void)micro_batches;
     // ("1F1B non-interleaved" names the plain schedule.)
-    const bool says_interleaved = (contains(r.pipeline_schedule, "interleav") && !contains(r.pipeline_schedule, "non-interleav")) ||
-                                  r.virtual_pipeline_stages.value_or(1) > 1;
+    const bool says_interleaved =
+        (contains(r.pipeline_schedule, "interleav") && !contains(r.pipeline_schedule, "non-interleav")) || r.virtual_pipeline_stages.value_or(1) > 1;
     if (contains(r.pipeline_schedule, "dualpipe") && p.pp > 1) {
         // DeepSeek-V3 Sec. 3.2.1: bidirectional pipeline, bubble and memory in closed form (pipeline_schedule_dualpipe.cpp).
         p.schedule = Schedule::DualPipe;

@@ -127,13 +127,11 @@ double convention_flops(FlopConvention c, const ModelSpec& m, const TrainingSpec
     switch (c) {
     case FlopConvention::Sc21Eq3: return sc21_eq3_flops(t.global_batch, m.seq_len, m.layers, m.hidden, m.vocab);
     case FlopConvention::KorthikantiModel: return korthikanti_model_flops(t.global_batch, m.layers, m.seq_len, m.hidden, m.vocab);
-    case FlopConvention::KorthikantiHardware:
-        return korthikanti_hardware_flops(t.global_batch, m.layers, m.seq_len, m.hidden, m.vocab, recompute);
+    case FlopConvention::KorthikantiHardware: return korthikanti_hardware_flops(t.global_batch, m.layers, m.seq_len, m.hidden, m.vocab, recompute);
     case FlopConvention::MegatronLmModel: return megatron_lm_model_flops(m, t.global_batch).value_or(0);
     }
     return 0;
 }
-
 
 std::optional<std::string> choose_metric(const RunRow& r, MappedRun& run)
 {

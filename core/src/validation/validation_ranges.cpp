@@ -251,8 +251,8 @@ std::optional<std::string> pipeline_split(const ModelSpec& m, Plan& p, Notes& no
         }
     }
     p.pipeline_layout = layout;
-    notes.push_back(std::to_string(m.layers) + " layers do not divide into " + std::to_string(chunks) + " pipeline chunks: layout " + layout +
-                    " (" + rule + ")");
+    notes.push_back(std::to_string(m.layers) + " layers do not divide into " + std::to_string(chunks) + " pipeline chunks: layout " + layout + " (" +
+                    rule + ")");
     return std::nullopt;
 }
 

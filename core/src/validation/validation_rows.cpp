@@ -15,20 +15,19 @@ using json_fields::Reader;
 const std::vector<std::string>& known_fields()
 {
     static const std::vector<std::string> fields{
-        "id", "source_id", "source_ref", "source_url", "transcribed_via", "trust", "subset", "model_name", "arch_family", "num_layers",
-        "hidden_size", "num_attention_heads", "num_query_groups", "ffn_hidden_size", "seq_length", "vocab_size", "params_b_reported",
-        "gpu_type", "gpu_memory_gb", "num_gpus", "gpus_per_node", "intra_node_interconnect", "inter_node_interconnect", "system_name", "tp",
-        "pp", "dp", "cp", "ep", "model_parallel_size", "virtual_pipeline_stages", "pipeline_schedule", "sequence_parallel", "zero_stage",
-        "distributed_optimizer", "fsdp", "micro_batch_size", "global_batch_size", "grad_accum_steps", "precision", "activation_recompute",
-        "software", "iteration_time_s", "tflops_per_gpu", "tflops_kind", "pct_of_peak", "mfu_pct", "hfu_pct", "aggregate_pflops",
-        "tokens_per_sec_per_gpu", "tokens_per_sec_total", "samples_per_sec", "peak_memory_gb_per_gpu", "observed_oom", "layer_forward_ms",
-        "layer_backward_ms", "layer_total_ms", "training_days_reported", "primary_metric", "flops_definition", "peak_tflops_reference",
-        "derived", "notes",
+        "id", "source_id", "source_ref", "source_url", "transcribed_via", "trust", "subset", "model_name", "arch_family", "num_layers", "hidden_size",
+        "num_attention_heads", "num_query_groups", "ffn_hidden_size", "seq_length", "vocab_size", "params_b_reported", "gpu_type", "gpu_memory_gb",
+        "num_gpus", "gpus_per_node", "intra_node_interconnect", "inter_node_interconnect", "system_name", "tp", "pp", "dp", "cp", "ep",
+        "model_parallel_size", "virtual_pipeline_stages", "pipeline_schedule", "sequence_parallel", "zero_stage", "distributed_optimizer", "fsdp",
+        "micro_batch_size", "global_batch_size", "grad_accum_steps", "precision", "activation_recompute", "software", "iteration_time_s",
+        "tflops_per_gpu", "tflops_kind", "pct_of_peak", "mfu_pct", "hfu_pct", "aggregate_pflops", "tokens_per_sec_per_gpu", "tokens_per_sec_total",
+        "samples_per_sec", "peak_memory_gb_per_gpu", "observed_oom", "layer_forward_ms", "layer_backward_ms", "layer_total_ms",
+        "training_days_reported", "primary_metric", "flops_definition", "peak_tflops_reference", "derived", "notes",
         // modern_runs.json's extra keys (README "The extra keys"); a file without them means null
-        "num_experts", "moe_top_k", "moe_ffn_hidden_size", "num_shared_experts", "moe_shared_expert_ffn_hidden_size",
-        "moe_first_dense_layers", "moe_layer_freq", "expert_tensor_parallel", "kv_channels", "mla_q_lora_rank", "mla_kv_lora_rank",
-        "mla_qk_head_dim", "mla_qk_rope_head_dim", "mla_v_head_dim", "attention_window", "attention_window_every", "layer_pattern",
-        "qkv_bias", "qk_layernorm", "normalization", "ffn_activation", "position_embedding", "tied_embeddings"};
+        "num_experts", "moe_top_k", "moe_ffn_hidden_size", "num_shared_experts", "moe_shared_expert_ffn_hidden_size", "moe_first_dense_layers",
+        "moe_layer_freq", "expert_tensor_parallel", "kv_channels", "mla_q_lora_rank", "mla_kv_lora_rank", "mla_qk_head_dim", "mla_qk_rope_head_dim",
+        "mla_v_head_dim", "attention_window", "attention_window_every", "layer_pattern", "qkv_bias", "qk_layernorm", "normalization",
+        "ffn_activation", "position_embedding", "tied_embeddings"};
     return fields;
 }
 
@@ -173,7 +172,8 @@ RunRow parse_row(const nlohmann::json& j, std::size_t index, Diagnostics& diags)
     }
     if (j.contains("notes") && !j["notes"].is_null()) {
         const auto& notes = j["notes"];
-        const bool ok = notes.is_string() || (notes.is_array() && std::all_of(notes.begin(), notes.end(), [](const auto& n) { return n.is_string(); }));
+        const bool ok =
+            notes.is_string() || (notes.is_array() && std::all_of(notes.begin(), notes.end(), [](const auto& n) { return n.is_string(); }));
         if (!ok) {
             rd.error("notes", "must be a list of strings, a string or null");
         } else if (notes.is_string()) {
@@ -202,7 +202,8 @@ Expected<std::vector<RunRow>> runs_from_json(const nlohmann::json& json)
         rows.push_back(parse_row(json[i], i, diags));
         const std::string& id = rows.back().id;
         if (!id.empty() && !seen.emplace(id, i).second) {
-            diags.push_back({"row \"" + json_fields::bounded(id) + "\".id", "is used by rows " + std::to_string(seen[id]) + " and " + std::to_string(i)});
+            diags.push_back(
+                {"row \"" + json_fields::bounded(id) + "\".id", "is used by rows " + std::to_string(seen[id]) + " and " + std::to_string(i)});
         }
     }
     if (!diags.empty()) {

@@ -31,10 +31,10 @@ namespace {
 // release notes of Megatron-Bridge 0.5.1). full_graph_since is that first container as yymmpp (260600 =
 // 26.06, 260601 = 26.06.01); 0 = not documented for the layout.
 struct MoePreset {
-    const char* model; // "deepseek_v3", "qwen3_235b", "qwen3_30b"
-    const char* gpu;   // "gb200", "b200", "h100"
+    const char* model;  // "deepseek_v3", "qwen3_235b", "qwen3_30b"
+    const char* gpu;    // "gb200", "b200", "h100"
     int tp, pp, vp, ep; // vp 0: none (no interleaving)
-    int overlap;       // 1 on, 0 off, 2 on only under MXFP8 (the FP8_MX preset of the same layout)
+    int overlap;        // 1 on, 0 off, 2 on only under MXFP8 (the FP8_MX preset of the same layout)
     bool flex;
     bool scoped_graphs;   // the preset sets TE-scoped CUDA graphs (before its full-iteration release)
     int full_graph_since; // MXFP8: first container with the full-iteration stack (yymmpp), 0 none documented
@@ -42,19 +42,19 @@ struct MoePreset {
                           // version, whose CUDA graphs are not known (WorkloadBaseConfig default 1)
 };
 constexpr MoePreset kMoePresets[] = {
-    {"deepseek_v3", "gb200", 1, 4, 4, 64, 2, true, true, 260600, 1},  // GB200_V1/_BF16_V1 off; GB200_FP8_MX_V1 moe_a2a_overlap True
-    {"deepseek_v3", "b200", 1, 16, 0, 8, 0, true, false, 0, 1},       // B200_V1 (hybridep, no CUDA graphs)
-    {"deepseek_v3", "b200", 1, 8, 2, 32, 1, true, false, 0, 1},       // B200_FP8_MX_V2 (deepep, moe_a2a_overlap True)
-    {"deepseek_v3", "h100", 2, 8, 4, 64, 0, true, false, 0, 1},       // H100_V1 (hybridep, no CUDA graphs)
-    {"qwen3_235b", "gb200", 1, 8, 0, 8, 0, true, true, 0, 1},         // GB200_*_V1 (hybridep, flex)
-    {"qwen3_235b", "gb200", 1, 8, 0, 32, 0, true, true, 0, 1},        // GB200_FP8_CS_V2
-    {"qwen3_235b", "gb200", 1, 8, 3, 32, 0, true, true, 260600, 1},   // GB200_FP8_MX_V2
-    {"qwen3_235b", "b200", 1, 8, 0, 8, 0, false, false, 0, 1},        // B200_*_V1 (alltoall)
-    {"qwen3_235b", "b200", 1, 8, 4, 8, 0, false, false, 0, 1},        // B200_BF16_V1
-    {"qwen3_235b", "h100", 2, 8, 4, 32, 1, false, false, 0, 1},       // H100_*_V1 (alltoall, moe_a2a_overlap True)
-    {"qwen3_30b", "gb200", 1, 1, 0, 8, 0, true, true, 260600, 4},     // GB200_*_V1 (hybridep, flex)
-    {"qwen3_30b", "b200", 1, 1, 0, 8, 0, true, true, 260601, 4},      // B200_*_V1
-    {"qwen3_30b", "h100", 1, 1, 0, 16, 0, true, false, 0, 1},         // H100_FP8_CS_V1 (hybridep, moe_a2a_overlap False, no graphs)
+    {"deepseek_v3", "gb200", 1, 4, 4, 64, 2, true, true, 260600, 1}, // GB200_V1/_BF16_V1 off; GB200_FP8_MX_V1 moe_a2a_overlap True
+    {"deepseek_v3", "b200", 1, 16, 0, 8, 0, true, false, 0, 1},      // B200_V1 (hybridep, no CUDA graphs)
+    {"deepseek_v3", "b200", 1, 8, 2, 32, 1, true, false, 0, 1},      // B200_FP8_MX_V2 (deepep, moe_a2a_overlap True)
+    {"deepseek_v3", "h100", 2, 8, 4, 64, 0, true, false, 0, 1},      // H100_V1 (hybridep, no CUDA graphs)
+    {"qwen3_235b", "gb200", 1, 8, 0, 8, 0, true, true, 0, 1},        // GB200_*_V1 (hybridep, flex)
+    {"qwen3_235b", "gb200", 1, 8, 0, 32, 0, true, true, 0, 1},       // GB200_FP8_CS_V2
+    {"qwen3_235b", "gb200", 1, 8, 3, 32, 0, true, true, 260600, 1},  // GB200_FP8_MX_V2
+    {"qwen3_235b", "b200", 1, 8, 0, 8, 0, false, false, 0, 1},       // B200_*_V1 (alltoall)
+    {"qwen3_235b", "b200", 1, 8, 4, 8, 0, false, false, 0, 1},       // B200_BF16_V1
+    {"qwen3_235b", "h100", 2, 8, 4, 32, 1, false, false, 0, 1},      // H100_*_V1 (alltoall, moe_a2a_overlap True)
+    {"qwen3_30b", "gb200", 1, 1, 0, 8, 0, true, true, 260600, 4},    // GB200_*_V1 (hybridep, flex)
+    {"qwen3_30b", "b200", 1, 1, 0, 8, 0, true, true, 260601, 4},     // B200_*_V1
+    {"qwen3_30b", "h100", 1, 1, 0, 16, 0, true, false, 0, 1},        // H100_FP8_CS_V1 (hybridep, moe_a2a_overlap False, no graphs)
 };
 
 // The NeMo container a row names ("... in NeMo 26.06.01 container") as yymmpp; 0 when it names none.
@@ -74,8 +74,8 @@ int nemo_container(const RunRow& r)
 // Regressions the framework's maintainers document, by model, GPU and NeMo container range (yymmpp). The
 // simulator predicts the software as intended; a row measured inside such a window is not a measure of it.
 struct DocumentedRegression {
-    const char* model;    // as moe_preset names it
-    const char* gpus[2];  // preset_gpu() values
+    const char* model;   // as moe_preset names it
+    const char* gpus[2]; // preset_gpu() values
     int first_container, last_container;
     bool dropless_only;
     const char* what;
@@ -85,7 +85,11 @@ constexpr DocumentedRegression kDocumentedRegressions[] = {
     // in QWEN3 30B on H100 and B200 with the dropless schedule compared to the token-drop schedule ... the
     // perf in 25.11 is 2X slower than 25.09. We need to fix this in 26.02." The 26.02 tables keep the 25.11
     // layouts; 26.02.01 is the first release after it.
-    {"qwen3_30b", {"h100", "b200"}, 251100, 260200, true,
+    {"qwen3_30b",
+     {"h100", "b200"},
+     251100,
+     260200,
+     true,
      "Megatron-Bridge issue #1998: Qwen3 30B dropless runs 2x slower on H100 and B200 from 25.11 (fix targeted at 26.02)"},
 };
 
@@ -122,14 +126,14 @@ const MoePreset* moe_preset(const RunRow& r)
 // moe_a2a_overlap the WorkloadBaseConfig default False. A row is matched by model, GPU, tp, ep, micro-batch
 // and precision.
 struct NemotronPreset {
-    const char* model;     // "super", "nano"
-    const char* gpu;       // "gb200", "b200", "h100"
+    const char* model; // "super", "nano"
+    const char* gpu;   // "gb200", "b200", "h100"
     int tp, ep, mbs;
-    const char* precision; // "mxfp8", "nvfp4", "fp8" (any FP8 recipe), nullptr any
-    unsigned graph_scope;  // CudaGraphScope bits of the TE graphs; 0 = cuda_graph_impl "none"
+    const char* precision;       // "mxfp8", "nvfp4", "fp8" (any FP8 recipe), nullptr any
+    unsigned graph_scope;        // CudaGraphScope bits of the TE graphs; 0 = cuda_graph_impl "none"
     unsigned recompute_modules;  // the kRecompute* bits of the preset's recompute_modules (core_attn: Recompute::Selective)
     const char* recompute_names; // the preset's recompute_modules as written; nullptr = none set (no recompute)
-    const char* name;      // the preset and the version read
+    const char* name;            // the preset and the version read
 };
 constexpr unsigned kNemotronGraphs = kGraphAttn | kGraphMamba | kGraphMoeRouter | kGraphMoePreprocess;
 constexpr NemotronPreset kNemotronPresets[] = {
@@ -138,14 +142,14 @@ constexpr NemotronPreset kNemotronPresets[] = {
     // BASE_NEMOTRON_3_SUPER_CONFIG_B200: cuda_graph_impl "none", recompute_modules ["moe_act", "layernorm"].
     {"super", "b200", 1, 64, 1, "mxfp8", 0, kRecomputeMoeAct | kRecomputeLayernorm, "moe_act, layernorm",
      "NEMOTRON_3_SUPER_PRETRAIN_CONFIG_B200_FP8_MX_V1 @ f601ba9"},
-    {"super", "b200", 2, 64, 1, "nvfp4", kNemotronGraphs, 0, nullptr, "NEMOTRON_3_SUPER_PRETRAIN_CONFIG_B200_NVFP4_V1 of the version adding BASE_NEMOTRON_3_ULTRA_CONFIG"},
+    {"super", "b200", 2, 64, 1, "nvfp4", kNemotronGraphs, 0, nullptr,
+     "NEMOTRON_3_SUPER_PRETRAIN_CONFIG_B200_NVFP4_V1 of the version adding BASE_NEMOTRON_3_ULTRA_CONFIG"},
     // NEMOTRON_3_NANO_PRETRAIN_CONFIG_{GB200,B200}_*_V1: BASE_NEMOTRON_3_NANO_CONFIG with micro_batch_size 2.
     {"nano", "gb200", 1, 8, 2, nullptr, kNemotronGraphs, 0, nullptr, "NEMOTRON_3_NANO_PRETRAIN_CONFIG_GB200_*_V1 @ f601ba9"},
     {"nano", "b200", 1, 8, 2, nullptr, kNemotronGraphs, 0, nullptr, "NEMOTRON_3_NANO_PRETRAIN_CONFIG_B200_*_V1 @ f601ba9"},
     // NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100_FP8_CS_V1: 16 GPUs, ep 8, mbs 1, scope ["mamba"], recompute_modules
     // ["moe", "layernorm", "core_attn", "moe_act"] (core_attn: Recompute::Selective).
-    {"nano", "h100", 1, 8, 1, "fp8", kGraphMamba, kRecomputeMoe | kRecomputeLayernorm | kRecomputeMoeAct,
-     "moe, layernorm, core_attn, moe_act",
+    {"nano", "h100", 1, 8, 1, "fp8", kGraphMamba, kRecomputeMoe | kRecomputeLayernorm | kRecomputeMoeAct, "moe, layernorm, core_attn, moe_act",
      "NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100_FP8_CS_V1 @ f601ba9"},
 };
 
@@ -187,7 +191,8 @@ std::string documented_regression(const RunRow& r)
     const bool dropless = !names_token_drop(r);
     for (const DocumentedRegression& d : kDocumentedRegressions) {
         const bool gpu_ok = std::string(d.gpus[0]) == gpu || (d.gpus[1] != nullptr && std::string(d.gpus[1]) == gpu);
-        if (std::string(model) == d.model && gpu_ok && container >= d.first_container && container <= d.last_container && (dropless || !d.dropless_only)) {
+        if (std::string(model) == d.model && gpu_ok && container >= d.first_container && container <= d.last_container &&
+            (dropless || !d.dropless_only)) {
             return d.what;
         }
     }
@@ -208,7 +213,7 @@ SoftwareSettings software_settings(const RunRow& r)
         s.precision = Precision::Fp16;
         s.grad_accumulation_bytes = 6;
         s.framework = Framework::MegatronDeepSpeed;
-        s.has_sequence_parallel = false; // sequence parallelism came with Megatron-LM 2022 (Korthikanti et al.)
+        s.has_sequence_parallel = false;   // sequence parallelism came with Megatron-LM 2022 (Korthikanti et al.)
         s.has_selective_recompute = false; // DeepSpeed's activation checkpointing recomputes whole layers
         s.description = "Megatron-DeepSpeed: gradient all-reduce after the backward (no overlap), unfused attention, fp16, "
                         "autograd gradient accumulation";
@@ -409,8 +414,8 @@ SoftwareSettings software_settings(const RunRow& r)
                 // Another version of the preset (its micro-batch differs from the one read): its CUDA graphs are
                 // not documented here, so they are a range.
                 s.cuda_graphs_open = true;
-                s.description += "; the row's micro-batch is not the preset version's read (" + std::to_string(preset->mbs) +
-                                 "): its CUDA graphs are open";
+                s.description +=
+                    "; the row's micro-batch is not the preset version's read (" + std::to_string(preset->mbs) + "): its CUDA graphs are open";
             } else if (full_graph) {
                 s.recipe_cuda_graphs = CudaGraphs::FullIteration;
                 s.recipe_fused_grouped_mlp = true; // cutedsl_fused_grouped_mlp=True, NVTE_CUTEDSL_FUSED_GROUPED_MLP=1
@@ -469,7 +474,6 @@ SoftwareSettings software_settings(const RunRow& r)
     s.description = "software not recognised: overlapped gradient reduction, flash attention, bf16 (today's Megatron-LM defaults)";
     return s;
 }
-
 
 NetworkFacts network_facts(const RunRow& r, int gpus_per_node)
 {
@@ -530,6 +534,5 @@ NetworkFacts network_facts(const RunRow& r, int gpus_per_node)
     }
     return f;
 }
-
 
 } // namespace vtrain::validation_detail

@@ -26,9 +26,15 @@ bool contains(const std::optional<std::string>& s, const char* what)
     return s && lower(*s).find(what) != std::string::npos;
 }
 
-bool names_token_drop(const RunRow& r) { return contains(r.model_name, "tokendrop"); }
+bool names_token_drop(const RunRow& r)
+{
+    return contains(r.model_name, "tokendrop");
+}
 
-int round_up(int v, int multiple) { return (v + multiple - 1) / multiple * multiple; }
+int round_up(int v, int multiple)
+{
+    return (v + multiple - 1) / multiple * multiple;
+}
 
 const char* preset_gpu(const RunRow& r)
 {
@@ -50,7 +56,7 @@ std::optional<SelectiveModules> selective_modules(const std::string& activation_
     struct Name {
         const char* pattern;
         const char* name;
-        unsigned bit;     // 0: not costed by the simulator
+        unsigned bit; // 0: not costed by the simulator
         bool core_attn;
     };
     static const Name names[] = {
@@ -85,9 +91,8 @@ namespace {
 // The README's canonical ids ("Vocabulary used in both files"), as profile ids.
 const std::set<std::string>& canonical_gpu_ids()
 {
-    static const std::set<std::string> ids{"h100-sxm5-80gb", "h800-sxm5-80gb", "b200-sxm-180gb", "gb200-nvl72", "h100-hbm2e-96gb",
-                                           "a100-sxm4-40gb", "a100-sxm4-80gb", "h200-sxm-141gb", "b300",        "gb300-nvl72",
-                                           "mi300x"};
+    static const std::set<std::string> ids{"h100-sxm5-80gb", "h800-sxm5-80gb", "b200-sxm-180gb", "gb200-nvl72", "h100-hbm2e-96gb", "a100-sxm4-40gb",
+                                           "a100-sxm4-80gb", "h200-sxm-141gb", "b300",           "gb300-nvl72", "mi300x"};
     return ids;
 }
 
@@ -222,8 +227,10 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
         // No structured key carries the latent width: only a published configuration gives it.
         return std::string("model dimensions not given (latent mixture-of-experts without a published configuration)");
     }
-    for (const auto& [value, name] : {std::pair{&r.num_layers, "num_layers"}, {&r.hidden_size, "hidden_size"},
-                                      {&r.num_attention_heads, "num_attention_heads"}, {&r.seq_length, "seq_length"}}) {
+    for (const auto& [value, name] : {std::pair{&r.num_layers, "num_layers"},
+                                      {&r.hidden_size, "hidden_size"},
+                                      {&r.num_attention_heads, "num_attention_heads"},
+                                      {&r.seq_length, "seq_length"}}) {
         if (!*value) {
             return std::string("model dimensions not given (") + name + ")";
         }
@@ -345,7 +352,8 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
         if (names_token_drop(r)) {
             e.dropless = false;
             e.capacity_factor = 1.0;
-            notes.push_back("model name says tokendrop: capacity factor 1.0 (Megatron-Core's --moe-expert-capacity-factor in the token-drop recipes)");
+            notes.push_back(
+                "model name says tokendrop: capacity factor 1.0 (Megatron-Core's --moe-expert-capacity-factor in the token-drop recipes)");
             if (contains(r.software, "megatron-bridge")) {
                 // apply_moe_token_drop(capacity 1.0, pad True) (src/megatron/bridge/training/utils/moe_token_drop.py)
                 e.pad_to_capacity = true;
