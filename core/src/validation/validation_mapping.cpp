@@ -129,7 +129,7 @@ RowMapping map_run(const RunRow& r)
             note(std::string("FP8 recipe not stated: ") + to_string(sw.fp8_recipe) + " (the software's default)");
         }
     }
-    // torchao rowwise: axiswise scales computed per pass for input, weight and grad_output (layer_costs.cpp).
+    // torchao rowwise: axiswise scales computed per pass for input, weight and grad_output (model/low_precision.cpp).
     t.fp8_axiswise_casts = t.precision == Precision::Fp8 && pc.recipe && pc.recipe_approximated;
     t.bf16_gradients = sw.bf16_gradients && t.precision != Precision::Fp32;
     t.fp8_param_gather =

@@ -282,7 +282,7 @@ SoftwareSettings software_settings(const RunRow& r)
         // pp micro-batches, not one per virtual stage: releases dated 2024 keep that default.
         s.microbatches_are_pp_ranks = contains(r.software, "(2024/") || contains(r.software, "late 2024");
         // torch.compile fuses the norms, RoPE and SwiGLU; without it (training.compile defaults to false)
-        // they run as eager op sequences (layer_costs.cpp, kEager*).
+        // they run as eager op sequences (model/layer_builder.h, kEager*).
         s.eager_elementwise = !contains(r.software, "compile");
         s.description += s.eager_elementwise ? "; no torch.compile: eager elementwise kernels" : "; torch.compile: fused elementwise kernels";
         s.description += "; async TP hides forward TP traffic only";
