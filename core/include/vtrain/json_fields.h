@@ -62,6 +62,9 @@ Expected<nlohmann::json> parse_json_text(const std::string& text);
 // however large or deep the value is ("[1, 2, 3, ... (1000000 items)]").
 std::string excerpt(const nlohmann::json& value, std::size_t max_chars = 60);
 
+// ASCII `text` in lower case (keys and names compare case-insensitively).
+std::string lowercase(std::string text);
+
 // `text` cut to at most `max_chars` characters (plus "..."): for names and keys quoted in messages.
 std::string bounded(const std::string& text, std::size_t max_chars = 80);
 

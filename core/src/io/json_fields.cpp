@@ -2,6 +2,7 @@
 #include "vtrain/json_fields.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -498,6 +499,12 @@ std::string excerpt(const nlohmann::json& value, std::size_t max_chars)
         out += "...";
     }
     return out;
+}
+
+std::string lowercase(std::string text)
+{
+    std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    return text;
 }
 
 std::string bounded(const std::string& text, std::size_t max_chars)

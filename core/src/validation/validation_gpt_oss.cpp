@@ -11,7 +11,7 @@ namespace vtrain::validation_detail {
 bool is_gpt_oss(const RunRow& r)
 {
     // "GPT OSS 120B", "gpt-oss-120b", "GPT-OSS 20B".
-    const std::string name = lower(r.model_name.value_or(""));
+    const std::string name = lowercase(r.model_name.value_or(""));
     return name.find("gpt oss") != std::string::npos || name.find("gpt-oss") != std::string::npos || name.find("gpt_oss") != std::string::npos;
 }
 

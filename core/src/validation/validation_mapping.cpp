@@ -161,7 +161,7 @@ RowMapping map_run(const RunRow& r)
     }
 
     // Recompute and sequence parallelism.
-    const std::string rc = lower(r.activation_recompute.value_or(""));
+    const std::string rc = lowercase(r.activation_recompute.value_or(""));
     if (rc.rfind("full", 0) == 0) {
         p.recompute = Recompute::Full;
     } else if (rc.rfind("selective", 0) == 0) {
@@ -393,7 +393,7 @@ RowMapping map_run(const RunRow& r)
     // A layout the row states ("custom layout Et|(tt|)*30L") wins; else an even split or the frameworks' rule.
     if (r.pipeline_schedule) {
         const std::string& s = *r.pipeline_schedule;
-        const auto at = lower(s).find("layout ");
+        const auto at = lowercase(s).find("layout ");
         if (at != std::string::npos) {
             const auto begin = at + 7;
             const auto end = s.find(' ', begin);

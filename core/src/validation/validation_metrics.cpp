@@ -105,7 +105,7 @@ namespace validation_detail {
 
 std::optional<FlopConvention> detect_convention(const RunRow& r, bool hardware)
 {
-    const std::string text = lower(r.flops_definition.value_or("") + " " + r.tflops_kind.value_or(""));
+    const std::string text = lowercase(r.flops_definition.value_or("") + " " + r.tflops_kind.value_or(""));
     if (text.find("megatron-lm") != std::string::npos && text.find("num_floating_point_operations") != std::string::npos) {
         return FlopConvention::MegatronLmModel;
     }

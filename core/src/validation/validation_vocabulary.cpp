@@ -15,15 +15,10 @@
 namespace vtrain {
 namespace validation_detail {
 
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return s;
-}
 
 bool contains(const std::optional<std::string>& s, const char* what)
 {
-    return s && lower(*s).find(what) != std::string::npos;
+    return s && lowercase(*s).find(what) != std::string::npos;
 }
 
 bool names_token_drop(const RunRow& r)
@@ -44,7 +39,7 @@ const char* preset_gpu(const RunRow& r)
 
 std::optional<SelectiveModules> selective_modules(const std::string& activation_recompute)
 {
-    const std::string rc = lower(activation_recompute);
+    const std::string rc = lowercase(activation_recompute);
     const std::size_t colon = rc.find(':');
     if (rc.rfind("selective", 0) != 0 || colon == std::string::npos) {
         return std::nullopt;
@@ -99,7 +94,7 @@ const std::set<std::string>& canonical_gpu_ids()
 std::set<std::string> tokens_of(const std::string& arch_family)
 {
     std::set<std::string> out;
-    std::stringstream in(lower(arch_family));
+    std::stringstream in(lowercase(arch_family));
     std::string t;
     while (std::getline(in, t, '_')) {
         if (!t.empty()) {
@@ -113,7 +108,7 @@ std::set<std::string> tokens_of(const std::string& arch_family)
 
 std::string gpu_profile_id(const RunRow& r, Notes& notes)
 {
-    const std::string t = lower(*r.gpu_type);
+    const std::string t = lowercase(*r.gpu_type);
     if (canonical_gpu_ids().count(t) != 0) {
         return t;
     }
@@ -133,7 +128,7 @@ std::string gpu_profile_id(const RunRow& r, Notes& notes)
 PrecisionChoice precision_of(const RunRow& r)
 {
     PrecisionChoice c;
-    const std::string p = lower(r.precision.value_or(""));
+    const std::string p = lowercase(r.precision.value_or(""));
     if (p.empty() || p.find("not specified") != std::string::npos) {
         return c;
     }
@@ -156,7 +151,7 @@ PrecisionChoice precision_of(const RunRow& r)
     // The recipe as published is the first entry of notes (README "Vocabulary"): an explicit
     // "(recipe: NAME" first, then the page's words, current scaling before the MX and block variants
     // (a note like "FP8-CS (FP8-MX)" names current scaling as the main value).
-    const std::string n = lower(r.notes.front());
+    const std::string n = lowercase(r.notes.front());
     c.recipe_text = r.notes.front();
     auto has = [&](const char* w) { return n.find(w) != std::string::npos; };
     const auto explicit_at = n.find("(recipe: ");
@@ -387,9 +382,9 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
 
 std::string profile_for_gpu_type(const std::string& gpu_type, std::optional<double> memory_gb, bool& defaulted)
 {
-    using validation_detail::lower;
+    using json_fields::lowercase;
     defaulted = false;
-    const std::string t = lower(gpu_type);
+    const std::string t = lowercase(gpu_type);
     auto has = [&](const char* s) { return t.find(s) != std::string::npos; };
     if (has("a100")) {
         if (has("40gb") || has("40 gb") || (memory_gb && *memory_gb <= 48)) {
