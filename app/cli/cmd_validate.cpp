@@ -8,12 +8,15 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "vtrain/grouped_validation.h"
+#include "vtrain/json_fields.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/validation.h"
 
 namespace vtrain::cli {
 
 const char* const kValidateHelp = R"(usage: vtrain validate RUNS.json [--subset NAME] [--json] [--rows] [--profile-dir DIR] [--svg PLOT.svg]
+                       [--cv source|gpu|family|release [--cv-evals N]]
 
 Predicts every row of RUNS.json (published or your own measurements, in the format of
 ../shared/validation/README.md) and compares it with the row's measured quantity: iteration time where
@@ -38,6 +41,13 @@ options:
   --scenarios DIR    also write each modeled row as a scenario file DIR/ID.json (for vtrain simulate), with
                      the settings of the centre of its range
   --threads N        worker threads (default: all cores)
+  --cv GROUP         grouped validation: every row predicted with the calibration refitted without the
+                     row's group (source: its source_id; gpu: the GPU profile it maps to; family: its model
+                     family; release: its software release), so no fit saw the row or its siblings. A
+                     profile left with fewer than 10 rows keeps its datasheet prior. Same tables and --json
+                     (each row's "predicted" is its held-out prediction, "cv_group" its group; "cv" lists
+                     the refits). The refits run in parallel; the time is printed.
+  --cv-evals N       objective evaluations per refit (default 600, as the shipped fits)
 
 exit status: 0 on success, 2 on bad input (the message names the row and the field).
 
@@ -45,6 +55,7 @@ example:
   vtrain validate ../shared/validation/public_runs.json
   vtrain validate ../shared/validation/public_runs.json --subset vtrain_multi_node --json
   vtrain validate ../shared/validation/modern_runs.json --rows --subset megatron_bridge_moe_gb200
+  vtrain validate ../shared/validation/modern_runs.json --cv source
 )";
 
 namespace {
@@ -164,18 +175,23 @@ std::string scatter_svg(const ValidationReport& report)
 void print_table(std::ostream& out, const ValidationReport& report)
 {
     out << pad("subset", 32) << rpad("n", 6) << rpad("modeled", 9) << rpad("MAPE", 9) << rpad("median", 9) << rpad("max", 9) << rpad("bias", 9)
-        << rpad("target", 11) << "\n";
+        << rpad("<=10%", 7) << rpad("2x", 5) << rpad("target", 11) << "\n";
+    const auto line = [&out](const std::string& name, const SubsetStats& s, int rows, const std::string& target) {
+        const bool any = s.used > 0;
+        out << pad(name, 32) << rpad(std::to_string(rows), 6) << rpad(std::to_string(s.used), 9) << rpad(any ? fmt("%.2f%%", s.mape_pct) : "-", 9)
+            << rpad(any ? fmt("%.2f%%", s.median_pct) : "-", 9) << rpad(any ? fmt("%.2f%%", s.max_pct) : "-", 9)
+            << rpad(any ? fmt("%+.2f%%", s.bias_pct) : "-", 9) << rpad(any ? fmt("%.0f%%", 100.0 * s.within_10pct / s.used) : "-", 7)
+            << rpad(any ? std::to_string(s.off_by_2x) : "-", 5) << rpad(target, 11) << "\n";
+    };
     for (const auto& [name, s] : report.subsets) {
         const auto t = target_for_subset(name);
         std::string target = "-";
         if (t) {
             target = fmt("%.0f%%", *t) + (s.used > 0 && s.mape_pct <= *t ? " ok" : " MISS");
         }
-        const bool any = s.used > 0;
-        out << pad(name, 32) << rpad(std::to_string(s.used + s.skipped + s.unscored), 6) << rpad(std::to_string(s.used), 9)
-            << rpad(any ? fmt("%.2f%%", s.mape_pct) : "-", 9) << rpad(any ? fmt("%.2f%%", s.median_pct) : "-", 9)
-            << rpad(any ? fmt("%.2f%%", s.max_pct) : "-", 9) << rpad(any ? fmt("%+.2f%%", s.bias_pct) : "-", 9) << rpad(target, 11) << "\n";
+        line(name, s, s.used + s.skipped + s.unscored, target);
     }
+    line("all scored rows (memory apart)", report.overall, report.overall.used, "-");
     const double share = report.rows_in_file > 0 ? 100.0 * report.rows_modeled / report.rows_in_file : 0.0;
     out << "\ncoverage: " << report.rows_modeled << " / " << report.rows_in_file << " rows modeled (" << fmt("%.1f%%", share) << ")";
     if (report.rows_unscored > 0) {
@@ -254,7 +270,8 @@ std::map<std::string, GpuProfile> load_profiles_for_rows(const std::vector<RunRo
 int run_validate(const std::vector<std::string>& argv)
 {
     std::string error;
-    const auto args = parse_args(argv, {"--subset", "--profile-dir", "--svg", "--scenarios", "--threads"}, {"--json", "--rows"}, error);
+    const auto args =
+        parse_args(argv, {"--subset", "--profile-dir", "--svg", "--scenarios", "--threads", "--cv", "--cv-evals"}, {"--json", "--rows"}, error);
     if (!args) {
         return report_bad_input(error);
     }
@@ -279,7 +296,28 @@ int run_validate(const std::vector<std::string>& argv)
             return report_bad_input(bad);
         }
     }
-    const ValidationReport report = validate_runs(*rows, profiles, run_options);
+    std::optional<CvGrouping> cv;
+    GroupedValidationOptions grouped;
+    if (const auto by = args->value("--cv")) {
+        cv = cv_grouping_from_string(*by);
+        if (!cv) {
+            return report_bad_input("--cv: \"" + json_fields::bounded(*by, 40) + "\" is none of source, gpu, family, release");
+        }
+        grouped.by = *cv;
+        grouped.threads = run_options.threads;
+        const std::string bad = whole_option(*args, "--cv-evals", 1, 100'000, grouped.max_evaluations);
+        if (!bad.empty()) {
+            return report_bad_input(bad);
+        }
+        grouped.progress = [](const std::string& line) { std::cerr << "cv: " << line << '\n'; };
+    } else if (args->value("--cv-evals")) {
+        return report_bad_input("--cv-evals needs --cv");
+    }
+    GroupedValidationReport held_out;
+    if (cv) {
+        held_out = validate_grouped(*rows, profiles, run_options, grouped);
+    }
+    const ValidationReport report = cv ? held_out.report : validate_runs(*rows, profiles, run_options);
     if (const auto svg = args->value("--svg")) {
         if (!write_text_file(*svg, scatter_svg(report), error)) {
             std::cerr << "vtrain: " << error << '\n';
@@ -328,8 +366,16 @@ int run_validate(const std::vector<std::string>& argv)
         }
     }
     if (args->flag("--json")) {
-        std::cout << output_json(validation_to_json(report), 1) << '\n';
+        std::cout << output_json(cv ? grouped_validation_to_json(held_out, *cv) : validation_to_json(report), 1) << '\n';
         return kExitOk;
+    }
+    if (cv) {
+        int refits = 0, priors = 0;
+        for (const HeldOutFit& f : held_out.fits) {
+            (f.prior ? priors : refits) += 1;
+        }
+        std::cout << "held out by " << to_string(*cv) << ": every row predicted by a calibration that did not see its " << to_string(*cv) << " ("
+                  << refits << " refits, " << priors << " profiles left at their datasheet prior; " << fmt("%.1f", held_out.seconds) << " s)\n\n";
     }
     print_table(std::cout, report);
     if (args->flag("--rows")) {
