@@ -5,7 +5,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QToolButton>
@@ -118,11 +117,8 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent)
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(timelinePage, tr("Pipeline timeline"));
     m_tabs->addTab(m_memory, tr("Memory per stage"));
-    auto* compareScroll = new QScrollArea(this); // the dock is small on a laptop: scroll, do not grow the window
-    compareScroll->setWidget(m_compare);
-    compareScroll->setWidgetResizable(true);
-    compareScroll->setFrameShape(QFrame::NoFrame);
-    m_tabs->addTab(compareScroll, tr("Compare"));
+    // No scroll area around Compare: it fits the dock, and only its tables and timelines scroll.
+    m_tabs->addTab(m_compare, tr("Compare"));
 
     auto* header = new QHBoxLayout;
     header->setContentsMargins(6, 2, 6, 0);
@@ -143,6 +139,11 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent)
 void DetailsPanel::setResult(std::shared_ptr<const SimulationResult> result, bool asCompareB)
 {
     m_timeline->setResult(result);
+    // The search and the task panel follow the new plan: the query finds its tasks, the old task goes.
+    if (!m_search->text().trimmed().isEmpty()) {
+        m_timeline->setSearch(m_search->text());
+    }
+    updateTaskPanel();
     m_memory->setResult(result);
     if (asCompareB) {
         m_compare->setCurrent(result);
@@ -219,7 +220,15 @@ void DetailsPanel::clear(const QString& message)
         m_memory->setResult(nullptr);
         m_compare->setCurrent(nullptr);
     }
+    updateTaskPanel();
     m_header->setText(message.isEmpty() ? tr("No plan selected: click a point in the chart or a row in the table.") : message);
+}
+
+void DetailsPanel::resetForNewScenario(const QString& message)
+{
+    m_search->clear(); // a query for the old model's plan ("B12", "stage 30") need not mean anything here
+    clear(message);
+    setStaleNote({});
 }
 
 bool DetailsPanel::hasPlan() const

@@ -50,7 +50,9 @@ int main(int argc, char** argv)
     const QCommandLineOption fresh(QStringLiteral("fresh"), QStringLiteral("Ignore the saved layout and autosaved scenario."));
     const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("Colours: system (follow the desktop), light or dark."),
                                    QStringLiteral("THEME"));
-    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size in pixels, e.g. 1280x720."), QStringLiteral("WxH"));
+    const QCommandLineOption size(
+        QStringLiteral("size"), QStringLiteral("Window size in pixels, e.g. 1280x720 (default: the saved layout, else at most 90 % of the screen)."),
+        QStringLiteral("WxH"));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QStringLiteral("Sweep the start scenario, write the documentation's screenshots to DIR "
                                                        "(main window light and dark, timeline, exports, memory, compare, case "
@@ -82,7 +84,7 @@ int main(int argc, char** argv)
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/vtrain-explorer.svg")));
     parser.process(app);
     vtrain::ui::theme::captureSystemPalette();
-    QSize windowSize(1600, 1000);
+    std::optional<QSize> windowSize; // default: fitted to the screen (MainWindow::placeOnScreen)
     if (parser.isSet(size)) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
         bool okW = false, okH = false;
@@ -123,8 +125,10 @@ int main(int argc, char** argv)
     }
     const bool defaultLayout =
         parser.isSet(size) || !options.restoreSession || !QSettings().contains(QLatin1String(vtrain::ui::settings_keys::kMainWindowGeometry));
-    if (defaultLayout) {
-        window.resize(windowSize);
+    if (windowSize) {
+        window.resize(*windowSize);
+    } else if (defaultLayout) {
+        window.placeOnScreen();
     }
     window.show();
     if (defaultLayout) {

@@ -186,14 +186,7 @@ std::vector<TextField> buildTextFields()
     f.push_back(optionalInt(
         "cluster.gpus_per_node", Group::Cluster, tr("GPUs per node"), tr("GPUs sharing NVLink; empty = the GPU profile's node size"),
         [](Scenario& s) -> int& { return s.cluster.gpus_per_node; }, 1, 1024, tr("= the profile's node size")));
-    f.push_back({QStringLiteral("cluster.price_per_gpu_hour"), Group::Cluster, tr("Price per GPU-hour ($)"), tr("= the profile's price"),
-                 tr("US dollars per GPU-hour; empty = the GPU profile's price"),
-                 [](const Scenario& s) { return s.cluster.price_per_gpu_hour ? QString::number(*s.cluster.price_per_gpu_hour) : QString(); },
-                 [](const QString& text, Scenario& s) {
-                     const auto parsed = fields::parseOptionalPositive(text, 1000);
-                     s.cluster.price_per_gpu_hour = parsed.value;
-                     return parsed.error;
-                 }});
+    // Prices are per GPU type: views/gpu_price_fields.h (cluster.price_per_gpu_hour and cluster.gpu_prices).
     f.push_back({QStringLiteral("training.tokens"), Group::Cluster, tr("Training tokens"), tr("e.g. 270B, 15T or 2.7e11"),
                  tr("Tokens to train on: sets the number of iterations, hence days and dollars"),
                  [](const Scenario& s) { return s.training.tokens > 0 ? formatTokens(s.training.tokens) : QString(); },

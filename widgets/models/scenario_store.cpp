@@ -12,6 +12,8 @@
 #include <QSettings>
 #include <QStandardPaths>
 
+#include <nlohmann/json.hpp>
+
 #include "models/settings_keys.h"
 #include "vtrain/scenario_json.h"
 
@@ -47,6 +49,14 @@ int nestingDepth(const QByteArray& text, int limit)
     return deepest;
 }
 
+// A job list of the shared-cluster study (examples/jobs-*.json, `vtrain schedule --jobs-file`) has "jobs"
+// where a scenario has "model": said in one line instead of a dozen "missing field" errors.
+bool isJobList(const QByteArray& text)
+{
+    const auto json = nlohmann::json::parse(text.constData(), text.constData() + text.size(), nullptr, false);
+    return json.is_object() && json.contains("jobs") && json.at("jobs").is_array() && !json.contains("model");
+}
+
 } // namespace
 
 std::optional<Scenario> readScenario(const QString& path, QString* error)
@@ -65,14 +75,23 @@ std::optional<Scenario> readScenario(const QString& path, QString* error)
         }
         return std::nullopt;
     }
+    if (isJobList(text)) {
+        if (error) {
+            *error = QCoreApplication::translate("vtrain::ui::store", "this is a job list for the shared-cluster study "
+                                                                      "(vtrain schedule --jobs-file), not a training scenario");
+        }
+        return std::nullopt;
+    }
     auto parsed = scenario_from_text(text.toStdString());
     if (!parsed.ok()) {
         if (error) {
-            QStringList lines;
-            for (const Diagnostic& d : parsed.errors()) {
-                lines << QString::fromStdString(d.to_string());
+            // One line, as the command line says it: the first problem and how many more.
+            const Diagnostics& problems = parsed.errors();
+            *error = problems.empty() ? QCoreApplication::translate("vtrain::ui::store", "not a scenario")
+                                      : QString::fromStdString(problems.front().to_string());
+            if (problems.size() > 1) {
+                *error += QCoreApplication::translate("vtrain::ui::store", " (and %n more)", nullptr, static_cast<int>(problems.size() - 1));
             }
-            *error = lines.join(QLatin1Char('\n'));
         }
         return std::nullopt;
     }

@@ -166,8 +166,9 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
 int gpus_per_node_for(const Scenario& scenario, const GpuProfile& profile);
 
 // The scenario's cluster as it applies to one GPU type of the search: cluster.gpu keeps the scenario's
-// price and link overrides; other GPU types use their profile's price and links (an override written
-// for one GPU does not describe another). gpus_per_node applies to every type.
+// price and link overrides; other GPU types use their cluster.gpu_prices entry, else their profile's
+// price, and their profile's links (an override written for one GPU does not describe another).
+// gpus_per_node applies to every type.
 ClusterSpec cluster_for_gpu(const Scenario& scenario, const std::string& gpu, int num_gpus);
 
 // The layouts the explorer tries for pp x v virtual stages that do not split the layers evenly: the

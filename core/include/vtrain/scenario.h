@@ -3,6 +3,7 @@
 // The plain value types a scenario file describes: model, cluster, training budget and a parallel plan.
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -152,6 +153,9 @@ struct ClusterSpec {
     int gpus_per_node = 0;                    // 0 = the profile's node size (GPUs per host, for NICs)
     int nvlink_domain_gpus = 0;               // GPUs sharing one NVLink/xGMI fabric (8 HGX, 72 NVL72); 0 = the profile's
     std::optional<double> price_per_gpu_hour; // USD; unset = the profile's default price
+    // USD per GPU-hour of the search's other GPU types (search.gpu), by profile id; a type not listed
+    // costs its profile's price. The cluster's own GPU is priced by price_per_gpu_hour.
+    std::map<std::string, double> gpu_prices;
     LinkOverrides links;
 };
 

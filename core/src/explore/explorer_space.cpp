@@ -334,6 +334,8 @@ ClusterSpec cluster_for_gpu(const Scenario& scenario, const std::string& gpu, in
     if (gpu == scenario.cluster.gpu) {
         c.price_per_gpu_hour = scenario.cluster.price_per_gpu_hour;
         c.links = scenario.cluster.links;
+    } else if (const auto it = scenario.cluster.gpu_prices.find(gpu); it != scenario.cluster.gpu_prices.end()) {
+        c.price_per_gpu_hour = it->second;
     }
     return c;
 }

@@ -240,14 +240,24 @@ ModelSpec read_model(Reader r)
 
 ClusterSpec read_cluster(Reader r)
 {
-    r.reject_unknown({"gpu", "num_gpus", "gpus_per_node", "nvlink_domain_gpus", "price_per_gpu_hour", "nvlink_bus_gbytes_per_s", "nic_gbit_per_s",
-                      "nics_per_node", "inter_node_latency_us", "description"});
+    r.reject_unknown({"gpu", "num_gpus", "gpus_per_node", "nvlink_domain_gpus", "price_per_gpu_hour", "gpu_prices", "nvlink_bus_gbytes_per_s",
+                      "nic_gbit_per_s", "nics_per_node", "inter_node_latency_us", "description"});
     ClusterSpec c;
     c.gpu = r.required_string("gpu");
     c.num_gpus = r.required_int("num_gpus", 1, 10'000'000);
     c.gpus_per_node = r.optional_int("gpus_per_node", 1, 1024).value_or(0);
     c.nvlink_domain_gpus = r.optional_int("nvlink_domain_gpus", 1, 1'000'000).value_or(0);
     c.price_per_gpu_hour = r.optional_number("price_per_gpu_hour", 0, 1000);
+    if (r.has("gpu_prices")) {
+        Reader prices = r.child("gpu_prices");
+        for (const auto& [id, value] : prices.json().items()) {
+            if (id == c.gpu) {
+                prices.error(id, "is the cluster's own GPU: its price is cluster.price_per_gpu_hour");
+            } else if (const auto price = prices.optional_number(id.c_str(), 0, 1000)) {
+                c.gpu_prices[id] = *price;
+            }
+        }
+    }
     c.links.nvlink_bus_gbytes_per_s = r.optional_number("nvlink_bus_gbytes_per_s", 1, 1e5);
     c.links.nic_gbit_per_s = r.optional_number("nic_gbit_per_s", 1, 1e5);
     c.links.nics_per_node = r.optional_int("nics_per_node", 1, 64);
@@ -1060,6 +1070,9 @@ nlohmann::json scenario_to_json(const Scenario& s)
     }
     if (c.price_per_gpu_hour) {
         j["cluster"]["price_per_gpu_hour"] = *c.price_per_gpu_hour;
+    }
+    if (!c.gpu_prices.empty()) {
+        j["cluster"]["gpu_prices"] = c.gpu_prices;
     }
     if (c.links.nvlink_bus_gbytes_per_s) {
         j["cluster"]["nvlink_bus_gbytes_per_s"] = *c.links.nvlink_bus_gbytes_per_s;
