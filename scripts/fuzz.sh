@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fuzzes the input readers (scenario, profile, runs file, job list, launch plan) with libFuzzer under
 # ASan+UBSan: builds fuzz/ in a separate clang build folder, runs each target for SECONDS (default 60),
 # and prints executions and crashes per target. New crashers land in BUILD/crashes/KIND/: copy each

@@ -15,7 +15,6 @@
 namespace vtrain {
 namespace validation_detail {
 
-
 bool contains(const std::optional<std::string>& s, const char* what)
 {
     return s && lowercase(*s).find(what) != std::string::npos;
