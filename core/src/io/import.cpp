@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "io/import_readers.h"
+#include "iteration/plan_costs.h"
 #include "model/model_math.h"
 #include "vtrain/json_fields.h"
 #include "vtrain/pipeline_layout.h"
@@ -283,33 +284,21 @@ struct PlanGuess {
     double estimate_gib = 0;
 };
 
-// Parameter bytes, optimizer states and activations per GPU, roughly (the memory model proper needs a
-// GPU profile): bf16 weights + fp32 gradients (6 bytes), fp32 master and moments (12) sharded over the
-// data-parallel group, and Korthikanti et al.'s 34 s h bytes per layer and micro-batch with selective
-// recomputation and sequence parallelism, pp micro-batches in flight on the first stage.
-double rough_memory_gib(const ModelSpec& m, const Plan& p, double dense, double expert)
+// Peak memory of the plan's fullest stage, by the core's memory model (no GPU profile needed).
+double peak_memory_gib(const Scenario& s, const Plan& p)
 {
-    const double dp = p.dp;
-    const double edp = static_cast<double>(p.tp) * p.dp / (static_cast<double>(p.ep) * p.effective_etp());
-    const double dense_per_gpu = dense / (p.tp * p.pp);
-    const double expert_per_gpu = expert / (static_cast<double>(p.ep) * p.effective_etp() * p.pp);
-    const double states = dense_per_gpu * (6 + 12 / dp) + expert_per_gpu * (6 + 12 / std::max(1.0, edp));
-    const double activations = 34.0 * m.seq_len * m.hidden * m.layers / p.tp * p.micro_batch * 1.2;
-    return (states + activations) / (1024.0 * 1024.0 * 1024.0);
+    double peak = 0;
+    for (const StageMemory& stage : plan_memory(s.model, s.training, p)) {
+        peak = std::max(peak, stage.total_bytes());
+    }
+    return peak / (1024.0 * 1024.0 * 1024.0);
 }
 
-// A plan that divides the model and fits the GPU by the rough estimate: the least model parallelism
-// (tensor within a node first, then pipeline stages), expert parallelism as far as the memory needs.
+// A plan that divides the model and fits the GPU's memory: the least model parallelism (tensor within a
+// node first, then pipeline stages), expert parallelism as far as the memory needs.
 std::optional<PlanGuess> starting_plan(const Scenario& s, int node, double memory_gib, bool& fits)
 {
     const ModelSpec& m = s.model;
-    double dense = embedding_params(m) + output_params(m);
-    double expert = 0;
-    for (int i = 0; i < m.layers; ++i) {
-        const LayerParamSplit split = layer_param_split(m, i);
-        dense += split.dense;
-        expert += split.expert;
-    }
     const int gpus = s.cluster.num_gpus;
     std::vector<PlanGuess> candidates;
     for (int tp = 1; tp <= std::min(node, 8); tp *= 2) {
@@ -341,7 +330,7 @@ std::optional<PlanGuess> starting_plan(const Scenario& s, int node, double memor
                 if (check_plan(m, s.training, p, gpus)) {
                     continue;
                 }
-                g.estimate_gib = rough_memory_gib(m, p, dense, expert);
+                g.estimate_gib = peak_memory_gib(s, p);
                 candidates.push_back(g);
             }
         }
@@ -551,6 +540,7 @@ Expected<ImportResult> finish(Draft& d, ImportFormat format, const ImportOptions
         Scenario s;
         s.model = m;
         s.cluster.num_gpus = static_cast<int>(gpus);
+        s.training.precision = precision_from_string(d.training["precision"].get<std::string>()).value_or(Precision::Bf16);
         // Plans are judged with a batch every data-parallel width divides; the batch then follows the plan.
         s.training.global_batch = static_cast<int>(std::min<long long>(gpus * target, 1'000'000'000LL));
         bool fits = false;
@@ -565,9 +555,9 @@ Expected<ImportResult> finish(Draft& d, ImportFormat format, const ImportOptions
         d.default_chosen("training.global_batch: " + std::to_string(batch) + " sequences (about 4M tokens of " + std::to_string(m.seq_len) +
                          " per iteration, a multiple of dp)");
         d.plan = plan_to_json(p);
-        d.default_chosen("plan: " + plan_text(p) + (fits ? " (the least model parallelism that fits " : " (does NOT fit ") + round_figure(memory) +
-                         " GiB by a rough estimate, " + round_figure(guess->estimate_gib) +
-                         " GiB; vtrain simulate says exactly, vtrain explore finds the best)");
+        d.default_chosen("plan: " + plan_text(p) + (fits ? " (the least model parallelism whose peak, " : " (NO plan fits: its peak, ") +
+                         round_figure(guess->estimate_gib) + " GiB," + (fits ? " fits " : " exceeds ") + round_figure(memory) +
+                         " GiB per GPU; a starting point: vtrain explore finds the best)");
         if (m.moe.enabled()) {
             json ep = json::array();
             for (int e = 1; e <= std::min(m.moe.experts, 64); e *= 2) {
