@@ -424,9 +424,18 @@ Expected<ImportResult> finish(Draft& d, ImportFormat format, const ImportOptions
         gpus = model_parallel * json_int(d.get("plan.dp"), 1);
         d.source["cluster.num_gpus"] = key_for(d, "plan.dp");
     } else if (plan_given) {
-        gpus = std::max(1LL, model_parallel);
-        d.default_chosen("cluster.num_gpus: " + std::to_string(gpus) +
-                         " (the file states no world size; its plan's tp x pp x cp with dp 1: give --gpus N)");
+        // The smallest world the plan runs on: expert layers need ep x etp to divide tp x cp x dp, and the
+        // global batch must split into dp x micro-batch.
+        const long long ep = json_int(d.get("plan.ep"), 1), etp = json_int(d.get("plan.etp"), tp);
+        const long long micro = json_int(d.get("plan.micro_batch"), 1);
+        const long long batch = json_int(d.get("training.global_batch"), 0);
+        long long dp = 1;
+        while (dp < (1LL << 20) && ((tp * cp * dp) % std::max(1LL, ep * etp) != 0 || (batch > 0 && batch % std::max(1LL, dp * micro) != 0))) {
+            ++dp;
+        }
+        gpus = std::max(1LL, model_parallel) * (dp < (1LL << 20) ? dp : 1);
+        d.default_chosen("cluster.num_gpus: " + std::to_string(gpus) + " (the file states no world size: the fewest GPUs its plan runs on, dp " +
+                         std::to_string(gpus / std::max(1LL, model_parallel)) + "; give --gpus N)");
         d.source["cluster.num_gpus"] = "--gpus";
     } else {
         gpus = 8;
