@@ -251,6 +251,23 @@ private slots:
         QCOMPARE(total_params(m) - embedding_params(m) + 42 * 2 * 3584, 8324201984.0);
     }
 
+    void gpt2_small_is_124m()
+    {
+        // GPT-2 small as transformers builds it (GPT2LMHeadModel): 124,439,808 parameters, the "124M" of the
+        // GPT-2 reproductions (OpenAI's paper rounds it to 117M). By hand: token and position embeddings
+        // 50257 x 768 + 1024 x 768, 12 layers of QKV, output and MLP weights with biases and two LayerNorms,
+        // the final LayerNorm; the output layer is tied.
+        const auto r = import_scenario_text(R"({"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12, "n_inner": null,
+            "n_positions": 1024, "vocab_size": 50257, "activation_function": "gelu_new", "layer_norm_epsilon": 1e-05})");
+        QVERIFY2(r.ok(), r.first_error().c_str());
+        const ModelSpec& m = r->scenario.model;
+        QCOMPARE(m.activation, FfnActivation::Gelu);
+        QCOMPARE(m.normalization, Normalization::LayerNorm);
+        QVERIFY(m.tied_embeddings);
+        QCOMPARE(m.seq_len, 1024);
+        QCOMPARE(total_params(m), 124439808.0);
+    }
+
     // --- each format's keys --------------------------------------------------------------------------------
 
     void hf_keys_map_onto_the_model()
@@ -489,6 +506,39 @@ private slots:
         const auto back = import_scenario_text(launch->toml, o);
         QVERIFY2(back.ok(), back.first_error().c_str());
         QCOMPARE(*back->scenario.plan, *r.scenario.plan);
+    }
+
+    // torchtitan's world is replicate x shard x cp x tp x pp: a context-parallel HSDP plan written by
+    // vtrain launch states exactly its GPUs, and reads back into the same plan.
+    void torchtitan_context_parallel_hsdp_round_trips()
+    {
+        Scenario s = imported("llama3-8b-torchtitan.toml").scenario;
+        s.cluster.num_gpus = 64;
+        Plan p = *s.plan;
+        p.tp = 2;
+        p.cp = 2;
+        p.dp = 16;
+        p.zero_stage = 3;
+        p.shard_group = 8; // dp x cp = 32 ranks, sharded in groups of 8, replicated 4 times
+        s.plan = p;
+        const auto launch = torchtitan_launch(s, p, 8);
+        QVERIFY2(launch.ok(), launch.first_error().c_str());
+        const auto toml = import_detail::parse_toml(launch->toml);
+        QVERIFY(toml.ok());
+        const nlohmann::json& par = (*toml)["parallelism"];
+        QCOMPARE(par["data_parallel_replicate_degree"].get<int>() * par["data_parallel_shard_degree"].get<int>() *
+                     par["context_parallel_degree"].get<int>() * par["tensor_parallel_degree"].get<int>() *
+                     par["pipeline_parallel_degree"].get<int>(),
+                 64);
+        QCOMPARE(par["data_parallel_shard_degree"].get<int>(), 4);
+        ImportOptions o;
+        o.model = s.model;
+        const auto back = import_scenario_text(launch->toml, o);
+        QVERIFY2(back.ok(), back.first_error().c_str());
+        QCOMPARE(back->scenario.cluster.num_gpus, 64);
+        QCOMPARE(back->scenario.plan->shard_group, 8);
+        QCOMPARE(back->scenario.plan->cp, 2);
+        QCOMPARE(back->scenario.plan->dp, 16);
     }
 
     void bridge_overrides_round_trip_through_launch()

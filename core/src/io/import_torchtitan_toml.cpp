@@ -215,7 +215,7 @@ private:
             }
             d.set("plan.zero_stage", stage, "parallelism.fsdp_reshard_after_forward");
             if (*replicate > 1 && *shard > 0) {
-                d.set("plan.shard_group", *shard, "parallelism.data_parallel_shard_degree");
+                d.set("plan.shard_group", *shard * *cp, "parallelism.data_parallel_shard_degree"); // counted in dp x cp ranks
             } else if (*replicate > 1) {
                 d.optimizer_instances = *replicate;
                 d.optimizer_instances_key = "parallelism.data_parallel_replicate_degree";
