@@ -268,6 +268,31 @@ private slots:
         QCOMPARE(total_params(m), 124439808.0);
     }
 
+    void mistral_and_qwen2_style_keys()
+    {
+        // Mistral 7B v0.1: every layer windowed (sliding_window, no layer_types); 7.24B parameters
+        // (huggingface.co/mistralai/Mistral-7B-v0.1, "Model size 7.24B params").
+        const auto mistral = import_scenario_text(R"({"model_type": "mistral", "num_hidden_layers": 32, "hidden_size": 4096,
+            "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 32000,
+            "max_position_embeddings": 32768, "sliding_window": 4096, "hidden_act": "silu", "tie_word_embeddings": false})");
+        QVERIFY2(mistral.ok(), mistral.first_error().c_str());
+        QCOMPARE(mistral->scenario.model.sliding_window, 4096);
+        QCOMPARE(mistral->scenario.model.full_attention_every, 0);
+        QVERIFY(layer_kind(mistral->scenario.model, 31).windowed);
+        QVERIFY(near(total_params(mistral->scenario.model), 7.24e9, 0.002));
+        // Qwen2-7B: QKV biases by architecture (no attention_bias key); 7.62B parameters
+        // (huggingface.co/Qwen/Qwen2-7B, "Model size 7.62B params").
+        const auto qwen2 = import_scenario_text(R"({"model_type": "qwen2", "num_hidden_layers": 28, "hidden_size": 3584,
+            "intermediate_size": 18944, "num_attention_heads": 28, "num_key_value_heads": 4, "vocab_size": 152064,
+            "max_position_embeddings": 131072, "hidden_act": "silu", "tie_word_embeddings": false, "use_sliding_window": false,
+            "sliding_window": 131072})");
+        QVERIFY2(qwen2.ok(), qwen2.first_error().c_str());
+        QVERIFY(qwen2->scenario.model.qkv_bias);
+        QCOMPARE(qwen2->scenario.model.sliding_window, 0);
+        QVERIFY(has_note(*qwen2, "sliding_window", "use_sliding_window is false"));
+        QVERIFY2(near(total_params(qwen2->scenario.model), 7.62e9, 0.002), qPrintable(billions(total_params(qwen2->scenario.model))));
+    }
+
     // --- each format's keys --------------------------------------------------------------------------------
 
     void hf_keys_map_onto_the_model()
@@ -663,6 +688,10 @@ private slots:
                                      "--global-batch-size 64 ";
         QVERIFY(refusal(megatron + "--tensor-model-parallel-size 3").startsWith(QStringLiteral("--tensor-model-parallel-size:")));
         QVERIFY(refusal(megatron + "--pipeline-model-parallel-size abc").startsWith(QStringLiteral("--pipeline-model-parallel-size:")));
+        QVERIFY(refusal(megatron + "--tensor-model-parallel-size -2").startsWith(QStringLiteral("--tensor-model-parallel-size: must be between")));
+        QVERIFY(refusal(megatron + "--context-parallel-size 0").startsWith(QStringLiteral("--context-parallel-size: must be between")));
+        QVERIFY(refusal(R"({"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 8, "vocab_size": 10})")
+                    .startsWith(QStringLiteral("num_key_value_heads:")));
         QVERIFY(refusal(megatron + "--tensor-model-parallel-size $TP").contains(QStringLiteral("$TP")));
         QVERIFY(refusal(megatron + "--bf16 --fp16").startsWith(QStringLiteral("--fp16:")));
         QVERIFY(refusal(megatron + "--fp8-format e5m2").startsWith(QStringLiteral("--fp8-format:")));

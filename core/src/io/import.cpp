@@ -410,7 +410,10 @@ Expected<ImportResult> finish(Draft& d, ImportFormat format, const ImportOptions
     }
     long long gpus = 0;
     const long long tp = json_int(d.get("plan.tp"), 1), pp = json_int(d.get("plan.pp"), 1), cp = json_int(d.get("plan.cp"), 1);
-    const long long model_parallel = tp * pp * cp;
+    const auto degree_ok = [](long long v) { return v >= 1 && v <= (1 << 16); };
+    const bool degrees_ok = degree_ok(tp) && degree_ok(pp) && degree_ok(cp);
+    // Degrees out of range are the scenario reader's to name (below): counts derive from valid ones only.
+    const long long model_parallel = degrees_ok ? tp * pp * cp : 1;
     if (options.num_gpus > 0) {
         gpus = options.num_gpus;
         if (d.world_size && *d.world_size != gpus) {
@@ -462,11 +465,11 @@ Expected<ImportResult> finish(Draft& d, ImportFormat format, const ImportOptions
     // Plan.
     json search; // the explorer's axes beyond its defaults (expert parallelism of a model-only import)
     if (plan_given) {
-        if (model_parallel < 1 || gpus % model_parallel != 0) {
+        if (degrees_ok && gpus % model_parallel != 0) {
             return Diagnostics{{key_for(d, "cluster.num_gpus"), std::to_string(gpus) + " GPUs do not divide into tp x pp x cp = " +
                                                                     std::to_string(tp) + " x " + std::to_string(pp) + " x " + std::to_string(cp)}};
         }
-        const long long dp = gpus / model_parallel;
+        const long long dp = degrees_ok ? gpus / model_parallel : 1;
         if (d.has("plan.dp") && json_int(d.get("plan.dp"), dp) != dp) {
             d.note(key_for(d, "plan.dp"), "data parallelism " + std::to_string(json_int(d.get("plan.dp"), dp)) + " becomes " + std::to_string(dp) +
                                               " on " + std::to_string(gpus) + " GPUs");

@@ -591,7 +591,7 @@ void read_hf_json(const json& config, Draft& d, bool model_only)
     c.shape({"vocab_size"}, "model.vocab");
     if (const json* kv = c.take("num_key_value_heads")) {
         const auto k = c.integer(kv, "num_key_value_heads", 1, 1 << 20);
-        if (k && heads && *k < *heads) {
+        if (k && heads && *k != *heads) { // more key/value heads than heads: the scenario reader refuses it
             d.set("model.kv_heads", *k, c.key("num_key_value_heads"));
         }
     }
