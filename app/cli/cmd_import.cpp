@@ -40,7 +40,7 @@ options:
 exit status: 0 on success, 2 on a bad file (one line naming the key and the reason).
 
 example:
-  vtrain import examples/import/llama3-8b-config.json --gpu h100-sxm5-80gb --gpus 64 -o l8.json && vtrain explore l8.json
+  vtrain import examples/import/llama3-8b-config.json --gpus 64 -o l8.json && vtrain explore l8.json
   vtrain import examples/import/llama3-8b-megatron.sh -o l8-megatron.json && vtrain launch l8-megatron.json
 )";
 

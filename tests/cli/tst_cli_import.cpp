@@ -169,6 +169,17 @@ private slots:
                                  "recipe_name = \"tensorwise\"\n", "enable_fsdp_float8_all_gather = true\n", "mode = \"selective\"\n"}) {
             QVERIFY2(launch.out.contains(QLatin1String(line)), line);
         }
+        // The TOML launch writes names flavor "custom": it imports back with the model from --model.
+        const QString toml = write(dir, QStringLiteral("custom.toml"), launch.out.toUtf8());
+        const Run refused = vtrain({QStringLiteral("import"), toml});
+        QCOMPARE(refused.exit_code, 2);
+        QVERIFY2(refused.err.contains(QStringLiteral(": model.flavor: ")) && refused.err.contains(QStringLiteral("--model")),
+                 qPrintable(refused.err));
+        const QString back = dir.filePath(QStringLiteral("back.json"));
+        const Run again = vtrain({QStringLiteral("import"), toml, QStringLiteral("--model"), QStringLiteral("examples/import/llama3-8b-config.json"),
+                                  QStringLiteral("-o"), back});
+        QCOMPARE(again.exit_code, 0);
+        QCOMPARE(read_json(back)[QStringLiteral("plan")], read_json(scenario)[QStringLiteral("plan")]);
     }
 
     void bridge_overrides_round_trip_through_megatron_bridge_output()

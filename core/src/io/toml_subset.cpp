@@ -149,11 +149,18 @@ private:
         }
     }
 
+    // A dotted key for a message: at most about 80 characters however many parts it has.
     static std::string joined(const std::vector<std::string>& parts)
     {
         std::string out;
         for (const std::string& p : parts) {
-            out += (out.empty() ? "" : ".") + (p.size() > 40 ? p.substr(0, 40) + "..." : p);
+            if (!out.empty()) {
+                out += '.';
+            }
+            out += p.size() > 40 ? p.substr(0, 40) + "..." : p;
+            if (out.size() > 80) {
+                return out.substr(0, 80) + "...";
+            }
         }
         return out;
     }
