@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// One libFuzzer target per reader: VTRAIN_FUZZ_KIND names it (fuzz/CMakeLists.txt builds five).
+// One libFuzzer target per reader: VTRAIN_FUZZ_KIND names it (fuzz/CMakeLists.txt builds nine).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

@@ -4,9 +4,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <optional>
 
 #include "vtrain/cluster_schedule_json.h"
+#include "vtrain/import.h"
 #include "vtrain/json_fields.h"
+#include "vtrain/launch_bridge.h"
+#include "vtrain/launch_config.h"
 #include "vtrain/launch_plan_json.h"
 #include "vtrain/profile_json.h"
 #include "vtrain/scenario_json.h"
@@ -55,8 +59,81 @@ Outcome outcome_of(InputKind kind, const Expected<T>& result)
     return {false, result.errors().front().to_string()};
 }
 
+ImportFormat format_of(InputKind kind)
+{
+    switch (kind) {
+    case InputKind::HfConfig: return ImportFormat::HfConfig;
+    case InputKind::MegatronArgs: return ImportFormat::MegatronArgs;
+    case InputKind::TorchtitanToml: return ImportFormat::TorchtitanToml;
+    case InputKind::BridgeOverrides: return ImportFormat::BridgeOverrides;
+    default: return ImportFormat::Auto;
+    }
+}
+
+// The writer of the framework a format comes from: its text, or nothing when the writer refuses the plan
+// (torchtitan's TOML takes dense models only, for one).
+std::optional<std::string> written_by_framework(InputKind kind, const Scenario& s)
+{
+    const int node = s.cluster.gpus_per_node > 0 ? s.cluster.gpus_per_node : 8;
+    if (kind == InputKind::MegatronArgs) {
+        const auto launch = megatron_launch(s, *s.plan, node);
+        return launch.ok() ? std::optional<std::string>(launch->command_text()) : std::nullopt;
+    }
+    if (kind == InputKind::BridgeOverrides) {
+        const auto launch = megatron_bridge_launch(s, *s.plan, node);
+        return launch.ok() ? std::optional<std::string>(launch->command_text()) : std::nullopt;
+    }
+    if (kind == InputKind::TorchtitanToml) {
+        const auto launch = torchtitan_launch(s, *s.plan, node);
+        return launch.ok() ? std::optional<std::string>(launch->toml) : std::nullopt;
+    }
+    return std::nullopt;
+}
+
+Outcome read_import(InputKind kind, const std::string& text)
+{
+    ImportOptions options;
+    options.format = format_of(kind);
+    options.gpu = "h100-sxm5-80gb";
+    const auto imported = import_scenario_text(text, options);
+    if (!imported.ok()) {
+        return outcome_of(kind, imported);
+    }
+    const Scenario& s = imported->scenario;
+    const auto again = scenario_from_json(scenario_to_json(s));
+    if (!again.ok()) {
+        violated(kind, "an imported scenario does not read back: " + again.first_error());
+    }
+    for (const Diagnostic& n : imported->notes) {
+        if (n.to_string().size() > kMaxDiagnosticChars) {
+            violated(kind, "a note longer than " + std::to_string(kMaxDiagnosticChars) + " characters: " + n.to_string());
+        }
+    }
+    // The plan written by its framework's launcher reads back into the same parallel layout.
+    if (imported->plan_from_file && s.plan) {
+        if (const auto written = written_by_framework(kind, s)) {
+            ImportOptions back_options = options;
+            back_options.num_gpus = s.cluster.num_gpus;
+            back_options.model = s.model;
+            const auto back = import_scenario_text(*written, back_options);
+            if (!back.ok()) {
+                violated(kind, "the launch writer's output is refused by the importer: " + back.first_error());
+            }
+            const Plan& a = *s.plan;
+            const Plan& b = *back->scenario.plan;
+            if (a.tp != b.tp || a.pp != b.pp || a.dp != b.dp || a.micro_batch != b.micro_batch || a.cp != b.cp) {
+                violated(kind, "the launch writer's output imports into another plan: " + plan_to_json(b).dump() + " for " + plan_to_json(a).dump());
+            }
+        }
+    }
+    return {true, {}};
+}
+
 Outcome read_checked(InputKind kind, const std::string& text)
 {
+    if (format_of(kind) != ImportFormat::Auto) {
+        return read_import(kind, text);
+    }
     if (kind == InputKind::Scenario) {
         const auto s = scenario_from_text(text);
         if (s.ok() && !scenario_from_json(scenario_to_json(*s)).ok()) {
@@ -85,8 +162,7 @@ Outcome read_checked(InputKind kind, const std::string& text)
     }
     case InputKind::Runs: return outcome_of(kind, runs_from_json(*json));
     case InputKind::LaunchPlan: return outcome_of(kind, scenario_with_plan_file(base_scenario(), *json));
-    case InputKind::Scenario:
-    case InputKind::Jobs: break;
+    default: break;
     }
     return {};
 }
@@ -95,7 +171,9 @@ Outcome read_checked(InputKind kind, const std::string& text)
 
 const std::vector<InputKind>& all_kinds()
 {
-    static const std::vector<InputKind> kinds{InputKind::Scenario, InputKind::Profile, InputKind::Runs, InputKind::Jobs, InputKind::LaunchPlan};
+    static const std::vector<InputKind> kinds{InputKind::Scenario,     InputKind::Profile,        InputKind::Runs,
+                                              InputKind::Jobs,         InputKind::LaunchPlan,     InputKind::HfConfig,
+                                              InputKind::MegatronArgs, InputKind::TorchtitanToml, InputKind::BridgeOverrides};
     return kinds;
 }
 
@@ -107,6 +185,10 @@ const char* name_of(InputKind kind)
     case InputKind::Runs: return "runs";
     case InputKind::Jobs: return "jobs";
     case InputKind::LaunchPlan: return "plan";
+    case InputKind::HfConfig: return "hf";
+    case InputKind::MegatronArgs: return "megatron";
+    case InputKind::TorchtitanToml: return "torchtitan";
+    case InputKind::BridgeOverrides: return "bridge";
     }
     return "?";
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Fuzzes the input readers (scenario, profile, runs file, job list, launch plan) with libFuzzer under
+# Fuzzes the input readers (scenario, profile, runs file, job list, launch plan, and the importers of a
+# Hugging Face config.json, Megatron-LM arguments, a torchtitan TOML and Megatron-Bridge overrides) with libFuzzer under
 # ASan+UBSan: builds fuzz/ in a separate clang build folder, runs each target for SECONDS (default 60),
 # and prints executions and crashes per target. New crashers land in BUILD/crashes/KIND/: copy each
 # into fuzz/crashers/KIND/ once fixed, so tst_fuzz_replay replays it forever.
@@ -32,8 +33,8 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" "${launcher[@]}" -DC
   -DVTRAIN_BUILD_GUI=OFF -DVTRAIN_BUILD_TESTS=OFF -DVTRAIN_BUILD_BENCH=OFF -DVTRAIN_BUILD_FUZZERS=ON \
   "-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
   "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" >/dev/null
-kinds=(scenario profile runs jobs plan)
-targets=(fuzz_scenario fuzz_profile fuzz_runs fuzz_jobs fuzz_launchplan)
+kinds=(scenario profile runs jobs plan hf megatron torchtitan bridge)
+targets=(fuzz_scenario fuzz_profile fuzz_runs fuzz_jobs fuzz_launchplan fuzz_hfconfig fuzz_megatronargs fuzz_torchtitantoml fuzz_bridgeoverrides)
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 
 seeds_of() { # the read-only seed folders of a kind (those that exist)
@@ -43,6 +44,7 @@ seeds_of() { # the read-only seed folders of a kind (those that exist)
     scenario|plan) dirs+=(examples tests/data) ;;
     profile) dirs+=(profiles tests/data) ;;
     jobs) dirs+=(examples) ;;
+    hf|megatron|torchtitan|bridge) dirs+=(examples/import) ;;
   esac
   for dir in "${dirs[@]}"; do
     if [ -d "$dir" ]; then echo "$dir"; fi

@@ -30,7 +30,8 @@ const std::vector<Command>& commands()
         {"optimal-model", "largest model trainable within a budget, simulated vs naive", vtrain::cli::kOptimalModelHelp,
          vtrain::cli::run_optimal_model},
         {"schedule", "a shared cluster under three scheduling policies", vtrain::cli::kScheduleHelp, vtrain::cli::run_schedule},
-        {"launch", "a plan as Megatron-LM flags or a DeepSpeed config", vtrain::cli::kLaunchHelp, vtrain::cli::run_launch},
+        {"launch", "a plan as Megatron-LM/Bridge flags, DeepSpeed or torchtitan config", vtrain::cli::kLaunchHelp, vtrain::cli::run_launch},
+        {"import", "a scenario from a HF config.json, Megatron/Bridge args, TOML", vtrain::cli::kImportHelp, vtrain::cli::run_import},
     };
     return list;
 }

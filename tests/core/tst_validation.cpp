@@ -554,7 +554,7 @@ private slots:
         QCOMPARE(report.subsets.at("other:memory").used, 2);
 
         const nlohmann::json j = validation_to_json(report);
-        QCOMPARE(j.size(), std::size_t{4}); // rows, subsets, overall, coverage
+        QCOMPARE(j.size(), std::size_t{4});           // rows, subsets, overall, coverage
         QCOMPARE(j["overall"]["used"].get<int>(), 2); // the scored time-like rows of both subsets; memory comparisons apart
         QCOMPARE(j["overall"]["used"].get<int>(), report.subsets.at("test").used + report.subsets.at("other").used);
         QCOMPARE(j["coverage"]["rows"].get<int>(), 3);

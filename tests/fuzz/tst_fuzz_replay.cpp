@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Every seed of the fuzz corpus (examples/, profiles/, tests/data/, fuzz/corpus/) and every crasher ever
+// Every seed of the fuzz corpus (examples/, examples/import/, profiles/, tests/data/, fuzz/corpus/) and every crasher ever
 // found (fuzz/crashers/) goes through every reader: none may crash or let an exception escape
 // (read_input aborts on a broken contract), each refusal comes with a short diagnostic, the seeds meant
 // for a reader are accepted by it, and each crasher is refused by the reader it was found for (crashers/
@@ -53,6 +53,15 @@ std::optional<InputKind> meant_for(const QString& path)
     if (folder == QLatin1String("examples")) {
         return name.startsWith(QLatin1String("jobs-")) ? InputKind::Jobs : InputKind::Scenario;
     }
+    if (folder == QLatin1String("import")) { // examples/import: the importers' examples, by name
+        if (name.endsWith(QLatin1String("-config.json"))) {
+            return InputKind::HfConfig;
+        }
+        if (name.endsWith(QLatin1String(".toml"))) {
+            return InputKind::TorchtitanToml;
+        }
+        return name.contains(QLatin1String("-bridge")) ? InputKind::BridgeOverrides : InputKind::MegatronArgs;
+    }
     for (const InputKind kind : all_kinds()) {
         if (folder == QLatin1String(name_of(kind))) {
             return kind;
@@ -68,8 +77,8 @@ class TestFuzzReplay : public QObject {
 private slots:
     void seeds_are_read_by_every_reader()
     {
-        QStringList seeds = json_files(source("examples")) + json_files(source("profiles")) + json_files(source("tests/data")) +
-                            json_files(source("fuzz/corpus"), true);
+        QStringList seeds = json_files(source("examples")) + json_files(source("examples/import")) + json_files(source("profiles")) +
+                            json_files(source("tests/data")) + json_files(source("fuzz/corpus"), true);
         QVERIFY2(seeds.size() >= 12, qPrintable(QString::number(seeds.size())));
         for (const QString& path : seeds) {
             const std::string text = contents(path);

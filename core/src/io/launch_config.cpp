@@ -350,11 +350,16 @@ Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& s, const Plan& p, i
     }
     out.launch_command += " -m torchtitan.train --job.config_file vtrain.toml";
 
-    // FSDP2 shards over data_parallel_shard_degree and replicates over data_parallel_replicate_degree; CP
-    // ranks join the shard mesh for weights, as in Megatron.
-    const int dense_dp = p.dp * p.cp;
-    const int shard = p.zero_stage >= 1 ? (p.shard_group > 0 ? p.shard_group : dense_dp) : 1;
-    const int replicate = dense_dp / shard;
+    // FSDP2 shards over data_parallel_shard_degree and replicates over data_parallel_replicate_degree, and
+    // torchtitan's world is replicate x shard x cp x tp x pp; CP ranks join the shard mesh for weights
+    // (dp_shard_cp), as in Megatron, so the plan's shard_group (counted in dp x cp ranks) is shard x cp.
+    const int shard_ranks = p.zero_stage >= 1 ? (p.shard_group > 0 ? p.shard_group : p.dp * p.cp) : p.cp;
+    const int shard = std::max(1, shard_ranks / p.cp);
+    const int replicate = std::max(1, p.dp / shard);
+    if (shard_ranks % p.cp != 0) {
+        w.push_back("shard_group " + str(p.shard_group) + " is not a multiple of cp = " + str(p.cp) +
+                    ": torchtitan shards over whole context-parallel groups (data_parallel_shard_degree x cp)");
+    }
     std::string t;
     t += "# torchtitan job config written by vtrain launch for " + s.model.name + " on " + str(s.cluster.num_gpus) + " x " + s.cluster.gpu + "\n";
     t += "[model]\nname = \"llama3\"\nflavor = \"custom\"  # set the flavor whose dims match the scenario\n";
@@ -369,9 +374,8 @@ Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& s, const Plan& p, i
     }
     t += "mixed_precision_param = \"" + std::string(s.training.precision == Precision::Fp32 ? "float32" : "bfloat16") +
          "\"\nmixed_precision_reduce = \"float32\"\n";
-    t += "\n[parallelism]\ndata_parallel_replicate_degree = " + str(p.zero_stage >= 1 ? replicate : dense_dp) +
-         "\ndata_parallel_shard_degree = " + str(shard) + "\ntensor_parallel_degree = " + str(p.tp) + "\ncontext_parallel_degree = " + str(p.cp) +
-         "\npipeline_parallel_degree = " + str(p.pp) + "\n";
+    t += "\n[parallelism]\ndata_parallel_replicate_degree = " + str(replicate) + "\ndata_parallel_shard_degree = " + str(shard) +
+         "\ntensor_parallel_degree = " + str(p.tp) + "\ncontext_parallel_degree = " + str(p.cp) + "\npipeline_parallel_degree = " + str(p.pp) + "\n";
     if (p.pp > 1) {
         const char* schedule = p.schedule == Schedule::GPipe                                          ? "GPipe"
                                : p.schedule == Schedule::OneFOneB || p.schedule == Schedule::DualPipe ? "1F1B"
