@@ -56,10 +56,11 @@ bool apply_plan_file(Scenario& scenario, const std::string& path, int& exit_code
     return true;
 }
 
-// The node size: the scenario's, else the GPU profile's.
+// The node size: the scenario's, else the GPU profile's. A --profile given is read either way: a file that
+// cannot be read is refused, not ignored.
 std::optional<int> gpus_per_node(const Scenario& scenario, const std::optional<std::string>& profile_file, int& exit_code)
 {
-    if (scenario.cluster.gpus_per_node > 0) {
+    if (scenario.cluster.gpus_per_node > 0 && !profile_file) {
         return scenario.cluster.gpus_per_node;
     }
     const auto profile = profile_file ? load_profile(*profile_file) : profile_library().load(scenario.cluster.gpu);
@@ -67,7 +68,7 @@ std::optional<int> gpus_per_node(const Scenario& scenario, const std::optional<s
         exit_code = report_bad_input(profile.errors());
         return std::nullopt;
     }
-    return profile->links.gpus_per_node;
+    return scenario.cluster.gpus_per_node > 0 ? scenario.cluster.gpus_per_node : profile->links.gpus_per_node;
 }
 
 void print_warnings(const std::vector<std::string>& warnings)
@@ -94,6 +95,12 @@ int run_launch(const std::vector<std::string>& argv)
         return report_bad_input("--framework: must be \"megatron\", \"deepspeed\" or \"torchtitan\", not \"" + framework + "\"");
     }
     const std::string& path = args->positional[0];
+    note_input(path);
+    for (const char* option : {"--plan", "--profile"}) {
+        if (const auto file = args->value(option)) {
+            note_input(*file);
+        }
+    }
     auto loaded = load_scenario(path);
     if (!loaded.ok()) {
         return report_bad_file(path, loaded.errors());
