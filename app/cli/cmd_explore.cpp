@@ -73,7 +73,9 @@ options:
                            holds every feasible plan; --csv with --prune bound holds the simulated ones)
   --allow-tp-across-nodes  let tensor parallelism span nodes (default: tp stays within a node)
 
-Ctrl-C stops the sweep and prints what was evaluated so far, marked CANCELLED (exit status 130).
+A search of more than 10^12 plans, 2^32 plan groups or 4,194,304 pipeline shapes (pp x virtual stages)
+is refused with its size. Ctrl-C stops the sweep within half a second and prints what was evaluated so
+far, marked CANCELLED (exit status 130); a second Ctrl-C ends at once.
 exit status: 0 on success, 2 on bad input (the message names the field and why), 130 when cancelled.
 
 example:

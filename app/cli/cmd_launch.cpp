@@ -27,7 +27,7 @@ options:
   --plan FILE          export this plan instead of the scenario's: a JSON object like a scenario's
                        "plan" block, or a row of `vtrain explore --json` (its "gpu" and "num_gpus" apply)
   --profile FILE       GPU profile that gives the node size when cluster.gpus_per_node is not set
-  -o, --output FILE    write the flags or the JSON to FILE instead of standard output
+  -o, --output FILE    write the flags or the JSON to FILE instead of standard output ("-": standard output)
 
 exit status: 0 on success, 2 on bad input (the message names the field and why).
 

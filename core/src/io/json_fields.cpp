@@ -231,7 +231,7 @@ private:
                 if (!field.empty()) {
                     field += '.';
                 }
-                field += m_keys[i];
+                field += bounded(m_keys[i]);
             }
         }
         return field.size() > 80 ? field.substr(0, 80) + "..." : field;
@@ -281,7 +281,9 @@ const nlohmann::json* Reader::lookup(const char* key) const
 
 void Reader::error(const std::string& key, const std::string& message) const
 {
-    m_diagnostics.push_back({key.empty() ? m_path : field(key.c_str()), message});
+    // The message may quote user text: its control characters are shown, never passed on (printable()
+    // leaves text without them as it is, and text it rendered once as it is).
+    m_diagnostics.push_back({key.empty() ? m_path : field(key.c_str()), printable(message)});
 }
 
 Reader Reader::child(const char* key) const

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "vtrain/pipeline_layout.h"
+#include "vtrain/json_fields.h"
 
 #include <algorithm>
 #include <cctype>
@@ -74,7 +75,8 @@ private:
                 item = c;
                 ++pos;
             } else {
-                return std::string("unknown symbol '") + c + "' at character " + str(static_cast<long long>(pos) + 1) +
+                // The symbol as text that stays on one line (a newline or ESC as its code).
+                return "unknown symbol '" + json_fields::bounded(std::string(1, c), 8) + "' at character " + str(static_cast<long long>(pos) + 1) +
                        " (use E, t, m, L, '|', '*n' and parentheses)";
             }
             long long repeat = 1;
