@@ -6,6 +6,8 @@
 #include <exception>
 #include <optional>
 
+#include <sys/resource.h>
+
 #include "vtrain/cluster_schedule_json.h"
 #include "vtrain/import.h"
 #include "vtrain/json_fields.h"
@@ -18,6 +20,8 @@
 
 namespace vtrain::fuzz {
 namespace {
+
+constexpr std::size_t kMaxMappedRows = 64; // rows of one input mapped (a large corpus file stays quick)
 
 [[noreturn]] void violated(InputKind kind, const std::string& what)
 {
@@ -54,6 +58,12 @@ Outcome outcome_of(InputKind kind, const Expected<T>& result)
         const std::string line = d.to_string();
         if (d.message.empty() || line.size() > kMaxDiagnosticChars) {
             violated(kind, "diagnostic empty or longer than " + std::to_string(kMaxDiagnosticChars) + " characters: " + line);
+        }
+        // User text is quoted with its control characters rendered (\n, \x1b): one line, no terminal escapes.
+        for (const char c : line) {
+            if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
+                violated(kind, "diagnostic holds a raw control character: " + json_fields::printable(line));
+            }
         }
     }
     return {false, result.errors().front().to_string()};
@@ -160,7 +170,18 @@ Outcome read_checked(InputKind kind, const std::string& text)
         }
         return outcome_of(kind, p);
     }
-    case InputKind::Runs: return outcome_of(kind, runs_from_json(*json));
+    case InputKind::Runs: {
+        // Rows read are also mapped to scenarios, as validate and calibrate do: the free-text fields
+        // (activation_recompute, software, notes, interconnect) go through their scanners there.
+        const auto rows = runs_from_json(*json);
+        if (rows.ok()) {
+            for (std::size_t i = 0; i < rows->size() && i < kMaxMappedRows; ++i) {
+                const RowMapping mapping = map_run((*rows)[i]);
+                (void)skip_reason_class(mapping.skipped_reason);
+            }
+        }
+        return outcome_of(kind, rows);
+    }
     case InputKind::LaunchPlan: return outcome_of(kind, scenario_with_plan_file(base_scenario(), *json));
     default: break;
     }
@@ -168,6 +189,15 @@ Outcome read_checked(InputKind kind, const std::string& text)
 }
 
 } // namespace
+
+void limit_stack()
+{
+    rlimit limit{};
+    if (getrlimit(RLIMIT_STACK, &limit) == 0 && (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > kFuzzStackBytes)) {
+        limit.rlim_cur = kFuzzStackBytes;
+        setrlimit(RLIMIT_STACK, &limit);
+    }
+}
 
 const std::vector<InputKind>& all_kinds()
 {

@@ -30,4 +30,12 @@ Outcome read_input(InputKind kind, std::string_view text);
 
 constexpr std::size_t kMaxDiagnosticChars = 600;
 
+// The stack the fuzz targets run on: 1 MiB instead of the usual 8 (setrlimit at start-up, which bounds
+// how far the main thread's stack may still grow). Recursion that grows with the input -- a '(' per
+// level of a layout string, a std::regex frame per character -- then crashes within the 16 KiB inputs
+// the fuzzer writes (an 8 MiB stack needed 30,000 '(' or 50,000 characters), while every reader's real
+// needs (JSON nested 256 deep, written back by a recursive dump()) stay far below it.
+constexpr std::size_t kFuzzStackBytes = std::size_t{1} << 20;
+void limit_stack();
+
 } // namespace vtrain::fuzz

@@ -31,7 +31,7 @@ options:
   --plan FILE          export this plan instead of the scenario's: a JSON object like a scenario's
                        "plan" block, or a row of `vtrain explore --json` (its "gpu" and "num_gpus" apply)
   --profile FILE       GPU profile that gives the node size when cluster.gpus_per_node is not set
-  -o, --output FILE    write the flags or the JSON to FILE instead of standard output
+  -o, --output FILE    write the flags or the JSON to FILE instead of standard output ("-": standard output)
 
 exit status: 0 on success, 2 on bad input (the message names the field and why).
 
@@ -61,10 +61,11 @@ bool apply_plan_file(Scenario& scenario, const std::string& path, int& exit_code
     return true;
 }
 
-// The node size: the scenario's, else the GPU profile's.
+// The node size: the scenario's, else the GPU profile's. A --profile given is read either way: a file that
+// cannot be read is refused, not ignored.
 std::optional<int> gpus_per_node(const Scenario& scenario, const std::optional<std::string>& profile_file, int& exit_code)
 {
-    if (scenario.cluster.gpus_per_node > 0) {
+    if (scenario.cluster.gpus_per_node > 0 && !profile_file) {
         return scenario.cluster.gpus_per_node;
     }
     const auto profile = profile_file ? load_profile(*profile_file) : profile_library().load(scenario.cluster.gpu);
@@ -72,7 +73,7 @@ std::optional<int> gpus_per_node(const Scenario& scenario, const std::optional<s
         exit_code = report_bad_input(profile.errors());
         return std::nullopt;
     }
-    return profile->links.gpus_per_node;
+    return scenario.cluster.gpus_per_node > 0 ? scenario.cluster.gpus_per_node : profile->links.gpus_per_node;
 }
 
 void print_warnings(const std::vector<std::string>& warnings)
@@ -100,6 +101,12 @@ int run_launch(const std::vector<std::string>& argv)
                                 json_fields::bounded(framework, 40) + "\"");
     }
     const std::string& path = args->positional[0];
+    note_input(path);
+    for (const char* option : {"--plan", "--profile"}) {
+        if (const auto file = args->value(option)) {
+            note_input(*file);
+        }
+    }
     auto loaded = load_scenario(path);
     if (!loaded.ok()) {
         return report_bad_file(path, loaded.errors());

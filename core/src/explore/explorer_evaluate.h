@@ -85,7 +85,10 @@ public:
     PlanEvaluator(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const PlanSpace& space, const ExploreOptions& options);
 
     // Rejects, bounds out or simulates every plan of the group into `out`; false when cancelled part-way.
-    bool evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control, const PruneThresholds& prune) const;
+    // `count_progress` false: the plans are not counted in control.done (the seed's: the sweep counts them
+    // when it meets them), though control.cancel still stops the group.
+    bool evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control, const PruneThresholds& prune,
+                        bool count_progress = true) const;
 
     // After seeding: none when the group's rules reject it or its bound rules it out as a whole; else
     // how many of its plans pass their own bounds (all of them when it has no bound).
