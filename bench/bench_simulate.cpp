@@ -59,9 +59,10 @@ int main(int argc, char** argv)
     time_runs("plan_layer_costs() (what the explorer caches)",
               [&] { return plan_layer_costs(scenario.model, scenario.training, cluster, plan).layer.forward.compute_s; });
     FastSimScratch scratch;
+    std::vector<StageBreakdown> stages;
     time_runs("fast_simulate() (the explorer's fast path)", [&] {
         FastSimResult fast;
-        fast_simulate(scenario.model, scenario.training, cluster, plan, costs, scratch, fast);
+        fast_simulate(scenario.model, scenario.training, cluster, plan, costs, scratch, fast, stages);
         return fast.iteration_time_s;
     });
     const auto r = simulate(scenario, plan, profile, no_timeline).value();
@@ -106,12 +107,13 @@ int main(int argc, char** argv)
             for (const bool extend : {true, false}) {
                 FastSimScratch fast_scratch;
                 fast_scratch.extend_steady_state = extend;
+                std::vector<StageBreakdown> fast_stages;
                 std::vector<double> us;
                 double t = 0;
                 for (int i = 0; i < runs; ++i) {
                     FastSimResult fast;
                     const auto t0 = std::chrono::steady_clock::now();
-                    fast_simulate(gpt3->model, training, cluster64, p, layer_costs, fast_scratch, fast);
+                    fast_simulate(gpt3->model, training, cluster64, p, layer_costs, fast_scratch, fast, fast_stages);
                     us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
                     t = fast.iteration_time_s;
                 }

@@ -3,17 +3,21 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "cli_common.h"
 #include "commands.h"
+#include "vtrain/grouped_validation.h"
+#include "vtrain/json_fields.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/validation.h"
 
 namespace vtrain::cli {
 
 const char* const kValidateHelp = R"(usage: vtrain validate RUNS.json [--subset NAME] [--json] [--rows] [--profile-dir DIR] [--svg PLOT.svg]
+                       [--cv source|gpu|family|release [--cv-evals N]]
 
 Predicts every row of RUNS.json (published or your own measurements, in the format of
 ../shared/validation/README.md) and compares it with the row's measured quantity: iteration time where
@@ -37,7 +41,14 @@ options:
   --svg FILE         write a log-log predicted-vs-measured scatter plot, one colour per subset
   --scenarios DIR    also write each modeled row as a scenario file DIR/ID.json (for vtrain simulate), with
                      the settings of the centre of its range
-  --threads N        worker threads (default: all cores)
+  --threads N        worker threads, 1..1024 (default: all cores)
+  --cv GROUP         grouped validation: every row predicted with the calibration refitted without the
+                     row's group (source: its source_id; gpu: the GPU profile it maps to; family: its model
+                     family; release: its software release), so no fit saw the row or its siblings. A
+                     profile left with fewer than 10 rows keeps its datasheet prior. Same tables and --json
+                     (each row's "predicted" is its held-out prediction, "cv_group" its group; "cv" lists
+                     the refits). The refits run in parallel; the time is printed.
+  --cv-evals N       objective evaluations per refit (default 600, as the shipped fits)
 
 exit status: 0 on success, 2 on bad input (the message names the row and the field).
 
@@ -45,6 +56,7 @@ example:
   vtrain validate ../shared/validation/public_runs.json
   vtrain validate ../shared/validation/public_runs.json --subset vtrain_multi_node --json
   vtrain validate ../shared/validation/modern_runs.json --rows --subset megatron_bridge_moe_gb200
+  vtrain validate ../shared/validation/modern_runs.json --cv source
 )";
 
 namespace {
@@ -69,19 +81,40 @@ std::string rpad(const std::string& s, std::size_t width)
     return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
 }
 
+// Text as XML character data or an attribute value: markup characters as entities, and the control
+// characters XML 1.0 does not allow (all but tab, newline and carriage return; a row id is user text)
+// rendered visibly, as is anything that is not UTF-8.
 std::string xml_escape(const std::string& s)
 {
     std::string out;
-    for (const char c : s) {
+    for (const char c : json_fields::printable(s)) {
         switch (c) {
         case '<': out += "&lt;"; break;
         case '>': out += "&gt;"; break;
         case '&': out += "&amp;"; break;
         case '"': out += "&quot;"; break;
+        case '\'': out += "&apos;"; break;
         default: out += c;
         }
     }
     return out;
+}
+
+// A row id as a file name in --scenarios DIR: the id itself when it is one (letters, digits, '.', '-',
+// '_', '+', not starting with '.', at most 200 characters, as every row of the public sets), else
+// nothing: an id like "../x" or "a/b" must not name a file outside DIR.
+std::optional<std::string> file_name_of_id(const std::string& id)
+{
+    if (id.empty() || id.size() > 200 || id.front() == '.') {
+        return std::nullopt;
+    }
+    for (const char c : id) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_' || c == '+';
+        if (!ok) {
+            return std::nullopt;
+        }
+    }
+    return id + ".json";
 }
 
 // A log-log scatter of predicted against measured values (each row in its metric's own unit), with the
@@ -164,18 +197,23 @@ std::string scatter_svg(const ValidationReport& report)
 void print_table(std::ostream& out, const ValidationReport& report)
 {
     out << pad("subset", 32) << rpad("n", 6) << rpad("modeled", 9) << rpad("MAPE", 9) << rpad("median", 9) << rpad("max", 9) << rpad("bias", 9)
-        << rpad("target", 11) << "\n";
+        << rpad("<=10%", 7) << rpad("2x", 5) << rpad("target", 11) << "\n";
+    const auto line = [&out](const std::string& name, const SubsetStats& s, int rows, const std::string& target) {
+        const bool any = s.used > 0;
+        out << pad(name, 32) << rpad(std::to_string(rows), 6) << rpad(std::to_string(s.used), 9) << rpad(any ? fmt("%.2f%%", s.mape_pct) : "-", 9)
+            << rpad(any ? fmt("%.2f%%", s.median_pct) : "-", 9) << rpad(any ? fmt("%.2f%%", s.max_pct) : "-", 9)
+            << rpad(any ? fmt("%+.2f%%", s.bias_pct) : "-", 9) << rpad(any ? fmt("%.0f%%", 100.0 * s.within_10pct / s.used) : "-", 7)
+            << rpad(any ? std::to_string(s.off_by_2x) : "-", 5) << rpad(target, 11) << "\n";
+    };
     for (const auto& [name, s] : report.subsets) {
         const auto t = target_for_subset(name);
         std::string target = "-";
         if (t) {
             target = fmt("%.0f%%", *t) + (s.used > 0 && s.mape_pct <= *t ? " ok" : " MISS");
         }
-        const bool any = s.used > 0;
-        out << pad(name, 32) << rpad(std::to_string(s.used + s.skipped + s.unscored), 6) << rpad(std::to_string(s.used), 9)
-            << rpad(any ? fmt("%.2f%%", s.mape_pct) : "-", 9) << rpad(any ? fmt("%.2f%%", s.median_pct) : "-", 9)
-            << rpad(any ? fmt("%.2f%%", s.max_pct) : "-", 9) << rpad(any ? fmt("%+.2f%%", s.bias_pct) : "-", 9) << rpad(target, 11) << "\n";
+        line(name, s, s.used + s.skipped + s.unscored, target);
     }
+    line("all scored rows (memory apart)", report.overall, report.overall.used, "-");
     const double share = report.rows_in_file > 0 ? 100.0 * report.rows_modeled / report.rows_in_file : 0.0;
     out << "\ncoverage: " << report.rows_modeled << " / " << report.rows_in_file << " rows modeled (" << fmt("%.1f%%", share) << ")";
     if (report.rows_unscored > 0) {
@@ -254,7 +292,8 @@ std::map<std::string, GpuProfile> load_profiles_for_rows(const std::vector<RunRo
 int run_validate(const std::vector<std::string>& argv)
 {
     std::string error;
-    const auto args = parse_args(argv, {"--subset", "--profile-dir", "--svg", "--scenarios", "--threads"}, {"--json", "--rows"}, error);
+    const auto args =
+        parse_args(argv, {"--subset", "--profile-dir", "--svg", "--scenarios", "--threads", "--cv", "--cv-evals"}, {"--json", "--rows"}, error);
     if (!args) {
         return report_bad_input(error);
     }
@@ -262,6 +301,10 @@ int run_validate(const std::vector<std::string>& argv)
         return report_bad_input("validate takes one RUNS.json file (see vtrain validate --help)");
     }
     const std::string& path = args->positional[0];
+    note_input(path);
+    if (const auto svg = args->value("--svg"); svg && !check_output(*svg, error)) {
+        return report_write_failure("--svg: " + error);
+    }
     auto rows = load_runs(path);
     if (!rows.ok()) {
         return report_bad_file(path, rows.errors());
@@ -274,16 +317,36 @@ int run_validate(const std::vector<std::string>& argv)
     const auto profiles = load_profiles_for_rows(*rows, args->value("--profile-dir"));
     ValidationOptions run_options = options;
     if (args->value("--threads")) {
-        const std::string bad = whole_option(*args, "--threads", 1, 4096, run_options.threads);
+        const std::string bad = whole_option(*args, "--threads", 1, static_cast<int>(kMaxThreads), run_options.threads);
         if (!bad.empty()) {
             return report_bad_input(bad);
         }
     }
-    const ValidationReport report = validate_runs(*rows, profiles, run_options);
+    std::optional<CvGrouping> cv;
+    GroupedValidationOptions grouped;
+    if (const auto by = args->value("--cv")) {
+        cv = cv_grouping_from_string(*by);
+        if (!cv) {
+            return report_bad_input("--cv: \"" + json_fields::bounded(*by, 40) + "\" is none of source, gpu, family, release");
+        }
+        grouped.by = *cv;
+        grouped.threads = run_options.threads;
+        const std::string bad = whole_option(*args, "--cv-evals", 1, 100'000, grouped.max_evaluations);
+        if (!bad.empty()) {
+            return report_bad_input(bad);
+        }
+        grouped.progress = [](const std::string& line) { std::cerr << "cv: " << line << '\n'; };
+    } else if (args->value("--cv-evals")) {
+        return report_bad_input("--cv-evals needs --cv");
+    }
+    GroupedValidationReport held_out;
+    if (cv) {
+        held_out = validate_grouped(*rows, profiles, run_options, grouped);
+    }
+    const ValidationReport report = cv ? held_out.report : validate_runs(*rows, profiles, run_options);
     if (const auto svg = args->value("--svg")) {
         if (!write_text_file(*svg, scatter_svg(report), error)) {
-            std::cerr << "vtrain: " << error << '\n';
-            return kExitFailure;
+            return report_write_failure(error);
         }
     }
     if (const auto dir = args->value("--scenarios")) {
@@ -300,6 +363,12 @@ int run_validate(const std::vector<std::string>& argv)
             const RowMapping m = map_run(r);
             if (!m.run) {
                 continue;
+            }
+            const auto file_name = file_name_of_id(r.id);
+            if (!file_name) {
+                return report_bad_input("row \"" + json_fields::bounded(r.id) +
+                                        "\".id: is not a file name (--scenarios writes DIR/ID.json; an id "
+                                        "of letters, digits, '.', '-', '_' and '+', not starting with '.', is)");
             }
             // The candidate at the centre of the row's range (the first one when it cannot be predicted).
             Scenario scenario = m.run->scenario;
@@ -321,15 +390,22 @@ int run_validate(const std::vector<std::string>& argv)
                 description += " " + n + ".";
             }
             j["description"] = description;
-            if (!write_text_file(std::filesystem::path(*dir) / (r.id + ".json"), output_json(j, 2) + "\n", error)) {
-                std::cerr << "vtrain: " << error << '\n';
-                return kExitFailure;
+            if (!write_text_file(std::filesystem::path(*dir) / *file_name, output_json(j, 2) + "\n", error)) {
+                return report_write_failure(error);
             }
         }
     }
     if (args->flag("--json")) {
-        std::cout << output_json(validation_to_json(report), 1) << '\n';
+        std::cout << output_json(cv ? grouped_validation_to_json(held_out, *cv) : validation_to_json(report), 1) << '\n';
         return kExitOk;
+    }
+    if (cv) {
+        int refits = 0, priors = 0;
+        for (const HeldOutFit& f : held_out.fits) {
+            (f.prior ? priors : refits) += 1;
+        }
+        std::cout << "held out by " << to_string(*cv) << ": every row predicted by a calibration that did not see its " << to_string(*cv) << " ("
+                  << refits << " refits, " << priors << " profiles left at their datasheet prior; " << fmt("%.1f", held_out.seconds) << " s)\n\n";
     }
     print_table(std::cout, report);
     if (args->flag("--rows")) {

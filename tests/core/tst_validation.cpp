@@ -554,7 +554,9 @@ private slots:
         QCOMPARE(report.subsets.at("other:memory").used, 2);
 
         const nlohmann::json j = validation_to_json(report);
-        QCOMPARE(j.size(), std::size_t{3});
+        QCOMPARE(j.size(), std::size_t{4});           // rows, subsets, overall, coverage
+        QCOMPARE(j["overall"]["used"].get<int>(), 2); // the scored time-like rows of both subsets; memory comparisons apart
+        QCOMPARE(j["overall"]["used"].get<int>(), report.subsets.at("test").used + report.subsets.at("other").used);
         QCOMPARE(j["coverage"]["rows"].get<int>(), 3);
         QCOMPARE(j["coverage"]["modeled"].get<int>(), 2);
         QCOMPARE(report.skip_reasons.at("gated DeltaNet (linear attention) layers are not modeled"), 1);
@@ -575,7 +577,7 @@ private slots:
         QVERIFY(second["skipped_reason"].get<std::string>().find("DeltaNet") != std::string::npos);
         QVERIFY(first["unscored_reason"].is_null());
         QCOMPARE(j["coverage"]["unscored"].get<int>(), 0);
-        for (const char* key : {"used", "skipped", "unscored", "mape_pct", "median_pct", "max_pct", "bias_pct"}) {
+        for (const char* key : {"used", "skipped", "unscored", "mape_pct", "median_pct", "max_pct", "bias_pct", "within_10pct", "off_by_2x"}) {
             QVERIFY2(j["subsets"]["test"].contains(key), key);
         }
         // The OOM comparison: 0 = fits, the run fitted, so the error is 0.
@@ -599,7 +601,7 @@ private slots:
         QVERIFY(rows.ok());
         ValidationOptions options;
         options.subset = "other";
-        const ValidationReport report = validate_runs(*rows, {}, options);
+        const ValidationReport report = validate_runs(*rows, std::map<std::string, GpuProfile>{}, options);
         QCOMPARE(report.rows.size(), std::size_t{1});
         QVERIFY2(report.rows[0].skipped_reason == "no profile for gpu a100-sxm4-80gb", report.rows[0].skipped_reason.c_str());
     }

@@ -111,7 +111,7 @@ struct GpuProfile {
     // dispatchers read tokens-per-expert back to the host before it (a device-host sync), and that section
     // has dynamic shapes so CUDA graphs cannot capture it: the CPU cannot run ahead there and the section
     // takes max(GPU time, operators x this) (Megatron-LM docs/discussions/deepseek-v3-gb200-optimization,
-    // Sec. 2.3 and 3.1). 0 = never host-bound. See layer_costs.cpp, moe_ffn(). Default 30 us: one framework
+    // Sec. 2.3 and 3.1). 0 = never host-bound. See model/ffn_costs.cpp, moe_ffn(). Default 30 us: one framework
     // call (a TE GEMM or quantize launch, a permute), half the 60 us fitted per modeled operator (about two
     // kernels) on vTrain's A100 runs (profiles/a100-*.json host_overhead_us); an estimate for calibration to
     // refit. Megatron-Bridge's B200 MoE rows without CUDA graphs fit 20-50 us.

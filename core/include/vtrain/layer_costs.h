@@ -101,7 +101,7 @@ struct LayerCostInput {
 LayerCosts compute_layer_costs(const LayerCostInput& in);
 
 // Whether torchao's rowwise FP8 speeds up a Linear of this (per-rank) shape on H100: torchao's rowwise
-// auto-filter thresholds (layer_costs.cpp); below them the GEMM runs at the BF16 rate.
+// auto-filter thresholds (model/low_precision.cpp); below them the GEMM runs at the BF16 rate.
 bool rowwise_gains(double out_features, double in_features);
 
 } // namespace vtrain

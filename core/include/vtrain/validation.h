@@ -5,6 +5,7 @@
 // written into the row's notes), the row's FLOP convention, the prediction and its signed error, and the
 // per-subset statistics. Rows that cannot be modeled are kept with the reason, never dropped.
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -153,6 +154,8 @@ struct SubsetStats {
     double median_pct = 0; // median |error|
     double max_pct = 0;    // largest |error|
     double bias_pct = 0;   // mean signed error
+    int within_10pct = 0;  // rows with |error| <= 10%
+    int off_by_2x = 0;     // rows predicted at least twice or at most half the measured value
 };
 
 struct ValidationOptions {
@@ -163,6 +166,7 @@ struct ValidationOptions {
 struct ValidationReport {
     std::vector<RowResult> rows;                // one per row (and one more per memory or OOM observation)
     std::map<std::string, SubsetStats> subsets; // time metrics by subset; memory ones under "SUBSET:memory"
+    SubsetStats overall;                        // every scored row of a time-like metric (memory left out)
     int rows_in_file = 0;                       // rows selected (time-like results)
     int rows_modeled = 0;                       // of those, predicted (scored, or listed as unscored)
     int rows_unscored = 0;                      // of the modeled, predicted but not scored (a documented regression)
@@ -175,6 +179,11 @@ std::string skip_reason_class(const std::string& reason);
 // `profiles` maps profile id to profile; rows whose profile is missing are skipped with that reason.
 ValidationReport validate_runs(const std::vector<RunRow>& rows, const std::map<std::string, GpuProfile>& profiles,
                                const ValidationOptions& options = {});
+// The same with the profile each row is predicted with chosen per row (the held-out fits of grouped
+// validation): `profile_for(row, profile id)`, null to skip the row for want of a profile. Called from
+// several threads at once.
+using ProfileForRow = std::function<const GpuProfile*(const RunRow& row, const std::string& profile_id)>;
+ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileForRow& profile_for, const ValidationOptions& options = {});
 
 // Predicts one mapped run's metric with a profile (its scenario and plan, the first candidate); nullopt
 // with `reason` set when the plan is refused or not modeled.

@@ -14,7 +14,6 @@
 namespace vtrain {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr std::size_t kMaxCachedCosts = 4096; // per thread; consecutive groups share most keys
 
 std::string format(const char* fmt, double a, double b)
@@ -50,23 +49,12 @@ PlanEvaluator::PlanEvaluator(const Scenario& scenario, const std::map<std::strin
         g.profile = &profiles.at(id); // make_plan_space checked that every GPU has a profile
         g.cluster = resolve_cluster(cluster_for_gpu(scenario, id, 0), *g.profile);
         g.gpus_per_node = nvlink_domain_size(g.cluster.links); // TP may span hosts inside one NVLink domain (NVL72)
-        g.usable_gib = g.profile->memory_gib - g.profile->memory_reserve_gib;
         for (const Precision p : space.precision) {
-            // As simulate_checked() picks the peak MFU is measured against.
-            const double precision_peak = g.profile->peak_flops(to_string(p));
-            g.peak_flops.push_back(precision_peak > 0 ? precision_peak : g.profile->peak_flops("bf16"));
-        }
-        if (const auto band = prediction_band(*g.profile)) {
-            g.band_low = band->low;
-            g.band_high = band->high;
-            g.band_calibrated = band->calibrated;
+            g.terms.push_back(gpu_terms(g.cluster, p));
         }
         m_gpus.push_back(g);
     }
-
-    m_tokens_per_iteration = static_cast<double>(scenario.training.global_batch) * scenario.model.seq_len;
-    m_iterations = std::ceil(scenario.training.tokens / m_tokens_per_iteration); // whole iterations, as simulate_checked()
-    m_model_flops = model_flops_per_iteration(scenario.model, scenario.training.global_batch);
+    m_basis = metrics_basis(scenario.model, scenario.training);
 }
 
 const CostEntry* PlanEvaluator::costs_for(const CostKey& key, const Plan& plan, ThreadState& state) const
@@ -165,20 +153,19 @@ void PlanEvaluator::reject(ChunkResult& out, const PlanRejection& rejection, std
     }
 }
 
-// The same formulas, in the same order, as simulate_checked().
-void PlanEvaluator::fill_metrics(PlanRow& row, double iteration_s, const Gpu& gpu, int precision_index) const
+void PlanEvaluator::fill_metrics(PlanRow& row, double iteration_s, const Gpu& gpu, int precision_index, std::vector<StageBreakdown>& stages) const
 {
-    const double T = iteration_s;
-    row.iteration_time_s = T;
-    row.iteration_time_low_s = T * gpu.band_low;
-    row.iteration_time_high_s = T * gpu.band_high;
-    row.band_calibrated = gpu.band_calibrated;
-    row.tokens_per_s = T > 0 ? m_tokens_per_iteration / T : 0;
-    const double model_tflops_per_gpu = T > 0 ? m_model_flops / T / row.num_gpus / 1e12 : 0;
-    const double peak = gpu.peak_flops[static_cast<std::size_t>(precision_index)];
-    row.mfu = peak > 0 ? model_tflops_per_gpu * 1e12 / peak : 0;
-    row.training_days = m_iterations * T / 86400.0;
-    row.cost_usd = row.training_days * 24.0 * row.num_gpus * gpu.cluster.price_per_gpu_hour;
+    const GpuTerms& terms = gpu.terms[static_cast<std::size_t>(precision_index)];
+    const IterationMetrics m = iteration_metrics(m_basis, terms, row.num_gpus, iteration_s, stages);
+    row.iteration_time_s = m.iteration_time_s;
+    row.iteration_time_low_s = m.iteration_time_low_s;
+    row.iteration_time_high_s = m.iteration_time_high_s;
+    row.band_calibrated = terms.band && terms.band->calibrated;
+    row.tokens_per_s = m.tokens_per_s;
+    row.mfu = m.mfu;
+    row.bubble_fraction = m.bubble_fraction;
+    row.training_days = m.training_days;
+    row.cost_usd = m.cost_usd;
 }
 
 PlanEvaluator::KeySlots PlanEvaluator::key_slots(const PlanGroup& group) const
@@ -246,10 +233,10 @@ std::optional<PlanRow> PlanEvaluator::group_best_case(const PlanGroup& group, Th
     bound.index = group.first_index;
     bound.num_gpus = group.num_gpus;
     int smallest_peak = 0; // the smallest peak gives the largest MFU bound
-    for (std::size_t p = 1; p < gpu.peak_flops.size(); ++p) {
-        smallest_peak = gpu.peak_flops[p] < gpu.peak_flops[static_cast<std::size_t>(smallest_peak)] ? static_cast<int>(p) : smallest_peak;
+    for (std::size_t p = 1; p < gpu.terms.size(); ++p) {
+        smallest_peak = gpu.terms[p].peak_flops < gpu.terms[static_cast<std::size_t>(smallest_peak)].peak_flops ? static_cast<int>(p) : smallest_peak;
     }
-    fill_metrics(bound, least_s, gpu, smallest_peak);
+    fill_metrics(bound, least_s, gpu, smallest_peak, state.no_stages);
     return bound;
 }
 
@@ -278,21 +265,23 @@ std::optional<std::uint64_t> PlanEvaluator::plans_past_bound(const PlanGroup& gr
         PlanRow bound;
         bound.index = group.first_index + i;
         bound.num_gpus = group.num_gpus;
-        fill_metrics(bound, iteration_lower_bound_s(m_scenario.model, m_scenario.training.global_batch, *terms, plan), gpu, v.precision_index);
+        fill_metrics(bound, iteration_lower_bound_s(m_scenario.model, m_scenario.training.global_batch, *terms, plan), gpu, v.precision_index,
+                     state.no_stages);
         n += cannot_matter(bound, prune) ? 0 : 1;
     }
     return n;
 }
 
-bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control,
-                                   const PruneThresholds& prune) const
+bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control, const PruneThresholds& prune,
+                                   bool count_progress) const
 {
+    const std::uint64_t counted = count_progress ? 1 : 0;
     if (group.size == 0) {
         return true;
     }
     if (auto rejection = check_group(group)) {
         reject(out, *rejection, group.size, group.first_index);
-        control.done.fetch_add(group.size, std::memory_order_relaxed);
+        control.done.fetch_add(group.size * counted, std::memory_order_relaxed);
         return true;
     }
     const ModelSpec& model = m_scenario.model;
@@ -321,7 +310,7 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
         } else if (cannot_matter(*best, prune)) {
             out.bounded += group.size;
             out.evaluated += group.size;
-            control.done.fetch_add(group.size, std::memory_order_relaxed);
+            control.done.fetch_add(group.size * counted, std::memory_order_relaxed);
             return true;
         }
     }
@@ -335,7 +324,7 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
         if (control.cancel.load(std::memory_order_relaxed)) {
             return false;
         }
-        control.done.fetch_add(1, std::memory_order_relaxed);
+        control.done.fetch_add(counted, std::memory_order_relaxed);
         const std::uint64_t index = group.first_index + i;
         const PlanVariant v = group.variant(i);
         const TrainingSpec& training = m_training[static_cast<std::size_t>(v.precision_index)];
@@ -351,7 +340,8 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
             PlanRow bound;
             bound.index = index;
             bound.num_gpus = group.num_gpus;
-            fill_metrics(bound, iteration_lower_bound_s(model, m_scenario.training.global_batch, *terms, bound_plan), gpu, v.precision_index);
+            fill_metrics(bound, iteration_lower_bound_s(model, m_scenario.training.global_batch, *terms, bound_plan), gpu, v.precision_index,
+                         state.no_stages);
             if (cannot_matter(bound, prune)) {
                 ++out.bounded;
                 ++out.evaluated;
@@ -363,6 +353,10 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
             reject(out, *rejection, 1, index);
             continue;
         }
+        if (auto rejection = check_simulation_size(training, plan)) {
+            reject(out, *rejection, 1, index);
+            continue;
+        }
         if (auto reason = not_modeled_reason(model, training, plan)) {
             reject(out, {RejectReason::NotModeled, {"plan", *reason}}, 1, index);
             continue;
@@ -370,27 +364,20 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
         const CostEntry* costs = nullptr;
         // Memory first: it needs no simulation and rejects many plans.
         const auto memory = plan_memory(model, training, plan);
-        double peak_bytes = 0;
-        std::size_t peak_stage = 0;
-        for (std::size_t s = 0; s < memory.size(); ++s) {
-            if (memory[s].total_bytes() > peak_bytes) {
-                peak_bytes = memory[s].total_bytes();
-                peak_stage = s;
-            }
-        }
-        const double peak_gib = peak_bytes / kGiB;
-        if (!(peak_gib <= gpu.usable_gib)) { // as simulate_checked() decides fits_memory
+        const PeakMemory peak = peak_memory(memory);
+        const double peak_gib = peak.gib;
+        const double usable_gib = gpu.terms[static_cast<std::size_t>(v.precision_index)].usable_memory_gib;
+        if (!(peak_gib <= usable_gib)) { // as simulate_checked() decides fits_memory
             const auto r = static_cast<std::size_t>(RejectReason::OutOfMemory);
             if (out.example[r]) {
                 ++out.rejected[r];
                 ++out.evaluated;
             } else {
-                reject(
-                    out,
-                    {RejectReason::OutOfMemory,
-                     {"plan", "stage " + std::to_string(peak_stage) +
-                                  format(" needs %.1f GiB of memory but %.1f GiB are usable", peak_gib, gpu.usable_gib) + " on " + gpu.profile->id}},
-                    1, index);
+                reject(out,
+                       {RejectReason::OutOfMemory,
+                        {"plan", "stage " + std::to_string(peak.stage) +
+                                     format(" needs %.1f GiB of memory but %.1f GiB are usable", peak_gib, usable_gib) + " on " + gpu.profile->id}},
+                       1, index);
             }
             continue;
         }
@@ -404,22 +391,18 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
         row.gpu = gpu.profile->id;
         row.num_gpus = group.num_gpus;
         row.peak_memory_gib = peak_gib;
+        // Either iteration model gives the time and each stage's busy parts; the metrics come from them.
         FastSimResult fast;
-        if (!m_options.exact_simulation && fast_simulate(model, training, gpu.cluster, plan, costs->costs, state.fast, fast)) {
-            fill_metrics(row, fast.iteration_time_s, gpu, v.precision_index);
-            row.bubble_fraction = fast.bubble_fraction;
+        if (!m_options.exact_simulation && fast_simulate(model, training, gpu.cluster, plan, costs->costs, state.fast, fast, state.stages)) {
+            fill_metrics(row, fast.iteration_time_s, gpu, v.precision_index, state.stages);
         } else {
             sim_options.cached_costs = &costs->costs;
             const SimulationResult sim = simulate_checked(model, training, gpu.cluster, plan, sim_options, state.workspace);
-            row.iteration_time_s = sim.iteration_time_s;
-            row.iteration_time_low_s = sim.iteration_time_s * gpu.band_low;
-            row.iteration_time_high_s = sim.iteration_time_s * gpu.band_high;
-            row.band_calibrated = gpu.band_calibrated;
-            row.tokens_per_s = sim.tokens_per_s;
-            row.mfu = sim.mfu;
-            row.bubble_fraction = sim.bubble_fraction;
-            row.training_days = sim.training_days;
-            row.cost_usd = sim.cost_usd;
+            state.stages.clear();
+            for (const StageResult& st : sim.stages) {
+                state.stages.push_back(st.breakdown);
+            }
+            fill_metrics(row, sim.iteration_time_s, gpu, v.precision_index, state.stages);
         }
         out.rows.push_back(std::move(row));
         ++out.feasible;

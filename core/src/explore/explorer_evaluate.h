@@ -15,6 +15,7 @@
 
 #include "explore/plan_bounds.h"
 #include "iteration/fast_simulation.h"
+#include "iteration/iteration_metrics.h"
 #include "iteration/task_graph_simulation.h"
 #include "vtrain/explorer.h"
 #include "vtrain/explorer_space.h"
@@ -66,6 +67,8 @@ struct ThreadState {
     FastSimScratch fast;
     std::unordered_map<CostKey, std::unique_ptr<CostEntry>, CostKeyHash> costs; // bounded: cleared when large
     std::vector<const BoundTerms*> slots;                                       // the current group's bound terms per cost key (see key_slots)
+    std::vector<StageBreakdown> stages;                                         // the iteration model's per-stage busy parts
+    std::vector<StageBreakdown> no_stages;                                      // always empty: a bound has a time only
 };
 
 // What a plan must beat to matter: the current front and the k-th row of each top-k list (copies taken
@@ -82,7 +85,10 @@ public:
     PlanEvaluator(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const PlanSpace& space, const ExploreOptions& options);
 
     // Rejects, bounds out or simulates every plan of the group into `out`; false when cancelled part-way.
-    bool evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control, const PruneThresholds& prune) const;
+    // `count_progress` false: the plans are not counted in control.done (the seed's: the sweep counts them
+    // when it meets them), though control.cancel still stops the group.
+    bool evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control, const PruneThresholds& prune,
+                        bool count_progress = true) const;
 
     // After seeding: none when the group's rules reject it or its bound rules it out as a whole; else
     // how many of its plans pass their own bounds (all of them when it has no bound).
@@ -97,11 +103,7 @@ private:
         const GpuProfile* profile = nullptr;
         ResolvedCluster cluster;
         int gpus_per_node = 8;
-        double usable_gib = 0;          // capacity less the profile's reserve
-        std::vector<double> peak_flops; // per precision of the space
-        double band_low = 1;            // the profile's uncertainty band, as multipliers on an iteration time
-        double band_high = 1;
-        bool band_calibrated = false; // false: the wide default band of an uncalibrated profile
+        std::vector<GpuTerms> terms; // per precision of the space: peak, price, usable memory, band
     };
 
     // A group's cost keys, numbered by its variant digits less the schedule and the ZeRO stage: variant
@@ -113,7 +115,8 @@ private:
     };
     KeySlots key_slots(const PlanGroup& group) const;
 
-    void fill_metrics(PlanRow& row, double iteration_s, const Gpu& gpu, int precision_index) const;
+    // A row's figures from its iteration time (and its stages' busy parts, empty for a bound): iteration_metrics().
+    void fill_metrics(PlanRow& row, double iteration_s, const Gpu& gpu, int precision_index, std::vector<StageBreakdown>& stages) const;
     const CostEntry* costs_for(const CostKey& key, const Plan& plan, ThreadState& state) const;
     // The key's bound terms from the table every thread shares (computed on first use; a race computes
     // the same numbers twice, harmlessly).
@@ -129,9 +132,7 @@ private:
     const ExploreOptions& m_options;
     std::vector<Gpu> m_gpus;
     std::vector<TrainingSpec> m_training; // per precision of the space
-    double m_tokens_per_iteration = 0;
-    double m_iterations = 0;
-    double m_model_flops = 0;
+    MetricsBasis m_basis;
     mutable tbb::concurrent_unordered_map<CostKey, BoundTerms, CostKeyHash> m_bounds; // grows to the keys met (tens of bytes each)
 };
 

@@ -452,7 +452,7 @@ StageBreakdown busy_sums(const IterationCosts& ic, int s, int first_chunk)
 } // namespace
 
 bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& p, const LayerCosts& costs,
-                   FastSimScratch& w, FastSimResult& out, std::vector<StageBreakdown>* breakdown)
+                   FastSimScratch& w, FastSimResult& out, std::vector<StageBreakdown>& stages)
 {
     IterationCosts& ic = w.costs;
     build_iteration_costs(model, training, cluster, p, costs, ic);
@@ -535,11 +535,8 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
         st.optimizer_start = opt_start;
     }
 
-    const double T = makespan - ic.closed_form_bubble_saving_s; // as task_graph_simulation.cpp: DualPipe's bubble in closed form
-    double bubble_sum = 0;
-    if (breakdown != nullptr) {
-        breakdown->resize(static_cast<std::size_t>(pp));
-    }
+    out.iteration_time_s = makespan - ic.closed_form_bubble_saving_s; // as task_graph_simulation.cpp: DualPipe's bubble in closed form
+    stages.resize(static_cast<std::size_t>(pp));
     for (int s = 0; s < pp; ++s) {
         const FastSimScratch::Stage& st = w.stage[s];
         const StageCosts& sc = ic.stage[static_cast<std::size_t>(s)];
@@ -549,15 +546,8 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
         const double last_work_end = std::max(st.compute_free, st.pipe_free);
         b.dp_comm_exposed_s += std::max(0.0, st.optimizer_start - last_work_end) + sc.param_gather_s;
         b.optimizer_s = sc.optimizer_s;
-        const double busy = b.compute_s + b.tp_comm_s + b.ep_comm_s + b.cp_comm_s + b.pp_comm_s + b.dp_comm_exposed_s + b.optimizer_s;
-        b.bubble_s = bubble_seconds(T, busy);
-        bubble_sum += T > 0 ? b.bubble_s / T : 0;
-        if (breakdown != nullptr) {
-            (*breakdown)[static_cast<std::size_t>(s)] = b;
-        }
+        stages[static_cast<std::size_t>(s)] = b;
     }
-    out.iteration_time_s = T;
-    out.bubble_fraction = bubble_sum / pp;
     return true;
 }
 

@@ -68,7 +68,6 @@ struct FastSimScratch {
 
 struct FastSimResult {
     double iteration_time_s = 0;
-    double bubble_fraction = 0;
     std::int64_t extended_micro_batches = 0; // micro-batches added in closed form (0: every one walked)
     int walks = 1;                           // schedules walked: > 1 when a shorter one was lengthened on the way
     int settled_at_cut = -1;                 // the period cut where the state repeated (-1: not extended)
@@ -76,9 +75,10 @@ struct FastSimResult {
 };
 
 // False when the schedule cannot complete (a dependency cycle: a bug); the caller then falls back to the
-// task graph. `costs` are the plan's layer costs (plan_layer_costs()). With `stages`, also each stage's
-// time accounting, as simulate_checked() reports it.
+// task graph. `costs` are the plan's layer costs (plan_layer_costs()). `stages` gets each stage's busy
+// parts as account_stages() (task_graph_simulation.cpp) reports them; iteration_metrics() turns them and the
+// time into the reported figures, bubble included.
 bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const ResolvedCluster& cluster, const Plan& plan, const LayerCosts& costs,
-                   FastSimScratch& scratch, FastSimResult& out, std::vector<StageBreakdown>* stages = nullptr);
+                   FastSimScratch& scratch, FastSimResult& out, std::vector<StageBreakdown>& stages);
 
 } // namespace vtrain

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "iteration/fast_simulation.h"
 #include "iteration/iteration_costs.h"
+#include "iteration/iteration_metrics.h"
 #include "iteration/pipeline_schedule.h"
 #include "model/model_math.h"
 #include "profile/operator_timer.h"
@@ -281,9 +283,10 @@ private:
     std::vector<std::vector<std::int32_t>> m_bucket_tasks;
 };
 
-// Per-stage time accounting from the simulated task times; the parts add up to the iteration time.
+// Per-stage time accounting from the simulated task times: every busy part (iteration_metrics() adds the
+// idle rest, so that the parts add up to the iteration time).
 std::vector<StageBreakdown> account_stages(const TaskGraph& g, const TaskTimes& times, const std::vector<TaskInfo>& info, int stages,
-                                           double iteration_s, bool async_sends)
+                                           bool async_sends)
 {
     std::vector<StageBreakdown> out(static_cast<std::size_t>(stages));
     std::vector<double> last_work_end(static_cast<std::size_t>(stages), 0.0);
@@ -324,8 +327,6 @@ std::vector<StageBreakdown> account_stages(const TaskGraph& g, const TaskTimes& 
     for (int s = 0; s < stages; ++s) {
         StageBreakdown& b = out[s];
         b.dp_comm_exposed_s = std::max(0.0, optimizer_start[s] - last_work_end[s]) + gather_s[s] + inline_dp_s[s];
-        const double busy = b.compute_s + b.tp_comm_s + b.ep_comm_s + b.cp_comm_s + b.pp_comm_s + b.dp_comm_exposed_s + b.optimizer_s;
-        b.bubble_s = bubble_seconds(iteration_s, busy);
     }
     return out;
 }
@@ -363,42 +364,58 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
     // more than filling it.
     thread_local std::vector<TaskInfo> info;
     thread_local IterationBuilder builder;
-    thread_local IterationCosts costs;
+    thread_local IterationCosts graph_costs;
     info.clear();
     ws.graph.clear();
-    build_iteration_costs(model, training, cluster, plan, r.layer_costs, costs);
-    builder.reset(costs, ws.graph, &info);
-    builder.build(plan.schedule);
-    simulate_events(ws.graph, ws.times, ws.scratch);
-    r.task_count = ws.graph.size();
-    r.micro_batches = builder.micro_batches();
-
-    const double T = ws.times.makespan - costs.closed_form_bubble_saving_s; // DualPipe's bubble in closed form
-    r.iteration_time_s = T;
-    if (const auto band = prediction_band(*cluster.profile)) {
-        r.iteration_time_low_s = band->low * T;
-        r.iteration_time_high_s = band->high * T;
-        r.band_coverage = band->coverage;
-        r.band_source = band->source;
-        r.band_calibrated = band->calibrated;
+    double T = 0;
+    std::vector<StageBreakdown> breakdown;
+    // An iteration of many passes is computed in closed form (the explorer's fast path: the same times to
+    // rounding, in memory that does not grow with the micro-batches), not as a graph of a task per pass.
+    FastSimScratch fast_scratch;
+    FastSimResult fast;
+    const bool closed_form = !options.timeline && iteration_passes(training, plan) > kMaxTaskGraphPasses &&
+                             fast_simulate(model, training, cluster, plan, r.layer_costs, fast_scratch, fast, breakdown);
+    const IterationCosts& costs = closed_form ? fast_scratch.costs : graph_costs;
+    if (closed_form) {
+        r.task_count = 0;
+        r.micro_batches = costs.micro_batches;
+        T = fast.iteration_time_s;
+    } else {
+        build_iteration_costs(model, training, cluster, plan, r.layer_costs, graph_costs);
+        builder.reset(graph_costs, ws.graph, &info);
+        builder.build(plan.schedule);
+        simulate_events(ws.graph, ws.times, ws.scratch);
+        r.task_count = ws.graph.size();
+        r.micro_batches = builder.micro_batches();
+        T = ws.times.makespan - costs.closed_form_bubble_saving_s; // DualPipe's bubble in closed form
+        breakdown = account_stages(ws.graph, ws.times, info, plan.pp, costs.async_sends);
     }
-    const double tokens = static_cast<double>(training.global_batch) * model.seq_len;
-    r.tokens_per_s = T > 0 ? tokens / T : 0;
-    const double model_flops = model_flops_per_iteration(model, training.global_batch);
-    const double hw_flops = hardware_flops_per_iteration(model, training.global_batch, plan.recompute);
-    r.model_tflops_per_gpu = T > 0 ? model_flops / T / r.num_gpus / 1e12 : 0;
-    r.hardware_tflops_per_gpu = T > 0 ? hw_flops / T / r.num_gpus / 1e12 : 0;
-    const double peak = cluster.profile->peak_flops(to_string(training.precision)) > 0 ? cluster.profile->peak_flops(to_string(training.precision))
-                                                                                       : cluster.profile->peak_flops("bf16");
-    r.mfu = peak > 0 ? r.model_tflops_per_gpu * 1e12 / peak : 0;
+    const MetricsBasis basis = metrics_basis(model, training);
+    const GpuTerms gpu = gpu_terms(cluster, training.precision);
+    const IterationMetrics metrics =
+        iteration_metrics(basis, gpu, r.num_gpus, T, breakdown, hardware_flops_per_iteration(model, training.global_batch, plan.recompute));
+    r.iteration_time_s = T;
+    if (gpu.band) {
+        r.iteration_time_low_s = metrics.iteration_time_low_s;
+        r.iteration_time_high_s = metrics.iteration_time_high_s;
+        r.band_coverage = gpu.band->coverage;
+        r.band_source = gpu.band->source;
+        r.band_calibrated = gpu.band->calibrated;
+    }
+    r.tokens_per_s = metrics.tokens_per_s;
+    r.model_tflops_per_gpu = metrics.model_tflops_per_gpu;
+    r.hardware_tflops_per_gpu = metrics.hardware_tflops_per_gpu;
+    r.mfu = metrics.mfu;
+    r.bubble_fraction = metrics.bubble_fraction;
+    r.breakdown = metrics.mean_stage;
     r.total_params = total_params(model);
 
     // Memory and time per stage.
     const auto memory = plan_memory(model, training, plan);
-    const auto breakdown = account_stages(ws.graph, ws.times, info, plan.pp, T, costs.async_sends);
-    r.usable_memory_gib = cluster.profile->memory_gib - cluster.profile->memory_reserve_gib;
+    r.usable_memory_gib = gpu.usable_memory_gib;
+    r.peak_memory_gib = peak_memory(memory).gib;
+    r.fits_memory = r.peak_memory_gib <= r.usable_memory_gib;
     r.stages.resize(static_cast<std::size_t>(plan.pp));
-    double bubble_sum = 0;
     for (int s = 0; s < plan.pp; ++s) {
         StageResult& st = r.stages[s];
         st.layers = costs.layout.stage_layers(s);
@@ -412,29 +429,13 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
         st.memory = memory[s];
         st.peak_memory_gib = memory[s].total_bytes() / kGiB;
         st.breakdown = breakdown[s];
-        r.peak_memory_gib = std::max(r.peak_memory_gib, st.peak_memory_gib);
-        bubble_sum += T > 0 ? st.breakdown.bubble_s / T : 0;
-        StageBreakdown& m = r.breakdown;
-        m.compute_s += st.breakdown.compute_s / plan.pp;
-        m.tp_comm_s += st.breakdown.tp_comm_s / plan.pp;
-        m.ep_comm_s += st.breakdown.ep_comm_s / plan.pp;
-        m.cp_comm_s += st.breakdown.cp_comm_s / plan.pp;
-        m.pp_comm_s += st.breakdown.pp_comm_s / plan.pp;
-        m.dp_comm_exposed_s += st.breakdown.dp_comm_exposed_s / plan.pp;
-        m.optimizer_s += st.breakdown.optimizer_s / plan.pp;
-        m.bubble_s += st.breakdown.bubble_s / plan.pp;
     }
-    r.bubble_fraction = bubble_sum / plan.pp;
-    r.fits_memory = r.peak_memory_gib <= r.usable_memory_gib;
 
     // Training time and money.
-    r.price_per_gpu_hour = cluster.price_per_gpu_hour;
-    if (training.tokens > 0) {
-        // A run ends after whole iterations: the last one is counted in full.
-        r.iterations = std::ceil(training.tokens / tokens);
-        r.training_days = r.iterations * T / 86400.0;
-        r.cost_usd = r.training_days * 24.0 * r.num_gpus * r.price_per_gpu_hour;
-    }
+    r.price_per_gpu_hour = gpu.price_per_gpu_hour;
+    r.iterations = basis.iterations;
+    r.training_days = metrics.training_days;
+    r.cost_usd = metrics.cost_usd;
 
     if (options.timeline) {
         r.timeline.reserve(info.size());
@@ -463,11 +464,16 @@ Expected<SimulationResult> simulate(const Scenario& scenario, const Plan& plan, 
     if (auto rejection = check_plan(scenario.model, scenario.training, plan, scenario.cluster.num_gpus)) {
         return rejection->diagnostic;
     }
+    if (auto rejection = check_simulation_size(scenario.training, plan)) {
+        return rejection->diagnostic;
+    }
+    SimulationOptions bounded = options;
+    bounded.timeline = options.timeline && iteration_passes(scenario.training, plan) <= kMaxTaskGraphPasses; // see SimulationOptions
     const ResolvedCluster cluster = resolve_cluster(scenario.cluster, profile);
     // The task graph's buffers are most of a call's cost when allocated afresh; each thread keeps one set
     // (rebuilt from scratch every call, as the explorer's per-thread workspaces are).
     thread_local SimulationWorkspace ws;
-    return simulate_checked(scenario.model, scenario.training, cluster, plan, options, ws);
+    return simulate_checked(scenario.model, scenario.training, cluster, plan, bounded, ws);
 }
 
 } // namespace vtrain

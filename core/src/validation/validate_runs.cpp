@@ -7,7 +7,6 @@
 #include <array>
 #include <cmath>
 #include <iterator>
-#include <regex>
 
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -15,6 +14,7 @@
 
 #include "iteration/plan_costs.h"
 #include "model/model_support.h"
+#include "validation/text_scan.h"
 #include "validation/validation_detail.h"
 #include "vtrain/plan_check.h"
 #include "vtrain/simulator.h"
@@ -149,6 +149,8 @@ SubsetStats error_statistics(const std::vector<double>& errors, int skipped)
         abs_errors.push_back(std::abs(e));
         sum_abs += std::abs(e);
         sum += e;
+        s.within_10pct += std::abs(e) <= 10 ? 1 : 0;
+        s.off_by_2x += e >= 100 || e <= -50 ? 1 : 0;
     }
     std::sort(abs_errors.begin(), abs_errors.end());
     const std::size_t n = abs_errors.size();
@@ -160,6 +162,17 @@ SubsetStats error_statistics(const std::vector<double>& errors, int skipped)
 }
 
 ValidationReport validate_runs(const std::vector<RunRow>& rows, const std::map<std::string, GpuProfile>& profiles, const ValidationOptions& options)
+{
+    return validate_runs(
+        rows,
+        [&profiles](const RunRow&, const std::string& id) -> const GpuProfile* {
+            const auto it = profiles.find(id);
+            return it == profiles.end() ? nullptr : &it->second;
+        },
+        options);
+}
+
+ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileForRow& profile_for, const ValidationOptions& options)
 {
     std::vector<const RunRow*> selected;
     for (const RunRow& r : rows) {
@@ -185,16 +198,16 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const std::map<s
         base.profile_id = run.profile_id;
         base.metric = to_string(run.metric);
         base.measured = run.measured;
-        const auto profile = profiles.find(run.profile_id);
+        const GpuProfile* profile = profile_for(r, run.profile_id);
         base.notes = run.notes;
         base.unscored_reason = run.unscored_reason;
-        if (profile == profiles.end()) {
+        if (profile == nullptr) {
             base.skipped_reason = "no profile for gpu " + run.profile_id;
             results[i][0] = base;
             return;
         }
         std::string reason;
-        const auto range = predict_range(run, profile->second, reason);
+        const auto range = predict_range(run, *profile, reason);
         if (range) {
             base.predicted = range->central;
             base.predicted_low = range->low;
@@ -231,7 +244,7 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const std::map<s
             MappedRun memory_run = run;
             memory_run.metric = metric;
             std::string why;
-            m.predicted = predict_run(memory_run, profile->second, why);
+            m.predicted = predict_run(memory_run, *profile, why);
             if (!m.predicted) {
                 m.skipped_reason = why;
             } else if (metric == ValidationMetric::OutOfMemory) {
@@ -273,10 +286,15 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const std::map<s
             report.rows.push_back(std::move(*result));
         }
     }
+    std::vector<double> all_time_errors;
     for (const auto& [key, list] : errors) {
         report.subsets[key] = error_statistics(list, skipped[key]);
         report.subsets[key].unscored = unscored[key];
+        if (key.find(":memory") == std::string::npos) {
+            all_time_errors.insert(all_time_errors.end(), list.begin(), list.end());
+        }
     }
+    report.overall = error_statistics(all_time_errors);
     for (const RowResult& r : report.rows) {
         if (r.memory) {
             continue;
@@ -296,14 +314,12 @@ std::string skip_reason_class(const std::string& reason)
 {
     // Fold the parts that vary from row to row (numbers, quoted values, the plan's diagnostic) so that
     // reasons count by kind.
-    static const std::regex quoted("\"[^\"]*\"");
-
     std::string s = reason;
     if (s.rfind("plan refused: ", 0) == 0) {
         const auto colon = s.find(':', 14);
         s = colon == std::string::npos ? s : s.substr(0, colon);
     }
-    s = std::regex_replace(s, quoted, "\"...\"");
+    s = validation_detail::scan::replace_spans(s, '"', '"', "\"...\"");
 
     return s;
 }
@@ -325,11 +341,14 @@ nlohmann::json validation_to_json(const ValidationReport& report)
                         {"skipped_reason", r.skipped_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.skipped_reason)},
                         {"unscored_reason", r.unscored_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.unscored_reason)}});
     }
+    const auto stats_json = [](const SubsetStats& s) {
+        return nlohmann::json{{"used", s.used},         {"skipped", s.skipped},           {"unscored", s.unscored},
+                              {"mape_pct", s.mape_pct}, {"median_pct", s.median_pct},     {"max_pct", s.max_pct},
+                              {"bias_pct", s.bias_pct}, {"within_10pct", s.within_10pct}, {"off_by_2x", s.off_by_2x}};
+    };
     nlohmann::json subsets = nlohmann::json::object();
     for (const auto& [name, s] : report.subsets) {
-        subsets[name] = {{"used", s.used},         {"skipped", s.skipped},       {"unscored", s.unscored},
-                         {"mape_pct", s.mape_pct}, {"median_pct", s.median_pct}, {"max_pct", s.max_pct},
-                         {"bias_pct", s.bias_pct}};
+        subsets[name] = stats_json(s);
     }
     nlohmann::json reasons = nlohmann::json::object();
     for (const auto& [reason, n] : report.skip_reasons) {
@@ -337,6 +356,7 @@ nlohmann::json validation_to_json(const ValidationReport& report)
     }
     return {{"rows", rows},
             {"subsets", subsets},
+            {"overall", stats_json(report.overall)},
             {"coverage",
              {{"rows", report.rows_in_file}, {"modeled", report.rows_modeled}, {"unscored", report.rows_unscored}, {"skip_reasons", reasons}}}};
 }

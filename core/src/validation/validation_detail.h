@@ -14,12 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "vtrain/json_fields.h"
 #include "vtrain/scenario.h"
 #include "vtrain/validation.h"
 
 namespace vtrain::validation_detail {
 
-std::string lower(std::string s);
+using json_fields::lowercase;
 bool contains(const std::optional<std::string>& s, const char* what);
 int round_up(int v, int multiple);
 

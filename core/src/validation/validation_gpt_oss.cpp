@@ -11,7 +11,7 @@ namespace vtrain::validation_detail {
 bool is_gpt_oss(const RunRow& r)
 {
     // "GPT OSS 120B", "gpt-oss-120b", "GPT-OSS 20B".
-    const std::string name = lower(r.model_name.value_or(""));
+    const std::string name = lowercase(r.model_name.value_or(""));
     return name.find("gpt oss") != std::string::npos || name.find("gpt-oss") != std::string::npos || name.find("gpt_oss") != std::string::npos;
 }
 
@@ -84,7 +84,7 @@ void gpt_oss_recipe(const RunRow& r, SoftwareSettings& s)
     const bool mxfp8 = precision_of(r).recipe == Fp8Recipe::Mxfp8;
     if (mxfp8 && std::string(preset->gpu) == "gb200") {
         // GB200_FP8_MX_V2 sets cutedsl_fused_grouped_mlp: the experts run TE's fused grouped MLP instead of
-        // TEGroupedMLP's forward, so the unfused clamp and the Python bias loop (layer_costs.cpp) do not run.
+        // TEGroupedMLP's forward, so the unfused clamp and the Python bias loop (model/ffn_costs.cpp) do not run.
         s.recipe_fused_grouped_mlp = true;
         s.description += "; GB200_FP8_MX_V2's CuTeDSL fused grouped MLP (no TEGroupedMLP clamp or per-expert bias loop)";
     }

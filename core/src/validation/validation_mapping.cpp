@@ -28,30 +28,28 @@ std::optional<int> derived_int(const RunRow& r, const char* key, long long min, 
     return v >= min && v <= max ? std::optional<int>(static_cast<int>(v)) : std::nullopt;
 }
 
-} // namespace
+// --- the steps of map_run, in order; each returns why the row cannot be mapped, or nothing -----------------
 
-RowMapping map_run(const RunRow& r)
-{
-    RowMapping out;
-    auto skip = [&out](std::string reason) {
-        out.skipped_reason = std::move(reason);
-        return out;
-    };
+// What the steps share: the row, the run being built (its notes say every default taken), the settings the
+// row leaves open, what its software implies, and its recompute text in lower case.
+struct RowMapper {
+    const RunRow& r;
     MappedRun run;
-    Notes& notes = run.notes;
-    auto note = [&notes](std::string text) { notes.push_back(std::move(text)); };
+    OpenSettings open;
+    SoftwareSettings sw;
+    std::string rc;
+    void note(std::string text) { run.notes.push_back(std::move(text)); }
+};
+using Skip = std::optional<std::string>;
 
-    // Model.
-    ModelSpec& m = run.scenario.model;
-    if (auto why = model_of(r, m, notes)) {
-        return skip(*why);
-    }
-
-    // Parallelism.
+// The parallel degrees; dp from the GPU count when not given.
+Skip map_parallelism(RowMapper& x)
+{
+    const RunRow& r = x.r;
+    Plan& p = x.run.plan;
     if (!r.tp || !r.pp) {
-        return skip(std::string(!r.tp ? "tp" : "pp") + " not given");
+        return std::string(!r.tp ? "tp" : "pp") + " not given";
     }
-    Plan& p = run.plan;
     p.tp = *r.tp;
     p.pp = *r.pp;
     p.cp = r.cp.value_or(1);
@@ -60,54 +58,74 @@ RowMapping map_run(const RunRow& r)
         p.dp = *r.dp;
     } else if (r.num_gpus && *r.num_gpus % (p.tp * p.pp * p.cp) == 0) {
         p.dp = *r.num_gpus / (p.tp * p.pp * p.cp);
-        note("dp not given: num_gpus / (tp x pp x cp) = " + std::to_string(p.dp));
+        x.note("dp not given: num_gpus / (tp x pp x cp) = " + std::to_string(p.dp));
     } else {
-        return skip("dp not given and num_gpus is not a multiple of tp x pp x cp");
+        return "dp not given and num_gpus is not a multiple of tp x pp x cp";
     }
-    run.scenario.cluster.num_gpus = r.num_gpus.value_or(p.num_gpus());
+    x.run.scenario.cluster.num_gpus = r.num_gpus.value_or(p.num_gpus());
     if (!r.num_gpus) {
-        note("num_gpus not given: tp x pp x cp x dp");
+        x.note("num_gpus not given: tp x pp x cp x dp");
     }
+    return std::nullopt;
+}
 
-    // Vocabulary: Megatron pads it to a multiple of 128 x tp (make-vocab-size-divisible-by).
+// Megatron pads the vocabulary to a multiple of 128 x tp (make-vocab-size-divisible-by).
+void map_vocabulary(RowMapper& x)
+{
+    const RunRow& r = x.r;
+    ModelSpec& m = x.run.scenario.model;
+    const Plan& p = x.run.plan;
     const int vocab = r.vocab_size.value_or(m.vocab > 0 ? m.vocab : 50257);
     if (!r.vocab_size && m.vocab <= 0) {
-        note("vocab_size not given: 50257 (GPT-2 BPE, vTrain's default)");
+        x.note("vocab_size not given: 50257 (GPT-2 BPE, vTrain's default)");
     }
     const int padded = round_up(vocab, 128 * p.tp);
     if (padded != vocab) {
-        note("vocabulary padded to " + std::to_string(padded) + " (Megatron: a multiple of 128 x tp)");
+        x.note("vocabulary padded to " + std::to_string(padded) + " (Megatron: a multiple of 128 x tp)");
     }
     m.vocab = padded;
+}
 
-    // GPU and network.
+// The GPU profile and the network of the row's system.
+Skip map_cluster(RowMapper& x)
+{
+    const RunRow& r = x.r;
+    MappedRun& run = x.run;
+    Notes& notes = run.notes;
     if (!r.gpu_type) {
-        return skip("gpu_type not given");
+        return "gpu_type not given";
     }
     run.profile_id = gpu_profile_id(r, notes);
     if (run.profile_id.empty()) {
-        return skip("no GPU profile for gpu_type \"" + json_fields::bounded(*r.gpu_type) + "\"");
+        return "no GPU profile for gpu_type \"" + json_fields::bounded(*r.gpu_type) + "\"";
     }
     ClusterSpec& c = run.scenario.cluster;
     c.gpu = run.profile_id;
     c.gpus_per_node = r.gpus_per_node.value_or(0);
     if (!r.gpus_per_node) {
-        note("gpus_per_node not given: the profile's node size");
+        x.note("gpus_per_node not given: the profile's node size");
     }
     const NetworkFacts net = network_facts(r, c.gpus_per_node);
     c.links.nics_per_node = net.nics_per_node;
     c.links.nic_gbit_per_s = net.nic_gbit_per_s;
     c.nvlink_domain_gpus = net.nvlink_domain_gpus;
     if (!net.description.empty()) {
-        note("network: " + net.description);
+        x.note("network: " + net.description);
     } else if (c.num_gpus > std::max(1, c.gpus_per_node)) {
-        note("network not documented: the profile's NICs");
+        x.note("network not documented: the profile's NICs");
     }
+    return std::nullopt;
+}
 
-    // Software and precision.
-    const SoftwareSettings sw = software_settings(r);
-    note("software: " + sw.description);
-    TrainingSpec& t = run.scenario.training;
+// The software's defaults and the precision (with its FP8 recipe).
+void map_software_and_precision(RowMapper& x)
+{
+    const RunRow& r = x.r;
+    Plan& p = x.run.plan;
+    x.sw = software_settings(r);
+    const SoftwareSettings& sw = x.sw;
+    x.note("software: " + sw.description);
+    TrainingSpec& t = x.run.scenario.training;
     t.attention = sw.attention;
     t.grad_accumulation_bytes = sw.grad_accumulation_bytes;
     p.overlap_grad_reduce = sw.overlap_grad_reduce;
@@ -116,58 +134,77 @@ RowMapping map_run(const RunRow& r)
         t.precision = *pc.precision;
     } else {
         t.precision = sw.precision;
-        note(std::string("precision not stated: ") + to_string(sw.precision) + " (the software's default)");
+        x.note(std::string("precision not stated: ") + to_string(sw.precision) + " (the software's default)");
     }
     if (t.precision == Precision::Fp8) {
         if (pc.recipe) {
             t.fp8_recipe = *pc.recipe;
-            note(std::string("FP8 recipe ") + to_string(*pc.recipe) + " from notes[0]" +
-                 (pc.recipe_approximated ? " (torchao per-row scaling: the blockwise recipe's memory, every operand cast along both axes)" : "") +
-                 (pc.recipe_on_hopper ? " (MXFP8 needs Blackwell: the blockwise recipe the page names for Hopper)" : ""));
+            x.note(std::string("FP8 recipe ") + to_string(*pc.recipe) + " from notes[0]" +
+                   (pc.recipe_approximated ? " (torchao per-row scaling: the blockwise recipe's memory, every operand cast along both axes)" : "") +
+                   (pc.recipe_on_hopper ? " (MXFP8 needs Blackwell: the blockwise recipe the page names for Hopper)" : ""));
         } else {
             t.fp8_recipe = sw.fp8_recipe;
-            note(std::string("FP8 recipe not stated: ") + to_string(sw.fp8_recipe) + " (the software's default)");
+            x.note(std::string("FP8 recipe not stated: ") + to_string(sw.fp8_recipe) + " (the software's default)");
         }
     }
-    // torchao rowwise: axiswise scales computed per pass for input, weight and grad_output (layer_costs.cpp).
+    // torchao rowwise: axiswise scales computed per pass for input, weight and grad_output (model/low_precision.cpp).
     t.fp8_axiswise_casts = t.precision == Precision::Fp8 && pc.recipe && pc.recipe_approximated;
     t.bf16_gradients = sw.bf16_gradients && t.precision != Precision::Fp32;
     t.fp8_param_gather =
         sw.fp8_param_gather && t.precision == Precision::Fp8 && (t.fp8_recipe == Fp8Recipe::Current || t.fp8_recipe == Fp8Recipe::Delayed);
     t.bf16_edge_layers = t.precision == Precision::Fp8 && t.fp8_recipe == Fp8Recipe::Current ? sw.current_scaling_bf16_edge_layers : 0;
+}
 
-    // Batch.
-    OpenSettings open;
+// Global batch and micro-batch (open when neither it nor the accumulation steps are given).
+Skip map_batch(RowMapper& x)
+{
+    const RunRow& r = x.r;
+    Plan& p = x.run.plan;
+    TrainingSpec& t = x.run.scenario.training;
+    const SoftwareSettings& sw = x.sw;
+    OpenSettings& open = x.open;
     if (r.global_batch_size) {
         t.global_batch = *r.global_batch_size;
     } else if (const auto gbs = derived_int(r, "global_batch_size", 1, 1 << 30)) {
         t.global_batch = *gbs;
-        note("global_batch_size: derived.global_batch_size = " + std::to_string(t.global_batch));
+        x.note("global_batch_size: derived.global_batch_size = " + std::to_string(t.global_batch));
     } else if (sw.no_grad_accumulation && r.micro_batch_size && !r.grad_accum_steps) {
         t.global_batch = *r.micro_batch_size * p.dp;
-        note("global_batch_size not given: local batch x dp = " + std::to_string(t.global_batch) +
-             " (no gradient accumulation: the software's default)");
+        x.note("global_batch_size not given: local batch x dp = " + std::to_string(t.global_batch) +
+               " (no gradient accumulation: the software's default)");
     } else {
-        return skip("global_batch_size not given");
+        return "global_batch_size not given";
     }
     if (r.micro_batch_size) {
         p.micro_batch = *r.micro_batch_size;
     } else if (r.grad_accum_steps && t.global_batch % (p.dp * *r.grad_accum_steps) == 0) {
         p.micro_batch = t.global_batch / (p.dp * *r.grad_accum_steps);
-        note("micro_batch_size not given: global batch / (dp x grad_accum_steps) = " + std::to_string(p.micro_batch));
+        x.note("micro_batch_size not given: global batch / (dp x grad_accum_steps) = " + std::to_string(p.micro_batch));
     } else {
         p.micro_batch = 1;
         open.micro_batch = true;
     }
+    return std::nullopt;
+}
 
-    // Recompute and sequence parallelism.
-    const std::string rc = lower(r.activation_recompute.value_or(""));
+// Activation recompute (a module list, a preset's, or open) and the framework's training-step details.
+Skip map_recompute(RowMapper& x)
+{
+    const RunRow& r = x.r;
+    ModelSpec& m = x.run.scenario.model;
+    Plan& p = x.run.plan;
+    TrainingSpec& t = x.run.scenario.training;
+    const ClusterSpec& c = x.run.scenario.cluster;
+    const SoftwareSettings& sw = x.sw;
+    OpenSettings& open = x.open;
+    x.rc = lowercase(r.activation_recompute.value_or(""));
+    const std::string& rc = x.rc;
     if (rc.rfind("full", 0) == 0) {
         p.recompute = Recompute::Full;
     } else if (rc.rfind("selective", 0) == 0) {
         p.recompute = Recompute::Selective;
         if (rc.find("microbatch-level") != std::string::npos) {
-            note("micro-batch-level recompute (Korthikanti App. C) is not modeled: simulated as selective recompute");
+            x.note("micro-batch-level recompute (Korthikanti App. C) is not modeled: simulated as selective recompute");
         } else if (const auto named = selective_modules(rc)) {
             // A module list replaces Megatron's default (the attention core): only what it names is redone.
             p.recompute = named->core_attn ? Recompute::Selective : Recompute::None;
@@ -181,9 +218,9 @@ RowMapping map_run(const RunRow& r)
             for (const std::string& n : named->unmodeled) {
                 text += "; " + n + " recompute not modeled";
             }
-            note(text);
+            x.note(text);
         } else if (rc != "selective") {
-            note("recompute \"" + json_fields::bounded(*r.activation_recompute) + "\": simulated as selective (the attention core recomputed)");
+            x.note("recompute \"" + json_fields::bounded(*r.activation_recompute) + "\": simulated as selective (the attention core recomputed)");
         }
     } else if (rc.rfind("none", 0) == 0 || rc.rfind("no", 0) == 0) {
         p.recompute = Recompute::None;
@@ -191,18 +228,18 @@ RowMapping map_run(const RunRow& r)
         // The preset of the row's layout states it (validation_sources.cpp): that run is the published one.
         p.recompute = *sw.recipe_recompute;
         p.recompute_modules |= sw.recipe_recompute_modules;
-        note(std::string("activation_recompute not given: the matching performance preset's (") + to_string(p.recompute) +
-             (sw.recipe_recompute_modules != 0 ? " with its recompute modules)" : ")"));
+        x.note(std::string("activation_recompute not given: the matching performance preset's (") + to_string(p.recompute) +
+               (sw.recipe_recompute_modules != 0 ? " with its recompute modules)" : ")"));
     } else if (rc.empty()) {
         p.recompute = Recompute::None;
         open.recompute = true;
     } else {
-        return skip("activation_recompute \"" + json_fields::bounded(*r.activation_recompute) + "\" is not recognised");
+        return "activation_recompute \"" + json_fields::bounded(*r.activation_recompute) + "\" is not recognised";
     }
     if (sw.framework == Framework::Torchtitan && p.recompute == Recompute::Selective &&
         (rc.find("per-op") != std::string::npos || rc.find("per op") != std::string::npos || rc.find("selective op") != std::string::npos)) {
         t.per_op_sac = true;
-        note("torchtitan per-op selective checkpointing: every second matmul of a layer and the elementwise ops recomputed");
+        x.note("torchtitan per-op selective checkpointing: every second matmul of a layer and the elementwise ops recomputed");
     }
     t.eager_elementwise = sw.eager_elementwise;
     t.te_cross_entropy = sw.te_cross_entropy;
@@ -215,8 +252,8 @@ RowMapping map_run(const RunRow& r)
         t.loss_bytes_per_logit = 12;
     }
     if (t.cp_ring_pytorch) {
-        note("torchtitan context parallelism: PyTorch's ring attention (torch context_parallel, load-balanced, all-gather "
-             "rotation): repeated K/V exchanged, per-step fp32 merges as separate ops, dK/dV passed in fp32");
+        x.note("torchtitan context parallelism: PyTorch's ring attention (torch context_parallel, load-balanced, all-gather "
+               "rotation): repeated K/V exchanged, per-step fp32 merges as separate ops, dK/dV passed in fp32");
     }
     t.tp_overlap_forward_only = sw.tp_overlap_forward_only;
     if (sw.hopper_attention_peak_fraction > 0 && (contains(c.gpu, "h100") || contains(c.gpu, "h800") || contains(c.gpu, "h200"))) {
@@ -227,32 +264,49 @@ RowMapping map_run(const RunRow& r)
         t.ssd_scan_time_factor = sw.blackwell_ssd_scan_time_factor;
         char factor[32];
         std::snprintf(factor, sizeof factor, "%g", t.ssd_scan_time_factor);
-        note(std::string("Mamba-2 scan: the software's Triton SSD kernels on Blackwell, ") + factor +
-             "x the batched-GEMM estimate (Megatron-LM PR #5829: the Triton SSD is 16-21% of Nemotron 3 Nano's prefill on Blackwell)");
+        x.note(std::string("Mamba-2 scan: the software's Triton SSD kernels on Blackwell, ") + factor +
+               "x the batched-GEMM estimate (Megatron-LM PR #5829: the Triton SSD is 16-21% of Nemotron 3 Nano's prefill on Blackwell)");
     }
+    return std::nullopt;
+}
+
+// Sequence parallelism: stated, named in the recompute text, implied by the software, or open.
+void map_sequence_parallel(RowMapper& x)
+{
+    const RunRow& r = x.r;
+    Plan& p = x.run.plan;
+    const SoftwareSettings& sw = x.sw;
+    const std::string& rc = x.rc;
     if (r.sequence_parallel) {
         p.sequence_parallel = *r.sequence_parallel;
     } else if (rc.find("sequence parallel") != std::string::npos || rc.find("+ sp") != std::string::npos) {
         p.sequence_parallel = true;
-        note("sequence_parallel not given: on (named in activation_recompute)");
+        x.note("sequence_parallel not given: on (named in activation_recompute)");
     } else if (p.tp > 1 && sw.sequence_parallel_with_tp) {
         p.sequence_parallel = true;
-        note("sequence_parallel not given: on (the software shards norms' activations with TP)");
+        x.note("sequence_parallel not given: on (the software shards norms' activations with TP)");
     } else if (p.tp > 1 && sw.has_sequence_parallel && sw.framework == Framework::MegatronCore) {
         p.sequence_parallel = false;
-        open.sequence_parallel = true;
+        x.open.sequence_parallel = true;
     } else {
         p.sequence_parallel = false;
         if (p.tp > 1) {
-            note(std::string("sequence_parallel not given: off") + (sw.has_sequence_parallel ? "" : " (the software predates it)"));
+            x.note(std::string("sequence_parallel not given: off") + (sw.has_sequence_parallel ? "" : " (the software predates it)"));
         }
     }
     if (p.sequence_parallel && p.tp < 2) {
         p.sequence_parallel = false;
-        note("sequence parallelism needs tp >= 2: off");
+        x.note("sequence parallelism needs tp >= 2: off");
     }
+}
 
-    // Data-parallel sharding: ZeRO stage, distributed optimizer, FSDP (bool or sharding-group size).
+// Data-parallel sharding: ZeRO stage, distributed optimizer, FSDP (bool or sharding-group size).
+void map_sharding(RowMapper& x)
+{
+    const RunRow& r = x.r;
+    Plan& p = x.run.plan;
+    const SoftwareSettings& sw = x.sw;
+    OpenSettings& open = x.open;
     p.zero_stage = r.zero_stage.value_or(0);
     if (r.distributed_optimizer.value_or(false) && p.zero_stage == 0) {
         p.zero_stage = 1;
@@ -262,10 +316,10 @@ RowMapping map_run(const RunRow& r)
         p.zero_stage = 3;
         if (fsdp > 1 && fsdp < p.dp) {
             p.shard_group = fsdp;
-            note("fsdp " + std::to_string(fsdp) + ": parameters sharded in groups of " + std::to_string(fsdp) +
-                 " data-parallel ranks, replicated across");
+            x.note("fsdp " + std::to_string(fsdp) + ": parameters sharded in groups of " + std::to_string(fsdp) +
+                   " data-parallel ranks, replicated across");
         } else {
-            note("fsdp: parameters, gradients and optimizer states sharded over the data-parallel group (ZeRO-3)");
+            x.note("fsdp: parameters, gradients and optimizer states sharded over the data-parallel group (ZeRO-3)");
         }
         open.activation_offload = sw.fsdp_offloads_activations && !r.activation_recompute;
     } else if (!r.zero_stage && !r.distributed_optimizer && (sw.distributed_optimizer || contains(r.software, "3d parallelism"))) {
@@ -273,22 +327,31 @@ RowMapping map_run(const RunRow& r)
         // engine supports up to stage 1 (MT-NLG, Smith et al. 2022, Sec. 2); Megatron-Core recipes use the
         // distributed optimizer (the same sharding).
         p.zero_stage = std::max(p.zero_stage, 1);
-        note("zero_stage not given: 1 (" +
-             std::string(sw.distributed_optimizer ? "the software's distributed optimizer"
-                                                  : "DeepSpeed 3D parallelism: ZeRO stage 1 data parallelism") +
-             ")");
+        x.note("zero_stage not given: 1 (" +
+               std::string(sw.distributed_optimizer ? "the software's distributed optimizer"
+                                                    : "DeepSpeed 3D parallelism: ZeRO stage 1 data parallelism") +
+               ")");
     }
     if (sw.framework == Framework::MegatronCore && p.zero_stage >= 1 && p.dp > 1) {
         open.overlap_param_gather = true;
     }
+}
 
-    // Expert parallelism.
+// Expert parallelism, the recipe's MoE settings, and DeepSeek-V3's and async TP's overlaps.
+void map_experts_and_overlap(RowMapper& x)
+{
+    const RunRow& r = x.r;
+    const ModelSpec& m = x.run.scenario.model;
+    Plan& p = x.run.plan;
+    TrainingSpec& t = x.run.scenario.training;
+    const SoftwareSettings& sw = x.sw;
+    OpenSettings& open = x.open;
     if (m.moe.enabled()) {
         if (r.expert_tensor_parallel) {
             p.etp = *r.expert_tensor_parallel;
         } else if (const auto etp = derived_int(r, "expert_tensor_parallel_from_recipe", 1, 100000)) {
             p.etp = *etp;
-            note("expert_tensor_parallel not printed: " + std::to_string(p.etp) + " (derived.expert_tensor_parallel_from_recipe)");
+            x.note("expert_tensor_parallel not printed: " + std::to_string(p.etp) + " (derived.expert_tensor_parallel_from_recipe)");
         } else if (p.tp > 1) {
             p.etp = 0;
             open.etp = true;
@@ -306,8 +369,8 @@ RowMapping map_run(const RunRow& r)
         t.fused_grouped_mlp = sw.recipe_fused_grouped_mlp;
         if (sw.recipe_flex_dispatcher || sw.flex_moe_dispatcher) {
             t.moe_dispatcher = MoeDispatcher::Flex;
-            note("expert dispatch through the performance preset's flex dispatcher (HybridEP/DeepEP): permutation fused, "
-                 "one copy per remote NVLink domain");
+            x.note("expert dispatch through the performance preset's flex dispatcher (HybridEP/DeepEP): permutation fused, "
+                   "one copy per remote NVLink domain");
         }
     }
     if (sw.framework == Framework::DeepSeekHaiLlm) {
@@ -316,22 +379,32 @@ RowMapping map_run(const RunRow& r)
         // cached in FP8, its output recomputed; AdamW moments in BF16 (master weights, gradients FP32).
         p.recompute_modules = kRecomputeLayernorm | kRecomputeMlaUpProj | kRecomputeMoeAct;
         t.bf16_optimizer_moments = true;
-        note("HAI-LLM (DeepSeek-V3 Sec. 3.2.3, 3.3.2): RMSNorm, MLA up-projection and MoE SwiGLU recomputed, SwiGLU input in FP8, "
-             "BF16 AdamW moments");
+        x.note("HAI-LLM (DeepSeek-V3 Sec. 3.2.3, 3.3.2): RMSNorm, MLA up-projection and MoE SwiGLU recomputed, SwiGLU input in FP8, "
+               "BF16 AdamW moments");
         // Sec. 3.2.2: each token crosses IB once per destination node, then NVLink forwards it.
         t.moe_dispatcher = MoeDispatcher::Flex;
         if (m.moe.enabled()) {
-            note("expert dispatch deduplicated per node (DeepSeek-V3 report Sec. 3.2.2): flex dispatcher");
+            x.note("expert dispatch deduplicated per node (DeepSeek-V3 report Sec. 3.2.2): flex dispatcher");
         }
     }
     if (contains(r.software, "async tp") || contains(r.software, "asynctp")) {
         p.tp_overlap = true;
-        note("software names async TP: tensor-parallel communication overlapped with the GEMMs");
+        x.note("software names async TP: tensor-parallel communication overlapped with the GEMMs");
     } else if (sw.framework == Framework::MegatronCore && p.tp > 1) {
         open.tp_overlap = true;
     }
+}
 
-    // Pipeline schedule.
+// The pipeline schedule, virtual stages, micro-batches per stage, and the layout.
+Skip map_schedule(RowMapper& x)
+{
+    const RunRow& r = x.r;
+    const ModelSpec& m = x.run.scenario.model;
+    Plan& p = x.run.plan;
+    const TrainingSpec& t = x.run.scenario.training;
+    const SoftwareSettings& sw = x.sw;
+    OpenSettings& open = x.open;
+    Notes& notes = x.run.notes;
     const int micro_batches = t.global_batch % (p.dp * p.micro_batch) == 0 ? t.global_batch / (p.dp * p.micro_batch) : 0;
     (void)micro_batches;
     // ("1F1B non-interleaved" names the plain schedule.)
@@ -341,7 +414,7 @@ RowMapping map_run(const RunRow& r)
         // DeepSeek-V3 Sec. 3.2.1: bidirectional pipeline, bubble and memory in closed form (pipeline_schedule_dualpipe.cpp).
         p.schedule = Schedule::DualPipe;
         p.virtual_stages = 1;
-        note("pipeline_schedule DualPipe: bubble (pp/2 - 1)(F&B + B - 3W), two parameter copies, pp + 1 activation sets (report Table 2)");
+        x.note("pipeline_schedule DualPipe: bubble (pp/2 - 1)(F&B + B - 3W), two parameter copies, pp + 1 activation sets (report Table 2)");
     } else if (p.pp == 1) {
         p.schedule = Schedule::OneFOneB;
         p.virtual_stages = 1;
@@ -353,7 +426,7 @@ RowMapping map_run(const RunRow& r)
             p.virtual_stages = *r.virtual_pipeline_stages;
         } else if (sw.default_interleaved_stages > 1) {
             p.virtual_stages = sw.default_interleaved_stages;
-            note("virtual_pipeline_stages not given: " + std::to_string(p.virtual_stages) + " stages per rank (the software's default split)");
+            x.note("virtual_pipeline_stages not given: " + std::to_string(p.virtual_stages) + " stages per rank (the software's default split)");
         } else {
             // Open: the candidates are every v > 1 dividing the layers per stage (validation_ranges.cpp).
             const int per_stage = m.layers % p.pp == 0 ? m.layers / p.pp : 0;
@@ -366,7 +439,7 @@ RowMapping map_run(const RunRow& r)
                 open.virtual_stages = true;
             } else {
                 p.virtual_stages = 1;
-                note("interleaving not possible for this shape: 1F1B");
+                x.note("interleaving not possible for this shape: 1F1B");
             }
         }
         if (p.virtual_stages < 2) {
@@ -376,7 +449,7 @@ RowMapping map_run(const RunRow& r)
     } else {
         p.schedule = Schedule::OneFOneB;
         if (!r.pipeline_schedule) {
-            note("pipeline_schedule not given: 1F1B");
+            x.note("pipeline_schedule not given: 1F1B");
         }
     }
     if (open.micro_batch && sw.microbatches_are_stages && p.pp > 1) {
@@ -385,43 +458,44 @@ RowMapping map_run(const RunRow& r)
         if (per_replica > 0 && per_replica % stages == 0) {
             p.micro_batch = per_replica / stages;
             open.micro_batch = false;
-            note("micro_batch_size not given: " + std::to_string(p.micro_batch) + " (the software splits the " + std::to_string(per_replica) +
-                 " sequences per replica into one micro-batch per pipeline " + (sw.microbatches_are_pp_ranks ? "rank" : "stage") + ", " +
-                 std::to_string(stages) + ")");
+            x.note("micro_batch_size not given: " + std::to_string(p.micro_batch) + " (the software splits the " + std::to_string(per_replica) +
+                   " sequences per replica into one micro-batch per pipeline " + (sw.microbatches_are_pp_ranks ? "rank" : "stage") + ", " +
+                   std::to_string(stages) + ")");
         }
     }
     // A layout the row states ("custom layout Et|(tt|)*30L") wins; else an even split or the frameworks' rule.
     if (r.pipeline_schedule) {
         const std::string& s = *r.pipeline_schedule;
-        const auto at = lower(s).find("layout ");
+        const auto at = lowercase(s).find("layout ");
         if (at != std::string::npos) {
             const auto begin = at + 7;
             const auto end = s.find(' ', begin);
             p.pipeline_layout = s.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
-            note("pipeline layout " + p.pipeline_layout + " (as published)");
+            x.note("pipeline layout " + p.pipeline_layout + " (as published)");
         }
     }
     if (p.pipeline_layout.empty()) {
         if (auto why = pipeline_split(m, p, notes)) {
-            return skip(*why);
+            return *why;
         }
     }
+    return std::nullopt;
+}
 
-    // Metric.
-    if (auto why = choose_metric(r, run)) {
-        return skip(*why);
-    }
-
-    // The candidates over what the row leaves open, then what the simulator cannot express: a row is
-    // skipped when no candidate is expressible, with the first candidate's reason.
-    expand_candidates(run, open, sw);
+// The candidates over what the row leaves open, then what the simulator cannot express: a row is skipped
+// when no candidate is expressible, with the first candidate's reason.
+Skip expand_and_check_candidates(RowMapper& x)
+{
+    MappedRun& run = x.run;
+    const ClusterSpec& c = run.scenario.cluster;
+    expand_candidates(run, x.open, x.sw);
     if (auto why = not_modeled_reason(run.scenario.model, run.scenario.training, run.plan)) {
         bool any = false;
         for (const auto& cand : run.candidates) {
             any = any || !not_modeled_reason(cand.scenario.model, cand.scenario.training, cand.plan);
         }
         if (!any) {
-            return skip(*why);
+            return *why;
         }
     }
     if (run.metric != ValidationMetric::LayerTime) {
@@ -435,14 +509,56 @@ RowMapping map_run(const RunRow& r)
             }
         }
         if (!any) {
-            return skip("plan refused: " + first->diagnostic.to_string());
+            return "plan refused: " + first->diagnostic.to_string();
         }
     }
-    run.unscored_reason = documented_regression(r);
+    run.unscored_reason = documented_regression(x.r);
     if (!run.unscored_reason.empty()) {
-        note("not scored or fitted, a documented software regression: " + run.unscored_reason);
+        x.note("not scored or fitted, a documented software regression: " + run.unscored_reason);
     }
-    out.run = std::move(run);
+    return std::nullopt;
+}
+
+} // namespace
+
+// One row -> a scenario and plan: the steps above in order, the model and the metric from the files named
+// in validation_detail.h. Nothing here looks at a row's id or subset.
+RowMapping map_run(const RunRow& r)
+{
+    RowMapper x{r, {}, {}, {}, {}};
+    Skip why = model_of(r, x.run.scenario.model, x.run.notes);
+    if (!why) {
+        why = map_parallelism(x);
+    }
+    if (!why) {
+        map_vocabulary(x);
+        why = map_cluster(x);
+    }
+    if (!why) {
+        map_software_and_precision(x);
+        why = map_batch(x);
+    }
+    if (!why) {
+        why = map_recompute(x);
+    }
+    if (!why) {
+        map_sequence_parallel(x);
+        map_sharding(x);
+        map_experts_and_overlap(x);
+        why = map_schedule(x);
+    }
+    if (!why) {
+        why = choose_metric(r, x.run);
+    }
+    if (!why) {
+        why = expand_and_check_candidates(x);
+    }
+    RowMapping out;
+    if (why) {
+        out.skipped_reason = std::move(*why);
+        return out;
+    }
+    out.run = std::move(x.run);
     return out;
 }
 

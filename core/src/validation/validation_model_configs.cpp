@@ -51,7 +51,7 @@ bool published_model_config(const RunRow& r, ModelSpec& m, Notes& notes)
     if (r.num_layers || r.hidden_size || r.num_attention_heads || !r.model_name) {
         return false; // the row's own dimensions are the authority
     }
-    const std::string name = lower(*r.model_name);
+    const std::string name = lowercase(*r.model_name);
     if (name == "nemotron_3_super" || name == "nemotron 3 super") {
         m = nemotron_3_super();
         notes.push_back("model dimensions not in the row: Nemotron 3 Super from Megatron-Bridge nemotron_h_provider.py @ 160cccc "
@@ -72,7 +72,7 @@ bool is_deepseek_v3(const RunRow& r)
 bool is_qwen3_moe(const RunRow& r)
 {
     // "Qwen3_235B_a22B", "Qwen3_30B_a3B (tokendrop)", ...: the two Qwen3 MoE sizes (not Qwen3-Next, a hybrid).
-    const std::string name = lower(r.model_name.value_or(""));
+    const std::string name = lowercase(r.model_name.value_or(""));
     auto has = [&](const char* s) { return name.find(s) != std::string::npos; };
     return has("qwen3") && !has("next") && ((has("235b") && has("a22b")) || (has("30b") && has("a3b")));
 }
@@ -107,7 +107,7 @@ void published_model_details(const RunRow& r, ModelSpec& m, Notes& notes)
     if (!r.model_name) {
         return;
     }
-    const std::string name = lower(*r.model_name);
+    const std::string name = lowercase(*r.model_name);
     gpt_oss_model_details(r, m, notes);
     if (is_deepseek_v3(r) && !r.ffn_activation && m.activation == FfnActivation::Gelu) {
         // DeepSeek-V3's dense and expert FFNs are gated SiLU (SwiGLU): deepseek-ai/DeepSeek-V3
