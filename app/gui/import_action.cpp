@@ -86,6 +86,7 @@ bool MainWindow::importFile(const QString& path, QString* error, QStringList* no
     recordStep(tr("Import %1").arg(QFileInfo(path).fileName()), *m_scenario);
     m_committed = m_scenario;
     store::autosave(*m_scenario);
+    persistSession(); // no file now: a restart shows the import as unsaved, and Discard goes back
     if (m_sweepBar) {
         startSweep();
     }

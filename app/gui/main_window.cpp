@@ -130,6 +130,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     } else {
         m_cleanScenario = m_scenario;
     }
+    m_cleanPath = m_filePath;
     m_sweepBar->setRunEnabled(m_editor->isValid());
     m_editor->setPresetGuard([this] { return confirmDiscard(tr("load a preset")); });
     updateTitle();

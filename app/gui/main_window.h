@@ -209,6 +209,7 @@ private:
     QString m_filePath;
     int m_selectedRow = -1;
     std::optional<Scenario> m_cleanScenario; // as last opened, saved or loaded from a preset
+    QString m_cleanPath;                     // ... and its file (empty: none, e.g. a preset)
     bool m_restoredModified = false;         // the autosave restored at start held unsaved edits
     bool m_discarded = false;                // the last confirmDiscard() was answered Discard
     bool m_refitOnShow = false;              // placeOnScreen(): fitted again once the frame is known

@@ -53,6 +53,7 @@ void MainWindow::markClean()
 {
     m_undo->setClean();
     m_cleanScenario = m_scenario;
+    m_cleanPath = m_filePath;
     persistSession();
 }
 
@@ -82,6 +83,7 @@ void MainWindow::revertAutosaveToClean()
     }
     if (m_options.restoreSession) {
         QSettings settings;
+        settings.setValue(QLatin1String(settings_keys::kSessionFile), m_cleanPath); // an import has none; its source had
         settings.setValue(QLatin1String(settings_keys::kSessionModified), false);
         settings.remove(QLatin1String(settings_keys::kSessionClean));
     }

@@ -113,6 +113,29 @@ private Q_SLOTS:
         QVERIFY2(again.windowTitle().startsWith(QStringLiteral("small.json")), qPrintable(again.windowTitle()));
     }
 
+    // An import is unsaved and has no file; Discard on quit goes back to the file open before it, by name.
+    void discardingAnImportGoesBackToTheFileBefore()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("small.json"));
+        const Scenario saved = test::smallScenario();
+        QVERIFY(store::writeScenario(path, saved, nullptr));
+        {
+            MainWindow w(sessionOptions());
+            QVERIFY(w.openScenario(path));
+            QString error;
+            QVERIFY2(w.importFile(QStringLiteral(VTRAIN_SOURCE_DIR "/examples/import/llama3-8b-config.json"), &error), qPrintable(error));
+            QVERIFY(w.isWindowModified());
+            QVERIFY(w.editor()->scenario()->model.layers != saved.model.layers);
+            w.setDiscardPrompt([](const QString&) { return QMessageBox::Discard; });
+            QVERIFY(w.close());
+        }
+        MainWindow again(sessionOptions());
+        QCOMPARE(again.editor()->scenario()->model.layers, saved.model.layers);
+        QVERIFY(!again.isWindowModified());
+        QVERIFY2(again.windowTitle().startsWith(QStringLiteral("small.json")), qPrintable(again.windowTitle()));
+    }
+
     // Edits a crash left unsaved come back as unsaved: "*" and the file's name; a Discard then goes back
     // to the file.
     void editsACrashLeftComeBackUnsaved()
