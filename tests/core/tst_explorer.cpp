@@ -754,6 +754,16 @@ private slots:
         const auto refused = scenario_from_json(own);
         QVERIFY(!refused.ok());
         QVERIFY2(refused.first_error().find("cluster.gpu_prices") != std::string::npos, refused.first_error().c_str());
+        // A key that is no profile id (a path, control characters, 10,000 characters) is refused in a short line.
+        for (const std::string& key : {std::string("../h100"), std::string("h100\n\x1b[2J"), std::string(10'000, 'x')}) {
+            nlohmann::json odd = scenario_to_json(s);
+            odd["cluster"]["gpu_prices"] = {{key, 3.0}};
+            const auto bad = scenario_from_json(odd);
+            QVERIFY(!bad.ok());
+            const std::string message = bad.first_error();
+            QVERIFY2(message.find("not a GPU profile id") != std::string::npos, message.c_str());
+            QVERIFY2(message.size() < 400 && message.find('\x1b') == std::string::npos && message.find('\n') == std::string::npos, message.c_str());
+        }
     }
 
     void fast_path_matches_the_task_graph_over_a_sweep()

@@ -35,7 +35,10 @@ ClusterSpec read_cluster(Reader r)
     if (r.has("gpu_prices")) {
         Reader prices = r.child("gpu_prices");
         for (const auto& [id, value] : prices.json().items()) {
-            if (id == c.gpu) {
+            if (const auto why = json_fields::id_problem(id)) {
+                // The key is quoted bounded and printable: a file may hold any text there.
+                prices.error("", "\"" + json_fields::bounded(id) + "\" is not a GPU profile id: it " + *why);
+            } else if (id == c.gpu) {
                 prices.error(id, "is the cluster's own GPU: its price is cluster.price_per_gpu_hour");
             } else if (const auto price = prices.optional_number(id.c_str(), 0, 1000)) {
                 c.gpu_prices[id] = *price;
