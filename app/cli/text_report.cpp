@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "vtrain/json_fields.h"
 #include "vtrain/rank_layout.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/uncertainty.h"
@@ -57,7 +58,9 @@ std::string percent(double part, double whole)
 void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profile, const SimulationResult& r)
 {
     const Plan& p = r.plan;
-    out << s.model.name << " on " << r.num_gpus << " x " << profile.name << " (profile " << profile.id << ", " << profile_provenance(profile)
+    // User text (the scenario's and the profile's names) with its control characters shown, not obeyed.
+    out << json_fields::printable(s.model.name) << " on " << r.num_gpus << " x " << json_fields::printable(profile.name) << " (profile "
+        << json_fields::printable(profile.id) << ", " << profile_provenance(profile)
         << (r.band_coverage > 0 && !r.band_calibrated ? ": UNCALIBRATED, default band" : "") << ")\n";
     out << "plan: t=" << p.tp << " p=" << p.pp << " d=" << p.dp << ", micro-batch " << p.micro_batch << " x " << r.micro_batches << " per replica, "
         << to_string(p.schedule);

@@ -112,11 +112,11 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const
         }
         if (index.column() == MfuColumn && row.plausibility != 0) {
             QString reasons;
-            for (const std::string& r : plausibility_reasons(row.plausibility, row.gpu, row.precision, row.mfu, row.iteration_time_s, row.floor_s,
-                                                             row.floor_resource)) {
+            for (const std::string& r :
+                 plausibility_reasons(row.plausibility, row.gpu, row.precision, row.mfu, row.iteration_time_s, row.floor_s, row.floor_resource)) {
                 reasons += QStringLiteral("⚠ ") + QString::fromStdString(r) + QLatin1Char('\n');
             }
-            return reasons + QLatin1Char('\n') + planDescription(row, bandNote(row.gpu));
+            return QString(reasons + QLatin1Char('\n') + planDescription(row, bandNote(row.gpu)));
         }
         return planDescription(row, bandNote(row.gpu));
     case Qt::TextAlignmentRole:

@@ -26,21 +26,21 @@ const char* to_string(FloorResource resource); // "compute", "hbm", "nvlink", "n
 
 // What a floor term stands for (each adds to one resource, or to two where the group may span domains).
 enum class FloorTerm : std::uint8_t {
-    ModelFlops,          // compute: the model's FLOPs (causal attention, routed experts top_k times)
-    RecomputeFlops,      // compute: the forward work redone before the backward
-    Weights,             // HBM: weights read in every forward, backward (and recompute) pass
-    Activations,         // HBM: every sub-layer's input and output, expert rows, logits
-    OptimizerState,      // HBM: master weights and moments read and written once, gradients read
-    TensorParallel,      // tensor-parallel all-reduce / all-gather + reduce-scatter of each sub-layer
-    ContextParallel,     // context-parallel KV exchange (ring) or head all-to-all
-    ExpertAllToAll,      // expert dispatch and combine
-    PipelineSends,       // activations and gradients between pipeline stages
-    GradientAllReduce,   // data-parallel gradient all-reduce (ZeRO 0)
+    ModelFlops,            // compute: the model's FLOPs (causal attention, routed experts top_k times)
+    RecomputeFlops,        // compute: the forward work redone before the backward
+    Weights,               // HBM: weights read in every forward, backward (and recompute) pass
+    Activations,           // HBM: every sub-layer's input and output, expert rows, logits
+    OptimizerState,        // HBM: master weights and moments read and written once, gradients read
+    TensorParallel,        // tensor-parallel all-reduce / all-gather + reduce-scatter of each sub-layer
+    ContextParallel,       // context-parallel KV exchange (ring) or head all-to-all
+    ExpertAllToAll,        // expert dispatch and combine
+    PipelineSends,         // activations and gradients between pipeline stages
+    GradientAllReduce,     // data-parallel gradient all-reduce (ZeRO 0)
     GradientReduceScatter, // data-parallel gradient reduce-scatter (ZeRO 1-3)
-    ParamAllGather,      // ZeRO 1-3 parameter all-gather
-    EmbeddingSync,       // tied embedding gradients between the first and last stage
-    OptimizerOffload,    // gradients to the host and weights back (offload_optimizer)
-    ActivationOffload,   // stashed activations to the host and back (offload_activations)
+    ParamAllGather,        // ZeRO 1-3 parameter all-gather
+    EmbeddingSync,         // tied embedding gradients between the first and last stage
+    OptimizerOffload,      // gradients to the host and weights back (offload_optimizer)
+    ActivationOffload,     // stashed activations to the host and back (offload_activations)
     Count
 };
 constexpr std::size_t kFloorTerms = static_cast<std::size_t>(FloorTerm::Count);
@@ -48,12 +48,12 @@ const char* to_string(FloorTerm term); // "gradient reduce-scatter", "expert all
 
 // The datasheet figures the floors use, resolved once per (cluster, GPU, precision).
 struct FloorHardware {
-    std::string gpu;                // profile id
-    std::string peak_dtype;         // the peak's data type ("bf16", "fp8", "fp4", "tf32")
-    double peak_flops = 0;          // dense, per GPU
-    double hbm_bytes_per_s = 0;     // datasheet HBM bandwidth
-    double nvlink_bytes_per_s = 0;  // scale-up line rate per direction per GPU
-    std::string scale_up_name;      // "NVLink" or "xGMI"
+    std::string gpu;                    // profile id
+    std::string peak_dtype;             // the peak's data type ("bf16", "fp8", "fp4", "tf32")
+    double peak_flops = 0;              // dense, per GPU
+    double hbm_bytes_per_s = 0;         // datasheet HBM bandwidth
+    double nvlink_bytes_per_s = 0;      // scale-up line rate per direction per GPU
+    std::string scale_up_name;          // "NVLink" or "xGMI"
     double nic_bytes_per_s_per_gpu = 0; // line rate of a host's NICs / its GPUs
     int nics_per_node = 0;
     double nic_gbit_per_s = 0;
@@ -67,7 +67,7 @@ struct FloorHardware {
 FloorHardware floor_hardware(const ClusterSpec& cluster, const GpuProfile& profile, Precision precision);
 
 struct PhysicalFloors {
-    std::array<double, kFloorResources> seconds{};                       // per resource: the sum of its terms
+    std::array<double, kFloorResources> seconds{};                         // per resource: the sum of its terms
     std::array<std::array<double, kFloorResources>, kFloorTerms> term_s{}; // per term and resource
     FloorResource binding = FloorResource::Compute;                        // the largest
     double binding_s() const { return seconds[static_cast<std::size_t>(binding)]; }

@@ -289,15 +289,16 @@ std::optional<std::uint64_t> PlanEvaluator::plans_past_bound(const PlanGroup& gr
     return n;
 }
 
-bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control,
-                                   const PruneThresholds& prune) const
+bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control, const PruneThresholds& prune,
+                                   bool count_progress) const
 {
+    const std::uint64_t counted = count_progress ? 1 : 0;
     if (group.size == 0) {
         return true;
     }
     if (auto rejection = check_group(group)) {
         reject(out, *rejection, group.size, group.first_index);
-        control.done.fetch_add(group.size, std::memory_order_relaxed);
+        control.done.fetch_add(group.size * counted, std::memory_order_relaxed);
         return true;
     }
     const ModelSpec& model = m_scenario.model;
@@ -326,7 +327,7 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
         } else if (cannot_matter(*best, prune)) {
             out.bounded += group.size;
             out.evaluated += group.size;
-            control.done.fetch_add(group.size, std::memory_order_relaxed);
+            control.done.fetch_add(group.size * counted, std::memory_order_relaxed);
             return true;
         }
     }
@@ -340,7 +341,7 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
         if (control.cancel.load(std::memory_order_relaxed)) {
             return false;
         }
-        control.done.fetch_add(1, std::memory_order_relaxed);
+        control.done.fetch_add(counted, std::memory_order_relaxed);
         const std::uint64_t index = group.first_index + i;
         const PlanVariant v = group.variant(i);
         const TrainingSpec& training = m_training[static_cast<std::size_t>(v.precision_index)];
@@ -366,6 +367,10 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
         }
         const Plan plan = group.plan(v);
         if (auto rejection = check_plan(model, training, plan, group.num_gpus)) {
+            reject(out, *rejection, 1, index);
+            continue;
+        }
+        if (auto rejection = check_simulation_size(training, plan)) {
             reject(out, *rejection, 1, index);
             continue;
         }

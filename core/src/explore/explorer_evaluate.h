@@ -87,7 +87,10 @@ public:
     PlanEvaluator(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const PlanSpace& space, const ExploreOptions& options);
 
     // Rejects, bounds out or simulates every plan of the group into `out`; false when cancelled part-way.
-    bool evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control, const PruneThresholds& prune) const;
+    // `count_progress` false: the plans are not counted in control.done (the seed's: the sweep counts them
+    // when it meets them), though control.cancel still stops the group.
+    bool evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control, const PruneThresholds& prune,
+                        bool count_progress = true) const;
 
     // After seeding: none when the group's rules reject it or its bound rules it out as a whole; else
     // how many of its plans pass their own bounds (all of them when it has no bound).
@@ -102,7 +105,7 @@ private:
         const GpuProfile* profile = nullptr;
         ResolvedCluster cluster;
         int gpus_per_node = 8;
-        std::vector<GpuTerms> terms; // per precision of the space: peak, price, usable memory, band
+        std::vector<GpuTerms> terms;               // per precision of the space: peak, price, usable memory, band
         std::vector<FloorHardware> floor_hardware; // per precision: the datasheet figures of the physical floors
         std::vector<double> best_published_mfu;    // per precision: plausibility.h's table entry, < 0 for none
     };
@@ -134,7 +137,7 @@ private:
     const PlanSpace& m_space;
     const ExploreOptions& m_options;
     std::vector<Gpu> m_gpus;
-    std::vector<TrainingSpec> m_training; // per precision of the space
+    std::vector<TrainingSpec> m_training;   // per precision of the space
     std::vector<FloorModel> m_floor_models; // per precision: the model's per-layer floor sums
     MetricsBasis m_basis;
     mutable tbb::concurrent_unordered_map<CostKey, BoundTerms, CostKeyHash> m_bounds; // grows to the keys met (tens of bytes each)

@@ -110,7 +110,8 @@ std::string plan_row_csv_header()
     return "index,gpu,num_gpus,tp,pp,dp,micro_batch,schedule,virtual_stages,recompute,sequence_parallel,zero_stage,cp,ep,etp,precision,tp_overlap,"
            "moe_overlap,"
            "iteration_time_s,iteration_time_low_s,iteration_time_high_s,tokens_per_s,mfu,bubble_fraction,peak_memory_gib,training_days,cost_usd,"
-           "overlap_grad_reduce,rank_order,offload_optimizer,offload_activations,pipeline_layout,band,floor_s,floor_resource,flags,flag_reasons,on_front";
+           "overlap_grad_reduce,rank_order,offload_optimizer,offload_activations,pipeline_layout,band,floor_s,floor_resource,flags,flag_reasons,on_"
+           "front";
 }
 
 std::string plan_row_to_csv(const PlanRow& r)
@@ -149,7 +150,7 @@ std::string plan_row_to_csv(const PlanRow& r)
     s += joined(plausibility_codes(r.plausibility));
     s += ',';
     s += joined(row_reasons(r));
-    s += r.on_front ? ",true" : ",false";                     // last: the CLI's spool strips it and marks the front at the end
+    s += r.on_front ? ",true" : ",false"; // last: the CLI's spool strips it and marks the front at the end
     return s;
 }
 

@@ -203,9 +203,10 @@ bool read_row(Reader& in, PlanRow& r)
     r.floor_s = in.f64();
     const std::uint8_t floor_resource = in.u8();
     const std::uint8_t plausibility = in.u8();
-    if (floor_resource >= kFloorResources || plausibility > (kMfuAbovePublished | kFarAboveFloor | kBelowFloor) || band_calibrated > 1 || schedule > static_cast<std::uint8_t>(Schedule::DualPipe) || recompute > static_cast<std::uint8_t>(Recompute::Full) ||
-        sp > 1 || overlap > 1 || on_front > 1 || param_gather > 1 || cp_kind > static_cast<std::uint8_t>(ContextParallelKind::AllToAll) ||
-        moe_overlap > 1 || tp_overlap > 1 || precision > static_cast<std::uint8_t>(Precision::Nvfp4) || !order_ok || offload_optimizer > 1 ||
+    if (floor_resource >= kFloorResources || plausibility > (kMfuAbovePublished | kFarAboveFloor | kBelowFloor) || band_calibrated > 1 ||
+        schedule > static_cast<std::uint8_t>(Schedule::DualPipe) || recompute > static_cast<std::uint8_t>(Recompute::Full) || sp > 1 || overlap > 1 ||
+        on_front > 1 || param_gather > 1 || cp_kind > static_cast<std::uint8_t>(ContextParallelKind::AllToAll) || moe_overlap > 1 || tp_overlap > 1 ||
+        precision > static_cast<std::uint8_t>(Precision::Nvfp4) || !order_ok || offload_optimizer > 1 ||
         !(p.offload_activations >= 0 && p.offload_activations <= 1) || recompute_modules > 15) {
         return false;
     }

@@ -134,7 +134,8 @@ double moe_layer_flops_per_token(const ModelSpec& m)
 {
     const MoeSpec& e = m.moe;
     const double h = m.hidden;
-    const double dense = h * e.experts + ffn_matrices(m) * h * shared_expert_ffn_hidden_total(m) + (e.latent_size > 0 ? 2.0 * h * e.latent_size : 0.0);
+    const double dense =
+        h * e.experts + ffn_matrices(m) * h * shared_expert_ffn_hidden_total(m) + (e.latent_size > 0 ? 2.0 * h * e.latent_size : 0.0);
     return 2.0 * dense + expert_share(e) * routed_flops_per_token(m);
 }
 
@@ -190,7 +191,7 @@ struct Span {
 struct Group {
     int n = 1;
     bool contained = true;
-    int k_up = 1; // members per domain, at most
+    int k_up = 1;                           // members per domain, at most
     bool spans() const { return n > k_up; } // more members than a domain can hold: every group spans domains
 };
 
@@ -199,7 +200,7 @@ int members_per_domain_up(Span s, int domain)
     if (s.size <= 1) {
         return 1;
     }
-    if (s.stride >= domain) {
+    if (s.stride >= domain || s.stride < 1) {
         return 1;
     }
     // Points `stride` apart: any `domain` consecutive ranks hold at most ceil(domain / stride) of them.
@@ -392,9 +393,9 @@ PhysicalFloors FloorModel::floors(const Plan& p, const PipelineLayout& layout, c
     const double edp = std::max(1.0, tp * cp * dp / (ep * etp));
     const double gpus_per_stage = tp * cp * dp;
     const double micro_batches = static_cast<double>(t.global_batch) / (dp * p.micro_batch);
-    const double tokens = static_cast<double>(t.global_batch) * m.seq_len; // per iteration, all replicas
+    const double tokens = static_cast<double>(t.global_batch) * m.seq_len;    // per iteration, all replicas
     const double t_loc = static_cast<double>(p.micro_batch) * m.seq_len / cp; // one GPU's tokens per micro-batch
-    const double t_moe = t_loc / tp;                                           // ... entering a MoE layer (split over tp)
+    const double t_moe = t_loc / tp;                                          // ... entering a MoE layer (split over tp)
     const double h = m.hidden, vocab = m.vocab;
     const double w_b = weight_bytes(prec), a_b = activation_bytes(prec), hp_b = high_precision_bytes(prec);
     const double g_b = gradient_bytes(t);
@@ -415,7 +416,8 @@ PhysicalFloors FloorModel::floors(const Plan& p, const PipelineLayout& layout, c
     const Group expert_replicas = make_group({static_cast<int>(edp), expert[idx(ParallelDim::Dp)]}, domain, num_gpus);
     const long long pp_stride = dense[idx(ParallelDim::Pp)];
     const Group pp_group = make_group({p.pp, pp_stride}, domain, num_gpus);
-    const Group edge_pair = make_group({2, static_cast<long long>(p.pp - 1) * pp_stride}, domain, num_gpus);
+    // The first and last stage (tied embeddings); with one stage they are one GPU.
+    const Group edge_pair = p.pp > 1 ? make_group({2, static_cast<long long>(p.pp - 1) * pp_stride}, domain, num_gpus) : Group{};
 
     // Per-layer extras that do not sit in the prefix sums.
     const LayerParamSplit mtp_split = m.mtp_layers > 0 ? mtp_param_split(m) : LayerParamSplit{};
@@ -518,7 +520,8 @@ PhysicalFloors FloorModel::floors(const Plan& p, const PipelineLayout& layout, c
                 double kv_width = 2.0 * m.effective_kv_heads() * head_dim / tp;
                 if (m.attention == AttentionKind::Mla) {
                     const MlaSpec& a = m.mla;
-                    kv_width = std::min<double>(a.kv_lora_rank + a.qk_rope_head_dim, m.heads / tp * (a.qk_head_dim + a.qk_rope_head_dim + a.v_head_dim));
+                    kv_width =
+                        std::min<double>(a.kv_lora_rank + a.qk_rope_head_dim, m.heads / tp * (a.qk_head_dim + a.qk_rope_head_dim + a.v_head_dim));
                 }
                 // Causal load balancing or not, a rank needs at least half of every other rank's block.
                 const double half_block = t_loc / 2 * kv_width * a_b;
@@ -558,7 +561,8 @@ PhysicalFloors FloorModel::floors(const Plan& p, const PipelineLayout& layout, c
                 // Expert tensor parallelism gathers the ETP group's rows and reduce-scatters the outputs.
                 const double gathered = etp * bytes;
                 const Traffic ag = collective(Kind::AllGather, gathered, etp_group), rs = collective(Kind::ReduceScatter, gathered, etp_group);
-                add_traffic(FloorTerm::ExpertAllToAll, {ag.nvlink + rs.nvlink, ag.network + rs.network}, micro_batches * passes_ep / 2 * x[kMoeLayers]);
+                add_traffic(FloorTerm::ExpertAllToAll, {ag.nvlink + rs.nvlink, ag.network + rs.network},
+                            micro_batches * passes_ep / 2 * x[kMoeLayers]);
             }
         }
         if (p.pp > 1) {

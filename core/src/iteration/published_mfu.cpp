@@ -21,8 +21,7 @@ const std::vector<PublishedMfu>& table()
         {"A100", "bf16", 0.564,
          "Korthikanti et al. 2022 (arXiv 2205.05198) Table 5 and Appendix C: GPT 530B and 1T on A100 80 GB with sequence parallelism and "
          "selective recompute"},
-        {"H100/H800", "bf16", 0.493,
-         "MoE Parallel Folding (arXiv 2504.14960) abstract: Mixtral 8x22B on H100 (its own MFU convention)"},
+        {"H100/H800", "bf16", 0.493, "MoE Parallel Folding (arXiv 2504.14960) abstract: Mixtral 8x22B on H100 (its own MFU convention)"},
         {"H100/H800", "fp8", 0.435, "Megatron-Bridge performance summary (NeMo 26.04.01): Llama 3.1 405B pre-training on 1024 H100 in FP8"},
         {"B200/GB200", "bf16", 0.353, "Megatron-Bridge performance summary archive (NeMo 25.11): DeepSeek-V3 pre-training on 256 GB200 in BF16"},
         {"B200/GB200", "fp8", 0.454, "Megatron-Bridge performance summary (NeMo 26.04.01): Llama 3.1 405B pre-training on 256 GB200 in FP8"},

@@ -7,7 +7,6 @@
 #include <array>
 #include <cmath>
 #include <iterator>
-#include <regex>
 
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -15,6 +14,7 @@
 
 #include "iteration/plan_costs.h"
 #include "model/model_support.h"
+#include "validation/text_scan.h"
 #include "validation/validation_detail.h"
 #include "vtrain/plan_check.h"
 #include "vtrain/plausibility.h"
@@ -333,14 +333,12 @@ std::string skip_reason_class(const std::string& reason)
 {
     // Fold the parts that vary from row to row (numbers, quoted values, the plan's diagnostic) so that
     // reasons count by kind.
-    static const std::regex quoted("\"[^\"]*\"");
-
     std::string s = reason;
     if (s.rfind("plan refused: ", 0) == 0) {
         const auto colon = s.find(':', 14);
         s = colon == std::string::npos ? s : s.substr(0, colon);
     }
-    s = std::regex_replace(s, quoted, "\"...\"");
+    s = validation_detail::scan::replace_spans(s, '"', '"', "\"...\"");
 
     return s;
 }

@@ -3,8 +3,8 @@
 // network of its system. Each is a documented property of a framework or a system (never of one row),
 // and map_run writes the one it used into the row's notes.
 #include <algorithm>
-#include <regex>
 
+#include "validation/text_scan.h"
 #include "validation/validation_detail.h"
 #include "vtrain/scenario_json.h"
 
@@ -63,12 +63,7 @@ int nemo_container(const RunRow& r)
     if (!r.software || r.software->size() > 4096) {
         return 0;
     }
-    static const std::regex version(R"(nemo\s+(\d{2})\.(\d{2})(?:\.(\d{2}))?)", std::regex::icase);
-    std::smatch m;
-    if (!std::regex_search(*r.software, m, version)) {
-        return 0;
-    }
-    return std::stoi(m[1]) * 10000 + std::stoi(m[2]) * 100 + (m[3].matched ? std::stoi(m[3]) : 0);
+    return scan::nemo_version(*r.software).value_or(0);
 }
 
 // Regressions the framework's maintainers document, by model, GPU and NeMo container range (yymmpp). The
@@ -220,9 +215,7 @@ SoftwareSettings software_settings(const RunRow& r)
         return s;
     }
     if (contains(r.software, "megatron")) {
-        static const std::regex year("(20[0-9][0-9])");
-        std::smatch m;
-        const int y = std::regex_search(*r.software, m, year) ? std::stoi(m[1]) : 0;
+        const int y = scan::first_year(*r.software).value_or(0);
         if (y == 2021) {
             // Megatron-LM 2021 (SC'21): as below, and each micro-batch's fp16 weight gradients are added into
             // fp32 main_grad buffers by a separate kernel (10 bytes per parameter); the fused weight-gradient
@@ -510,13 +503,11 @@ NetworkFacts network_facts(const RunRow& r, int gpus_per_node)
         f.description = "DGX H100/B200: 8 x 400 Gb/s ConnectX-7 per node";
         return f;
     }
-    // (std::regex recurses per character: only text of a sane length is parsed.)
     if (r.inter_node_interconnect && r.inter_node_interconnect->size() <= 4096) {
         // "400 Gb/s per GPU" or "IB (50 GB/s) per GPU": one NIC per GPU at that rate.
-        static const std::regex per_gpu(R"((\d{1,6})\s*(Gb/s|Gbit/s|Gbps|GB/s)\)?\"?\s*per GPU)", std::regex::icase);
-        std::smatch g;
-        if (std::regex_search(*r.inter_node_interconnect, g, per_gpu) && gpus_per_node > 0) {
-            const double rate = std::stod(g[1]) * (g[2].str() == "GB/s" ? 8.0 : 1.0);
+        const auto g = scan::rate_per_gpu(*r.inter_node_interconnect);
+        if (g && gpus_per_node > 0) {
+            const double rate = std::stod(g->digits) * (g->unit == "GB/s" ? 8.0 : 1.0);
             f.nics_per_node = gpus_per_node;
             f.nic_gbit_per_s = rate;
             f.description = "inter_node_interconnect: " + std::to_string(gpus_per_node) + " x " + std::to_string(static_cast<int>(rate)) +
@@ -524,12 +515,10 @@ NetworkFacts network_facts(const RunRow& r, int gpus_per_node)
             return f;
         }
         // "8x ... 200 Gbps ...": NIC count and line rate as the row states them.
-        static const std::regex pattern(R"((\d{1,6})\s*x\D*?(\d{1,6})\s*G(b|bps|bit))", std::regex::icase);
-        std::smatch m;
-        if (std::regex_search(*r.inter_node_interconnect, m, pattern)) {
-            f.nics_per_node = std::stoi(m[1]);
-            f.nic_gbit_per_s = std::stod(m[2]);
-            f.description = "inter_node_interconnect: " + m[1].str() + " x " + m[2].str() + " Gb/s per node";
+        if (const auto m = scan::nics_times_rate(*r.inter_node_interconnect)) {
+            f.nics_per_node = std::stoi(m->count);
+            f.nic_gbit_per_s = std::stod(m->rate);
+            f.description = "inter_node_interconnect: " + m->count + " x " + m->rate + " Gb/s per node";
         }
     }
     return f;
