@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "vtrain/grouped_validation.h"
 #include "vtrain/json_fields.h"
+#include "vtrain/plausibility.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/validation.h"
 
@@ -220,6 +221,22 @@ void print_table(std::ostream& out, const ValidationReport& report)
         out << ", " << report.rows_unscored << " of them not scored";
     }
     out << "\n";
+    // Predictions a published run or the physics make implausible (plausibility.h); --rows lists them.
+    out << "plausibility: " << report.rows_flagged << " of " << report.rows_modeled << " modeled rows flagged";
+    if (report.rows_flagged > 0) {
+        int mfu = 0, far = 0, below = 0;
+        for (const RowResult& r : report.rows) {
+            if (r.memory || !r.error_pct) {
+                continue;
+            }
+            mfu += (r.plausibility_flags & kMfuAbovePublished) != 0 ? 1 : 0;
+            far += (r.plausibility_flags & kFarAboveFloor) != 0 ? 1 : 0;
+            below += (r.plausibility_flags & kBelowFloor) != 0 ? 1 : 0;
+        }
+        out << " (" << mfu << " MFU above the best published run, " << far << " over " << fmt("%.0f", kFarAboveFloorFactor)
+            << "x their binding floor, " << below << " below their floor)";
+    }
+    out << "\n";
     if (report.rows_unscored > 0) {
         // Listed with their errors, so that leaving them out of the MAPE is visible.
         out << "not scored (measured inside a software regression its maintainers document; predicted, not fitted):\n";
@@ -256,6 +273,9 @@ void print_rows(std::ostream& out, const ValidationReport& report)
             << rpad(r.error_pct ? fmt("%+.1f%%", *r.error_pct) : "skip", 9) << (r.unscored_reason.empty() ? "" : "  not scored") << "\n";
         if (!r.skipped_reason.empty()) {
             out << "      skipped: " << r.skipped_reason << "\n";
+        }
+        for (const auto& flag : r.plausibility) {
+            out << "      FLAGGED: " << flag << "\n";
         }
         for (const auto& n : r.notes) {
             out << "      " << n << "\n";

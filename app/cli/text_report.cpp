@@ -137,6 +137,24 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
     out << "  optimizer step          " << duration(b.optimizer_s) << "  " << percent(b.optimizer_s, T) << "\n";
     out << "  bubble (idle)           " << duration(b.bubble_s) << "  " << percent(b.bubble_s, T) << "\n";
 
+    // Lower bounds from first principles (physical_floors.h): no run of this plan can beat any of them.
+    if (r.floors.binding_s() > 0) {
+        out << "\nphysical floors (per GPU, datasheet rates; no iteration can be faster)\n";
+        const char* names[] = {"compute", "HBM", r.floor_hardware.scale_up_name.c_str(), "network", "host link"};
+        for (std::size_t i = 0; i < kFloorResources; ++i) {
+            const auto res = static_cast<FloorResource>(i);
+            char label[32];
+            std::snprintf(label, sizeof label, "  %-22s", names[i]);
+            out << label << duration(r.floors.seconds[i]) << "  " << percent(r.floors.seconds[i], T) << "  "
+                << floor_resource_label(res, r.floor_hardware) << "\n";
+        }
+        out << "  " << floor_summary(r.floors, r.floor_hardware, T) << "\n";
+    }
+    out << "plausibility       " << (r.plausibility == 0 ? std::string("no flags") : "FLAGGED") << "\n";
+    for (const std::string& reason : r.plausibility_reasons) {
+        out << "  " << reason << "\n";
+    }
+
     out << "\nstage  layers   weights+grads+optim   activations   total GiB   busy\n";
     const std::size_t n = r.stages.size();
     for (std::size_t i = 0; i < n; ++i) {

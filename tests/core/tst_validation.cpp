@@ -561,9 +561,9 @@ private slots:
         QCOMPARE(j["coverage"]["modeled"].get<int>(), 2);
         QCOMPARE(report.skip_reasons.at("gated DeltaNet (linear attention) layers are not modeled"), 1);
         for (const auto& row : j["rows"]) {
-            QCOMPARE(row.size(), std::size_t{11});
+            QCOMPARE(row.size(), std::size_t{12});
             for (const char* key : {"id", "subset", "metric", "measured", "predicted", "error_pct", "skipped_reason", "unscored_reason",
-                                    "predicted_low", "predicted_high", "candidates"}) {
+                                    "predicted_low", "predicted_high", "candidates", "plausibility"}) {
                 QVERIFY2(row.contains(key), key);
             }
         }

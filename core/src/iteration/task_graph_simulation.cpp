@@ -14,7 +14,9 @@
 #include "model/model_math.h"
 #include "profile/operator_timer.h"
 #include "vtrain/memory_model.h"
+#include "vtrain/physical_floors.h"
 #include "vtrain/plan_check.h"
+#include "vtrain/plausibility.h"
 #include "vtrain/rank_layout.h"
 #include "vtrain/uncertainty.h"
 
@@ -473,7 +475,21 @@ Expected<SimulationResult> simulate(const Scenario& scenario, const Plan& plan, 
     // The task graph's buffers are most of a call's cost when allocated afresh; each thread keeps one set
     // (rebuilt from scratch every call, as the explorer's per-thread workspaces are).
     thread_local SimulationWorkspace ws;
-    return simulate_checked(scenario.model, scenario.training, cluster, plan, bounded, ws);
+    SimulationResult result = simulate_checked(scenario.model, scenario.training, cluster, plan, bounded, ws);
+    // Every prediction carries its physical floors and plausibility flags (computed apart from the cost model).
+    result.floor_hardware = floor_hardware(scenario.cluster, profile, scenario.training.precision);
+    PipelineLayout layout;
+    if (!resolve_pipeline_layout(scenario.model, plan, layout)) {
+        result.floors = FloorModel(scenario.model, scenario.training).floors(plan, layout, result.floor_hardware);
+    }
+    const Precision precision = scenario.training.precision;
+    const double floor_s = result.floors.binding_s();
+    result.plausibility = plausibility_flags(profile.id, precision, result.mfu, result.iteration_time_s, floor_s);
+    if (result.plausibility != 0) {
+        result.plausibility_reasons =
+            plausibility_reasons(result.plausibility, profile.id, precision, result.mfu, result.iteration_time_s, floor_s, result.floors.binding);
+    }
+    return result;
 }
 
 } // namespace vtrain
