@@ -486,7 +486,7 @@ Expected<nlohmann::json> parse_json_text(const std::string& text)
         if (!builder.error_field().empty()) {
             message += " (in " + builder.error_field() + ")";
         }
-        return Diagnostic{"", message};
+        return Diagnostic{"", printable(message)}; // the parser's token may be a raw DEL or control byte
     }
     return root;
 }

@@ -10,6 +10,8 @@
 #include <set>
 #include <vector>
 
+#include "vtrain/json_fields.h"
+
 namespace vtrain::import_detail {
 namespace {
 
@@ -59,7 +61,7 @@ private:
     void fail(const std::string& why)
     {
         if (m_error.empty()) {
-            m_error = why;
+            m_error = json_fields::printable(why); // a quoted key may hold a newline or DEL: shown, never passed on
         }
     }
     void skip_blank()
