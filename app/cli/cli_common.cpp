@@ -495,9 +495,11 @@ int report_write_failure(const std::string& error)
 
 void watch_standard_output()
 {
-    static StdoutBuffer buffer;
-    g_stdout_buffer = &buffer;
-    std::cout.rdbuf(&buffer);
+    // Never destroyed: std::cout is flushed by the library after static destructors run, and a
+    // destroyed buffer there is a use after free (ASan: SEGV in ios_base::Init::~Init at exit).
+    static StdoutBuffer* const buffer = new StdoutBuffer;
+    g_stdout_buffer = buffer;
+    std::cout.rdbuf(buffer);
 }
 
 bool flush_standard_output(std::string& error)
