@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "iteration/pipeline_schedule.h"
+#include "model/fine_tuning.h"
 #include "model/host_offload.h"
 #include "model/model_math.h"
 #include "profile/operator_timer.h"
@@ -94,6 +95,7 @@ public:
         for (int s = 0; s < p.pp; ++s) {
             StageCosts& st = o.stage[s];
             st.params = ParamShare{};
+            st.trained = ParamShare{};
             for (int c = 0; c < o.chunks; ++c) {
                 ChunkCosts& ch = o.chunk[static_cast<std::size_t>(s) * o.chunks + c];
                 const VirtualStage& v = o.layout.at(s, c);
@@ -108,6 +110,7 @@ public:
                     }
                 }
                 st.params += ch.params;
+                st.trained += ch.trained;
             }
             // A stage like the one before it (same parameters, same first chunk) has its figures.
             const StageCosts* before = s > 0 ? &o.stage[static_cast<std::size_t>(s) - 1] : nullptr;
@@ -126,7 +129,7 @@ public:
 
         // Megatron-Core's overlap_p2p_comm exists for the interleaved schedule only (one chunk per rank keeps batch_p2p_comm).
         o.async_sends = m_training.overlap_p2p && p.schedule == Schedule::Interleaved && p.pp > 1;
-        o.embedding_sync = p.pp >= 2 && m_model.tied_embeddings;
+        o.embedding_sync = p.pp >= 2 && m_model.tied_embeddings && !m_training.frozen_base(); // a frozen table has no gradient
         o.embedding_sync_s = 0;
         if (o.embedding_sync) {
             const bool crosses = node_of_stage(0, m_pp_stride, m_links) != node_of_stage(p.pp - 1, m_pp_stride, m_links);
@@ -200,6 +203,7 @@ private:
         ch.recompute = phase_of(v, Phase::Recompute);
         ch.layers = v.layers + v.mtp_layers;
         ch.params = virtual_stage_params(m_model, p, v);
+        ch.trained = trainable_stage_params(m_model, m_training, p, v);
         ch.fsdp_forward_s = ch.fsdp_backward_gather_s = ch.fsdp_backward_scatter_s = 0;
         ch.fsdp_gather_traffic_s = ch.fsdp_scatter_traffic_s = 0;
         ch.buckets = 1;
@@ -207,10 +211,11 @@ private:
         if (!m_out.reduce_grads) {
             return;
         }
-        const double grad_bytes = ch.params.total() * m_bytes.gradient;
+        // Only trained parameters have gradients to reduce (a frozen base under LoRA: its adapters alone).
+        const double grad_bytes = ch.trained.total() * m_bytes.gradient;
         const double bucket_bytes = p.grad_bucket_mb * 1024.0 * 1024.0;
         ch.buckets = std::clamp(static_cast<int>(std::ceil(grad_bytes / bucket_bytes)), 1, kMaxBucketsPerChunk);
-        ch.bucket_s = grad_reduce_s(ch.params, 1.0 / ch.buckets);
+        ch.bucket_s = grad_reduce_s(ch.trained, 1.0 / ch.buckets);
         if (p.zero_stage >= 3) {
             fill_fsdp(v, ch);
         }
@@ -256,7 +261,9 @@ private:
             const double d = one.dense / tp, e = one.expert / ep_etp;
             const double g = gather_s(d, e);
             gather_total += g;
-            scatter_total += scatter_s(d, e);
+            // A frozen base (LoRA) reduce-scatters its adapters' gradients only.
+            scatter_total += m_training.frozen_base() ? scatter_s(lora_adapter_params(m_model, m_training, layer_kind(m_model, i)) / tp, 0.0)
+                                                      : scatter_s(d, e);
             // Forward: layer i's gather hides behind layer i-1's forward.
             forward_exposed += previous_forward < 0 ? g : std::max(0.0, g - previous_forward);
             previous_forward = m_costs.layer_at(i).forward.total_s();
@@ -271,7 +278,7 @@ private:
         // The remaining units (embedding, output layer, MTP modules, final norm) as one, fully exposed.
         const double rest_g = gather_s(rest.dense + rest.vocab, rest.expert);
         gather_total += rest_g;
-        scatter_total += scatter_s(rest.dense + rest.vocab, rest.expert);
+        scatter_total += m_training.frozen_base() ? 0.0 : scatter_s(rest.dense + rest.vocab, rest.expert);
         forward_exposed += rest_g;
         backward_exposed += rest_g;
         ch.fsdp_forward_s = forward_exposed;
@@ -285,7 +292,8 @@ private:
     void fill_stage_dp(int s, StageCosts& st) const
     {
         const Plan& p = m_plan;
-        const ParamShare& params = st.params;
+        // The optimizer steps and the distributed optimizer gathers what is trained (a frozen base never changes).
+        const ParamShare& params = st.trained;
         const double sharded = (params.dense + params.vocab) / m_shard.dense + params.expert / m_shard.expert;
         const double held = p.zero_stage >= 1 ? sharded : params.total();
         // Optimizer offload: the step runs on the CPU, its transfers over the host link (host_offload.h).

@@ -44,8 +44,9 @@ struct TaskComm {
 
 struct ChunkCosts {
     PhaseTime forward, backward, recompute;
-    int layers = 0;    // decoder layers (+ MTP modules)
-    ParamShare params; // on one GPU
+    int layers = 0;     // decoder layers (+ MTP modules)
+    ParamShare params;  // on one GPU
+    ParamShare trained; // of those (plus LoRA adapters), what has gradients: all of them unless the base is frozen
     // ZeRO-3: exposed seconds added to the forward and to the backward (gather; reduce-scatter excess,
     // which the bucketed last backward of the chunk leaves to its buckets), and the traffic of one pass.
     double fsdp_forward_s = 0, fsdp_backward_gather_s = 0, fsdp_backward_scatter_s = 0;
@@ -63,7 +64,8 @@ struct ChunkCosts {
 };
 
 struct StageCosts {
-    ParamShare params; // on one GPU of the stage
+    ParamShare params;  // on one GPU of the stage
+    ParamShare trained; // what the optimizer updates (ChunkCosts::trained summed)
     double optimizer_s = 0;
     double param_gather_s = 0;     // distributed optimizer: all-gather after the step (0 when overlapped or none)
     double first_forward_dp_s = 0; // overlap_param_gather: exposed part, added to the stage's first forward

@@ -130,6 +130,10 @@ void dense_ffn(BlockBuilder& b, const Ctx& c)
     add_norm(b, c, "layernorm 2", c.hidden_bytes);
     tp_collectives(b, c, true);
     ffn_gemms(b, c, c.tokens, c.m.effective_ffn_hidden() / c.t, swiglu ? "ffn gate+up" : "ffn up", "ffn down");
+    // LoRA adapters on fc1 (gate and up together, Megatron's fused linear_fc1) and fc2 (model/lora_costs.cpp).
+    const double f = c.m.effective_ffn_hidden();
+    add_lora(b, c, kLoraFc1, c.tokens, c.h, (swiglu ? 2 : 1) * f, false);
+    add_lora(b, c, kLoraFc2, c.tokens, f, c.h, true);
     tp_collectives(b, c, false);
     residual(b, c, "dropout 2", "residual 2");
 }

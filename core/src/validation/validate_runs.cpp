@@ -32,6 +32,15 @@ std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate
         reason = *why;
         return std::nullopt;
     }
+    if (run.precision_open) {
+        // A row without a precision is predicted over the precisions the GPU has a dense rate for.
+        const Precision p = s.training.precision;
+        const char* rate = p == Precision::Nvfp4 ? "fp4" : to_string(p);
+        if (profile.peak_flops(rate) <= 0) {
+            reason = std::string("precision ") + to_string(p) + " not supported by " + profile.id + " (no dense " + rate + " rate)";
+            return std::nullopt;
+        }
+    }
     if (fits_memory != nullptr) {
         *fits_memory = true;
     }

@@ -131,28 +131,73 @@ void map_software_and_precision(RowMapper& x)
     p.overlap_grad_reduce = sw.overlap_grad_reduce;
     const PrecisionChoice pc = precision_of(r);
     if (pc.precision) {
-        t.precision = *pc.precision;
+        apply_precision(t, *pc.precision, sw, pc);
     } else {
-        t.precision = sw.precision;
-        x.note(std::string("precision not stated: ") + to_string(sw.precision) + " (the software's default)");
+        // Not stated: a range over the precisions the GPU has a rate for (validation_ranges.cpp; candidates of a
+        // precision the profile lacks are dropped when predicted), centred on the software's documented default.
+        apply_precision(t, sw.precision, sw, pc);
+        x.open.precision = true;
+        x.run.precision_open = true;
     }
     if (t.precision == Precision::Fp8) {
         if (pc.recipe) {
-            t.fp8_recipe = *pc.recipe;
             x.note(std::string("FP8 recipe ") + to_string(*pc.recipe) + " from notes[0]" +
                    (pc.recipe_approximated ? " (torchao per-row scaling: the blockwise recipe's memory, every operand cast along both axes)" : "") +
                    (pc.recipe_on_hopper ? " (MXFP8 needs Blackwell: the blockwise recipe the page names for Hopper)" : ""));
         } else {
-            t.fp8_recipe = sw.fp8_recipe;
             x.note(std::string("FP8 recipe not stated: ") + to_string(sw.fp8_recipe) + " (the software's default)");
         }
     }
-    // torchao rowwise: axiswise scales computed per pass for input, weight and grad_output (model/low_precision.cpp).
-    t.fp8_axiswise_casts = t.precision == Precision::Fp8 && pc.recipe && pc.recipe_approximated;
-    t.bf16_gradients = sw.bf16_gradients && t.precision != Precision::Fp32;
-    t.fp8_param_gather =
-        sw.fp8_param_gather && t.precision == Precision::Fp8 && (t.fp8_recipe == Fp8Recipe::Current || t.fp8_recipe == Fp8Recipe::Delayed);
-    t.bf16_edge_layers = t.precision == Precision::Fp8 && t.fp8_recipe == Fp8Recipe::Current ? sw.current_scaling_bf16_edge_layers : 0;
+}
+
+// Supervised fine-tuning or LoRA, when the row's model name, software, table or notes say so (a row is
+// pretraining otherwise): the mode, LoRA's rank and target modules, and how samples fill a sequence
+// (validation_vocabulary.cpp, fine_tuning_of). A fine-tuning method the simulator lacks is a skip reason.
+Skip map_training_mode(RowMapper& x)
+{
+    const FineTuningChoice f = fine_tuning_of(x.r);
+    if (!f.skip_reason.empty()) {
+        return f.skip_reason;
+    }
+    if (f.mode == TrainingMode::Pretrain) {
+        return std::nullopt;
+    }
+    TrainingSpec& t = x.run.scenario.training;
+    t.mode = f.mode;
+    const bool bridge = x.sw.framework == Framework::MegatronCore;
+    std::string note = std::string("training mode ") + to_string(f.mode) + " (" + f.evidence + ")";
+    if (f.mode == TrainingMode::Lora) {
+        if (f.rank) {
+            t.lora_rank = *f.rank;
+            note += "; LoRA rank " + std::to_string(t.lora_rank) + " as stated";
+        } else {
+            // Megatron-Bridge's LoRA.dim default (src/megatron/bridge/peft/lora.py), as NeMo 2's: the adapters are
+            // a small share of the step at any rank of 8-64.
+            t.lora_rank = 32;
+            note += "; LoRA rank not stated: 32 (Megatron-Bridge/NeMo LoRA default dim)";
+        }
+        if (f.targets != 0) {
+            t.lora_targets = f.targets;
+            note += "; target modules as stated";
+        } else {
+            t.lora_targets = kLoraAllLinear;
+            x.open.lora_targets = true;
+            x.open.lora_targets_preferred_qkv = bridge;
+        }
+    }
+    if (f.packing) {
+        t.sequence_packing = *f.packing;
+        note += std::string("; ") + (t.sequence_packing ? "packed" : "padded") + " samples as stated";
+    } else {
+        // Megatron-Bridge's finetuning performance recipes pack samples into seq_length
+        // (scripts/performance/configs/llama/llama3_llm_finetune.py: packed_sequence_specs.packed_sequence_size).
+        t.sequence_packing = true;
+        note += bridge ? "; packing not stated: packed (Megatron-Bridge's finetuning recipes pack samples into seq_length)"
+                       : "; packing not stated: samples fill the sequence";
+    }
+    note += "; sample length not stated: every sequence counts seq_length tokens, attention over the whole sequence";
+    x.note(note);
+    return std::nullopt;
 }
 
 // Global batch and micro-batch (open when neither it nor the accumulation steps are given).
@@ -180,6 +225,11 @@ Skip map_batch(RowMapper& x)
     } else if (r.grad_accum_steps && t.global_batch % (p.dp * *r.grad_accum_steps) == 0) {
         p.micro_batch = t.global_batch / (p.dp * *r.grad_accum_steps);
         x.note("micro_batch_size not given: global batch / (dp x grad_accum_steps) = " + std::to_string(p.micro_batch));
+    } else if (t.mode != TrainingMode::Pretrain && t.sequence_packing && sw.framework == Framework::MegatronCore) {
+        // Megatron-Bridge's packed sequences (THD with cu_seqlens) take one packed sequence per micro-batch
+        // (docs/training/peft.md: "micro_batch_size=1  # Required for packed sequences").
+        p.micro_batch = 1;
+        x.note("micro_batch_size not given: 1 (Megatron-Bridge's packed fine-tuning sequences need micro-batch 1)");
     } else {
         p.micro_batch = 1;
         open.micro_batch = true;
@@ -536,6 +586,9 @@ RowMapping map_run(const RunRow& r)
     }
     if (!why) {
         map_software_and_precision(x);
+        why = map_training_mode(x);
+    }
+    if (!why) {
         why = map_batch(x);
     }
     if (!why) {

@@ -475,6 +475,18 @@ SoftwareSettings software_settings(const RunRow& r)
     return s;
 }
 
+void apply_precision(TrainingSpec& t, Precision precision, const SoftwareSettings& sw, const PrecisionChoice& pc)
+{
+    t.precision = precision;
+    t.fp8_recipe = precision != Precision::Fp8 ? Fp8Recipe::Delayed : pc.recipe ? *pc.recipe : sw.fp8_recipe; // (the field's default off FP8)
+    // torchao rowwise: axiswise scales computed per pass for input, weight and grad_output (model/low_precision.cpp).
+    t.fp8_axiswise_casts = t.precision == Precision::Fp8 && pc.recipe && pc.recipe_approximated;
+    t.bf16_gradients = sw.bf16_gradients && t.precision != Precision::Fp32;
+    t.fp8_param_gather =
+        sw.fp8_param_gather && t.precision == Precision::Fp8 && (t.fp8_recipe == Fp8Recipe::Current || t.fp8_recipe == Fp8Recipe::Delayed);
+    t.bf16_edge_layers = t.precision == Precision::Fp8 && t.fp8_recipe == Fp8Recipe::Current ? sw.current_scaling_bf16_edge_layers : 0;
+}
+
 NetworkFacts network_facts(const RunRow& r, int gpus_per_node)
 {
     NetworkFacts f;
