@@ -126,6 +126,10 @@ struct RangePrediction {
     int candidates = 0;                       // predicted and kept
     std::vector<std::string> dropped;         // "N of M candidates: reason", one line per reason
     std::vector<std::size_t> central_indices; // the candidate(s) at the centre: one, or the two middle ones
+    // When a setting does not fit by the memory model: which were set aside, or that the centre itself does
+    // not fit (predicted anyway, never moved to a setting the row does not state without saying so). Empty
+    // when every setting fits.
+    std::string memory_note;
 };
 std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProfile& profile, std::string& reason);
 
@@ -189,8 +193,9 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileFor
 // with `reason` set when the plan is refused or not modeled.
 std::optional<double> predict_run(const MappedRun& run, const GpuProfile& profile, std::string& reason);
 // The same for one candidate (scenario + plan) of the run; `fits_memory` says whether it fits.
+// `peak_memory_gib` / `usable_memory_gib`: the largest stage's peak and the GPU's usable memory.
 std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate& candidate, const GpuProfile& profile, std::string& reason,
-                                        bool* fits_memory = nullptr);
+                                        bool* fits_memory = nullptr, double* peak_memory_gib = nullptr, double* usable_memory_gib = nullptr);
 
 // Statistics of signed errors in percent.
 SubsetStats error_statistics(const std::vector<double>& errors_pct, int skipped = 0);

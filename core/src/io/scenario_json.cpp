@@ -62,7 +62,8 @@ TrainingSpec read_training(Reader r)
                       "fused_grouped_mlp",
                       "ssd_scan_time_factor",
                       "te_cross_entropy",
-                      "overlap_p2p"});
+                      "overlap_p2p",
+                      "zero3_fetch"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
@@ -123,6 +124,16 @@ TrainingSpec read_training(Reader r)
             r.error("moe_dispatcher", "must be \"alltoall\" (NCCL, one row per token and expert) or \"flex\" (DeepEP/HybridEP: once per "
                                       "destination NVLink domain), not \"" +
                                           json_fields::bounded(*d) + "\"");
+        }
+    }
+    if (const auto f = r.optional_string("zero3_fetch")) {
+        const std::string v = lowercase(*f);
+        if (v == "layer" || v == "module") {
+            t.zero3_fetch = v == "module" ? Zero3Fetch::Module : Zero3Fetch::Layer;
+        } else {
+            r.error("zero3_fetch", "must be \"layer\" (FSDP, Megatron-FSDP: one all-gather per layer) or \"module\" (DeepSpeed ZeRO-3: one per "
+                                   "submodule), not \"" +
+                                       json_fields::bounded(*f) + "\"");
         }
     }
     if (const auto g = r.optional_string("cuda_graphs")) {

@@ -4,6 +4,7 @@
 #include "vtrain/validation.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <array>
 #include <cmath>
 #include <iterator>
@@ -24,7 +25,7 @@ namespace vtrain {
 using validation_detail::convention_flops;
 
 std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate& candidate, const GpuProfile& profile, std::string& reason,
-                                        bool* fits_memory)
+                                        bool* fits_memory, double* peak_memory_gib, double* usable_memory_gib)
 {
     const Scenario& s = candidate.scenario;
     const Plan& plan = candidate.plan;
@@ -53,6 +54,12 @@ std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate
     }
     if (fits_memory != nullptr) {
         *fits_memory = result->fits_memory;
+    }
+    if (peak_memory_gib != nullptr) {
+        *peak_memory_gib = result->peak_memory_gib;
+    }
+    if (usable_memory_gib != nullptr) {
+        *usable_memory_gib = result->usable_memory_gib;
     }
     const double T = result->iteration_time_s;
     const double n = result->num_gpus;
@@ -84,17 +91,20 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
         bool fits;
         std::size_t index;
         int departures;
+        double peak_gib;
     };
     std::vector<Point> points;
     std::map<std::string, int> dropped; // reason -> candidates
     RangePrediction out;
     std::string first_reason;
+    double usable_gib = 0;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         std::string why;
         bool fits = true;
-        const auto v = predict_candidate(run, candidates[i], profile, why, &fits);
+        double peak = 0;
+        const auto v = predict_candidate(run, candidates[i], profile, why, &fits, &peak, &usable_gib);
         if (v) {
-            points.push_back({*v, fits, i, candidates[i].departures});
+            points.push_back({*v, fits, i, candidates[i].departures, peak});
         } else {
             if (first_reason.empty()) {
                 first_reason = why;
@@ -114,8 +124,35 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
     // The settings a framework would run are those that fit; when none fits by the memory model, all count.
     std::vector<Point> kept;
     std::copy_if(points.begin(), points.end(), std::back_inserter(kept), [](const Point& p) { return p.fits; });
+    auto gib = [](double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.1f GiB", v);
+        return std::string(buf);
+    };
+    auto label_of = [&](const Point& p) {
+        const std::string& l = candidates[p.index].label;
+        return l.empty() ? std::string("the row's settings") : l;
+    };
     if (kept.empty()) {
+        // Nothing fits by the memory model: every setting is scored, and the note says so.
+        const Point& least = *std::min_element(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.peak_gib < b.peak_gib; });
+        out.memory_note = std::string(points.size() == 1 ? "the row's plan does not fit" : "no setting fits") + " by the memory model (peak " +
+                          gib(least.peak_gib) + " of " + gib(usable_gib) + " usable" + (points.size() > 1 ? " at best, " + label_of(least) : "") +
+                          "): predicted as " + (points.size() == 1 ? "stated" : "the range over all of them");
         kept = points;
+    } else if (kept.size() < points.size()) {
+        std::string aside;
+        for (const Point& p : points) {
+            if (!p.fits) {
+                aside += (aside.empty() ? "" : "; ") + label_of(p) + " (" + gib(p.peak_gib) + ")";
+                if (aside.size() > 400) {
+                    aside += "; ...";
+                    break;
+                }
+            }
+        }
+        out.memory_note = std::to_string(points.size() - kept.size()) + " of " + std::to_string(points.size()) +
+                          " settings do not fit by the memory model (" + gib(usable_gib) + " usable) and are set aside: " + aside;
     }
     std::sort(kept.begin(), kept.end(), [](const Point& a, const Point& b) { return a.value < b.value; });
     const std::size_t n_range = kept.size();
@@ -216,6 +253,9 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileFor
             base.error_pct = (*base.predicted - run.measured) / run.measured * 100.0;
             for (const auto& d : range->dropped) {
                 base.notes.push_back("dropped from the range: " + d);
+            }
+            if (!range->memory_note.empty()) {
+                base.notes.push_back("memory: " + range->memory_note);
             }
             // Memory comparisons use the candidate at the centre.
             if (!run.candidates.empty()) {
