@@ -613,16 +613,16 @@ private slots:
         QCOMPARE(report.subsets.at("other:memory").used, 2);
 
         const nlohmann::json j = validation_to_json(report);
-        QCOMPARE(j.size(), std::size_t{4}); // rows, subsets, overall, coverage
+        QCOMPARE(j.size(), std::size_t{4});           // rows, subsets, overall, coverage
         QCOMPARE(j["overall"]["used"].get<int>(), 2); // the scored time-like rows of both subsets; memory comparisons apart
         QCOMPARE(j["overall"]["used"].get<int>(), report.subsets.at("test").used + report.subsets.at("other").used);
         QCOMPARE(j["coverage"]["rows"].get<int>(), 3);
         QCOMPARE(j["coverage"]["modeled"].get<int>(), 2);
         QCOMPARE(report.skip_reasons.at("gated DeltaNet (linear attention) layers are not modeled"), 1);
         for (const auto& row : j["rows"]) {
-            QCOMPARE(row.size(), std::size_t{11});
+            QCOMPARE(row.size(), std::size_t{12});
             for (const char* key : {"id", "subset", "metric", "measured", "predicted", "error_pct", "skipped_reason", "unscored_reason",
-                                    "predicted_low", "predicted_high", "candidates"}) {
+                                    "predicted_low", "predicted_high", "candidates", "plausibility"}) {
                 QVERIFY2(row.contains(key), key);
             }
         }

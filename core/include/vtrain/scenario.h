@@ -272,6 +272,10 @@ struct Plan {
     bool operator==(const Plan&) const = default;
 };
 
+// The most values one search list may hold as read (repeated values included): far above any search,
+// and a bound on the reader's memory and on the explorer's preparation of the space.
+constexpr std::size_t kMaxSearchListValues = std::size_t{1} << 20;
+
 // Ranges for the design-space explorer; empty lists mean "everything legal".
 struct SearchSpace {
     std::vector<int> tp;

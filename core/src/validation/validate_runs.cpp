@@ -8,7 +8,6 @@
 #include <array>
 #include <cmath>
 #include <iterator>
-#include <regex>
 
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -16,8 +15,10 @@
 
 #include "iteration/plan_costs.h"
 #include "model/model_support.h"
+#include "validation/text_scan.h"
 #include "validation/validation_detail.h"
 #include "vtrain/plan_check.h"
+#include "vtrain/plausibility.h"
 #include "vtrain/simulator.h"
 
 namespace vtrain {
@@ -25,7 +26,7 @@ namespace vtrain {
 using validation_detail::convention_flops;
 
 std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate& candidate, const GpuProfile& profile, std::string& reason,
-                                        bool* fits_memory, double* peak_memory_gib, double* usable_memory_gib)
+                                        bool* fits_memory, double* peak_memory_gib, double* usable_memory_gib, PredictionPlausibility* plausibility)
 {
     const Scenario& s = candidate.scenario;
     const Plan& plan = candidate.plan;
@@ -61,6 +62,9 @@ std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate
     if (usable_memory_gib != nullptr) {
         *usable_memory_gib = result->usable_memory_gib;
     }
+    if (plausibility != nullptr) {
+        *plausibility = {result->plausibility, result->plausibility_reasons};
+    }
     const double T = result->iteration_time_s;
     const double n = result->num_gpus;
     switch (run.metric) {
@@ -92,6 +96,7 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
         std::size_t index;
         int departures;
         double peak_gib;
+        PredictionPlausibility plausibility;
     };
     std::vector<Point> points;
     std::map<std::string, int> dropped; // reason -> candidates
@@ -102,9 +107,10 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
         std::string why;
         bool fits = true;
         double peak = 0;
-        const auto v = predict_candidate(run, candidates[i], profile, why, &fits, &peak, &usable_gib);
+        PredictionPlausibility flags;
+        const auto v = predict_candidate(run, candidates[i], profile, why, &fits, &peak, &usable_gib, &flags);
         if (v) {
-            points.push_back({*v, fits, i, candidates[i].departures, peak});
+            points.push_back({*v, fits, i, candidates[i].departures, peak, std::move(flags)});
         } else {
             if (first_reason.empty()) {
                 first_reason = why;
@@ -168,6 +174,14 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
     out.central = n % 2 == 1 ? kept[n / 2].value : 0.5 * (kept[n / 2 - 1].value + kept[n / 2].value);
     out.central_indices =
         n % 2 == 1 ? std::vector<std::size_t>{kept[n / 2].index} : std::vector<std::size_t>{kept[n / 2 - 1].index, kept[n / 2].index};
+    for (std::size_t k = n % 2 == 1 ? n / 2 : n / 2 - 1; k <= n / 2; ++k) {
+        out.plausibility_flags |= kept[k].plausibility.flags;
+        for (const std::string& reason : kept[k].plausibility.reasons) {
+            if (std::find(out.plausibility.begin(), out.plausibility.end(), reason) == out.plausibility.end()) {
+                out.plausibility.push_back(reason);
+            }
+        }
+    }
     return out;
 }
 
@@ -250,6 +264,8 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileFor
             base.predicted_low = range->low;
             base.predicted_high = range->high;
             base.candidates = range->candidates;
+            base.plausibility_flags = range->plausibility_flags;
+            base.plausibility = range->plausibility;
             base.error_pct = (*base.predicted - run.measured) / run.measured * 100.0;
             for (const auto& d : range->dropped) {
                 base.notes.push_back("dropped from the range: " + d);
@@ -281,6 +297,8 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileFor
             m.predicted_high.reset();
             m.error_pct.reset();
             m.skipped_reason.clear();
+            m.plausibility_flags = 0;
+            m.plausibility.clear();
             MappedRun memory_run = run;
             memory_run.metric = metric;
             std::string why;
@@ -343,6 +361,7 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileFor
         if (r.error_pct) {
             ++report.rows_modeled;
             report.rows_unscored += r.unscored_reason.empty() ? 0 : 1;
+            report.rows_flagged += r.plausibility.empty() ? 0 : 1;
         } else {
             ++report.skip_reasons[skip_reason_class(r.skipped_reason)];
         }
@@ -354,14 +373,12 @@ std::string skip_reason_class(const std::string& reason)
 {
     // Fold the parts that vary from row to row (numbers, quoted values, the plan's diagnostic) so that
     // reasons count by kind.
-    static const std::regex quoted("\"[^\"]*\"");
-
     std::string s = reason;
     if (s.rfind("plan refused: ", 0) == 0) {
         const auto colon = s.find(':', 14);
         s = colon == std::string::npos ? s : s.substr(0, colon);
     }
-    s = std::regex_replace(s, quoted, "\"...\"");
+    s = validation_detail::scan::replace_spans(s, '"', '"', "\"...\"");
 
     return s;
 }
@@ -381,7 +398,8 @@ nlohmann::json validation_to_json(const ValidationReport& report)
                         {"predicted_high", opt(r.predicted_high)},
                         {"candidates", r.candidates},
                         {"skipped_reason", r.skipped_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.skipped_reason)},
-                        {"unscored_reason", r.unscored_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.unscored_reason)}});
+                        {"unscored_reason", r.unscored_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.unscored_reason)},
+                        {"plausibility", {{"flags", plausibility_codes(r.plausibility_flags)}, {"reasons", r.plausibility}}}});
     }
     const auto stats_json = [](const SubsetStats& s) {
         return nlohmann::json{{"used", s.used},         {"skipped", s.skipped},           {"unscored", s.unscored},
@@ -400,7 +418,11 @@ nlohmann::json validation_to_json(const ValidationReport& report)
             {"subsets", subsets},
             {"overall", stats_json(report.overall)},
             {"coverage",
-             {{"rows", report.rows_in_file}, {"modeled", report.rows_modeled}, {"unscored", report.rows_unscored}, {"skip_reasons", reasons}}}};
+             {{"rows", report.rows_in_file},
+              {"modeled", report.rows_modeled},
+              {"unscored", report.rows_unscored},
+              {"flagged", report.rows_flagged},
+              {"skip_reasons", reasons}}}};
 }
 
 } // namespace vtrain

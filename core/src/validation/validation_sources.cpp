@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <regex>
 #include <string_view>
 
+#include "validation/text_scan.h"
 #include "validation/validation_detail.h"
 #include "vtrain/scenario_json.h"
 
@@ -66,12 +66,7 @@ int nemo_container(const RunRow& r)
     if (!r.software || r.software->size() > 4096) {
         return 0;
     }
-    static const std::regex version(R"(nemo\s+(\d{2})\.(\d{2})(?:\.(\d{2}))?)", std::regex::icase);
-    std::smatch m;
-    if (!std::regex_search(*r.software, m, version)) {
-        return 0;
-    }
-    return std::stoi(m[1]) * 10000 + std::stoi(m[2]) * 100 + (m[3].matched ? std::stoi(m[3]) : 0);
+    return scan::nemo_version(*r.software).value_or(0);
 }
 
 // Regressions the framework's maintainers document, by model, GPU and NeMo container range (yymmpp). The
@@ -223,9 +218,7 @@ SoftwareSettings software_settings(const RunRow& r)
         return s;
     }
     if (contains(r.software, "megatron")) {
-        static const std::regex year("(20[0-9][0-9])");
-        std::smatch m;
-        const int y = std::regex_search(*r.software, m, year) ? std::stoi(m[1]) : 0;
+        const int y = scan::first_year(*r.software).value_or(0);
         if (y == 2021) {
             // Megatron-LM 2021 (SC'21): as below, and each micro-batch's fp16 weight gradients are added into
             // fp32 main_grad buffers by a separate kernel (10 bytes per parameter); the fused weight-gradient
