@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "vtrain/json_fields.h"
 #include "vtrain/rank_layout.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/uncertainty.h"
@@ -57,7 +58,9 @@ std::string percent(double part, double whole)
 void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profile, const SimulationResult& r)
 {
     const Plan& p = r.plan;
-    out << s.model.name << " on " << r.num_gpus << " x " << profile.name << " (profile " << profile.id << ", " << profile_provenance(profile)
+    // User text (the scenario's and the profile's names) with its control characters shown, not obeyed.
+    out << json_fields::printable(s.model.name) << " on " << r.num_gpus << " x " << json_fields::printable(profile.name) << " (profile "
+        << json_fields::printable(profile.id) << ", " << profile_provenance(profile)
         << (r.band_coverage > 0 && !r.band_calibrated ? ": UNCALIBRATED, default band" : "") << ")\n";
     out << "plan: t=" << p.tp << " p=" << p.pp << " d=" << p.dp << ", micro-batch " << p.micro_batch << " x " << r.micro_batches << " per replica, "
         << to_string(p.schedule);
@@ -153,6 +156,24 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
     out << "  data-parallel (exposed) " << duration(b.dp_comm_exposed_s) << "  " << percent(b.dp_comm_exposed_s, T) << "\n";
     out << "  optimizer step          " << duration(b.optimizer_s) << "  " << percent(b.optimizer_s, T) << "\n";
     out << "  bubble (idle)           " << duration(b.bubble_s) << "  " << percent(b.bubble_s, T) << "\n";
+
+    // Lower bounds from first principles (physical_floors.h): no run of this plan can beat any of them.
+    if (r.floors.binding_s() > 0) {
+        out << "\nphysical floors (per GPU, datasheet rates; no iteration can be faster)\n";
+        const char* names[] = {"compute", "HBM", r.floor_hardware.scale_up_name.c_str(), "network", "host link"};
+        for (std::size_t i = 0; i < kFloorResources; ++i) {
+            const auto res = static_cast<FloorResource>(i);
+            char label[32];
+            std::snprintf(label, sizeof label, "  %-22s", names[i]);
+            out << label << duration(r.floors.seconds[i]) << "  " << percent(r.floors.seconds[i], T) << "  "
+                << floor_resource_label(res, r.floor_hardware) << "\n";
+        }
+        out << "  " << floor_summary(r.floors, r.floor_hardware, T) << "\n";
+    }
+    out << "plausibility       " << (r.plausibility == 0 ? std::string("no flags") : "FLAGGED") << "\n";
+    for (const std::string& reason : r.plausibility_reasons) {
+        out << "  " << reason << "\n";
+    }
 
     out << "\nstage  layers   weights+grads+optim   activations   total GiB   busy\n";
     const std::size_t n = r.stages.size();

@@ -157,15 +157,30 @@ void DetailsPanel::setResult(std::shared_ptr<const SimulationResult> result, boo
     if (r.band_coverage > 0) {
         iteration += QStringLiteral(" (%1–%2)").arg(formatSeconds(r.iteration_time_low_s), formatSeconds(r.iteration_time_high_s));
     }
-    m_header->setToolTip(r.band_coverage > 0 ? tr("The iteration time's band: %1% of the GPU profile's validation runs fall within it (%2)")
-                                                   .arg(qRound(100 * r.band_coverage))
-                                                   .arg(QString::fromStdString(r.band_source))
-                                             : tr("This GPU profile has no uncertainty band (it was not calibrated)"));
+    QString tip = r.band_coverage > 0 ? tr("The iteration time's band: %1% of the GPU profile's validation runs fall within it (%2)")
+                                            .arg(qRound(100 * r.band_coverage))
+                                            .arg(QString::fromStdString(r.band_source))
+                                      : tr("This GPU profile has no uncertainty band (it was not calibrated)");
+    // The binding physical floor (physical_floors.h) and the plausibility flags (plausibility.h).
+    QString floor;
+    if (r.floors.binding_s() > 0 && r.iteration_time_s > 0) {
+        floor = tr(" · %1-bound floor %2")
+                    .arg(QString::fromLatin1(to_string(r.floors.binding)), formatPercent(r.floors.binding_s() / r.iteration_time_s));
+        tip += QStringLiteral("\n\n") + QString::fromStdString(floor_summary(r.floors, r.floor_hardware, r.iteration_time_s));
+    }
+    if (r.plausibility != 0) {
+        floor += QStringLiteral(" · <span style=\"color:#d62728\">⚠ %1</span>").arg(tr("implausible (hover)"));
+        for (const std::string& reason : r.plausibility_reasons) {
+            tip += QStringLiteral("\n⚠ ") + QString::fromStdString(reason);
+        }
+    }
+    m_header->setToolTip(tip);
     m_header->setText(tr("<b>%1 × %2</b> · %3 &nbsp;—&nbsp; iteration %4 · bubble %5 · MFU %6 · peak %7 · %8 · %9 · %10 tasks")
                           .arg(formatCount(r.num_gpus), QString::fromStdString(r.gpu), planSummary(r.plan).toHtmlEscaped(), iteration,
                                formatPercent(r.bubble_fraction), formatPercent(r.mfu), formatGiB(r.peak_memory_gib), formatDays(r.training_days),
                                formatDollars(r.cost_usd))
-                          .arg(formatCount(static_cast<double>(r.task_count ? r.task_count : r.timeline.size()))));
+                          .arg(formatCount(static_cast<double>(r.task_count ? r.task_count : r.timeline.size()))) +
+                      floor);
 }
 
 void DetailsPanel::updateTaskPanel()

@@ -2,6 +2,8 @@
 // vtrain-explorer: the desktop explorer. `vtrain-explorer [SCENARIO.json]` opens the window on that
 // scenario, else on the autosaved one, else on MT-NLG 530B on A100.
 #include <cstdio>
+#include <exception>
+#include <new>
 #include <optional>
 #include <string_view>
 
@@ -15,6 +17,7 @@
 #include "screenshot.h"
 #include "views/scenario_editor.h"
 #include "views/theme.h"
+#include "vtrain/json_fields.h"
 
 namespace {
 
@@ -39,7 +42,7 @@ bool asksOnlyForText(int argc, char** argv)
 
 } // namespace
 
-int main(int argc, char** argv)
+int runExplorer(int argc, char** argv)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Explore LLM training plans: time, cost, pipeline timelines and memory.\n\n"
@@ -143,4 +146,18 @@ int main(int argc, char** argv)
         QObject::connect(session, &vtrain::ui::ScreenshotSession::done, &app, [](int code) { QApplication::exit(code); });
     }
     return app.exec();
+}
+
+int main(int argc, char** argv)
+{
+    // Running out of memory anywhere (reading a file, an event handler) ends with one line, never with an
+    // abort on an uncaught std::bad_alloc.
+    try {
+        return runExplorer(argc, argv);
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "vtrain-explorer: out of memory\n");
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "vtrain-explorer: internal error: %s\n", vtrain::json_fields::bounded(e.what(), 1000).c_str());
+    }
+    return 1;
 }

@@ -53,6 +53,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     : QMainWindow(parent), m_options(std::move(options)), m_catalog(m_options.profiles ? ProfileCatalog(*m_options.profiles) : ProfileCatalog())
 {
     setObjectName(QStringLiteral("mainWindow"));
+    setAcceptDrops(true); // a config.json or launch file dropped on the window is imported (import_action.cpp)
     setWindowIcon(QIcon(QStringLiteral(":/icons/vtrain-explorer.svg")));
     m_planModel = new PlanTableModel(this);
     m_rejectModel = new RejectModel(this);
@@ -225,6 +226,7 @@ void MainWindow::buildMenus()
         presetsMenu->addAction(p.title, this, [this, id = p.id] { loadPreset(id); });
     }
     file->addAction(QIcon(QStringLiteral(":/icons/open.svg")), tr("&Open scenario…"), QKeySequence::Open, this, &MainWindow::openDialog);
+    file->addAction(tr("&Import…"), this, &MainWindow::importDialog)->setObjectName(QStringLiteral("importAction"));
     m_recentMenu = file->addMenu(tr("Open &recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     file->addAction(QIcon(QStringLiteral(":/icons/save.svg")), tr("&Save scenario"), QKeySequence::Save, this, &MainWindow::saveOrSaveAs);

@@ -101,9 +101,15 @@ public:
     bool exportMemory(const QString& path, const ExportSize& size, QString* error = nullptr);
     bool exportPlans(const QString& path, QString* error = nullptr); // .csv or .json by suffix
     bool exportChromeTrace(const QString& path, QString* error = nullptr);
+    // File > Import… and a dropped file (import_action.cpp): a Hugging Face config.json, Megatron-LM
+    // arguments, a torchtitan TOML or Megatron-Bridge overrides becomes the scenario, as if opened but not
+    // yet saved; a model-only file keeps the window's GPU type and count. `notes` gets what was assumed.
+    bool importFile(const QString& path, QString* error = nullptr, QStringList* notes = nullptr);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     void buildDocks();
@@ -136,6 +142,8 @@ private:
     void rebuildRecentMenu();
     // Menu actions with file dialogs and error boxes.
     void openDialog();
+    void importDialog();
+    void showImportNotes(const QString& path, const QStringList& notes);
     void saveAsDialog();
     void saveOrSaveAs();
     void exportImageDialog(const QString& what, const QString& name, QWidget* view,

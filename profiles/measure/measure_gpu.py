@@ -60,8 +60,8 @@ MEASURED_METHOD = ("measured with profiles/measure/measure_gpu.py: PyTorch opera
 MEMORY_BOUND_KINDS = ("layernorm", "gelu", "swiglu", "softmax", "dropout", "residual_add",
                       "cross_entropy", "embedding")
 SIXTEEN_BIT = ("bf16", "fp16")
-GEMM_DTYPES = ("bf16", "fp16", "fp32", "tf32")
-ELEMENT_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4, "tf32": 4}
+GEMM_DTYPES = ("bf16", "fp16", "fp32", "tf32", "fp8")
+ELEMENT_BYTES = {"bf16": 2, "fp16": 2, "fp32": 4, "tf32": 4, "fp8": 1}
 COLLECTIVE_OPS = ("all_reduce", "all_gather", "reduce_scatter")
 # torch.distributed calls tried for each operation, preferred first (gloo lacks the *_tensor forms).
 COLLECTIVE_VARIANTS = {
@@ -76,10 +76,10 @@ COLLECTIVE_VARIANTS = {
 KNOWN_GPUS: Tuple[Tuple[str, Optional[Dict[str, float]]], ...] = (
     (r"\ba100\b", {"bf16": 312.0, "fp16": 312.0, "tf32": 156.0, "fp32": 19.5}),
     (r"\bh100\b.*\bnvl\b", None),
-    (r"\bh100\b.*\bpcie\b", {"bf16": 756.0, "fp16": 756.0, "tf32": 378.0, "fp32": 51.2}),
-    (r"\bh100\b", {"bf16": 989.4, "fp16": 989.4, "tf32": 494.7, "fp32": 66.9}),
+    (r"\bh100\b.*\bpcie\b", {"bf16": 756.0, "fp16": 756.0, "tf32": 378.0, "fp32": 51.2, "fp8": 1513.0}),
+    (r"\bh100\b", {"bf16": 989.4, "fp16": 989.4, "tf32": 494.7, "fp32": 66.9, "fp8": 1978.9}),
     (r"\bh200\b.*\bnvl\b", None),
-    (r"\bh200\b", {"bf16": 989.4, "fp16": 989.4, "tf32": 494.7, "fp32": 66.9}),
+    (r"\bh200\b", {"bf16": 989.4, "fp16": 989.4, "tf32": 494.7, "fp32": 66.9, "fp8": 1978.9}),
 )
 
 # Used when no modeled profile of this GPU exists: a PCIe-class node with modest NICs, so a simulation
@@ -197,7 +197,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--out", required=True, type=Path, metavar="PATH", help="profile JSON to write")
     parser.add_argument("--quick", action="store_true", help="smaller, coarser grids (a minute or two)")
     parser.add_argument("--dtype", default="bf16,fp16", metavar="LIST",
-                        help="GEMM data types, comma-separated, from bf16,fp16,fp32,tf32; the first 16-bit one "
+                        help="GEMM data types, comma-separated, from bf16,fp16,fp32,tf32,fp8 (E4M3 scaled GEMM, PyTorch 2.1+); the first 16-bit one "
                              "is also used for attention and memory-bound operators (default: bf16,fp16)")
     parser.add_argument("--resume", action=argparse.BooleanOptionalAction, default=True,
                         help="reuse points from <out>.partial.json (default: on)")
@@ -551,7 +551,7 @@ def fill_grid(ctx: Context, spec: TableSpec, points: List[tuple], values: Dict[t
 # Data types
 
 
-TORCH_DTYPES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32", "tf32": "float32"}
+TORCH_DTYPES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32", "tf32": "float32", "fp8": "float8_e4m3fn"}
 
 
 def resolve_dtypes(ctx: Context, names: Sequence[str]) -> None:
@@ -559,7 +559,13 @@ def resolve_dtypes(ctx: Context, names: Sequence[str]) -> None:
     torch = ctx.torch
     substitutions = {}
     for name in names:
-        dtype = getattr(torch, TORCH_DTYPES[name])
+        dtype = getattr(torch, TORCH_DTYPES[name], None)
+        if dtype is None:  # float8 types arrived in PyTorch 2.1
+            if ctx.rt.is_cuda:
+                raise MeasureError(f"--dtype {name}: this PyTorch ({torch.__version__}) has no torch.{TORCH_DTYPES[name]}")
+            substitutions[name] = f"computed in float32 on the CPU (this PyTorch has no torch.{TORCH_DTYPES[name]})"
+            ctx.compute_dtypes[name] = torch.float32
+            continue
         if not ctx.rt.is_cuda:
             problem = cpu_dtype_problem(torch, dtype)
             if problem:
@@ -606,6 +612,13 @@ def gemm_spec(ctx: Context, name: str) -> TableSpec:
 
     def measure(point: tuple) -> List[float]:
         m, n, k = point
+        if name == "fp8" and ctx.rt.is_cuda:
+            # Transformer Engine's FP8 GEMM is cuBLASLt's scaled matmul: E4M3 operands (the second one
+            # column-major), per-tensor scales, a BF16 output; torch._scaled_mm calls the same kernel.
+            a = randn(ctx, (m, k), torch.bfloat16).to(dtype)
+            b = randn(ctx, (n, k), torch.bfloat16).to(dtype).t()
+            one = torch.ones((), device=ctx.rt.device, dtype=torch.float32)
+            return [time_op(ctx.rt, lambda: torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16), ctx.timing)]
         a, b = randn(ctx, (m, k), dtype), randn(ctx, (k, n), dtype)
         if ctx.rt.is_cuda:
             torch.backends.cuda.matmul.allow_tf32 = name == "tf32"
@@ -1358,6 +1371,16 @@ def check_range(errors: List[str], where: str, value: Any, low: float, high: flo
         errors.append(f"{where}: {value!r} is outside [{low:g}, {high:g}]")
 
 
+def guess_vendor(device_name: str) -> str:
+    """The vendor the GUI groups a GPU under; the base profile's wins when there is one."""
+    lowered = device_name.lower()
+    if "nvidia" in lowered:
+        return "NVIDIA"
+    if "amd" in lowered or "instinct" in lowered:
+        return "AMD"
+    return ""
+
+
 def build_profile(ctx: Context, identity: Dict[str, Any], figures: Dict[str, Any],
                   tables: Dict[str, Any], base: Optional[Dict[str, Any]], base_path: Optional[Path],
                   collectives: Optional[Dict[str, Any]]) -> Dict[str, Any]:
@@ -1369,6 +1392,7 @@ def build_profile(ctx: Context, identity: Dict[str, Any], figures: Dict[str, Any
         "schema_version": SCHEMA_VERSION,
         "id": args.id or args.out.stem,
         "name": args.name or identity["name"],
+        "vendor": (base or {}).get("vendor") or guess_vendor(identity["name"]),
         "source": "measured" if ctx.rt.is_cuda else "modeled",
         "source_details": None,  # filled below, once every note is known
         "memory_gib": round(identity["memory_bytes"] / GIB, 2),

@@ -263,6 +263,18 @@ class DryRunTests(unittest.TestCase):
         self.assertIn("base.json", profile["source_details"]["links_note"])
         self.assertEqual((profile["id"], profile["name"]), ("custom-id", "Custom"))
 
+    def test_fp8_gemms_get_their_own_table(self):
+        # On the CPU the E4M3 scaled GEMM is stood in for by a float32 matmul, and the profile says so.
+        out = Path(self.tmp.name) / "fp8" / "p.json"
+        out.parent.mkdir()
+        result = run_tool("--dry-run", "--skip-collectives", "--dtype", "bf16,fp8", "--out", out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        profile = json.loads(out.read_text())
+        self.assertEqual(sorted(profile["gemm"]), ["bf16", "fp8"])
+        self.assertIn("fp8", profile["source_details"]["dry_run_substitutions"])
+        self.assertEqual(len(profile["gemm"]["fp8"]["seconds"]),
+                         len(profile["gemm"]["fp8"]["m"]) * len(profile["gemm"]["fp8"]["n"]) * len(profile["gemm"]["fp8"]["k"]))
+
     def test_bad_arguments_fail_cleanly(self):
         result = run_tool("--dry-run", "--dtype", "int8", "--out", Path(self.tmp.name) / "x.json")
         self.assertEqual(result.returncode, 2)

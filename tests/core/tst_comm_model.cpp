@@ -2,6 +2,7 @@
 // The communication model against hand-computed cases.
 #include <QtTest>
 
+#include "model/nccl_tuning.h"
 #include "vtrain/comm_model.h"
 #include "vtrain/rank_layout.h"
 
@@ -163,10 +164,12 @@ private slots:
         const CommModel c = a100_like();
         const double bytes = 1e9;
         const int n = 12;
+        // 1 GB is bandwidth-bound: NCCL's ring with Simple, 2 x 11 steps all between domains (tuning.cc:
+        // min(steps, 2 x domains) network hops at 14 us, base 8.4 us, x 1.4 for a multi-node Simple ring).
         const double bandwidth = bytes * 2.0 * 11 / 12 / 20e9;
-        const double ring = 10e-6 + 2 * 11 * 5e-6 + bandwidth;
-        const double tree = 10e-6 + 2 * 4 * 5e-6 + bandwidth; // ceil(log2 12) = 4
-        QCOMPARE(c.collective_seconds(Collective::AllReduce, bytes, place_group(n, 8, 8)), std::min(ring, tree));
+        const double ring = (8.4 + 22 * 14.0) * 1.4 * 1e-6 + bandwidth;
+        QCOMPARE(c.collective_seconds(Collective::AllReduce, bytes, place_group(n, 8, 8)), ring);
+        // The single-tier building block keeps the link latencies.
         QCOMPARE(c.inter_node_seconds(Collective::ReduceScatter, bytes, n), 10e-6 + 11 * 5e-6 + bytes * 11.0 / 12 / 20e9);
     }
 
@@ -175,11 +178,69 @@ private slots:
         const CommModel c = a100_like();
         const double bytes = 8e8;
         const GroupPlacement g = place_group(16, 2, 8); // 4 per node, 4 nodes
-        const double expected = c.intra_node_seconds(Collective::ReduceScatter, bytes, 4) +
-                                c.inter_node_seconds(Collective::AllReduce, bytes / 4, 4) + c.intra_node_seconds(Collective::AllGather, bytes, 4);
+        // Wire: reduce-scatter inside the domain, all-reduce of a quarter across, all-gather inside; latency:
+        // NCCL's ring over all 16 ranks (2 x 15 steps, 2 x 4 of them between domains), Simple, x 1.4.
+        const double wire = bytes * 3.0 / 4 / 200e9 + bytes / 4 * 2.0 * 3 / 4 / 20e9 + bytes * 3.0 / 4 / 200e9;
+        const double expected = (8.4 + 22 * 3.4 + 8 * 14.0) * 1.4 * 1e-6 + wire;
         QCOMPARE(c.collective_seconds(Collective::AllReduce, bytes, g), expected);
         // Spreading the same group one member per node is slower: the whole buffer crosses the network.
         QVERIFY(c.collective_seconds(Collective::AllReduce, bytes, place_group(16, 8, 8)) > expected);
+    }
+
+    // Issue 29: a collective over domains pays NCCL's latency for every hop of its ring (tuning.cc @
+    // b6475625), so it grows with the ranks; NCCL picks LL for small messages and Simple for large ones.
+    void nccl_ring_latency_counts_every_rank()
+    {
+        // 1,024 ranks in 128 domains of 8: 1,023 ring steps, 127 of them between domains; an intra-domain hop of a
+        // multi-node ring costs at least the network post (1 us, x3 for Simple).
+        QCOMPARE(nccl_latency_seconds(NcclCollective::AllGather, NcclAlgorithm::Ring, NcclProtocol::Simple, 1024, 128),
+                 (8.4 + 896 * 3.4 + 127 * 14.0) * 1e-6);
+        QCOMPARE(nccl_latency_seconds(NcclCollective::ReduceScatter, NcclAlgorithm::Ring, NcclProtocol::LL, 1024, 128),
+                 (6.6 + 896 * 1.0 + 127 * 2.7) * 1e-6);
+        QCOMPARE(nccl_latency_seconds(NcclCollective::AllGather, NcclAlgorithm::Ring, NcclProtocol::LL128, 1024, 128),
+                 (14.0 + 896 * 1.9 + 127 * 4.0) * 1e-6);
+        // All-reduce: 2(n - 1) steps, 2 x domains of them across; the tree pays log2(domains) network hops.
+        QCOMPARE(nccl_latency_seconds(NcclCollective::AllReduce, NcclAlgorithm::Ring, NcclProtocol::Simple, 16, 2),
+                 (8.4 + 26 * 3.4 + 4 * 14.0) * 1.4 * 1e-6);
+        QCOMPARE(nccl_latency_seconds(NcclCollective::AllReduce, NcclAlgorithm::Tree, NcclProtocol::LL, 1024, 128),
+                 (6.8 + 2 * (7 * 0.6 + 7 * 5.0)) * 1e-6);
+        // Wire time by protocol: LL at a quarter of the bandwidth but at most 20.4 GB/s of bus bytes, LL128 at 92%.
+        QCOMPARE(nccl_wire_seconds(NcclAlgorithm::Ring, NcclProtocol::LL, 1e-3, 1e6), 4e-3);
+        QCOMPARE(nccl_wire_seconds(NcclAlgorithm::Ring, NcclProtocol::LL, 1e-6, 1e6), 1e6 / 20.4e9);
+        QCOMPARE(nccl_wire_seconds(NcclAlgorithm::Ring, NcclProtocol::LL128, 1e-3, 1e6), 1e-3 / 0.92);
+    }
+
+    void nccl_picks_the_protocol_by_message_size()
+    {
+        const CommModel c = a100_like();
+        const GroupPlacement g = place_group(1024, 1, 8); // 128 domains of 8
+        QCOMPARE(g.nodes, 128);
+        // 1 KB: latency-bound, LL: its latency plus the bus bytes at LL's 20.4 GB/s cap.
+        const double small = 1e3;
+        const double ll = (6.6 + 896 * 1.0 + 127 * 2.7) * 1e-6 + small * 1023 / 1024 / 20.4e9;
+        QCOMPARE(c.collective_seconds(Collective::AllGather, small, g), ll);
+        // 4 GB: bandwidth-bound, Simple: wire (an eighth across the network, the whole inside) plus its latency.
+        const double large = 4e9;
+        const double wire = large / 8 * 127 / 128 / 20e9 + large * 7 / 8 / 200e9;
+        const double simple = (8.4 + 896 * 3.4 + 127 * 14.0) * 1e-6 + wire;
+        QCOMPARE(c.collective_seconds(Collective::AllGather, large, g), simple);
+        const NcclChoice choice = nccl_best(NcclCollective::AllGather, wire, large * 1023 / 1024, 1024, 128);
+        QCOMPARE(choice.protocol, NcclProtocol::Simple);
+        QCOMPARE(nccl_best(NcclCollective::AllGather, 1e-8, small, 1024, 128).protocol, NcclProtocol::LL);
+    }
+
+    void gather_latency_grows_with_the_ranks()
+    {
+        // A small gather (1 KB per rank) over 64 and over 1,024 ranks, 8 per domain: LL both times, and the
+        // difference is the ring's extra hops (960 intra-domain at 1 us, 120 network at 2.7 us), not bytes.
+        const CommModel c = a100_like();
+        const double t64 = c.collective_seconds(Collective::AllGather, 64e3, place_group(64, 1, 8));
+        const double t1024 = c.collective_seconds(Collective::AllGather, 1024e3, place_group(1024, 1, 8));
+        QCOMPARE(t64, (6.6 + 56 * 1.0 + 7 * 2.7) * 1e-6 + 64e3 * 63 / 64 / 20.4e9);
+        QCOMPARE(t1024, (6.6 + 896 * 1.0 + 127 * 2.7) * 1e-6 + 1024e3 * 1023 / 1024 / 20.4e9);
+        QVERIFY(t1024 > 10 * t64);
+        // Inside one domain nothing changes: the link latencies of the profile.
+        QCOMPARE(c.collective_seconds(Collective::AllGather, 1e6, place_group(8, 1, 8)), 20e-6 + 7 * 2e-6 + 1e6 * 7.0 / 8 / 200e9);
     }
 
     void point_to_point_picks_the_link()

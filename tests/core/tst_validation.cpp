@@ -314,6 +314,65 @@ private slots:
         QVERIFY(!run.plan.overlap_grad_reduce);
     }
 
+    // Issue 29: units are read case-sensitively (b bits, B bytes), so "8x50 GB/s" is 8 x 400 Gb/s, not 8 x 50.
+    void network_rates_are_read_with_their_units_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("nics");      // -1: the profile's count (not set)
+        QTest::addColumn<double>("gbit");   // one NIC's line rate
+        QTest::addColumn<QString>("as_written");
+        QTest::newRow("GB/s per node") << "InfiniBand 8x50 GB/s per node" << 8 << 400.0 << "50 GB/s";
+        QTest::newRow("Gb/s per node") << "InfiniBand 8x50 Gb/s per node" << 8 << 50.0 << "50 Gb/s";
+        QTest::newRow("Gbit/s") << "InfiniBand 8x400 Gbit/s per node" << 8 << 400.0 << "400 Gbit/s";
+        QTest::newRow("glued 8x400Gb/s") << "8x400Gb/s" << 8 << 400.0 << "400Gb/s";
+        QTest::newRow("Gbps with words between") << "8x NVIDIA Mellanox 200 Gbps HDR InfiniBand HCAs per node (+2 for storage)" << 8 << 200.0
+                                                 << "200 Gbps";
+        QTest::newRow("GB/s per GPU") << "InfiniBand, \"IB (50 GB/s)\" per GPU" << 8 << 400.0 << "50 GB/s";
+        QTest::newRow("Gb/s per GPU") << "backend RDMA network, 400 Gb/s per GPU" << 8 << 400.0 << "400 Gb/s";
+        QTest::newRow("bare 400G") << "8 x 400G NDR InfiniBand" << 8 << 400.0 << "400G";
+        QTest::newRow("Tbps per node") << "3.2 Tbps per node" << 8 << 400.0 << "3.2 Tbps";
+        QTest::newRow("TB/s per node") << "0.4 TB/s per node" << 8 << 400.0 << "0.4 TB/s";
+        QTest::newRow("multiplication sign") << "8\u00d7200 Gb/s" << 8 << 200.0 << "200 Gb/s";
+        QTest::newRow("GbE") << "2x100GbE per node" << 2 << 100.0 << "100GbE";
+        QTest::newRow("one rate, no count") << "HDR InfiniBand 200 Gb/s" << -1 << 200.0 << "200 Gb/s";
+        QTest::newRow("generation only") << "8x NDR InfiniBand" << 8 << 400.0 << "NDR (400 Gb/s)";
+        QTest::newRow("GT/s is no NIC rate") << "PCIe Gen5 32 GT/s, 4x HDR" << 4 << 200.0 << "HDR (200 Gb/s)";
+    }
+    void network_rates_are_read_with_their_units()
+    {
+        QFETCH(QString, text);
+        QFETCH(int, nics);
+        QFETCH(double, gbit);
+        QFETCH(QString, as_written);
+        nlohmann::json row = base_row("net");
+        row["inter_node_interconnect"] = text.toStdString();
+        const MappedRun run = map_one(row);
+        const auto& links = run.scenario.cluster.links;
+        QCOMPARE(links.nics_per_node.has_value(), nics > 0);
+        if (nics > 0) {
+            QCOMPARE(*links.nics_per_node, nics);
+        }
+        QVERIFY(links.nic_gbit_per_s.has_value());
+        QCOMPARE(*links.nic_gbit_per_s, gbit);
+        // The notes print the text read and the rate used.
+        const std::string note = "network: inter_node_interconnect \"" + as_written.toStdString() + "\" read as ";
+        QVERIFY2(has_note(run, note.c_str()), note.c_str());
+        if (nics > 0) {
+            const std::string rate = std::to_string(nics) + " x ";
+            QVERIFY(has_note(run, rate.c_str()));
+        }
+    }
+    void text_without_a_rate_keeps_the_profiles_network()
+    {
+        for (const char* text : {"InfiniBand", "fat tree, 16 GT/s", "4 GPUs per compute tray"}) {
+            nlohmann::json row = base_row("net");
+            row["inter_node_interconnect"] = text;
+            const MappedRun run = map_one(row);
+            QVERIFY2(!run.scenario.cluster.links.nic_gbit_per_s.has_value(), text);
+            QVERIFY(has_note(run, "network not documented"));
+        }
+    }
+
     void open_settings_use_stated_defaults()
     {
         nlohmann::json row = base_row("open");
@@ -556,16 +615,16 @@ private slots:
         QCOMPARE(report.subsets.at("other:memory").used, 2);
 
         const nlohmann::json j = validation_to_json(report);
-        QCOMPARE(j.size(), std::size_t{4}); // rows, subsets, overall, coverage
+        QCOMPARE(j.size(), std::size_t{4});           // rows, subsets, overall, coverage
         QCOMPARE(j["overall"]["used"].get<int>(), 2); // the scored time-like rows of both subsets; memory comparisons apart
         QCOMPARE(j["overall"]["used"].get<int>(), report.subsets.at("test").used + report.subsets.at("other").used);
         QCOMPARE(j["coverage"]["rows"].get<int>(), 3);
         QCOMPARE(j["coverage"]["modeled"].get<int>(), 2);
         QCOMPARE(report.skip_reasons.at("gated DeltaNet (linear attention) layers are not modeled"), 1);
         for (const auto& row : j["rows"]) {
-            QCOMPARE(row.size(), std::size_t{11});
+            QCOMPARE(row.size(), std::size_t{12});
             for (const char* key : {"id", "subset", "metric", "measured", "predicted", "error_pct", "skipped_reason", "unscored_reason",
-                                    "predicted_low", "predicted_high", "candidates"}) {
+                                    "predicted_low", "predicted_high", "candidates", "plausibility"}) {
                 QVERIFY2(row.contains(key), key);
             }
         }

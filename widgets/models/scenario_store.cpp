@@ -13,41 +13,10 @@
 #include <QStandardPaths>
 
 #include "models/settings_keys.h"
+#include "vtrain/json_fields.h"
 #include "vtrain/scenario_json.h"
 
 namespace vtrain::ui::store {
-
-namespace {
-
-// The deepest nesting of arrays and objects outside strings; stops counting past `limit`.
-int nestingDepth(const QByteArray& text, int limit)
-{
-    int depth = 0;
-    int deepest = 0;
-    bool inString = false;
-    for (qsizetype i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (inString) {
-            if (c == '\\') {
-                ++i;
-            } else if (c == '"') {
-                inString = false;
-            }
-        } else if (c == '"') {
-            inString = true;
-        } else if (c == '[' || c == '{') {
-            deepest = std::max(deepest, ++depth);
-            if (deepest > limit) {
-                return deepest;
-            }
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
-    }
-    return deepest;
-}
-
-} // namespace
 
 std::optional<Scenario> readScenario(const QString& path, QString* error)
 {
@@ -58,14 +27,25 @@ std::optional<Scenario> readScenario(const QString& path, QString* error)
         }
         return std::nullopt;
     }
-    const QByteArray text = file.readAll();
-    if (nestingDepth(text, kMaxScenarioNesting) > kMaxScenarioNesting) {
+    // At most the core's bound, read as such: a device has no size (/dev/zero never ends). The nesting
+    // bound is the core reader's (json_fields::kMaxJsonDepth), as on the command line.
+    const auto limit = static_cast<qint64>(json_fields::kMaxInputBytes);
+    if (!file.isSequential() && file.size() > limit) {
         if (error) {
-            *error = QCoreApplication::translate("vtrain::ui::store", "nested deeper than %1 levels: not a scenario").arg(kMaxScenarioNesting);
+            *error = QCoreApplication::translate("vtrain::ui::store", "%1 bytes, more than the %2 MiB a scenario file may hold")
+                         .arg(file.size())
+                         .arg(limit >> 20);
         }
         return std::nullopt;
     }
-    auto parsed = scenario_from_text(text.toStdString());
+    const QByteArray text = file.read(limit + 1);
+    if (text.size() > limit) {
+        if (error) {
+            *error = QCoreApplication::translate("vtrain::ui::store", "more than the %1 MiB a scenario file may hold").arg(limit >> 20);
+        }
+        return std::nullopt;
+    }
+    auto parsed = scenario_from_text(std::string(text.constData(), static_cast<std::size_t>(text.size())));
     if (!parsed.ok()) {
         if (error) {
             QStringList lines;

@@ -172,6 +172,14 @@ struct ClusterSpec {
     LinkOverrides links;
 };
 
+// ZeRO-3 / FSDP: how the framework fetches a layer's sharded parameters (and reduces its gradients).
+//   Layer (default): one all-gather per transformer layer and pass, one reduce-scatter per layer: PyTorch FSDP1
+//     wrapping each block (one flat parameter), FSDP2's fully_shard per block, Megatron-FSDP's TransformerLayer unit.
+//   Module: DeepSpeed ZeRO-3: one all-gather per submodule with weights (a GPT layer's fused QKV, output projection,
+//     FC1 and FC2: 4), gradients reduce-scattered in reduce_bucket_size buckets of 5e8 elements (DeepSpeed
+//     deepspeed/runtime/zero/config.py @ 03dc2b9: reduce_bucket_size 5e8, stage3_prefetch_bucket_size 5e7).
+enum class Zero3Fetch { Layer, Module };
+
 struct TrainingSpec {
     int global_batch = 0; // sequences per iteration
     double tokens = 0;    // training tokens; 0 = not given (no time or cost)
@@ -207,6 +215,7 @@ struct TrainingSpec {
     double ssd_scan_time_factor = 1; // Mamba-2 SSD chunked scan: its kernels' time over the batched-GEMM estimate (1 = as the profile's tables say)
     bool overlap_p2p = false; // "overlap_p2p": interleaved schedules post pipeline sends asynchronously (Megatron-Core overlap_p2p_comm): a send does
                               // not hold the sender's next chunk
+    Zero3Fetch zero3_fetch = Zero3Fetch::Layer; // "zero3_fetch": "layer" (FSDP, Megatron-FSDP) or "module" (DeepSpeed ZeRO-3)
     bool te_cross_entropy = false; // "te_cross_entropy": the loss as Transformer Engine's fused parallel cross-entropy (online softmax on the 16-bit
                                    // logits, gradient written in place): 6 bytes moved per logit, not the unfused fp32 passes
 
@@ -294,6 +303,10 @@ struct Plan {
     int num_gpus() const { return tp * cp * pp * dp; }
     bool operator==(const Plan&) const = default;
 };
+
+// The most values one search list may hold as read (repeated values included): far above any search,
+// and a bound on the reader's memory and on the explorer's preparation of the space.
+constexpr std::size_t kMaxSearchListValues = std::size_t{1} << 20;
 
 // Ranges for the design-space explorer; empty lists mean "everything legal".
 struct SearchSpace {

@@ -8,6 +8,7 @@
 
 #include "vtrain/layer_costs.h"
 #include "vtrain/memory_model.h"
+#include "vtrain/physical_floors.h"
 #include "vtrain/scenario.h"
 
 namespace vtrain {
@@ -105,6 +106,13 @@ struct SimulationResult {
     std::vector<TimelineTask> timeline; // empty unless asked for
     std::size_t task_count = 0;
     bool band_calibrated = false; // the band is measured (a calibrated profile), not the uncalibrated default
+    // Lower bounds on the iteration from first principles (physical_floors.h) and the datasheet figures they
+    // used, and the plausibility flags of the prediction (plausibility.h PlausibilityFlag bits). Filled by
+    // simulate(); empty from simulate_checked().
+    PhysicalFloors floors;
+    FloorHardware floor_hardware;
+    unsigned plausibility = 0;
+    std::vector<std::string> plausibility_reasons; // one per flag (plausibility_reasons())
 };
 
 } // namespace vtrain

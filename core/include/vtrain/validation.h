@@ -150,6 +150,12 @@ struct RangePrediction {
     int candidates = 0;                       // predicted and kept
     std::vector<std::string> dropped;         // "N of M candidates: reason", one line per reason
     std::vector<std::size_t> central_indices; // the candidate(s) at the centre: one, or the two middle ones
+    // When a setting does not fit by the memory model: which were set aside, or that the centre itself does
+    // not fit (predicted anyway, never moved to a setting the row does not state without saying so). Empty
+    // when every setting fits.
+    std::string memory_note;
+    unsigned plausibility_flags = 0;          // the centre's plausibility flags (plausibility.h PlausibilityFlag bits)
+    std::vector<std::string> plausibility;    // ... and their reasons
 };
 std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProfile& profile, std::string& reason);
 
@@ -168,6 +174,10 @@ struct RowResult {
     std::string profile_id;
     std::vector<std::string> notes;
     bool memory = false; // a memory comparison (reported under "SUBSET:memory")
+    // Plausibility flags of the prediction at the centre (plausibility.h PlausibilityFlag bits: MFU above
+    // the best published run of the GPU and precision, far above or below its physical floors) and reasons.
+    unsigned plausibility_flags = 0;
+    std::vector<std::string> plausibility;
 };
 
 struct SubsetStats {
@@ -194,6 +204,7 @@ struct ValidationReport {
     int rows_in_file = 0;                       // rows selected (time-like results)
     int rows_modeled = 0;                       // of those, predicted (scored, or listed as unscored)
     int rows_unscored = 0;                      // of the modeled, predicted but not scored (a documented regression)
+    int rows_flagged = 0;                       // of the modeled, with a plausibility flag (RowResult::plausibility)
     std::map<std::string, int> skip_reasons;    // reason (row-specific numbers removed) -> rows
 };
 
@@ -213,8 +224,15 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileFor
 // with `reason` set when the plan is refused or not modeled.
 std::optional<double> predict_run(const MappedRun& run, const GpuProfile& profile, std::string& reason);
 // The same for one candidate (scenario + plan) of the run; `fits_memory` says whether it fits.
+// `plausibility`, when given, receives the prediction's plausibility flags (simulate()'s).
+struct PredictionPlausibility {
+    unsigned flags = 0; // PlausibilityFlag bits
+    std::vector<std::string> reasons;
+};
+// `peak_memory_gib` / `usable_memory_gib`: the largest stage's peak and the GPU's usable memory.
 std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate& candidate, const GpuProfile& profile, std::string& reason,
-                                        bool* fits_memory = nullptr);
+                                        bool* fits_memory = nullptr, double* peak_memory_gib = nullptr, double* usable_memory_gib = nullptr,
+                                        PredictionPlausibility* plausibility = nullptr);
 
 // Statistics of signed errors in percent.
 SubsetStats error_statistics(const std::vector<double>& errors_pct, int skipped = 0);

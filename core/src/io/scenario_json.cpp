@@ -4,8 +4,6 @@
 #include "vtrain/scenario_json.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "io/model_json.h"
@@ -25,6 +23,11 @@ ClusterSpec read_cluster(Reader r)
                       "nics_per_node", "inter_node_latency_us", "description"});
     ClusterSpec c;
     c.gpu = r.required_string("gpu");
+    if (const auto why = json_fields::id_problem(c.gpu); why && !c.gpu.empty()) {
+        // An id names a profile in the profile folders; "/etc/x" or "../x" would load any file as a profile.
+        r.error("gpu", "\"" + json_fields::bounded(c.gpu) + "\" is not a GPU profile id: it " + *why +
+                           " (ids are file names such as \"h100-sxm5-80gb\"; vtrain simulate --profile FILE takes a file)");
+    }
     c.num_gpus = r.required_int("num_gpus", 1, 10'000'000);
     c.gpus_per_node = r.optional_int("gpus_per_node", 1, 1024).value_or(0);
     c.nvlink_domain_gpus = r.optional_int("nvlink_domain_gpus", 1, 1'000'000).value_or(0);
@@ -109,6 +112,7 @@ TrainingSpec read_training(Reader r)
                       "ssd_scan_time_factor",
                       "te_cross_entropy",
                       "overlap_p2p",
+                      "zero3_fetch",
                       "mode",
                       "lora_rank",
                       "lora_alpha",
@@ -175,6 +179,16 @@ TrainingSpec read_training(Reader r)
             r.error("moe_dispatcher", "must be \"alltoall\" (NCCL, one row per token and expert) or \"flex\" (DeepEP/HybridEP: once per "
                                       "destination NVLink domain), not \"" +
                                           json_fields::bounded(*d) + "\"");
+        }
+    }
+    if (const auto f = r.optional_string("zero3_fetch")) {
+        const std::string v = lowercase(*f);
+        if (v == "layer" || v == "module") {
+            t.zero3_fetch = v == "module" ? Zero3Fetch::Module : Zero3Fetch::Layer;
+        } else {
+            r.error("zero3_fetch", "must be \"layer\" (FSDP, Megatron-FSDP: one all-gather per layer) or \"module\" (DeepSpeed ZeRO-3: one per "
+                                   "submodule), not \"" +
+                                       json_fields::bounded(*f) + "\"");
         }
     }
     if (const auto g = r.optional_string("cuda_graphs")) {
@@ -348,12 +362,22 @@ std::vector<T> read_list(Reader& r, const char* key, ReadOne read_one)
         r.error(key, "must be a list");
         return out;
     }
+    if (list.size() > kMaxSearchListValues) {
+        r.error(key, "holds " + std::to_string(list.size()) + " values, more than the " + std::to_string(kMaxSearchListValues) +
+                         " a search list may hold");
+        return out;
+    }
+    constexpr std::size_t kMaxItemErrors = 20; // then one line for the rest: the diagnostics stay small
+    std::size_t bad = 0;
     for (std::size_t i = 0; i < list.size(); ++i) {
         if (auto v = read_one(list[i])) {
             out.push_back(*v);
-        } else {
+        } else if (++bad <= kMaxItemErrors) {
             r.error(key, "item " + std::to_string(i) + " (" + json_fields::excerpt(list[i]) + ") is not valid");
         }
+    }
+    if (bad > kMaxItemErrors) {
+        r.error(key, std::to_string(bad - kMaxItemErrors) + " more items are not valid");
     }
     return out;
 }
@@ -431,7 +455,8 @@ SearchSpace read_search(Reader r)
         return j.is_boolean() ? std::optional<bool>(j.get<bool>()) : std::nullopt;
     });
     s.gpu = read_list<std::string>(r, "gpu", [](const nlohmann::json& j) -> std::optional<std::string> {
-        return j.is_string() && !j.get<std::string>().empty() ? std::optional<std::string>(j.get<std::string>()) : std::nullopt;
+        // Profile ids, never paths (json_fields::id_problem).
+        return j.is_string() && !json_fields::id_problem(j.get<std::string>()) ? std::optional<std::string>(j.get<std::string>()) : std::nullopt;
     });
     return s;
 }
@@ -475,13 +500,11 @@ Expected<Scenario> scenario_from_text(const std::string& text)
 
 Expected<Scenario> load_scenario(const std::filesystem::path& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return Diagnostic{path.string(), "cannot be opened"};
+    const auto text = json_fields::read_text_file(path);
+    if (!text.ok()) {
+        return text.errors();
     }
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    return scenario_from_text(buffer.str());
+    return scenario_from_text(*text);
 }
 
 } // namespace vtrain

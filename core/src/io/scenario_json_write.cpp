@@ -267,6 +267,9 @@ nlohmann::json scenario_to_json(const Scenario& s)
     if (s.training.ssd_scan_time_factor != 1) {
         j["training"]["ssd_scan_time_factor"] = s.training.ssd_scan_time_factor;
     }
+    if (s.training.zero3_fetch == Zero3Fetch::Module) {
+        j["training"]["zero3_fetch"] = "module";
+    }
     if (s.training.te_cross_entropy) {
         j["training"]["te_cross_entropy"] = true;
     }

@@ -167,6 +167,20 @@ struct NetworkFacts {
 };
 NetworkFacts network_facts(const RunRow& r, int gpus_per_node);
 
+// A scale-out rate as a row writes it ("8x400Gb/s", "InfiniBand 8x50 GB/s per node", "IB (50 GB/s) per
+// GPU", "3.2 Tbps per node", "400G"). Units are read case-sensitively: b = bits, B = bytes (GB/s is 8 x
+// Gb/s); G = 1e9, T = 1e12, M = 1e6; a bare "400G" is Ethernet/InfiniBand port naming (Gb/s). GT/s is a
+// signalling rate (PCIe lanes), not a NIC's, and is not read. Without a number, the InfiniBand generation
+// names its 4x port rate (EDR 100, HDR 200, NDR 400, XDR 800 Gb/s).
+struct NetworkRate {
+    std::optional<int> count;  // "8x" / "8 x" / "8 ×" before the rate: NICs per node
+    double gbit_per_s = 0;     // one NIC's line rate (a node's total when node_total)
+    bool per_gpu = false;      // "per GPU": one NIC per GPU at that rate
+    bool node_total = false;   // "per node" without a count: the node's aggregate
+    std::string as_written;    // the number and unit read, e.g. "50 GB/s"
+};
+std::optional<NetworkRate> parse_network_rate(const std::string& text);
+
 // --- metrics (validation_metrics.cpp) ------------------------------------------------------------------
 // Chooses the measured quantity: iteration time, else tokens/s per GPU (a derived. value where
 // primary_metric names one), else TFLOP/s, MFU or HFU under a convention the tool reproduces, else one

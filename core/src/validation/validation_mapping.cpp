@@ -385,6 +385,63 @@ void map_sharding(RowMapper& x)
     if (sw.framework == Framework::MegatronCore && p.zero_stage >= 1 && p.dp > 1) {
         open.overlap_param_gather = true;
     }
+    if (p.zero_stage >= 3 && p.dp > 1) {
+        // The fetch granularity is the framework's: DeepSpeed ZeRO-3 gathers submodule by submodule, PyTorch FSDP
+        // (FSDP1 per wrapped block, FSDP2), torchtitan and Megatron-FSDP a layer at a time.
+        if (sw.framework == Framework::MegatronDeepSpeed) {
+            x.run.scenario.training.zero3_fetch = Zero3Fetch::Module;
+            x.note("ZeRO-3 fetch: DeepSpeed's, one all-gather per submodule with weights (4 per layer), gradients reduce-scattered in 5e8-element "
+                   "buckets (deepspeed/runtime/zero/config.py defaults)");
+        } else {
+            x.note(std::string("ZeRO-3 fetch: one all-gather per layer and pass (") +
+                   (sw.framework == Framework::Unknown ? "framework not recognised: PyTorch FSDP's per-block unit taken"
+                                                       : "the framework's per-layer unit") +
+                   ")");
+        }
+    }
+}
+
+// The row's own words (software and notes), lowercased, for settings it names in prose.
+std::string row_prose(const RunRow& r)
+{
+    std::string text = lowercase(r.software.value_or("").substr(0, 1000));
+    for (const std::string& n : r.notes) {
+        text += " | " + lowercase(n.substr(0, 1000));
+    }
+    return text;
+}
+
+// The expert dispatcher a row names: DeepEP or HybridEP (Megatron-Core's "flex" dispatcher), or the
+// all-to-all dispatcher ("A2A", "alltoall").
+std::optional<MoeDispatcher> dispatcher_named(const RunRow& r)
+{
+    const std::string text = row_prose(r);
+    if (text.find("deepep") != std::string::npos || text.find("hybridep") != std::string::npos || text.find("hybrid-ep") != std::string::npos ||
+        text.find("flex dispatcher") != std::string::npos) {
+        return MoeDispatcher::Flex;
+    }
+    if (text.find("alltoall dispatcher") != std::string::npos || text.find("all-to-all dispatcher") != std::string::npos ||
+        text.find("a2a dispatcher") != std::string::npos) {
+        return MoeDispatcher::AllToAll;
+    }
+    return std::nullopt;
+}
+
+// Whether a row names the expert all-to-all overlap (Megatron-Core's merged 1F1B step), not negated.
+bool names_a2a_overlap(const RunRow& r)
+{
+    const std::string text = row_prose(r);
+    for (const char* phrase : {"1f1b overlap", "a2a overlap", "a2a_overlap", "overlap-moe-expert-parallel-comm", "overlap_moe_expert_parallel_comm"}) {
+        const std::size_t at = text.find(phrase);
+        if (at == std::string::npos) {
+            continue;
+        }
+        const std::string before = text.substr(at >= 12 ? at - 12 : 0, at >= 12 ? 12 : at);
+        if (before.find("no ") == std::string::npos && before.find("without") == std::string::npos && before.find("not ") == std::string::npos) {
+            return true;
+        }
+    }
+    return false;
 }
 
 // Expert parallelism, the recipe's MoE settings, and DeepSeek-V3's and async TP's overlaps.
@@ -421,6 +478,20 @@ void map_experts_and_overlap(RowMapper& x)
             t.moe_dispatcher = MoeDispatcher::Flex;
             x.note("expert dispatch through the performance preset's flex dispatcher (HybridEP/DeepEP): permutation fused, "
                    "one copy per remote NVLink domain");
+        } else if (const auto named = dispatcher_named(r)) {
+            // The row names its dispatcher (Megatron-Core --moe-token-dispatcher-type flex with
+            // --moe-flex-dispatcher-backend deepep/hybridep, or alltoall).
+            t.moe_dispatcher = *named;
+            x.note(*named == MoeDispatcher::Flex ? "expert dispatch: the row names DeepEP/HybridEP (Megatron-Core's flex dispatcher): permutation "
+                                                   "fused, one copy per remote NVLink domain"
+                                                 : "expert dispatch: the row names the all-to-all dispatcher");
+        }
+        if (p.ep > 1 && names_a2a_overlap(r)) {
+            // Megatron-Core --overlap-moe-expert-parallel-comm (Megatron-Bridge moe_a2a_overlap): the all-to-all of one
+            // micro-batch runs beside another's compute in the merged 1F1B step.
+            p.moe_overlap = true;
+            open.moe_overlap = false;
+            x.note("expert all-to-all overlapped: the row names the 1F1B all-to-all overlap");
         }
     }
     if (sw.framework == Framework::DeepSeekHaiLlm) {

@@ -6,9 +6,9 @@
 // releases).
 #include <algorithm>
 #include <cmath>
-#include <regex>
 
 #include "model/model_math.h"
+#include "validation/text_scan.h"
 #include "validation/validation_detail.h"
 #include "vtrain/json_fields.h"
 
@@ -369,13 +369,12 @@ std::optional<std::string> choose_metric(const RunRow& r, MappedRun& run)
         }
         // A software-optimisation ladder (the same run under successive software changes) says in its notes
         // which step to score ("score the final row (970.01)"); the other steps are kept as skipped rows.
-        static const std::regex final_row(R"(score the final row \(([0-9]{1,9}(?:\.[0-9]{1,9})?)\))", std::regex::icase);
         for (const auto& n : r.notes) {
             if (n.size() > 4096) {
-                continue; // std::regex recurses per character
+                continue;
             }
-            std::smatch m;
-            if (std::regex_search(n, m, final_row) && std::abs(std::stod(m[1]) - *r.tflops_per_gpu) > 1e-6 * *r.tflops_per_gpu) {
+            const auto score = scan::final_row_score(n);
+            if (score && std::abs(std::stod(*score) - *r.tflops_per_gpu) > 1e-6 * *r.tflops_per_gpu) {
                 return std::string("an intermediate step of a software-optimisation ladder (the source scores the final row)");
             }
         }

@@ -194,6 +194,9 @@ Expected<std::vector<RunRow>> runs_from_json(const nlohmann::json& json)
     if (!json.is_array()) {
         return Diagnostic{"", std::string("RUNS.json must be a list of row objects, not ") + json.type_name()};
     }
+    if (json.empty()) {
+        return Diagnostic{"", "RUNS.json holds no rows (a list of row objects is expected): nothing to validate or fit"};
+    }
     Diagnostics diags;
     std::vector<RunRow> rows;
     rows.reserve(json.size());

@@ -5,16 +5,15 @@
 // row's notes.
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <set>
 #include <sstream>
 
+#include "validation/text_scan.h"
 #include "validation/validation_detail.h"
 #include "vtrain/json_fields.h"
 
 namespace vtrain {
 namespace validation_detail {
-
 
 bool contains(const std::optional<std::string>& s, const char* what)
 {
@@ -45,27 +44,34 @@ std::optional<SelectiveModules> selective_modules(const std::string& activation_
         return std::nullopt;
     }
     // The list itself, without its parenthetical asides ("(after \"Remove up_proj recompute\")").
-    const std::string list = std::regex_replace(rc.substr(colon + 1), std::regex(R"(\([^)]*\))"), " ");
+    const std::string list = scan::replace_spans(std::string_view(rc).substr(colon + 1), '(', ')', " ");
     // Megatron-Core's module names (transformer_config.py recompute_modules) and the prose a paper uses for
     // them; "mlp" as a word is the dense layers' MLP, not moe_act or a DeepSeek "mlp + up_proj" token.
+    // Each name as the words or substrings that spell it (the patterns were core_attn|attention core,
+    // \blayernorm\b|rmsnorm, mla_up_proj|\bup_proj\b|mla up-projection, moe_act, \bmlp\b, shared_experts and
+    // \bmoe\b(?!_)); found by plain search, so any length of text is read in one pass.
     struct Name {
-        const char* pattern;
+        std::vector<std::string_view> substrings;
+        std::vector<std::string_view> words; // with a word boundary on both sides
         const char* name;
         unsigned bit; // 0: not costed by the simulator
         bool core_attn;
     };
     static const Name names[] = {
-        {R"(core_attn|attention core)", "core_attn", 0, true},
-        {R"(\blayernorm\b|rmsnorm)", "layernorm", kRecomputeLayernorm, false},
-        {R"(mla_up_proj|\bup_proj\b|mla up-projection)", "mla_up_proj", kRecomputeMlaUpProj, false},
-        {R"(moe_act)", "moe_act", kRecomputeMoeAct, false},
-        {R"(\bmlp\b)", "mlp", 0, false},
-        {R"(shared_experts)", "shared_experts", 0, false},
-        {R"(\bmoe\b(?!_))", "moe", kRecomputeMoe, false},
+        {{"core_attn", "attention core"}, {}, "core_attn", 0, true},
+        {{"rmsnorm"}, {"layernorm"}, "layernorm", kRecomputeLayernorm, false},
+        {{"mla_up_proj", "mla up-projection"}, {"up_proj"}, "mla_up_proj", kRecomputeMlaUpProj, false},
+        {{"moe_act"}, {}, "moe_act", kRecomputeMoeAct, false},
+        {{}, {"mlp"}, "mlp", 0, false},
+        {{"shared_experts"}, {}, "shared_experts", 0, false},
+        {{}, {"moe"}, "moe", kRecomputeMoe, false},
     };
     SelectiveModules out;
     for (const Name& n : names) {
-        if (!std::regex_search(list, std::regex(n.pattern))) {
+        const bool named =
+            std::any_of(n.substrings.begin(), n.substrings.end(), [&](std::string_view s) { return list.find(s) != std::string::npos; }) ||
+            std::any_of(n.words.begin(), n.words.end(), [&](std::string_view w) { return scan::has_word(list, w); });
+        if (!named) {
             continue;
         }
         out.names.emplace_back(n.name);
@@ -403,11 +409,8 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
         if (r.moe_layer_freq && r.moe_layer_freq->size() <= 4096) {
             // An integer, or text ending in the integer in parentheses ("every layer is MoE (1)"); the
             // leading dense layers come from moe_first_dense_layers.
-            static const std::regex leading_int(R"(^\s*(\d{1,6})\s*$)");
-            static const std::regex in_parens(R"(\((\d{1,6})\))");
-            std::smatch match;
-            if (std::regex_search(*r.moe_layer_freq, match, leading_int) || std::regex_search(*r.moe_layer_freq, match, in_parens)) {
-                e.layer_freq = std::max(1, std::stoi(match[1]));
+            if (const auto freq = scan::lone_or_parenthesised_int(*r.moe_layer_freq)) {
+                e.layer_freq = std::max(1, *freq);
             }
         }
         // README: vendor benchmarks are force-balanced and dropless unless the model name says "tokendrop".
