@@ -105,9 +105,10 @@ private slots:
         // NVL72: one ring of 16 on NVLink: 20 + 30 x 2 us; 1.6e9 x 2 x 15/16 bus bytes at 200 GB/s.
         const double in_domain = 80e-6 + 1.6e9 * 2 * 15 / 16 / 200e9;
         QCOMPARE(nvl.collective_seconds(Collective::AllReduce, bytes, place_group(16, 1, nvl.links)), in_domain);
-        // HGX: reduce-scatter over 8, all-reduce of 1/8 across 2 hosts at 20 GB/s per GPU, all-gather over 8.
-        const double rs = 20e-6 + 7 * 2e-6 + 1.6e9 * 7 / 8 / 200e9;
-        const double across = 10e-6 + 2 * 5e-6 + 2e8 * 2 * 1 / 2 / 20e9; // ring == tree for 2 hosts
+        // HGX: reduce-scatter over 8, all-reduce of 1/8 across 2 hosts at 20 GB/s per GPU, all-gather over 8 (wire
+        // time); NCCL's Simple ring latency over 16 ranks (30 steps, 2 of them between hosts, x 1.4; tuning.cc).
+        const double rs = 1.6e9 * 7 / 8 / 200e9;
+        const double across = 2e8 * 2 * 1 / 2 / 20e9 + (8.4 + 28 * 3.4 + 2 * 14.0) * 1.4e-6;
         QVERIFY(std::abs(hgx.collective_seconds(Collective::AllReduce, bytes, place_group(16, 1, hgx.links)) - (rs + across + rs)) < 1e-12);
         QVERIFY(rs + across + rs > in_domain);
     }
@@ -179,9 +180,9 @@ private slots:
         const double bytes = 8e8;
         const GroupPlacement g = place_group(16, 2, 8); // 4 per node, 4 nodes
         // Wire: reduce-scatter inside the domain, all-reduce of a quarter across, all-gather inside; latency:
-        // NCCL's ring over all 16 ranks (2 x 15 steps, 2 x 4 of them between domains), Simple, x 1.4.
+        // NCCL's ring over all 16 ranks (2 x 15 steps, 2 x 3 of them between domains), Simple, x 1.4.
         const double wire = bytes * 3.0 / 4 / 200e9 + bytes / 4 * 2.0 * 3 / 4 / 20e9 + bytes * 3.0 / 4 / 200e9;
-        const double expected = (8.4 + 22 * 3.4 + 8 * 14.0) * 1.4 * 1e-6 + wire;
+        const double expected = (8.4 + 24 * 3.4 + 6 * 14.0) * 1.4 * 1e-6 + wire;
         QCOMPARE(c.collective_seconds(Collective::AllReduce, bytes, g), expected);
         // Spreading the same group one member per node is slower: the whole buffer crosses the network.
         QVERIFY(c.collective_seconds(Collective::AllReduce, bytes, place_group(16, 8, 8)) > expected);
@@ -199,9 +200,9 @@ private slots:
                  (6.6 + 896 * 1.0 + 127 * 2.7) * 1e-6);
         QCOMPARE(nccl_latency_seconds(NcclCollective::AllGather, NcclAlgorithm::Ring, NcclProtocol::LL128, 1024, 128),
                  (14.0 + 896 * 1.9 + 127 * 4.0) * 1e-6);
-        // All-reduce: 2(n - 1) steps, 2 x domains of them across; the tree pays log2(domains) network hops.
+        // All-reduce: 2(n - 1) steps, 2(domains - 1) of them across; the tree pays log2(domains) network hops.
         QCOMPARE(nccl_latency_seconds(NcclCollective::AllReduce, NcclAlgorithm::Ring, NcclProtocol::Simple, 16, 2),
-                 (8.4 + 26 * 3.4 + 4 * 14.0) * 1.4 * 1e-6);
+                 (8.4 + 28 * 3.4 + 2 * 14.0) * 1.4 * 1e-6);
         QCOMPARE(nccl_latency_seconds(NcclCollective::AllReduce, NcclAlgorithm::Tree, NcclProtocol::LL, 1024, 128),
                  (6.8 + 2 * (7 * 0.6 + 7 * 5.0)) * 1e-6);
         // Wire time by protocol: LL at a quarter of the bandwidth but at most 20.4 GB/s of bus bytes, LL128 at 92%.
@@ -292,7 +293,12 @@ private slots:
         p.pp = 2;
         p.dp = 8;
         const double B = 1e9, nvlink = 200e9, nic = 20e9; // bytes/s: bus bandwidth, one GPU's NIC share
-        auto all_reduce = [&](double k, double n) { return 2 * B * (k - 1) / k / nvlink + B / k * 2 * (n - 1) / n / nic; };
+        // The link latencies are off; a group over hosts still pays NCCL's (Simple ring, tuning.cc): 2(r - 1)
+        // steps over its r = k n ranks, 2(n - 1) of them between hosts at 14 us, the rest at 3.4 us, x 1.4.
+        auto all_reduce = [&](double k, double n) {
+            const double steps = 2 * (k * n - 1), across = 2 * (n - 1);
+            return 2 * B * (k - 1) / k / nvlink + B / k * 2 * (n - 1) / n / nic + (8.4 + (steps - across) * 3.4 + across * 14.0) * 1.4e-6;
+        };
 
         const PlanGroups dflt = place_plan_groups(p, c.links);
         QCOMPARE(dflt.dense_dp.members_per_node, 4);
@@ -341,8 +347,9 @@ private slots:
         QCOMPARE(pp_dp.dense_dp.members_per_node, 9);
         QCOMPARE(pp_dp.dense_dp.nodes, 2);
         const double k = 9, n = 2;
+        // Two domains: NCCL's Simple ring latency over 18 ranks (34 steps, 2 between domains, x 1.4; tuning.cc).
         QVERIFY(qFuzzyCompare(c.collective_seconds(Collective::AllReduce, B, pp_dp.dense_dp),
-                              2 * B * (k - 1) / k / nvlink + B / k * 2 * (n - 1) / n / nic));
+                              2 * B * (k - 1) / k / nvlink + B / k * 2 * (n - 1) / n / nic + (8.4 + 32 * 3.4 + 2 * 14.0) * 1.4e-6));
         QCOMPARE(domain_of_stage(0, pp_dp.pp_stride, c.links), domain_of_stage(1, pp_dp.pp_stride, c.links));
     }
 

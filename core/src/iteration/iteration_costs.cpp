@@ -131,6 +131,15 @@ public:
                         plain_layers = v.layers;
                     }
                 }
+                if (s > 0 && o.chunks == 1 && p.zero_stage < 3 && ch.dp_contention_bucketed_backward_s > 0) {
+                    // Megatron-LM with overlap_grad_reduce (align_grad_reduce, its default): in a pipeline without
+                    // virtual stages only the first stage reduces its buckets during its last backward; the others
+                    // launch theirs after it, in the drain bubble, beside no compute of their own
+                    // (megatron/core/pipeline_parallel/schedules.py, the 1F1B cooldown: "Other pipeline stages do
+                    // grad reduction during pipeline bubble").
+                    ch.dp_contention_bucketed_backward_s = 0;
+                    ch.finish();
+                }
                 st.params += ch.params;
                 st.trained += ch.trained;
             }

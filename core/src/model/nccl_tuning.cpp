@@ -59,7 +59,7 @@ double nccl_latency_seconds(NcclCollective kind, NcclAlgorithm algorithm, NcclPr
     }
     const bool all_reduce = kind == NcclCollective::AllReduce;
     const int steps = all_reduce ? 2 * (n - 1) : n - 1;
-    const int inter_steps = nodes <= 1 ? 0 : all_reduce ? 2 * nodes : nodes - 1;
+    const int inter_steps = nodes <= 1 ? 0 : all_reduce ? 2 * (nodes - 1) : nodes - 1;
     double intra = kRingNvlinkUs[p];
     if (nodes > 1) {
         intra = std::max(intra, kNetOverheadUs * (protocol == NcclProtocol::Simple ? 3 : 1));
