@@ -92,7 +92,25 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
         }
         out << ")";
     }
-    out << "\n\n";
+    out << "\n";
+    // Fine-tuning changes what the backward computes and what has optimizer state (model/fine_tuning.h).
+    if (s.training.mode != TrainingMode::Pretrain) {
+        const TrainingSpec& t = s.training;
+        out << "training mode: " << to_string(t.mode);
+        if (t.mode == TrainingMode::Lora) {
+            out << " (frozen base; adapters of rank " << t.lora_rank << " on";
+            for (const std::string& name : lora_target_names(t.lora_targets)) {
+                out << " " << name;
+            }
+            out << ")";
+        }
+        out << ", " << (t.sequence_packing ? "packed" : "padded") << " samples";
+        if (t.sample_tokens > 0) {
+            out << " of " << t.sample_tokens << " tokens";
+        }
+        out << "\n";
+    }
+    out << "\n";
 
     out << "iteration time     " << duration(r.iteration_time_s);
     if (r.band_coverage > 0 && r.iteration_time_s > 0) {
@@ -106,7 +124,9 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
         out << " (no uncertainty band: profile " << profile.id << " has not been validated against measured runs)";
     }
     out << "\n";
-    out << "throughput         " << fmt("%.0f", r.tokens_per_s) << " tokens/s\n";
+    out << "throughput         " << fmt("%.0f", r.tokens_per_s) << " tokens/s"
+        << (r.tokens_useful_only ? " (useful tokens: padded samples of " + std::to_string(s.training.sample_tokens) + " tokens)" : std::string())
+        << "\n";
     out << "per GPU            " << fmt("%.1f", r.model_tflops_per_gpu) << " TFLOP/s model, " << fmt("%.1f", r.hardware_tflops_per_gpu)
         << " TFLOP/s hardware\n";
     out << "MFU                " << fmt("%.1f%%", 100 * r.mfu) << "\n";

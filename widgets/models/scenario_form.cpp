@@ -200,6 +200,10 @@ std::vector<TextField> buildTextFields()
     f.push_back(requiredInt(
         "training.global_batch", Group::Cluster, tr("Global batch"), tr("Sequences per iteration"),
         [](Scenario& s) -> int& { return s.training.global_batch; }, 1, 1'000'000'000));
+    f.push_back(requiredInt(
+        "training.lora_rank", Group::Cluster, tr("LoRA rank"),
+        tr("Adapter rank r (Megatron-Bridge peft.dim, default 32); used with training mode LoRA only"),
+        [](Scenario& s) -> int& { return s.training.lora_rank; }, 1, 65536));
     // The scenario's plan: only a plan that is there is edited (the group is hidden without one).
     f.push_back({QStringLiteral("plan.offload_activations"), Group::Plan, tr("Activations offloaded"), tr("none"),
                  tr("Share (0-1) of the stashed activations kept in host memory between forward and backward"),
@@ -334,6 +338,18 @@ std::vector<ChoiceField> buildChoiceFields()
          {QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp32"), QStringLiteral("fp8"), QStringLiteral("nvfp4")},
          [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.training.precision))); },
          [](const QVariant& v, Scenario& s) { s.training.precision = precision_from_string(v.toString().toStdString()).value_or(Precision::Bf16); }});
+    // Fine-tuning changes what the backward computes and what has optimizer state (core/src/model/fine_tuning.h).
+    f.push_back({QStringLiteral("training.mode"),
+                 Group::Cluster,
+                 tr("Training mode"),
+                 tr("Pretraining; supervised fine-tuning (every weight trained, packed samples); or LoRA: a frozen base with "
+                    "rank-r adapters on every linear layer (no weight gradients, optimizer state or gradient reduction for the base)"),
+                 {tr("pretraining"), tr("SFT (full fine-tuning)"), tr("LoRA (frozen base)")},
+                 {QStringLiteral("pretrain"), QStringLiteral("sft"), QStringLiteral("lora")},
+                 [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.training.mode))); },
+                 [](const QVariant& v, Scenario& s) {
+                     s.training.mode = training_mode_from_string(v.toString().toStdString()).value_or(TrainingMode::Pretrain);
+                 }});
     f.push_back({QStringLiteral("training.fp8_recipe"),
                  Group::Cluster,
                  tr("FP8 scaling"),

@@ -87,6 +87,7 @@ struct SimulationResult {
     double band_coverage = 0;
     std::string band_source;
     double tokens_per_s = 0;
+    bool tokens_useful_only = false;    // tokens_per_s counts the useful tokens of padded fine-tuning samples, not seq_len each
     double model_tflops_per_gpu = 0;    // no recompute counted
     double hardware_tflops_per_gpu = 0; // recompute counted
     double mfu = 0;

@@ -55,7 +55,7 @@ Expected<std::vector<RunRow>> runs_from_json(const nlohmann::json& json);
 Expected<std::vector<RunRow>> load_runs(const std::filesystem::path& path);
 
 // --- FLOP conventions (per iteration) ------------------------------------------------------------
-enum class FlopConvention { Sc21Eq3, KorthikantiModel, KorthikantiHardware, MegatronLmModel };
+enum class FlopConvention { Sc21Eq3, KorthikantiModel, KorthikantiHardware, MegatronLmModel, MegatronLm2024Model, NemoFormulas, MegatronBridge };
 const char* to_string(FlopConvention c);
 
 // Narayanan et al. SC'21 Eq.(3): 96 B s l h^2 (1 + s/6h + V/16lh); GEMMs only, recompute forward included.
@@ -71,6 +71,27 @@ double korthikanti_hardware_flops(double batch, double layers, double seq, doubl
 // MLA attention with the causal half of the core, MTP modules and the logits; recompute not counted.
 // nullopt for hybrid (Mamba) stacks, which Megatron counts with another formula.
 std::optional<double> megatron_lm_model_flops(const ModelSpec& m, double batch);
+
+// The same function as Megatron-LM released it in 2024 (core_r0.5 to core_r0.10): the attention core counted
+// over the full s x s matrix (s/h, not s/2h), every layer's MLP as top-k routed experts (+ shared experts):
+// 12 B s L h^2 [(1 + g/a + s/h) q/h + (f/h) k glu + (f_shared/h) glu + V / (2 L h)]. nullopt for MLA and
+// hybrid stacks, which that release counts another way.
+std::optional<double> megatron_lm_2024_model_flops(const ModelSpec& m, double batch);
+
+// NeMo 2's FLOPsMeasurementCallback formulas (nemo/utils/flops_formulas.py @ 034b17b, NeMo 24.12-25.07), by
+// model family, each with the family's vocabulary from LLM_VOCAB_SIZE_MAP (not the model's): gpt3 (GPT,
+// 51200), llama2 (32000) and llama3 (128256): B s L h^2 (12 + 12 g/a + 18 f/h + 12 s/h + 6 V/(L h)), nemotron
+// (12 f/h, 256000), mixtral (18 k f/h, 32000). nullopt for a family it has no formula for (its deepseekv3
+// does not run: it reads a field FLOPSConfig lacks).
+std::optional<double> nemo_formula_model_flops(const std::string& model_name, const ModelSpec& m, double batch);
+
+// Megatron-Bridge's num_floating_point_operations (src/megatron/bridge/training/utils/flop_utils.py, NeMo
+// 25.09-26.08): Megatron-LM's transformer branch for transformer stacks, and for hybrid (Mamba) stacks its
+// hybrid_flops: 3 x [attention 4 B s h p (h + h g/a + s/2), MLP 4 (f/h) glu B s h^2, MoE routed 4 B s h f k glu
+// (LatentMoE: 4 B s l f k glu + 4 B s h l) + shared 4 B s h f_s glu, Mamba 2 B s h (4h + 2 G N + heads) +
+// 7 B s 2h N + 4 B s h^2, logits 2 B s h V (1 + mtp)]. nullopt for sliding-window models (the window's count
+// changed between releases: GPT-OSS 27.2 -> 32.6 GFLOP per token at 26.06).
+std::optional<double> megatron_bridge_model_flops(const ModelSpec& m, double batch);
 
 // --- Mapping a row to a scenario ------------------------------------------------------------------
 enum class ValidationMetric { IterationTime, TokensPerSecPerGpu, TflopsPerGpu, MfuPct, HfuPct, LayerTime, PeakMemory, OutOfMemory };
@@ -98,6 +119,9 @@ struct MappedRun {
     double peak_tflops = 312;                            // the peak the row's percentages refer to
     std::vector<std::string> notes;                      // every default used for a setting the row leaves open
     bool memory_in_gib = false;                          // the source reports peak memory in GiB (its notes say so): compared in GiB, not GB
+    // The row states no precision: its candidates span bf16, fp16, fp8 and nvfp4, and those the GPU profile
+    // has no dense rate for are dropped when predicted (predict_candidate).
+    bool precision_open = false;
     // Set when the row was measured inside a software regression its maintainers document: predicted and
     // listed, but neither scored nor used by calibrate.
     std::string unscored_reason;
@@ -126,6 +150,10 @@ struct RangePrediction {
     int candidates = 0;                       // predicted and kept
     std::vector<std::string> dropped;         // "N of M candidates: reason", one line per reason
     std::vector<std::size_t> central_indices; // the candidate(s) at the centre: one, or the two middle ones
+    // When a setting does not fit by the memory model: which were set aside, or that the centre itself does
+    // not fit (predicted anyway, never moved to a setting the row does not state without saying so). Empty
+    // when every setting fits.
+    std::string memory_note;
     unsigned plausibility_flags = 0;          // the centre's plausibility flags (plausibility.h PlausibilityFlag bits)
     std::vector<std::string> plausibility;    // ... and their reasons
 };
@@ -201,8 +229,10 @@ struct PredictionPlausibility {
     unsigned flags = 0; // PlausibilityFlag bits
     std::vector<std::string> reasons;
 };
+// `peak_memory_gib` / `usable_memory_gib`: the largest stage's peak and the GPU's usable memory.
 std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate& candidate, const GpuProfile& profile, std::string& reason,
-                                        bool* fits_memory = nullptr, PredictionPlausibility* plausibility = nullptr);
+                                        bool* fits_memory = nullptr, double* peak_memory_gib = nullptr, double* usable_memory_gib = nullptr,
+                                        PredictionPlausibility* plausibility = nullptr);
 
 // Statistics of signed errors in percent.
 SubsetStats error_statistics(const std::vector<double>& errors_pct, int skipped = 0);

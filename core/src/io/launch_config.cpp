@@ -437,6 +437,14 @@ Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& s, const Plan& p, i
         w.push_back("recompute_modules (" + recompute_modules_flag_value(p.recompute_modules) +
                     ") have no torchtitan setting ([activation_checkpoint] recomputes whole layers or its own op list): not written");
     }
+    if (s.training.mode == TrainingMode::Lora) {
+        // pytorch/torchtitan issue #2515 (open, 2026-03): LoRA as a model converter is proposed (PR #2484), not released.
+        w.emplace_back("torchtitan has no released LoRA (pytorch/torchtitan#2515, a LoRA model converter in review): the job config "
+                       "trains every weight, not the simulated adapters");
+    } else if (s.training.mode == TrainingMode::Sft) {
+        w.emplace_back("torchtitan's trainer reads pretraining text ([training] dataset): an SFT dataset (packed or padded samples) "
+                       "is yours to register");
+    }
     const NodeLayout layout = node_layout(s.cluster.num_gpus, gpus_per_node, w);
     out.launch_command = "torchrun --nproc_per_node " + str(layout.processes_per_node) + " --nnodes " + str(layout.nodes);
     if (layout.nodes > 1) {
@@ -573,6 +581,46 @@ void add_rank_order_and_offload(const ModelSpec& m, const Plan& p, std::vector<s
     }
 }
 
+// Fine-tuning (TrainingSpec::mode): Megatron-LM's --sft switches pretrain_gpt.py to its SFT dataset
+// (megatron/training/arguments.py, _add_sft_args); LoRA has no Megatron-LM flag, so the warning gives the
+// Megatron-Bridge PEFT settings of its finetuning recipes (src/megatron/bridge/peft/lora.py: LoRA.dim, alpha,
+// target_modules linear_qkv/linear_proj/linear_fc1/linear_fc2; packed sequences need micro_batch_size 1,
+// docs/training/peft.md).
+std::string bridge_peft_overrides(const Scenario& s, const Plan& p)
+{
+    const TrainingSpec& t = s.training;
+    std::string targets;
+    for (const std::string& name : lora_target_names(t.lora_targets)) {
+        targets += (targets.empty() ? "" : ",") + std::string("linear_") + name;
+    }
+    char alpha[32];
+    std::snprintf(alpha, sizeof alpha, "%g", t.lora_alpha);
+    std::string out = "peft=lora peft.dim=" + str(t.lora_rank) + " peft.alpha=" + alpha + " peft.target_modules=[" + targets + "]";
+    if (t.sequence_packing) {
+        out += " dataset.packed_sequence_specs.packed_sequence_size=" + str(s.model.seq_len);
+        if (p.micro_batch != 1) {
+            out += " (packed sequences need train.micro_batch_size=1 in Megatron-Bridge; the plan's micro-batch is " + str(p.micro_batch) + ")";
+        }
+    }
+    return out;
+}
+
+void add_fine_tuning_arguments(const Scenario& s, const Plan& p, std::vector<std::string>& args, std::vector<std::string>& warnings)
+{
+    const TrainingSpec& t = s.training;
+    if (t.mode == TrainingMode::Sft) {
+        args.emplace_back("--sft");
+        warnings.emplace_back(std::string("--sft reads Megatron-LM's SFT dataset format (--data-path to its JSONL); ") +
+                              (t.sequence_packing ? "packing samples into sequences is the dataset's to do (Megatron-Bridge's finetuning recipes "
+                                                    "pack with dataset.packed_sequence_specs)"
+                                                  : "samples are padded to --seq-length"));
+    } else if (t.mode == TrainingMode::Lora) {
+        warnings.push_back("Megatron-LM's pretrain_gpt.py has no LoRA (the flags above train every weight): run LoRA with Megatron-Bridge's "
+                           "finetuning recipe and " +
+                           bridge_peft_overrides(s, p) + ", with checkpoint.pretrained_checkpoint set to the base model");
+    }
+}
+
 Expected<MegatronLaunch> megatron_launch(const Scenario& s, const Plan& p, int gpus_per_node)
 {
     if (const auto refusal = refuse(s, p, gpus_per_node)) {
@@ -643,6 +691,7 @@ Expected<MegatronLaunch> megatron_launch(const Scenario& s, const Plan& p, int g
         args.emplace_back("--overlap-param-gather");
     }
     add_rank_order_and_offload(s.model, p, args, warnings);
+    add_fine_tuning_arguments(s, p, args, warnings);
 
     if (p.schedule == Schedule::DualPipe && p.pp > 1) {
         warnings.emplace_back("DualPipe is DeepSeek's own schedule (github.com/deepseek-ai/DualPipe): the exported plan runs 1F1B, "
@@ -796,6 +845,13 @@ Expected<DeepSpeedLaunch> deepspeed_launch(const Scenario& s, const Plan& p, int
     }
     if (p.ep > 1) {
         warnings.emplace_back("expert parallelism is DeepSpeed-MoE's ep_size in the model code, not ds_config.json");
+    }
+    if (s.training.mode == TrainingMode::Lora) {
+        warnings.emplace_back("LoRA has no ds_config key or Megatron-DeepSpeed flag: the config trains every weight, not the simulated "
+                              "adapters");
+    } else if (s.training.mode == TrainingMode::Sft) {
+        warnings.emplace_back("supervised fine-tuning data (packed or padded samples) is the training script's: ds_config.json has no "
+                              "key for it");
     }
     warnings.push_back(vocabulary_warning(s.model));
     warnings.emplace_back(std::string(kStillToSet) + "; in ds_config.json: optimizer, scheduler, gradient_clipping");

@@ -74,6 +74,9 @@ nlohmann::json result_to_json(const SimulationResult& r)
         j["iteration_time_band"] = {{"coverage", r.band_coverage}, {"source", r.band_source}, {"calibrated", r.band_calibrated}};
     }
     j["tokens_per_s"] = r.tokens_per_s;
+    if (r.tokens_useful_only) {
+        j["tokens_per_s_counts"] = "useful tokens of padded samples (training.sample_tokens each), not seq_len";
+    }
     j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;
     j["hardware_tflops_per_gpu"] = r.hardware_tflops_per_gpu;
     j["mfu"] = r.mfu;

@@ -52,6 +52,52 @@ ClusterSpec read_cluster(Reader r)
     return c;
 }
 
+// "mode" and what fine-tuning adds: the LoRA adapters (rank, alpha, target modules) and the data layout of
+// samples (packed or padded, their mean length). A LoRA field without mode "lora" is refused: it would change
+// nothing, which a reader of the file would not expect.
+void read_fine_tuning(Reader& r, TrainingSpec& t)
+{
+    if (const auto m = r.optional_string("mode")) {
+        if (const auto v = training_mode_from_string(*m)) {
+            t.mode = *v;
+        } else {
+            r.error("mode", "must be \"pretrain\", \"sft\" or \"lora\", not \"" + json_fields::bounded(*m) + "\"");
+        }
+    }
+    const bool lora = t.mode == TrainingMode::Lora;
+    for (const char* key : {"lora_rank", "lora_alpha", "lora_targets"}) {
+        if (r.has(key) && !lora) {
+            r.error(key, "applies to mode \"lora\" only");
+        }
+    }
+    for (const char* key : {"sequence_packing", "sample_tokens"}) {
+        if (r.has(key) && t.mode == TrainingMode::Pretrain) {
+            r.error(key, "applies to mode \"sft\" or \"lora\" only (pretraining sequences are full documents)");
+        }
+    }
+    t.lora_rank = r.optional_int("lora_rank", 1, 65536).value_or(t.lora_rank);
+    t.lora_alpha = r.optional_number("lora_alpha", 0, 1e6).value_or(t.lora_alpha);
+    if (r.json().is_object() && r.json().contains("lora_targets")) {
+        const nlohmann::json& list = r.json()["lora_targets"];
+        if (!list.is_array() || list.empty() || list.size() > 16) {
+            r.error("lora_targets", "must be a non-empty list of linear layers (\"qkv\", \"proj\", \"fc1\", \"fc2\")");
+        } else {
+            unsigned bits = 0;
+            for (const nlohmann::json& item : list) {
+                const unsigned bit = item.is_string() ? lora_target_bit(item.get<std::string>()) : 0u;
+                if (bit == 0) {
+                    r.error("lora_targets", "names \"qkv\", \"proj\", \"fc1\" or \"fc2\" (or linear_qkv, ...), not \"" +
+                                                json_fields::bounded(item.is_string() ? item.get<std::string>() : item.dump()) + "\"");
+                }
+                bits |= bit;
+            }
+            t.lora_targets = bits;
+        }
+    }
+    t.sequence_packing = r.optional_bool("sequence_packing").value_or(true);
+    t.sample_tokens = r.optional_int("sample_tokens", 1, 100'000'000).value_or(0);
+}
+
 TrainingSpec read_training(Reader r)
 {
     r.reject_unknown({"global_batch",
@@ -78,7 +124,14 @@ TrainingSpec read_training(Reader r)
                       "fused_grouped_mlp",
                       "ssd_scan_time_factor",
                       "te_cross_entropy",
-                      "overlap_p2p"});
+                      "overlap_p2p",
+                      "zero3_fetch",
+                      "mode",
+                      "lora_rank",
+                      "lora_alpha",
+                      "lora_targets",
+                      "sequence_packing",
+                      "sample_tokens"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
@@ -141,6 +194,16 @@ TrainingSpec read_training(Reader r)
                                           json_fields::bounded(*d) + "\"");
         }
     }
+    if (const auto f = r.optional_string("zero3_fetch")) {
+        const std::string v = lowercase(*f);
+        if (v == "layer" || v == "module") {
+            t.zero3_fetch = v == "module" ? Zero3Fetch::Module : Zero3Fetch::Layer;
+        } else {
+            r.error("zero3_fetch", "must be \"layer\" (FSDP, Megatron-FSDP: one all-gather per layer) or \"module\" (DeepSpeed ZeRO-3: one per "
+                                   "submodule), not \"" +
+                                       json_fields::bounded(*f) + "\"");
+        }
+    }
     if (const auto g = r.optional_string("cuda_graphs")) {
         if (const auto v = cuda_graphs_from_string(*g)) {
             t.cuda_graphs = *v;
@@ -167,6 +230,7 @@ TrainingSpec read_training(Reader r)
             t.cuda_graph_scope = bits;
         }
     }
+    read_fine_tuning(r, t);
     return t;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vtrain/plan_check.h"
 
+#include "model/fine_tuning.h"
 #include "vtrain/pipeline_layout.h"
 #include "vtrain/rank_layout.h"
 
@@ -194,6 +195,11 @@ std::optional<PlanRejection> check_plan(const ModelSpec& m, const TrainingSpec& 
     }
     if (auto r = check_folding(m, p)) {
         return r;
+    }
+    // What the cost model cannot express (LoRA adapters on layers without an adapter path) is refused with its
+    // reason, never simulated without it.
+    if (auto why = fine_tuning_not_modeled(m, t)) {
+        return reject(RejectReason::NotModeled, "training.lora_targets", *why);
     }
     return check_sharding_and_overlap(p);
 }

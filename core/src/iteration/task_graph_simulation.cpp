@@ -394,8 +394,10 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
     }
     const MetricsBasis basis = metrics_basis(model, training);
     const GpuTerms gpu = gpu_terms(cluster, training.precision);
-    const IterationMetrics metrics =
-        iteration_metrics(basis, gpu, r.num_gpus, T, breakdown, hardware_flops_per_iteration(model, training.global_batch, plan.recompute));
+    // Hardware FLOPs: the mode's model FLOPs plus the recomputed forward work.
+    const double recomputed_flops =
+        hardware_flops_per_iteration(model, training.global_batch, plan.recompute) - model_flops_per_iteration(model, training.global_batch);
+    const IterationMetrics metrics = iteration_metrics(basis, gpu, r.num_gpus, T, breakdown, basis.model_flops + recomputed_flops);
     r.iteration_time_s = T;
     if (gpu.band) {
         r.iteration_time_low_s = metrics.iteration_time_low_s;
@@ -405,6 +407,7 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
         r.band_calibrated = gpu.band->calibrated;
     }
     r.tokens_per_s = metrics.tokens_per_s;
+    r.tokens_useful_only = basis.tokens_useful_only;
     r.model_tflops_per_gpu = metrics.model_tflops_per_gpu;
     r.hardware_tflops_per_gpu = metrics.hardware_tflops_per_gpu;
     r.mfu = metrics.mfu;

@@ -4,6 +4,7 @@
 #include "vtrain/validation.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <array>
 #include <cmath>
 #include <iterator>
@@ -25,13 +26,22 @@ namespace vtrain {
 using validation_detail::convention_flops;
 
 std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate& candidate, const GpuProfile& profile, std::string& reason,
-                                        bool* fits_memory, PredictionPlausibility* plausibility)
+                                        bool* fits_memory, double* peak_memory_gib, double* usable_memory_gib, PredictionPlausibility* plausibility)
 {
     const Scenario& s = candidate.scenario;
     const Plan& plan = candidate.plan;
     if (auto why = not_modeled_reason(s.model, s.training, plan)) {
         reason = *why;
         return std::nullopt;
+    }
+    if (run.precision_open) {
+        // A row without a precision is predicted over the precisions the GPU has a dense rate for.
+        const Precision p = s.training.precision;
+        const char* rate = p == Precision::Nvfp4 ? "fp4" : to_string(p);
+        if (profile.peak_flops(rate) <= 0) {
+            reason = std::string("precision ") + to_string(p) + " not supported by " + profile.id + " (no dense " + rate + " rate)";
+            return std::nullopt;
+        }
     }
     if (fits_memory != nullptr) {
         *fits_memory = true;
@@ -54,6 +64,12 @@ std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate
     }
     if (fits_memory != nullptr) {
         *fits_memory = result->fits_memory;
+    }
+    if (peak_memory_gib != nullptr) {
+        *peak_memory_gib = result->peak_memory_gib;
+    }
+    if (usable_memory_gib != nullptr) {
+        *usable_memory_gib = result->usable_memory_gib;
     }
     if (plausibility != nullptr) {
         *plausibility = {result->plausibility, result->plausibility_reasons};
@@ -88,19 +104,22 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
         bool fits;
         std::size_t index;
         int departures;
+        double peak_gib;
         PredictionPlausibility plausibility;
     };
     std::vector<Point> points;
     std::map<std::string, int> dropped; // reason -> candidates
     RangePrediction out;
     std::string first_reason;
+    double usable_gib = 0;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         std::string why;
         bool fits = true;
+        double peak = 0;
         PredictionPlausibility flags;
-        const auto v = predict_candidate(run, candidates[i], profile, why, &fits, &flags);
+        const auto v = predict_candidate(run, candidates[i], profile, why, &fits, &peak, &usable_gib, &flags);
         if (v) {
-            points.push_back({*v, fits, i, candidates[i].departures, std::move(flags)});
+            points.push_back({*v, fits, i, candidates[i].departures, peak, std::move(flags)});
         } else {
             if (first_reason.empty()) {
                 first_reason = why;
@@ -120,8 +139,35 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
     // The settings a framework would run are those that fit; when none fits by the memory model, all count.
     std::vector<Point> kept;
     std::copy_if(points.begin(), points.end(), std::back_inserter(kept), [](const Point& p) { return p.fits; });
+    auto gib = [](double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.1f GiB", v);
+        return std::string(buf);
+    };
+    auto label_of = [&](const Point& p) {
+        const std::string& l = candidates[p.index].label;
+        return l.empty() ? std::string("the row's settings") : l;
+    };
     if (kept.empty()) {
+        // Nothing fits by the memory model: every setting is scored, and the note says so.
+        const Point& least = *std::min_element(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.peak_gib < b.peak_gib; });
+        out.memory_note = std::string(points.size() == 1 ? "the row's plan does not fit" : "no setting fits") + " by the memory model (peak " +
+                          gib(least.peak_gib) + " of " + gib(usable_gib) + " usable" + (points.size() > 1 ? " at best, " + label_of(least) : "") +
+                          "): predicted as " + (points.size() == 1 ? "stated" : "the range over all of them");
         kept = points;
+    } else if (kept.size() < points.size()) {
+        std::string aside;
+        for (const Point& p : points) {
+            if (!p.fits) {
+                aside += (aside.empty() ? "" : "; ") + label_of(p) + " (" + gib(p.peak_gib) + ")";
+                if (aside.size() > 400) {
+                    aside += "; ...";
+                    break;
+                }
+            }
+        }
+        out.memory_note = std::to_string(points.size() - kept.size()) + " of " + std::to_string(points.size()) +
+                          " settings do not fit by the memory model (" + gib(usable_gib) + " usable) and are set aside: " + aside;
     }
     std::sort(kept.begin(), kept.end(), [](const Point& a, const Point& b) { return a.value < b.value; });
     const std::size_t n_range = kept.size();
@@ -232,6 +278,9 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileFor
             base.error_pct = (*base.predicted - run.measured) / run.measured * 100.0;
             for (const auto& d : range->dropped) {
                 base.notes.push_back("dropped from the range: " + d);
+            }
+            if (!range->memory_note.empty()) {
+                base.notes.push_back("memory: " + range->memory_note);
             }
             // Memory comparisons use the candidate at the centre.
             if (!run.candidates.empty()) {

@@ -89,11 +89,13 @@ std::optional<SelectiveModules> selective_modules(const std::string& activation_
 
 namespace {
 
-// The README's canonical ids ("Vocabulary used in both files"), as profile ids.
+// The README's canonical ids ("Vocabulary used in both files") and every other shipped profile's id
+// (profiles/*.json, what `vtrain profiles` lists; tst_validation checks the two agree).
 const std::set<std::string>& canonical_gpu_ids()
 {
-    static const std::set<std::string> ids{"h100-sxm5-80gb", "h800-sxm5-80gb", "b200-sxm-180gb", "gb200-nvl72", "h100-hbm2e-96gb", "a100-sxm4-40gb",
-                                           "a100-sxm4-80gb", "h200-sxm-141gb", "b300",           "gb300-nvl72", "mi300x"};
+    static const std::set<std::string> ids{"h100-sxm5-80gb", "h800-sxm5-80gb", "b200-sxm-180gb", "gb200-nvl72",   "h100-hbm2e-96gb",
+                                           "a100-sxm4-40gb", "a100-sxm4-80gb", "h200-sxm-141gb", "b300",          "gb300-nvl72",
+                                           "mi300x",         "mi325x",         "mi355x",         "v100-sxm3-32gb"};
     return ids;
 }
 
@@ -126,7 +128,8 @@ std::string gpu_profile_id(const RunRow& r, Notes& notes)
     bool defaulted = false;
     const std::string id = profile_for_gpu_type(*r.gpu_type, r.gpu_memory_gb, defaulted);
     if (defaulted) {
-        notes.push_back("A100 memory variant not stated: profile a100-sxm4-80gb");
+        notes.push_back(id == "v100-sxm3-32gb" ? "V100 memory variant not stated: profile v100-sxm3-32gb (DGX-2)"
+                                               : "A100 memory variant not stated: profile a100-sxm4-80gb");
     }
     return id;
 }
@@ -193,6 +196,70 @@ PrecisionChoice precision_of(const RunRow& r)
         c.recipe_on_hopper = true;
     }
     return c;
+}
+
+FineTuningChoice fine_tuning_of(const RunRow& r)
+{
+    FineTuningChoice f;
+    // What a row says of itself: its model name, software, the table it comes from and its notes (never its id
+    // or subset). std::regex recurses per character: texts are bounded.
+    std::string text;
+    for (const std::optional<std::string>* field : {&r.model_name, &r.software, &r.source_ref}) {
+        if (*field && (*field)->size() <= 4096) {
+            text += " " + lowercase(**field);
+        }
+    }
+    for (const std::string& n : r.notes) {
+        if (n.size() <= 4096) {
+            text += " " + lowercase(n);
+        }
+    }
+    auto word = [&](const char* pattern) {
+        std::smatch m;
+        return std::regex_search(text, m, std::regex(pattern)) ? m.str(1) : std::string();
+    };
+    // MLA's compressed widths ("q_lora_rank", "kv LoRA rank 512") are attention dimensions, not fine-tuning;
+    // the rest is read as whole words.
+    text = std::regex_replace(text, std::regex(R"((?:q|kv)[ _-]?lora[ _-]?rank)"), " ");
+    const std::string lora = word(R"((?:^|[^a-z_])(q?lora)(?![a-z_]))");
+    const std::string dora = word(R"((?:^|[^a-z_])(dora)(?![a-z_]))");
+    const std::string peft = word(R"((?:^|[^a-z_])(peft)(?![a-z_]))");
+    const std::string sft = word(R"((?:^|[^a-z_])(sft|supervised fine-?tuning|full fine-?tuning|fine-?tuning|finetun\w*|instruction tuning))");
+    if (lora == "qlora") {
+        return FineTuningChoice{TrainingMode::Pretrain, {}, 0, {}, "", "QLoRA (a 4-bit quantized frozen base) is not modeled"};
+    }
+    if (!dora.empty()) {
+        return FineTuningChoice{TrainingMode::Pretrain, {}, 0, {}, "", "DoRA (weight-decomposed LoRA) is not modeled"};
+    }
+    if (!lora.empty()) {
+        f.mode = TrainingMode::Lora;
+        f.evidence = "the row says LoRA";
+    } else if (!peft.empty()) {
+        return FineTuningChoice{TrainingMode::Pretrain, {}, 0, {}, "", "a PEFT run without its method named (LoRA, DoRA, ...) is not modeled"};
+    } else if (!sft.empty()) {
+        f.mode = TrainingMode::Sft;
+        f.evidence = "the row says \"" + sft + "\"";
+    } else {
+        return f;
+    }
+    if (f.mode == TrainingMode::Lora) {
+        // "LoRA rank 16", "lora_rank=8", "dim 32", "r=16".
+        const std::string rank = word(R"((?:lora[ _-]?(?:rank|dim|r)|peft\.dim|adapter[ _-]?(?:rank|dim)|\brank|\bdim)\s*[=:]?\s*(\d{1,4})\b)");
+        if (!rank.empty()) {
+            f.rank = std::max(1, std::stoi(rank));
+        }
+        for (const auto& [name, bit] : {std::pair{"qkv", kLoraQkv}, {"proj", kLoraProj}, {"fc1", kLoraFc1}, {"fc2", kLoraFc2}}) {
+            if (text.find(std::string("linear_") + name) != std::string::npos) {
+                f.targets |= bit;
+            }
+        }
+    }
+    if (!word(R"((?:^|[^a-z_])(unpacked|not packed|no packing|without packing|padded))").empty()) {
+        f.packing = false;
+    } else if (!word(R"((?:^|[^a-z_])(packed|packing))").empty()) {
+        f.packing = true;
+    }
+    return f;
 }
 
 std::optional<int> fsdp_degree(const RunRow& r)
@@ -389,15 +456,41 @@ std::string profile_for_gpu_type(const std::string& gpu_type, std::optional<doub
     defaulted = false;
     const std::string t = lowercase(gpu_type);
     auto has = [&](const char* s) { return t.find(s) != std::string::npos; };
+    // The memory a name spells ("A100-SXM4-40GB", "A100 40G", "V100 32 GB"), else the row's gpu_memory_gb.
+    std::optional<double> memory = memory_gb;
+    if (t.size() <= 4096) {
+        static const std::regex spelled(R"((?:^|[^0-9])(16|32|40|80)\s*-?\s*g(?:b|ib)?(?:[^a-z]|$))");
+        std::smatch m;
+        if (std::regex_search(t, m, spelled)) {
+            memory = std::stod(m[1]);
+        }
+    }
     if (has("a100")) {
-        if (has("40gb") || has("40 gb") || (memory_gb && *memory_gb <= 48)) {
+        if (memory && *memory <= 48) {
             return "a100-sxm4-40gb";
         }
-        if (has("80gb") || has("80 gb") || (memory_gb && *memory_gb > 48)) {
+        if (memory) {
             return "a100-sxm4-80gb";
         }
         defaulted = true;
         return "a100-sxm4-80gb";
+    }
+    if (has("v100")) {
+        // Only the 32 GB SXM3 part of DGX-2 (16 GPUs on NVSwitch) has a profile; a 16 GB V100 (DGX-1's hybrid
+        // cube-mesh NVLink, or PCIe) is another system and has none.
+        if (memory && *memory <= 16) {
+            return {};
+        }
+        if (!memory) {
+            defaulted = true;
+        }
+        return "v100-sxm3-32gb";
+    }
+    if (has("mi355")) {
+        return "mi355x";
+    }
+    if (has("mi325")) {
+        return "mi325x";
     }
     if (has("gb200")) {
         return "gb200-nvl72";
