@@ -95,7 +95,8 @@ private slots:
         pre.global_batch = 8;
         const LayerCosts full = Layer(m, pre).run();
         const LayerCosts frozen = Layer(m, lora(kLoraQkv)).run();
-        const OperatorTimer g(test::free_network_profile(), Precision::Bf16);
+        const GpuProfile profile = test::free_network_profile();
+        const OperatorTimer g(profile, Precision::Bf16);
         const double tokens = m.seq_len; // micro-batch 1, tp 1
         const double h = m.hidden, qkv = m.hidden + 2.0 * m.effective_kv_heads() * m.head_dim(), f = m.effective_ffn_hidden();
         // Frozen base: the backward of each GEMM is its data gradient dX = dY W^T only.
@@ -290,7 +291,7 @@ private slots:
     void scenario_fields_read_write_and_refuse()
     {
         const std::string base = R"({"model": {"layers": 2, "hidden": 256, "heads": 4, "seq_len": 128, "vocab": 1000},
-            "cluster": {"gpu": "test-gpu", "num_gpus": 1}, "plan": {}, "training": {"global_batch": 4, )";
+            "cluster": {"gpu": "test-gpu", "num_gpus": 1}, "plan": {"tp": 1, "pp": 1, "dp": 1, "micro_batch": 1}, "training": {"global_batch": 4, )";
         auto parse = [&](const std::string& training) { return scenario_from_text(base + training + "}}"); };
         const auto l = parse(R"("mode": "lora", "lora_rank": 8, "lora_alpha": 16, "lora_targets": ["linear_qkv", "fc2"], "sequence_packing": false,
                               "sample_tokens": 100)");

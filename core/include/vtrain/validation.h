@@ -26,7 +26,7 @@ struct RunRow {
     std::string id;
     std::string subset;
     std::string primary_metric;
-    std::optional<std::string> source_id, trust, arch_family, model_name, gpu_type, system_name, intra_node_interconnect, inter_node_interconnect,
+    std::optional<std::string> source_id, source_ref, trust, arch_family, model_name, gpu_type, system_name, intra_node_interconnect, inter_node_interconnect,
         pipeline_schedule, precision, activation_recompute, software, tflops_kind, flops_definition;
     std::optional<int> num_layers, hidden_size, num_attention_heads, num_query_groups, ffn_hidden_size, seq_length, vocab_size;
     std::optional<int> num_gpus, gpus_per_node, tp, pp, dp, cp, ep, virtual_pipeline_stages, micro_batch_size, global_batch_size, grad_accum_steps,

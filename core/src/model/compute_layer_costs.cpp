@@ -203,7 +203,12 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
         }
         const Collective kind = in.sequence_parallel ? Collective::ReduceScatter : Collective::AllReduce;
         b.communicate(Phase::Forward, "embedding all-reduce", c.comm.collective_seconds(kind, c.activation_bytes, in.tp_group));
-        add_memory_bound(b, hp, "embedding dropout", "dropout", c.hidden_bytes, false);
+        if (c.frozen) {
+            // Nothing before a frozen table needs a gradient: autograd stops at the dropout's output.
+            b.compute(Phase::Forward, "embedding dropout", hp.memory_bound_seconds("dropout", c.hidden_bytes, false));
+        } else {
+            add_memory_bound(b, hp, "embedding dropout", "dropout", c.hidden_bytes, false);
+        }
         const double traffic = c.frozen ? 0.0 : embedding_params(m) / c.t * in.training->grad_accumulation_bytes;
         b.compute(Phase::Backward, "weight-gradient accumulation", traffic > 0 ? hp.memory_bound_seconds("residual_add", traffic / 3, false) : 0.0);
         b.apply_host_floor(host_s);

@@ -221,9 +221,26 @@ int megatron_core_minor(const RunRow& r)
     if (text.size() > 4096) {
         return 0;
     }
-    static const std::regex version(R"((?:megatron-core|mcore|core_r)\s*v?0\.(\d{1,3}))");
-    std::smatch m;
-    return std::regex_search(text, m, version) ? std::stoi(m[1]) : 0;
+    // (megatron-core|mcore|core_r)\s*v?0\.(\d{1,3}), scanned by hand (no std::regex: issue 32).
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        std::size_t j = std::string::npos;
+        for (const std::string_view name : {"megatron-core", "mcore", "core_r"}) {
+            if (scan::at_icase(text, i, name)) {
+                j = i + name.size();
+                break;
+            }
+        }
+        if (j == std::string::npos) {
+            continue;
+        }
+        j = scan::skip_spaces(text, j);
+        j += j < text.size() && text[j] == 'v' ? 1 : 0;
+        if (j + 2 < text.size() && text[j] == '0' && text[j + 1] == '.' && scan::is_digit(text[j + 2])) {
+            const std::size_t end = std::min(scan::digits_end(text, j + 2), j + 5); // at most three digits
+            return std::stoi(text.substr(j + 2, end - (j + 2)));
+        }
+    }
+    return 0;
 }
 
 // A release year a row's software or FLOP definition names (2019-2029), 0 when none.
@@ -233,9 +250,14 @@ int named_year(const RunRow& r)
     if (text.size() > 4096) {
         return 0;
     }
-    static const std::regex year(R"(\b(20[12][0-9])\b)");
-    std::smatch m;
-    return std::regex_search(text, m, year) ? std::stoi(m[1]) : 0;
+    // \b(20[12][0-9])\b, scanned by hand.
+    for (std::size_t i = 0; i + 4 <= text.size(); ++i) {
+        const bool bounded = (i == 0 || !scan::is_word(text[i - 1])) && (i + 4 == text.size() || !scan::is_word(text[i + 4]));
+        if (bounded && text[i] == '2' && text[i + 1] == '0' && (text[i + 2] == '1' || text[i + 2] == '2') && scan::is_digit(text[i + 3])) {
+            return 2000 + (text[i + 2] - '0') * 10 + (text[i + 3] - '0');
+        }
+    }
+    return 0;
 }
 
 } // namespace

@@ -7,6 +7,8 @@
 #include <cctype>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "validation/text_scan.h"
 #include "validation/validation_detail.h"
@@ -95,7 +97,7 @@ const std::set<std::string>& canonical_gpu_ids()
 {
     static const std::set<std::string> ids{"h100-sxm5-80gb", "h800-sxm5-80gb", "b200-sxm-180gb", "gb200-nvl72",   "h100-hbm2e-96gb",
                                            "a100-sxm4-40gb", "a100-sxm4-80gb", "h200-sxm-141gb", "b300",          "gb300-nvl72",
-                                           "mi300x",         "mi325x",         "mi355x",         "v100-sxm3-32gb"};
+                                           "mi300x",         "mi325x",         "mi355x",         "v100-sxm3-32gb", "h100-measured"};
     return ids;
 }
 
@@ -198,11 +200,140 @@ PrecisionChoice precision_of(const RunRow& r)
     return c;
 }
 
+namespace {
+
+// Hand-written scanners for fine_tuning_of() (no std::regex: issue 32). Texts are lower case.
+bool letter_or_underscore(char c)
+{
+    return (c >= 'a' && c <= 'z') || c == '_';
+}
+
+// The first of `words` found where no letter or underscore precedes it ("(?:^|[^a-z_])(w1|w2|...)"), and,
+// with `whole`, none follows it ("(?![a-z_])"); alternatives tried in order at each position.
+std::string first_word(std::string_view text, std::initializer_list<std::string_view> words, bool whole)
+{
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (i > 0 && letter_or_underscore(text[i - 1])) {
+            continue;
+        }
+        for (const std::string_view w : words) {
+            const std::size_t end = i + w.size();
+            if (text.substr(i, w.size()) == w && (!whole || end == text.size() || !letter_or_underscore(text[end]))) {
+                return std::string(w);
+            }
+        }
+    }
+    return {};
+}
+
+// "(sft|supervised fine-?tuning|full fine-?tuning|fine-?tuning|finetun\w*|instruction tuning)" after a
+// non-letter: the words a supervised fine-tuning row uses.
+std::string sft_word(std::string_view text)
+{
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (i > 0 && letter_or_underscore(text[i - 1])) {
+            continue;
+        }
+        for (const std::string_view w : {"sft", "supervised fine-tuning", "supervised finetuning", "full fine-tuning", "full finetuning", "fine-tuning",
+                                         "finetuning", "instruction tuning"}) {
+            if (text.substr(i, w.size()) == w) {
+                return std::string(w);
+            }
+        }
+        if (text.substr(i, 7) == "finetun") {
+            std::size_t end = i + 7;
+            while (end < text.size() && scan::is_word(text[end])) {
+                ++end;
+            }
+            return std::string(text.substr(i, end - i));
+        }
+    }
+    return {};
+}
+
+// MLA's compressed widths ("q_lora_rank", "kv LoRA rank 512"): "(?:q|kv)[ _-]?lora[ _-]?rank" replaced by a space.
+std::string without_mla_lora_ranks(std::string_view text)
+{
+    auto separator = [&](std::size_t j) { return j < text.size() && (text[j] == ' ' || text[j] == '_' || text[j] == '-') ? j + 1 : j; };
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t after_prefix = text.substr(i, 2) == "kv" ? i + 2 : text.substr(i, 1) == "q" ? i + 1 : std::string_view::npos;
+        if (after_prefix != std::string_view::npos) {
+            std::size_t j = separator(after_prefix);
+            if (text.substr(j, 4) == "lora") {
+                j = separator(j + 4);
+                if (text.substr(j, 4) == "rank") {
+                    out += ' ';
+                    i = j + 4;
+                    continue;
+                }
+            }
+        }
+        out += text[i++];
+    }
+    return out;
+}
+
+// The rank a LoRA row names: "(?:lora[ _-]?(?:rank|dim|r)|peft\.dim|adapter[ _-]?(?:rank|dim)|\brank|\bdim)
+// \s*[=:]?\s*(\d{1,4})\b" ("LoRA rank 16", "lora_rank=8", "dim 32", "r=16").
+std::optional<int> lora_rank_named(std::string_view text)
+{
+    auto separator = [&](std::size_t j) { return j < text.size() && (text[j] == ' ' || text[j] == '_' || text[j] == '-') ? j + 1 : j; };
+    // The number after a key ending at `j`, as the pattern's tail reads it.
+    auto number_after = [&](std::size_t j) -> std::optional<int> {
+        j = scan::skip_spaces(text, j);
+        j += j < text.size() && (text[j] == '=' || text[j] == ':') ? 1 : 0;
+        j = scan::skip_spaces(text, j);
+        const std::size_t end = scan::digits_end(text, j);
+        if (end == j || end - j > 4 || (end < text.size() && scan::is_word(text[end]))) {
+            return std::nullopt;
+        }
+        return std::stoi(std::string(text.substr(j, end - j)));
+    };
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        std::vector<std::size_t> key_ends;
+        if (text.substr(i, 4) == "lora") {
+            const std::size_t j = separator(i + 4);
+            for (const std::string_view w : {"rank", "dim", "r"}) {
+                if (text.substr(j, w.size()) == w) {
+                    key_ends.push_back(j + w.size());
+                }
+            }
+        }
+        if (text.substr(i, 8) == "peft.dim") {
+            key_ends.push_back(i + 8);
+        }
+        if (text.substr(i, 7) == "adapter") {
+            const std::size_t j = separator(i + 7);
+            for (const std::string_view w : {"rank", "dim"}) {
+                if (text.substr(j, w.size()) == w) {
+                    key_ends.push_back(j + w.size());
+                }
+            }
+        }
+        const bool boundary = i == 0 || !scan::is_word(text[i - 1]);
+        for (const std::string_view w : {"rank", "dim"}) {
+            if (boundary && text.substr(i, w.size()) == w) {
+                key_ends.push_back(i + w.size());
+            }
+        }
+        for (const std::size_t end : key_ends) {
+            if (const std::optional<int> n = number_after(end)) {
+                return n;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
 FineTuningChoice fine_tuning_of(const RunRow& r)
 {
     FineTuningChoice f;
     // What a row says of itself: its model name, software, the table it comes from and its notes (never its id
-    // or subset). std::regex recurses per character: texts are bounded.
+    // or subset). Each field is bounded; the scanners read it once.
     std::string text;
     for (const std::optional<std::string>* field : {&r.model_name, &r.software, &r.source_ref}) {
         if (*field && (*field)->size() <= 4096) {
@@ -214,17 +345,12 @@ FineTuningChoice fine_tuning_of(const RunRow& r)
             text += " " + lowercase(n);
         }
     }
-    auto word = [&](const char* pattern) {
-        std::smatch m;
-        return std::regex_search(text, m, std::regex(pattern)) ? m.str(1) : std::string();
-    };
-    // MLA's compressed widths ("q_lora_rank", "kv LoRA rank 512") are attention dimensions, not fine-tuning;
-    // the rest is read as whole words.
-    text = std::regex_replace(text, std::regex(R"((?:q|kv)[ _-]?lora[ _-]?rank)"), " ");
-    const std::string lora = word(R"((?:^|[^a-z_])(q?lora)(?![a-z_]))");
-    const std::string dora = word(R"((?:^|[^a-z_])(dora)(?![a-z_]))");
-    const std::string peft = word(R"((?:^|[^a-z_])(peft)(?![a-z_]))");
-    const std::string sft = word(R"((?:^|[^a-z_])(sft|supervised fine-?tuning|full fine-?tuning|fine-?tuning|finetun\w*|instruction tuning))");
+    // MLA's compressed widths are attention dimensions, not fine-tuning; the rest is read as whole words.
+    text = without_mla_lora_ranks(text);
+    const std::string lora = first_word(text, {"qlora", "lora"}, true);
+    const std::string dora = first_word(text, {"dora"}, true);
+    const std::string peft = first_word(text, {"peft"}, true);
+    const std::string sft = sft_word(text);
     if (lora == "qlora") {
         return FineTuningChoice{TrainingMode::Pretrain, {}, 0, {}, "", "QLoRA (a 4-bit quantized frozen base) is not modeled"};
     }
@@ -244,9 +370,8 @@ FineTuningChoice fine_tuning_of(const RunRow& r)
     }
     if (f.mode == TrainingMode::Lora) {
         // "LoRA rank 16", "lora_rank=8", "dim 32", "r=16".
-        const std::string rank = word(R"((?:lora[ _-]?(?:rank|dim|r)|peft\.dim|adapter[ _-]?(?:rank|dim)|\brank|\bdim)\s*[=:]?\s*(\d{1,4})\b)");
-        if (!rank.empty()) {
-            f.rank = std::max(1, std::stoi(rank));
+        if (const std::optional<int> rank = lora_rank_named(text)) {
+            f.rank = std::max(1, *rank);
         }
         for (const auto& [name, bit] : {std::pair{"qkv", kLoraQkv}, {"proj", kLoraProj}, {"fc1", kLoraFc1}, {"fc2", kLoraFc2}}) {
             if (text.find(std::string("linear_") + name) != std::string::npos) {
@@ -254,9 +379,9 @@ FineTuningChoice fine_tuning_of(const RunRow& r)
             }
         }
     }
-    if (!word(R"((?:^|[^a-z_])(unpacked|not packed|no packing|without packing|padded))").empty()) {
+    if (!first_word(text, {"unpacked", "not packed", "no packing", "without packing", "padded"}, false).empty()) {
         f.packing = false;
-    } else if (!word(R"((?:^|[^a-z_])(packed|packing))").empty()) {
+    } else if (!first_word(text, {"packed", "packing"}, false).empty()) {
         f.packing = true;
     }
     return f;
@@ -450,6 +575,38 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
 
 } // namespace validation_detail
 
+namespace {
+
+// "(?:^|[^0-9])(16|32|40|80)\s*-?\s*g(?:b|ib)?(?:[^a-z]|$)" in a lower-case GPU name: "a100-sxm4-40gb",
+// "a100 40g", "v100 32 gb".
+std::optional<int> spelled_memory_gb(std::string_view t)
+{
+    for (std::size_t i = 0; i + 2 <= t.size(); ++i) {
+        if (i > 0 && validation_detail::scan::is_digit(t[i - 1])) {
+            continue;
+        }
+        const std::string_view two = t.substr(i, 2);
+        if (two != "16" && two != "32" && two != "40" && two != "80") {
+            continue;
+        }
+        std::size_t j = validation_detail::scan::skip_spaces(t, i + 2);
+        j += j < t.size() && t[j] == '-' ? 1 : 0;
+        j = validation_detail::scan::skip_spaces(t, j);
+        if (j >= t.size() || t[j] != 'g') {
+            continue;
+        }
+        ++j;
+        for (const std::size_t end : {t.substr(j, 1) == "b" ? j + 1 : std::string_view::npos, t.substr(j, 2) == "ib" ? j + 2 : std::string_view::npos, j}) {
+            if (end != std::string_view::npos && (end == t.size() || !(t[end] >= 'a' && t[end] <= 'z'))) {
+                return (two[0] - '0') * 10 + (two[1] - '0');
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
 std::string profile_for_gpu_type(const std::string& gpu_type, std::optional<double> memory_gb, bool& defaulted)
 {
     using json_fields::lowercase;
@@ -459,10 +616,8 @@ std::string profile_for_gpu_type(const std::string& gpu_type, std::optional<doub
     // The memory a name spells ("A100-SXM4-40GB", "A100 40G", "V100 32 GB"), else the row's gpu_memory_gb.
     std::optional<double> memory = memory_gb;
     if (t.size() <= 4096) {
-        static const std::regex spelled(R"((?:^|[^0-9])(16|32|40|80)\s*-?\s*g(?:b|ib)?(?:[^a-z]|$))");
-        std::smatch m;
-        if (std::regex_search(t, m, spelled)) {
-            memory = std::stod(m[1]);
+        if (const std::optional<int> gb = spelled_memory_gb(t)) {
+            memory = *gb;
         }
     }
     if (has("a100")) {
