@@ -180,7 +180,8 @@ void compare_extension(const Case& c, const GpuProfile& profile, FastSimScratch&
              (where + " time " + std::to_string(fast.iteration_time_s) + " vs " + std::to_string(T)).c_str());
     // The two walks add the same task times in a different order: up to ~n eps of rounding over n tasks
     // (6,144 micro-batches x 4 chunks x 2 passes: ~5e-12), far inside the 1e-9 the explorer is held to.
-    QVERIFY2(std::abs(full.iteration_time_s / T - 1) < 1e-11, (where + " full walk off by " + QByteArray::number(full.iteration_time_s / T - 1, 'g', 3).toStdString()).c_str());
+    QVERIFY2(std::abs(full.iteration_time_s / T - 1) < 1e-11,
+             (where + " full walk off by " + QByteArray::number(full.iteration_time_s / T - 1, 'g', 3).toStdString()).c_str());
     QVERIFY2(std::abs(metrics.bubble_fraction - exact.bubble_fraction) < 1e-9, where.c_str());
     QCOMPARE(stages.size(), exact.stages.size());
     for (std::size_t s = 0; s < stages.size(); ++s) {

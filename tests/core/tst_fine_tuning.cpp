@@ -12,8 +12,8 @@
 #include "model/model_math.h"
 #include "profile/operator_timer.h"
 #include "test_support.h"
-#include "vtrain/layer_costs.h"
 #include "vtrain/launch_config.h"
+#include "vtrain/layer_costs.h"
 #include "vtrain/memory_model.h"
 #include "vtrain/pipeline_layout.h"
 #include "vtrain/plan_check.h"
@@ -108,7 +108,8 @@ private slots:
         QVERIFY(close(op_seconds(frozen, "qkv projection", Phase::Forward), op_seconds(full, "qkv projection", Phase::Forward)));
         // The adapter on qkv, rank 16: x A then (x A) B forward; dB, d(xA), dA, dx backward.
         const double r = 16;
-        QVERIFY(close(op_seconds(frozen, "lora adapter (x A, then B)", Phase::Forward), g.gemm_seconds(tokens, r, h) + g.gemm_seconds(tokens, qkv, r)));
+        QVERIFY(
+            close(op_seconds(frozen, "lora adapter (x A, then B)", Phase::Forward), g.gemm_seconds(tokens, r, h) + g.gemm_seconds(tokens, qkv, r)));
         QVERIFY(close(op_seconds(frozen, "lora adapter gradients (dB, d(xA), dA, dx)", Phase::Backward),
                       g.gemm_seconds(r, qkv, tokens) + g.gemm_seconds(tokens, r, qkv) + g.gemm_seconds(r, h, tokens) + g.gemm_seconds(tokens, h, r)));
         // Only the targeted layer carries one: qkv here, so proj/fc1/fc2 have none (one adapter in the layer).

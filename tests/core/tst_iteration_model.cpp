@@ -455,7 +455,7 @@ private slots:
         const double g = over_1024(NcclCollective::AllGather, layer * 2);
         const double sct = over_1024(NcclCollective::ReduceScatter, layer * 4);
         QVERIFY(g > nccl_latency_seconds(NcclCollective::AllGather, NcclAlgorithm::Ring, NcclProtocol::LL, 1024, 128)); // > 1.2 ms of hops
-        const double rest = embedding_params(sc.model) + 2.0 * sc.model.hidden; // tied embedding, final norm
+        const double rest = embedding_params(sc.model) + 2.0 * sc.model.hidden;                                         // tied embedding, final norm
         const double rest_g = over_1024(NcclCollective::AllGather, rest * 2);
         const double fwd = costs.layer.forward.total_s();
         const double bwd = costs.layer.backward.total_s();
@@ -467,8 +467,8 @@ private slots:
         const double shared = 22 * std::max(0.0, g + sct - bwd) + std::max(0.0, g - bwd) + std::max(0.0, sct - bwd);
         const double gathers_alone = 23 * std::max(0.0, g - bwd);
         const double scatter_total = 24 * sct + over_1024(NcclCollective::ReduceScatter, rest * 4);
-        QVERIFY(std::abs(layerwise.fsdp_backward_scatter_s - std::max(shared - gathers_alone, std::max(0.0, scatter_total - layerwise.backward.total_s()))) <
-                1e-12);
+        QVERIFY(std::abs(layerwise.fsdp_backward_scatter_s -
+                         std::max(shared - gathers_alone, std::max(0.0, scatter_total - layerwise.backward.total_s()))) < 1e-12);
         // DeepSpeed ZeRO-3: four gathers of a quarter layer, each with the ring's latency.
         sc.training.zero3_fetch = Zero3Fetch::Module;
         build_iteration_costs(sc.model, sc.training, cluster, p, costs, ic);

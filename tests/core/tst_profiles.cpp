@@ -28,7 +28,7 @@ const std::string kProfiles = std::string(VTRAIN_SOURCE_DIR) + "/profiles/";
 // Every profile the project ships; the validation data names GPUs by these ids.
 const char* const kShipped[] = {"a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm5-80gb", "h100-hbm2e-96gb", "h800-sxm5-80gb",
                                 "h200-sxm-141gb", "b200-sxm-180gb", "b300",           "gb200-nvl72",     "gb300-nvl72",
-                                "mi300x",         "mi325x",         "mi355x",         "h100-measured", "v100-sxm3-32gb"};
+                                "mi300x",         "mi325x",         "mi355x",         "h100-measured",   "v100-sxm3-32gb"};
 
 nlohmann::json read(const std::string& path)
 {

@@ -318,8 +318,8 @@ private slots:
     void network_rates_are_read_with_their_units_data()
     {
         QTest::addColumn<QString>("text");
-        QTest::addColumn<int>("nics");      // -1: the profile's count (not set)
-        QTest::addColumn<double>("gbit");   // one NIC's line rate
+        QTest::addColumn<int>("nics");    // -1: the profile's count (not set)
+        QTest::addColumn<double>("gbit"); // one NIC's line rate
         QTest::addColumn<QString>("as_written");
         QTest::newRow("GB/s per node") << "InfiniBand 8x50 GB/s per node" << 8 << 400.0 << "50 GB/s";
         QTest::newRow("Gb/s per node") << "InfiniBand 8x50 Gb/s per node" << 8 << 50.0 << "50 Gb/s";

@@ -26,8 +26,8 @@ struct RunRow {
     std::string id;
     std::string subset;
     std::string primary_metric;
-    std::optional<std::string> source_id, source_ref, trust, arch_family, model_name, gpu_type, system_name, intra_node_interconnect, inter_node_interconnect,
-        pipeline_schedule, precision, activation_recompute, software, tflops_kind, flops_definition;
+    std::optional<std::string> source_id, source_ref, trust, arch_family, model_name, gpu_type, system_name, intra_node_interconnect,
+        inter_node_interconnect, pipeline_schedule, precision, activation_recompute, software, tflops_kind, flops_definition;
     std::optional<int> num_layers, hidden_size, num_attention_heads, num_query_groups, ffn_hidden_size, seq_length, vocab_size;
     std::optional<int> num_gpus, gpus_per_node, tp, pp, dp, cp, ep, virtual_pipeline_stages, micro_batch_size, global_batch_size, grad_accum_steps,
         zero_stage;
@@ -154,8 +154,8 @@ struct RangePrediction {
     // not fit (predicted anyway, never moved to a setting the row does not state without saying so). Empty
     // when every setting fits.
     std::string memory_note;
-    unsigned plausibility_flags = 0;          // the centre's plausibility flags (plausibility.h PlausibilityFlag bits)
-    std::vector<std::string> plausibility;    // ... and their reasons
+    unsigned plausibility_flags = 0;       // the centre's plausibility flags (plausibility.h PlausibilityFlag bits)
+    std::vector<std::string> plausibility; // ... and their reasons
 };
 std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProfile& profile, std::string& reason);
 

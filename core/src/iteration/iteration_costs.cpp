@@ -214,8 +214,8 @@ private:
     // ZeRO-3 gathers each submodule with weights on its own (kZero3ModulesPerLayer all-gathers of a quarter
     // each: every one pays the collective's latency) and reduce-scatters gradients in buckets of
     // kReduceBucketElements (a layer's share of a bucket's collective).
-    static constexpr double kZero3ModulesPerLayer = 4;     // fused QKV, output projection, FC1, FC2
-    static constexpr double kReduceBucketElements = 5e8;   // DeepSpeed reduce_bucket_size default
+    static constexpr double kZero3ModulesPerLayer = 4;   // fused QKV, output projection, FC1, FC2
+    static constexpr double kReduceBucketElements = 5e8; // DeepSpeed reduce_bucket_size default
     double layer_gather_s(double dense, double expert) const
     {
         if (m_training.zero3_fetch != Zero3Fetch::Module) {
@@ -430,8 +430,8 @@ void ChunkCosts::finish()
     recompute_total_s = recompute.total_s();
     recompute_parts = comm_of(recompute, 0.0);
     for (const int bucketed : {0, 1}) {
-        const double dp = fsdp_backward_gather_s +
-                          (bucketed != 0 ? dp_contention_bucketed_backward_s : fsdp_backward_scatter_s + dp_contention_backward_s);
+        const double dp =
+            fsdp_backward_gather_s + (bucketed != 0 ? dp_contention_bucketed_backward_s : fsdp_backward_scatter_s + dp_contention_backward_s);
         backward_total_s[bucketed] = backward.total_s() + dp;
         backward_parts[bucketed] = comm_of(backward, dp);
     }

@@ -82,9 +82,8 @@ double packed_attention_share(const ModelSpec& m, const TrainingSpec& t)
 
 double useful_tokens_per_iteration(const ModelSpec& m, const TrainingSpec& t)
 {
-    const double per_sequence = t.mode != TrainingMode::Pretrain && !t.sequence_packing && t.sample_tokens > 0
-                                    ? std::min(t.sample_tokens, m.seq_len)
-                                    : m.seq_len;
+    const double per_sequence =
+        t.mode != TrainingMode::Pretrain && !t.sequence_packing && t.sample_tokens > 0 ? std::min(t.sample_tokens, m.seq_len) : m.seq_len;
     return static_cast<double>(t.global_batch) * per_sequence;
 }
 

@@ -52,8 +52,8 @@ void add_lora(BlockBuilder& b, const Ctx& c, LoraTarget target, double rows, dou
     double forward_comm = 0, backward_comm = 0;
     backward_comm += c.comm.collective_seconds(Collective::AllReduce, low_rank, group); // linear_out's input gradient
     if (row_parallel) {
-        forward_comm += c.comm.collective_seconds(Collective::AllReduce, low_rank, group) +
-                        c.comm.collective_seconds(Collective::AllGather, full_out, group);
+        forward_comm +=
+            c.comm.collective_seconds(Collective::AllReduce, low_rank, group) + c.comm.collective_seconds(Collective::AllGather, full_out, group);
         if (sp) {
             backward_comm += c.comm.collective_seconds(Collective::AllGather, full_out, group);
         }

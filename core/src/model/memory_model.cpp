@@ -247,7 +247,7 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
     std::vector<StageMemory> out(static_cast<std::size_t>(plan.pp));
     for (int s = 0; s < plan.pp; ++s) {
         ParamShare params;
-        ParamShare trained; // what gets gradients and optimizer state: all of `params`, or LoRA's adapters
+        ParamShare trained;  // what gets gradients and optimizer state: all of `params`, or LoRA's adapters
         double adapters = 0; // LoRA adapter weights held besides `params`
         auto hold = [&](const VirtualStage& v) {
             params += virtual_stage_params(m, plan, v);

@@ -9,12 +9,12 @@ namespace {
 
 // NVIDIA/nccl src/graph/tuning.cc @ b6475625 (NCCL 2.19-2.21), microseconds, indexed [protocol] in the
 // order LL, LL128, Simple.
-constexpr double kRingBaseUs[3] = {6.6, 14.0, 8.4};     // baseLat, Ring
-constexpr double kTreeBaseUs[3] = {6.8, 14.0, 0.0};     // baseLat, Tree
-constexpr double kRingNvlinkUs[3] = {0.6, 1.9, 3.4};    // hwLat[NVLINK], Ring
-constexpr double kTreeNvlinkUs[3] = {0.6, 1.25, 28.0};  // hwLat[NVLINK], Tree
-constexpr double kRingNetUs[3] = {2.7, 4.0, 14.0};      // hwLat[NET], Ring
-constexpr double kTreeNetUs[3] = {5.0, 8.5, 28.0};      // hwLat[NET], Tree
+constexpr double kRingBaseUs[3] = {6.6, 14.0, 8.4};    // baseLat, Ring
+constexpr double kTreeBaseUs[3] = {6.8, 14.0, 0.0};    // baseLat, Tree
+constexpr double kRingNvlinkUs[3] = {0.6, 1.9, 3.4};   // hwLat[NVLINK], Ring
+constexpr double kTreeNvlinkUs[3] = {0.6, 1.25, 28.0}; // hwLat[NVLINK], Tree
+constexpr double kRingNetUs[3] = {2.7, 4.0, 14.0};     // hwLat[NET], Ring
+constexpr double kTreeNetUs[3] = {5.0, 8.5, 28.0};     // hwLat[NET], Tree
 // A multi-node ring's every hop launches a network post (getNetOverhead: 1 us on x86 Intel and ARM,
 // 2 us on AMD; x3 for Simple): the intra-domain hop costs at least that.
 constexpr double kNetOverheadUs = 1.0;
@@ -31,7 +31,10 @@ constexpr double kTreeFraction = 0.92;
 constexpr double kTreeLlFraction = 1.0 / 3.8;
 constexpr double kTreeLl128Fraction = 120.0 / 128.0;
 
-int index_of(NcclProtocol p) { return static_cast<int>(p); }
+int index_of(NcclProtocol p)
+{
+    return static_cast<int>(p);
+}
 
 int floor_log2(int v)
 {
@@ -105,8 +108,14 @@ NcclChoice nccl_best(NcclCollective kind, double simple_wire_s, double bus_bytes
     return best;
 }
 
-std::string to_string(NcclAlgorithm a) { return a == NcclAlgorithm::Tree ? "tree" : "ring"; }
+std::string to_string(NcclAlgorithm a)
+{
+    return a == NcclAlgorithm::Tree ? "tree" : "ring";
+}
 
-std::string to_string(NcclProtocol p) { return p == NcclProtocol::LL ? "LL" : p == NcclProtocol::LL128 ? "LL128" : "Simple"; }
+std::string to_string(NcclProtocol p)
+{
+    return p == NcclProtocol::LL ? "LL" : p == NcclProtocol::LL128 ? "LL128" : "Simple";
+}
 
 } // namespace vtrain

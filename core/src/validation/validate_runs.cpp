@@ -4,9 +4,9 @@
 #include "vtrain/validation.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <iterator>
 
 #include <oneapi/tbb/info.h>

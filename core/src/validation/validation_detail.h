@@ -173,11 +173,11 @@ NetworkFacts network_facts(const RunRow& r, int gpus_per_node);
 // signalling rate (PCIe lanes), not a NIC's, and is not read. Without a number, the InfiniBand generation
 // names its 4x port rate (EDR 100, HDR 200, NDR 400, XDR 800 Gb/s).
 struct NetworkRate {
-    std::optional<int> count;  // "8x" / "8 x" / "8 ×" before the rate: NICs per node
-    double gbit_per_s = 0;     // one NIC's line rate (a node's total when node_total)
-    bool per_gpu = false;      // "per GPU": one NIC per GPU at that rate
-    bool node_total = false;   // "per node" without a count: the node's aggregate
-    std::string as_written;    // the number and unit read, e.g. "50 GB/s"
+    std::optional<int> count; // "8x" / "8 x" / "8 ×" before the rate: NICs per node
+    double gbit_per_s = 0;    // one NIC's line rate (a node's total when node_total)
+    bool per_gpu = false;     // "per GPU": one NIC per GPU at that rate
+    bool node_total = false;  // "per node" without a count: the node's aggregate
+    std::string as_written;   // the number and unit read, e.g. "50 GB/s"
 };
 std::optional<NetworkRate> parse_network_rate(const std::string& text);
 
@@ -202,10 +202,10 @@ struct OpenSettings {
     bool overlap_param_gather = false;
     bool tp_overlap = false;
     bool moe_overlap = false;
-    bool activation_offload = false; // share of layers whose activations go to host memory
-    bool cuda_graphs = false;        // none or the preset's scoped graphs (TrainingSpec::cuda_graphs)
-    bool precision = false;          // not stated: every training precision the GPU has a rate for
-    bool lora_targets = false;       // LoRA without named target modules: qkv only or every linear layer
+    bool activation_offload = false;         // share of layers whose activations go to host memory
+    bool cuda_graphs = false;                // none or the preset's scoped graphs (TrainingSpec::cuda_graphs)
+    bool precision = false;                  // not stated: every training precision the GPU has a rate for
+    bool lora_targets = false;               // LoRA without named target modules: qkv only or every linear layer
     bool lora_targets_preferred_qkv = false; // ... the performance recipes' qkv-only is the documented value
 };
 // Expands run.scenario/run.plan into run.candidates over the open settings (each value legal for the

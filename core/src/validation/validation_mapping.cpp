@@ -431,7 +431,8 @@ std::optional<MoeDispatcher> dispatcher_named(const RunRow& r)
 bool names_a2a_overlap(const RunRow& r)
 {
     const std::string text = row_prose(r);
-    for (const char* phrase : {"1f1b overlap", "a2a overlap", "a2a_overlap", "overlap-moe-expert-parallel-comm", "overlap_moe_expert_parallel_comm"}) {
+    for (const char* phrase :
+         {"1f1b overlap", "a2a overlap", "a2a_overlap", "overlap-moe-expert-parallel-comm", "overlap_moe_expert_parallel_comm"}) {
         const std::size_t at = text.find(phrase);
         if (at == std::string::npos) {
             continue;

@@ -493,8 +493,14 @@ std::string number_text(double v)
     return buf;
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+bool is_letter(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
 
 // Whether `text` at `at` starts with `word` (exact case).
 bool starts_with_at(const std::string& text, std::size_t at, std::string_view word)
@@ -511,8 +517,10 @@ std::optional<std::pair<double, std::size_t>> rate_unit(const std::string& text,
     }
     double scale = 0;
     switch (text[at]) {
-    case 'G': case 'g': scale = 1; break;
-    case 'T': case 't': scale = 1000; break;
+    case 'G':
+    case 'g': scale = 1; break;
+    case 'T':
+    case 't': scale = 1000; break;
     case 'M': scale = 0.001; break;
     default: return std::nullopt;
     }
@@ -555,8 +563,8 @@ void rate_scope(const std::string& text, std::size_t from, NetworkRate& out)
 std::optional<NetworkRate> parse_network_rate(const std::string& text_in)
 {
     const std::string text = text_in.substr(0, 4096);
-    std::optional<int> count;      // "8x" seen before the rate
-    std::size_t after_count = 0;   // where the text after that "x" starts
+    std::optional<int> count;    // "8x" seen before the rate
+    std::size_t after_count = 0; // where the text after that "x" starts
     for (std::size_t i = 0; i < text.size();) {
         const bool glued_to_word = i > 0 && i != after_count && (is_letter(text[i - 1]) || is_digit(text[i - 1]) || text[i - 1] == '.');
         if (!is_digit(text[i]) || glued_to_word) {
@@ -674,8 +682,8 @@ NetworkFacts network_facts(const RunRow& r, int gpus_per_node)
             how = "the profile's NIC count";
         }
         f.description = "inter_node_interconnect \"" + rate->as_written + "\" read as " +
-                        (f.nics_per_node ? std::to_string(*f.nics_per_node) + " x " : std::string("NICs of ")) +
-                        number_text(*f.nic_gbit_per_s) + " Gb/s per node" +
+                        (f.nics_per_node ? std::to_string(*f.nics_per_node) + " x " : std::string("NICs of ")) + number_text(*f.nic_gbit_per_s) +
+                        " Gb/s per node" +
                         (f.nics_per_node ? " = " + number_text(*f.nics_per_node * *f.nic_gbit_per_s / 8) + " GB/s" : std::string()) +
                         (how.empty() ? std::string() : " (" + how + ")");
     }

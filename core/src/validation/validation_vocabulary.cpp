@@ -95,8 +95,8 @@ namespace {
 // (profiles/*.json, what `vtrain profiles` lists; tst_validation checks the two agree).
 const std::set<std::string>& canonical_gpu_ids()
 {
-    static const std::set<std::string> ids{"h100-sxm5-80gb", "h800-sxm5-80gb", "b200-sxm-180gb", "gb200-nvl72",   "h100-hbm2e-96gb",
-                                           "a100-sxm4-40gb", "a100-sxm4-80gb", "h200-sxm-141gb", "b300",          "gb300-nvl72",
+    static const std::set<std::string> ids{"h100-sxm5-80gb", "h800-sxm5-80gb", "b200-sxm-180gb", "gb200-nvl72",    "h100-hbm2e-96gb",
+                                           "a100-sxm4-40gb", "a100-sxm4-80gb", "h200-sxm-141gb", "b300",           "gb300-nvl72",
                                            "mi300x",         "mi325x",         "mi355x",         "v100-sxm3-32gb", "h100-measured"};
     return ids;
 }
@@ -234,8 +234,8 @@ std::string sft_word(std::string_view text)
         if (i > 0 && letter_or_underscore(text[i - 1])) {
             continue;
         }
-        for (const std::string_view w : {"sft", "supervised fine-tuning", "supervised finetuning", "full fine-tuning", "full finetuning", "fine-tuning",
-                                         "finetuning", "instruction tuning"}) {
+        for (const std::string_view w : {"sft", "supervised fine-tuning", "supervised finetuning", "full fine-tuning", "full finetuning",
+                                         "fine-tuning", "finetuning", "instruction tuning"}) {
             if (text.substr(i, w.size()) == w) {
                 return std::string(w);
             }
@@ -596,7 +596,8 @@ std::optional<int> spelled_memory_gb(std::string_view t)
             continue;
         }
         ++j;
-        for (const std::size_t end : {t.substr(j, 1) == "b" ? j + 1 : std::string_view::npos, t.substr(j, 2) == "ib" ? j + 2 : std::string_view::npos, j}) {
+        for (const std::size_t end :
+             {t.substr(j, 1) == "b" ? j + 1 : std::string_view::npos, t.substr(j, 2) == "ib" ? j + 2 : std::string_view::npos, j}) {
             if (end != std::string_view::npos && (end == t.size() || !(t[end] >= 'a' && t[end] <= 'z'))) {
                 return (two[0] - '0') * 10 + (two[1] - '0');
             }
