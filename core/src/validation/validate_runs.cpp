@@ -185,9 +185,9 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
         n % 2 == 1 ? std::vector<std::size_t>{kept[n / 2].index} : std::vector<std::size_t>{kept[n / 2 - 1].index, kept[n / 2].index};
     for (std::size_t k = n % 2 == 1 ? n / 2 : n / 2 - 1; k <= n / 2; ++k) {
         out.plausibility_flags |= kept[k].plausibility.flags;
-        for (const std::string& reason : kept[k].plausibility.reasons) {
-            if (std::find(out.plausibility.begin(), out.plausibility.end(), reason) == out.plausibility.end()) {
-                out.plausibility.push_back(reason);
+        for (const std::string& flag_reason : kept[k].plausibility.reasons) {
+            if (std::find(out.plausibility.begin(), out.plausibility.end(), flag_reason) == out.plausibility.end()) {
+                out.plausibility.push_back(flag_reason);
             }
         }
     }
