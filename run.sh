@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Sets up, builds and runs vtrain-explorer on the default scenario (MT-NLG 530B on A100). Without a
 # display it runs the command-line explorer on the same scenario instead.
 set -euo pipefail

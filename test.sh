@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Sets up, builds and runs every test (CTest). Exit status 0 only if all pass.
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench_explore_mpi: scaling of `vtrain explore` over MPI ranks (docs/mpi.md), one thread per rank.
 # Sweep: GPT-3 175B (examples/gpt3-175b.json) on A100-80GB at every multiple of 128 GPUs from 512 to
 # 4,096 with the default search -- 389,760 plans. For each rank count: the wall time of the whole run

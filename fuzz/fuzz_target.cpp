@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: MIT
-// One libFuzzer target per reader: VTRAIN_FUZZ_KIND names it (fuzz/CMakeLists.txt builds five).
+// One libFuzzer target per reader: VTRAIN_FUZZ_KIND names it (fuzz/CMakeLists.txt builds nine).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "readers.h"
+
+extern "C" int LLVMFuzzerInitialize(int*, char***)
+{
+    vtrain::fuzz::limit_stack();
+    return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Fuzzes the input readers (scenario, profile, runs file, job list, launch plan) with libFuzzer under
-# ASan+UBSan: builds fuzz/ in a separate clang build folder, runs each target for SECONDS (default 60),
+# SPDX-License-Identifier: MIT
+# Fuzzes the input readers (scenario, profile, runs file, job list, launch plan; the importers of a Hugging Face
+# config.json, Megatron-LM arguments, a torchtitan TOML and Megatron-Bridge overrides) and the writers of
+# generated files (TOML, JSON, shell: fuzz/writers.h) with libFuzzer under ASan+UBSan: builds fuzz/ in a
+# separate clang build folder, runs each target for SECONDS (default 60) with its dictionary
+# (fuzz/dict/KIND.dict: field names and the string grammars inside them) on a 1 MiB stack (readers.h),
 # and prints executions and crashes per target. New crashers land in BUILD/crashes/KIND/: copy each
 # into fuzz/crashers/KIND/ once fixed, so tst_fuzz_replay replays it forever.
 #   usage: scripts/fuzz.sh [SECONDS_PER_TARGET] [BUILD_DIR]     (env: FUZZ_CXX, JOBS, FUZZ_MAX_LEN)
@@ -31,8 +35,8 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" "${launcher[@]}" -DC
   -DVTRAIN_BUILD_GUI=OFF -DVTRAIN_BUILD_TESTS=OFF -DVTRAIN_BUILD_BENCH=OFF -DVTRAIN_BUILD_FUZZERS=ON \
   "-DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
   "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined" >/dev/null
-kinds=(scenario profile runs jobs plan)
-targets=(fuzz_scenario fuzz_profile fuzz_runs fuzz_jobs fuzz_launchplan)
+kinds=(scenario profile runs jobs plan hf megatron torchtitan bridge writers)
+targets=(fuzz_scenario fuzz_profile fuzz_runs fuzz_jobs fuzz_launchplan fuzz_hfconfig fuzz_megatronargs fuzz_torchtitantoml fuzz_bridgeoverrides fuzz_writers)
 cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 
 seeds_of() { # the read-only seed folders of a kind (those that exist)
@@ -42,6 +46,8 @@ seeds_of() { # the read-only seed folders of a kind (those that exist)
     scenario|plan) dirs+=(examples tests/data) ;;
     profile) dirs+=(profiles tests/data) ;;
     jobs) dirs+=(examples) ;;
+    hf|megatron|torchtitan|bridge) dirs+=(examples/import) ;;
+    writers) dirs=("fuzz/corpus/writers" "fuzz/crashers/writers") ;;
   esac
   for dir in "${dirs[@]}"; do
     if [ -d "$dir" ]; then echo "$dir"; fi
@@ -57,9 +63,14 @@ for i in "${!kinds[@]}"; do
   corpus="$build/corpus/$kind"
   crashes="$build/crashes/$kind"
   mkdir -p "$corpus" "$crashes"
+  # The dictionary of the kind (the launch plan's is the scenario's: a plan block is a scenario's).
+  dict=fuzz/dict/$kind.dict
+  [ "$kind" = plan ] && dict=fuzz/dict/scenario.dict
+  dict_option=()
+  [ -f "$dict" ] && dict_option=(-dict="$dict")
   # shellcheck disable=SC2046
   ASAN_OPTIONS=detect_leaks=0 "$build/fuzz/$target" -max_total_time="$seconds" -max_len="$max_len" -timeout=20 -rss_limit_mb=3072 \
-    -print_final_stats=1 -artifact_prefix="$crashes/" "$corpus" $(seeds_of "$kind") > "$build/$kind.log" 2>&1 || true
+    "${dict_option[@]}" -print_final_stats=1 -artifact_prefix="$crashes/" "$corpus" $(seeds_of "$kind") > "$build/$kind.log" 2>&1 || true
   execs=$( (grep -o 'stat::number_of_executed_units: *[0-9]*' "$build/$kind.log" || true) | grep -o '[0-9]*$' | tail -1 || true)
   execs=${execs:-0}
   found=$(find "$crashes" -type f | wc -l)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds core, the vtrain CLI and their tests with AddressSanitizer + UndefinedBehaviorSanitizer
 # (-fno-sanitize-recover: any finding fails the test) in build-asan/ and runs them with ctest.
 # The GUI is left out to fit CI's budget on 2 cores (its tests are Qt widget tests; add

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The MPI build (docs/mpi.md): installs Open MPI if missing, configures build-mpi/ (or
 # $VTRAIN_MPI_BUILD_DIR) with -DVTRAIN_WITH_MPI=ON and no GUI, builds what the tests labelled mpi run
 # (the CLI, the core shard test) and runs them: mpirun -n 2, oversubscribed, against a single process.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Packs a built tree as a .deb, installs it, and runs the installed programs the way a new user would:
 # from a folder outside the source tree, on an installed example. Fails on the first thing that is wrong.
 # Removes the package again on exit (VTRAIN_KEEP_PACKAGE=1 keeps it).

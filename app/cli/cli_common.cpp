@@ -3,13 +3,17 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <iostream>
-
 #include <stdexcept>
+#include <streambuf>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "vtrain/json_fields.h"
 #include "vtrain/scenario_json.h"
@@ -32,7 +36,242 @@ std::string os_reason(int error_number)
 {
     return error_number != 0 ? std::strerror(error_number) : "unknown error";
 }
+
+std::vector<std::filesystem::path>& noted_inputs()
+{
+    static std::vector<std::filesystem::path> inputs;
+    return inputs;
+}
+
+// std::cout through C's stdout (so that it stays in order with printf), keeping errno of the first call
+// that failed: the reason a full disk gives is otherwise lost by the time the stream is flushed at exit.
+class StdoutBuffer final : public std::streambuf {
+public:
+    int error() const { return m_error; }
+
+protected:
+    int_type overflow(int_type c) override
+    {
+        if (traits_type::eq_int_type(c, traits_type::eof())) {
+            return traits_type::not_eof(c);
+        }
+        errno = 0;
+        if (std::fputc(traits_type::to_char_type(c), stdout) == EOF) {
+            failed();
+            return traits_type::eof();
+        }
+        return c;
+    }
+    std::streamsize xsputn(const char* s, std::streamsize n) override
+    {
+        errno = 0;
+        const std::size_t written = std::fwrite(s, 1, static_cast<std::size_t>(n), stdout);
+        if (written != static_cast<std::size_t>(n)) {
+            failed();
+        }
+        return static_cast<std::streamsize>(written);
+    }
+    int sync() override
+    {
+        errno = 0;
+        if (std::fflush(stdout) != 0) {
+            failed();
+            return -1;
+        }
+        return 0;
+    }
+
+private:
+    void failed()
+    {
+        if (m_error == 0) {
+            m_error = errno != 0 ? errno : EIO;
+        }
+    }
+    int m_error = 0;
+};
+
+StdoutBuffer* g_stdout_buffer = nullptr;
 } // namespace
+
+// A file descriptor as a stream buffer (64 KiB), keeping errno of the first write that failed.
+struct OutputFile::FileBuffer final : public std::streambuf {
+    explicit FileBuffer(int descriptor) : fd(descriptor), buffer(std::size_t{1} << 16) { setp(buffer.data(), buffer.data() + buffer.size()); }
+
+    int fd;
+    int error = 0;
+    std::vector<char> buffer;
+
+    bool write_all(const char* data, std::size_t n)
+    {
+        while (n > 0 && error == 0) {
+            const ssize_t w = ::write(fd, data, n);
+            if (w < 0) {
+                if (errno == EINTR) {
+                    continue;
+                }
+                error = errno;
+                return false;
+            }
+            data += w;
+            n -= static_cast<std::size_t>(w);
+        }
+        return error == 0;
+    }
+    bool drain()
+    {
+        const std::size_t n = static_cast<std::size_t>(pptr() - pbase());
+        setp(buffer.data(), buffer.data() + buffer.size());
+        return write_all(buffer.data(), n);
+    }
+
+protected:
+    int_type overflow(int_type c) override
+    {
+        if (!drain()) {
+            return traits_type::eof();
+        }
+        if (!traits_type::eq_int_type(c, traits_type::eof())) {
+            *pptr() = traits_type::to_char_type(c);
+            pbump(1);
+        }
+        return traits_type::not_eof(c);
+    }
+    std::streamsize xsputn(const char* s, std::streamsize n) override
+    {
+        if (n >= static_cast<std::streamsize>(buffer.size())) { // large pieces go straight out
+            if (!drain() || !write_all(s, static_cast<std::size_t>(n))) {
+                return 0;
+            }
+            return n;
+        }
+        return std::streambuf::xsputn(s, n);
+    }
+    int sync() override { return drain() ? 0 : -1; }
+};
+
+void note_input(const std::filesystem::path& path)
+{
+    noted_inputs().push_back(path);
+}
+
+bool check_output(const std::filesystem::path& path, std::string& error, bool allow_standard_output)
+{
+    const auto fail = [&](const std::string& reason) {
+        error = "cannot write " + json_fields::bounded(path.string(), 300) + ": " + reason;
+        return false;
+    };
+    if (path == "-") {
+        return allow_standard_output || fail("\"-\" (standard output) is not an output of this option; name a file");
+    }
+    // Only a regular file (or nothing) is replaced: rename() would put a file in place of a device node,
+    // and a directory cannot take a file's place. stat() follows a symbolic link to what it names.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        return true; // nothing there yet (or no folder: creating the output says so)
+    }
+    if (S_ISDIR(st.st_mode)) {
+        return fail("it is a directory");
+    }
+    if (!S_ISREG(st.st_mode)) {
+        const char* what = S_ISCHR(st.st_mode)    ? "a character device"
+                           : S_ISBLK(st.st_mode)  ? "a block device"
+                           : S_ISFIFO(st.st_mode) ? "a pipe"
+                                                  : "a socket";
+        return fail(std::string("it is ") + what +
+                    ", not a regular file (only files are written; \"-\" is standard output where a command allows it)");
+    }
+    for (const auto& input : noted_inputs()) {
+        std::error_code ec;
+        if (std::filesystem::equivalent(path, input, ec)) {
+            return fail("it is an input of this command (" + json_fields::bounded(input.string(), 300) + "); write to another file");
+        }
+    }
+    return true;
+}
+
+OutputFile::OutputFile() = default;
+
+OutputFile::~OutputFile()
+{
+    if (m_open && !m_standard_output) {
+        ::close(m_buffer->fd);
+        ::unlink(m_part.c_str());
+    }
+}
+
+bool OutputFile::open(const std::filesystem::path& path, std::string& error, bool allow_standard_output)
+{
+    const std::string name = json_fields::bounded(path.string(), 300);
+    const auto fail = [&](const std::string& reason) {
+        error = "cannot write " + name + ": " + reason;
+        return false;
+    };
+    if (!check_output(path, error, allow_standard_output)) {
+        return false;
+    }
+    if (path == "-") {
+        m_standard_output = true;
+        m_open = true;
+        return true;
+    }
+    // Exclusively, never through a link: PATH.part, or a unique name beside it when that exists.
+    const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    m_part = path.string() + ".part";
+    int fd = ::open(m_part.c_str(), flags, 0666);
+    for (unsigned attempt = 0; fd < 0 && errno == EEXIST && attempt < 100; ++attempt) {
+        const auto noise = static_cast<unsigned long long>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+                           (static_cast<unsigned long long>(::getpid()) << 20) ^ (attempt * 0x9E3779B97F4A7C15ULL);
+        char suffix[32];
+        std::snprintf(suffix, sizeof suffix, ".%06llx.part", noise & 0xFFFFFFULL);
+        m_part = path.string() + suffix;
+        fd = ::open(m_part.c_str(), flags, 0666);
+    }
+    if (fd < 0) {
+        return fail(os_reason(errno));
+    }
+    m_path = path;
+    m_buffer = std::make_unique<FileBuffer>(fd);
+    m_stream = std::make_unique<std::ostream>(m_buffer.get());
+    m_open = true;
+    return true;
+}
+
+std::ostream& OutputFile::stream()
+{
+    return m_standard_output ? std::cout : *m_stream;
+}
+
+bool OutputFile::commit(std::string& error)
+{
+    if (!m_open) {
+        error = "cannot write: the output was not opened";
+        return false;
+    }
+    if (m_standard_output) {
+        m_open = false;
+        return flush_standard_output(error);
+    }
+    const std::string name = json_fields::bounded(m_path.string(), 300);
+    m_stream->flush();
+    int reason = m_buffer->error;
+    if (reason == 0 && !*m_stream) {
+        reason = EIO;
+    }
+    if (::close(m_buffer->fd) != 0 && reason == 0) {
+        reason = errno; // a full disk or quota may show only here (NFS)
+    }
+    m_open = false;
+    if (reason == 0 && std::rename(m_part.c_str(), m_path.c_str()) != 0) {
+        reason = errno;
+    }
+    if (reason != 0) {
+        ::unlink(m_part.c_str());
+        error = "cannot write " + name + ": " + os_reason(reason);
+        return false;
+    }
+    return true;
+}
 
 void set_list_all_errors(bool all)
 {
@@ -212,6 +451,10 @@ ProfileLibrary profile_library()
 
 std::optional<LoadedScenario> load_scenario_and_profile(const std::string& path, const std::optional<std::string>& profile_file, int& exit_code)
 {
+    note_input(path);
+    if (profile_file) {
+        note_input(*profile_file);
+    }
     auto scenario = load_scenario(path);
     if (!scenario.ok()) {
         exit_code = report_bad_file(path, scenario.errors());
@@ -227,28 +470,12 @@ std::optional<LoadedScenario> load_scenario_and_profile(const std::string& path,
 
 bool write_text_file(const std::filesystem::path& path, const std::string& text, std::string& error)
 {
-    const std::filesystem::path part = path.string() + ".part";
-    std::FILE* out = std::fopen(part.c_str(), "wb");
-    if (out == nullptr) {
-        error = "cannot write " + path.string() + ": " + os_reason(errno);
+    OutputFile out;
+    if (!out.open(path, error)) {
         return false;
     }
-    errno = 0;
-    const bool written = std::fwrite(text.data(), 1, text.size(), out) == text.size() && std::fflush(out) == 0;
-    const int write_errno = errno;
-    const bool closed = std::fclose(out) == 0;
-    const int close_errno = errno;
-    if (!written || !closed) {
-        std::remove(part.c_str());
-        error = "cannot write " + path.string() + ": " + os_reason(!written ? write_errno : close_errno);
-        return false;
-    }
-    if (std::rename(part.c_str(), path.c_str()) != 0) {
-        error = "cannot write " + path.string() + ": " + os_reason(errno);
-        std::remove(part.c_str());
-        return false;
-    }
-    return true;
+    out.stream().write(text.data(), static_cast<std::streamsize>(text.size()));
+    return out.commit(error);
 }
 
 std::string output_json(const nlohmann::json& document, int indent)
@@ -262,8 +489,17 @@ std::string output_json(const nlohmann::json& document, int indent)
 
 int report_write_failure(const std::string& error)
 {
-    std::cerr << "vtrain: " << error << '\n';
+    std::cerr << "vtrain: " << json_fields::bounded(error, kMaxMessageChars) << '\n';
     return kExitFailure;
+}
+
+void watch_standard_output()
+{
+    // Never destroyed: std::cout is flushed by the library after static destructors run, and a
+    // destroyed buffer there is a use after free (ASan: SEGV in ios_base::Init::~Init at exit).
+    static StdoutBuffer* const buffer = new StdoutBuffer;
+    g_stdout_buffer = buffer;
+    std::cout.rdbuf(buffer);
 }
 
 bool flush_standard_output(std::string& error)
@@ -272,10 +508,12 @@ bool flush_standard_output(std::string& error)
     std::cout.flush();
     const bool stream_ok = static_cast<bool>(std::cout);
     const bool file_ok = std::fflush(stdout) == 0 && std::ferror(stdout) == 0;
+    const int flush_errno = errno;
     if (stream_ok && file_ok) {
         return true;
     }
-    error = "cannot write standard output: " + os_reason(errno);
+    const int first = g_stdout_buffer != nullptr ? g_stdout_buffer->error() : 0;
+    error = "cannot write standard output: " + os_reason(first != 0 ? first : flush_errno);
     return false;
 }
 

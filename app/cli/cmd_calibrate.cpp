@@ -60,7 +60,7 @@ options:
                      lower (cross-validation folds still start from the prior)
   --min-rows-per-precision N
                      fit a precision's GEMM efficiency only with N rows of it (default 3)
-  --threads N        worker threads (default: all cores)
+  --threads N        worker threads, 1..1024 (default: all cores)
   --spec FILE        also update this hardware spec or datasheet (model_parameters, links, calibration)
                      so that vtrain make-profile FILE (--from-datasheet for a datasheet) rebuilds the
                      written profile
@@ -126,6 +126,18 @@ int run_calibrate(const std::vector<std::string>& argv)
         return report_bad_input("calibrate takes one RUNS.json, --gpu ID and -o OUTPUT (see vtrain calibrate --help)");
     }
     const std::string& path = args->positional[0];
+    note_input(path);
+    // The output is checked before the fit (minutes): not an input, a folder or a device; not "-" either
+    // (the report goes to standard output).
+    if (!check_output(*output, error)) {
+        return report_write_failure(error);
+    }
+    if (const auto spec = args->value("--spec")) {
+        std::error_code ec;
+        if (std::filesystem::equivalent(*spec, *output, ec)) {
+            return report_bad_input("-o " + *output + ": is the --spec file, which calibrate updates; write the profile to another file");
+        }
+    }
     auto rows = load_runs(path);
     if (!rows.ok()) {
         return report_bad_file(path, rows.errors());
@@ -152,7 +164,7 @@ int run_calibrate(const std::vector<std::string>& argv)
           whole_option(*args, "--max-evals", 1, 10'000'000, options.max_evaluations),
           whole_option(*args, "--starts", 1, 1000, options.starts),
           whole_option(*args, "--min-rows-per-precision", 1, 100'000, options.min_rows_per_precision),
-          whole_option(*args, "--threads", 1, 4096, options.threads)}) {
+          whole_option(*args, "--threads", 1, static_cast<int>(kMaxThreads), options.threads)}) {
         if (!bad.empty()) {
             return report_bad_input(bad);
         }
@@ -182,11 +194,15 @@ int run_calibrate(const std::vector<std::string>& argv)
         return report_bad_input("--gpu " + *gpu + ": only modeled profiles have free parameters to fit (this one is " + start->source + ")");
     }
 
-    const auto result = calibrate(*rows, *start, options, [](const std::string& stage, int evaluation, double value) {
+    bool progress_shown = false;
+    const auto result = calibrate(*rows, *start, options, [&progress_shown](const std::string& stage, int evaluation, double value) {
         std::fprintf(stderr, "\r%-36s evaluation %4d  objective %.6f", stage.c_str(), evaluation, value);
         std::fflush(stderr);
+        progress_shown = true;
     });
-    std::fprintf(stderr, "\n");
+    if (progress_shown) {
+        std::fprintf(stderr, "\n"); // ends the progress line (an error then starts a line of its own)
+    }
     if (!result.ok()) {
         return report_bad_input(result.errors());
     }
@@ -200,11 +216,14 @@ int run_calibrate(const std::vector<std::string>& argv)
     if (const auto spec_path = args->value("--spec")) {
         // Update the spec so that make-profile rebuilds exactly this profile. The shared reader checks it
         // first (depth bound, line and column); the ordered reread keeps its key order.
-        if (const auto checked = json_fields::read_json_file(*spec_path); !checked.ok()) {
-            return report_bad_input(checked.errors());
+        const auto text = json_fields::read_text_file(*spec_path);
+        if (!text.ok()) {
+            return report_bad_input(text.errors());
         }
-        std::ifstream in(*spec_path);
-        nlohmann::ordered_json spec = nlohmann::ordered_json::parse(in, nullptr, false);
+        if (const auto checked = json_fields::parse_json_text(*text); !checked.ok()) {
+            return report_bad_input(Diagnostics{{*spec_path, "is " + checked.errors().front().message}});
+        }
+        nlohmann::ordered_json spec = nlohmann::ordered_json::parse(*text, nullptr, false);
         if (spec.is_discarded() || !spec.is_object()) {
             return report_bad_input(*spec_path + ": is not a JSON object");
         }
@@ -218,8 +237,7 @@ int run_calibrate(const std::vector<std::string>& argv)
         spec["links"]["inter_node_base_latency_us"] = result->fitted.inter_node_base_latency_us;
         spec["calibration"] = nlohmann::ordered_json::parse(block.dump());
         if (!write_text_file(*spec_path, spec.dump(2) + "\n", error)) {
-            std::cerr << "vtrain: " << error << '\n';
-            return kExitFailure;
+            return report_write_failure(error);
         }
         const nlohmann::json plain = nlohmann::json::parse(spec.dump());
         // A spec (profiles/specs) or a datasheet (profiles/datasheets, read by make-profile --from-datasheet).
@@ -235,8 +253,7 @@ int run_calibrate(const std::vector<std::string>& argv)
         profile.calibration = block;
     }
     if (!write_text_file(*output, output_json(profile_to_json(profile), -1) + "\n", error)) {
-        std::cerr << "vtrain: " << error << '\n';
-        return kExitFailure;
+        return report_write_failure(error);
     }
 
     std::cout << "calibrated " << *gpu << " on " << result->rows.size() << " rows (" << result->skipped.size() << " skipped); " << result->evaluations

@@ -27,6 +27,7 @@
 #endif
 #include "vtrain/explorer.h"
 #include "vtrain/explorer_io.h"
+#include "vtrain/json_fields.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/simulator.h"
 #include "vtrain/uncertainty.h"
@@ -72,7 +73,9 @@ options:
                            holds every feasible plan; --csv with --prune bound holds the simulated ones)
   --allow-tp-across-nodes  let tensor parallelism span nodes (default: tp stays within a node)
 
-Ctrl-C stops the sweep and prints what was evaluated so far, marked CANCELLED (exit status 130).
+A search of more than 10^12 plans, 2^32 plan groups or 4,194,304 pipeline shapes (pp x virtual stages)
+is refused with its size. Ctrl-C stops the sweep within half a second and prints what was evaluated so
+far, marked CANCELLED (exit status 130); a second Ctrl-C ends at once.
 exit status: 0 on success, 2 on bad input (the message names the field and why), 130 when cancelled.
 
 example:
@@ -85,9 +88,13 @@ std::atomic<bool>* g_cancel = nullptr;
 
 extern "C" void on_interrupt(int)
 {
-    if (g_cancel != nullptr) {
+    if (g_cancel != nullptr && !g_cancel->load()) {
         g_cancel->store(true); // lock-free: safe in a signal handler
+        return;
     }
+    // A second Ctrl-C (or one with no sweep to stop) ends the process at once, as without the handler.
+    std::signal(SIGINT, SIG_DFL);
+    std::raise(SIGINT);
 }
 
 std::string grouped(std::uint64_t v)
@@ -154,8 +161,8 @@ void print_rows(std::ostream& out, const std::vector<PlanRow>& rows)
 void print_summary(std::ostream& out, const Scenario& scenario, const ExploreResult& result, const std::string& workers)
 {
     const double rate = result.elapsed_s > 0 ? result.evaluated / result.elapsed_s : 0;
-    out << scenario.model.name << ": " << grouped(result.total) << " plans enumerated, " << grouped(result.evaluated) << " evaluated in "
-        << fixed(result.elapsed_s, 2) << " s on " << workers << " (" << grouped(static_cast<std::uint64_t>(rate)) << " plans/s)"
+    out << json_fields::printable(scenario.model.name) << ": " << grouped(result.total) << " plans enumerated, " << grouped(result.evaluated)
+        << " evaluated in " << fixed(result.elapsed_s, 2) << " s on " << workers << " (" << grouped(static_cast<std::uint64_t>(rate)) << " plans/s)"
         << (result.cancelled ? "  -- CANCELLED" : "") << "\n";
     std::uint64_t rejected = 0;
     for (const auto n : result.rejected) {
@@ -268,12 +275,17 @@ private:
         while (!m_wake.wait_for(lock, std::chrono::milliseconds(200), [this] { return m_stop; })) {
             const auto total = m_control.total.load();
             const auto done = m_control.done.load();
+            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
             if (total == 0) {
+                // Reading the search lists and laying out their pipeline shapes comes first (seconds at most).
+                if (seconds >= 0.4) {
+                    std::fprintf(stderr, "\rpreparing the plan space ...  %.0f s", seconds);
+                    std::fflush(stderr);
+                }
                 continue;
             }
             const int width = 30;
             const int filled = static_cast<int>(width * static_cast<double>(done) / total);
-            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
             std::fprintf(stderr, "\r[%s%s] %3d%%  %s / %s plans  %.0f s", std::string(static_cast<std::size_t>(filled), '#').c_str(),
                          std::string(static_cast<std::size_t>(width - filled), '.').c_str(), static_cast<int>(100.0 * done / total),
                          grouped(done).c_str(), grouped(total).c_str(), seconds);
@@ -334,6 +346,15 @@ int prepare_explore(const std::vector<std::string>& argv, const std::vector<std:
     }
 
     request.path = args->positional[0];
+    note_input(request.path);
+    // The outputs are checked before the sweep (an input, a device or a folder is refused at once).
+    for (const char* option : {"--json", "--csv"}) {
+        if (const auto file = args->value(option)) {
+            if (!check_output(*file, error)) {
+                return report_write_failure(std::string(option) + ": " + error);
+            }
+        }
+    }
     auto loaded = load_scenario(request.path);
     if (!loaded.ok()) {
         return report_bad_file(request.path, loaded.errors());
@@ -390,8 +411,7 @@ int report_explore(const ExploreRequest& request, const ExploreResult& result, c
         }
         std::string error;
         if (!write_text_file(*file, output_json(j, 2) + "\n", error)) {
-            std::cerr << "vtrain: " << error << '\n';
-            return kExitFailure;
+            return report_write_failure(error);
         }
     }
     return kExitOk;
@@ -413,8 +433,9 @@ int run_explore(const std::vector<std::string>& argv)
     std::optional<CsvWriter> csv;
     if (const auto file = request.args.value("--csv")) {
         csv.emplace(*file);
-        if (!csv->ok()) {
-            return report_write_failure("--csv: cannot write " + *file + ".part: " + std::strerror(errno));
+        std::string error;
+        if (!csv->open(error)) {
+            return report_write_failure("--csv: " + error);
         }
     }
     RowSink sink;
@@ -449,7 +470,7 @@ int run_explore(const std::vector<std::string>& argv)
     int status = result->cancelled ? 130 : kExitOk;
     std::string error;
     if (csv && !csv->finish(result->front, error)) {
-        std::cerr << "vtrain: " << error << '\n';
+        report_write_failure(error);
         status = status == kExitOk ? kExitFailure : status;
     }
     return status == kExitOk ? report_status : status;

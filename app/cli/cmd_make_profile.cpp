@@ -11,7 +11,7 @@
 namespace vtrain::cli {
 
 const char* const kMakeProfileHelp = R"(usage: vtrain make-profile --from-datasheet DATASHEET.json -o PROFILE.json
-       vtrain make-profile SPEC.json -o PROFILE.json
+       vtrain make-profile SPEC.json -o PROFILE.json      (-o - writes the profile to standard output)
 
 Builds a modeled GPU profile ("source": "modeled") from published figures.
 
@@ -45,6 +45,7 @@ int run_make_profile(const std::vector<std::string>& argv)
                                 "(see vtrain make-profile --help)");
     }
     const std::string path = datasheet ? *datasheet : args->positional[0];
+    note_input(path);
     const auto spec = json_fields::read_json_file(path);
     if (!spec.ok()) {
         return report_bad_input(spec.errors());
@@ -57,9 +58,14 @@ int run_make_profile(const std::vector<std::string>& argv)
     if (!profile.ok()) {
         return report_bad_file(path, profile.errors());
     }
-    if (!write_text_file(*output, output_json(profile_to_json(*profile), -1) + "\n", error)) {
-        std::cerr << "vtrain: " << error << '\n';
-        return kExitFailure;
+    // "-o -" is standard output.
+    OutputFile out;
+    if (!out.open(*output, error, true)) {
+        return report_write_failure(error);
+    }
+    out.stream() << output_json(profile_to_json(*profile), -1) << '\n';
+    if (!out.commit(error)) {
+        return report_write_failure(error);
     }
     return kExitOk;
 }

@@ -4,6 +4,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "vtrain/json_fields.h"
 #include "vtrain/uncertainty.h"
 
 namespace vtrain::cli {
@@ -95,9 +96,11 @@ int run_profiles(const std::vector<std::string>& argv)
             any_default_band = any_default_band || !band.calibrated;
             const std::string band_text = band_label(band) + (band.calibrated ? "" : " *");
             const std::string topology = std::to_string(domain) + "/" + std::to_string(p.links.gpus_per_node);
-            std::printf("%-16s %-7s %-44s %7.0f %6s %6s %6s %6s %7.2f %-10s %-16s\n", p.id.c_str(), vendor_of(p).c_str(),
-                        p.name.substr(0, 44).c_str(), p.memory_gib, peak_text(p, "bf16").c_str(), peak_text(p, "fp8").c_str(),
-                        peak_text(p, "fp4").c_str(), topology.c_str(), p.price_usd_per_gpu_hour, profile_provenance(p).c_str(), band_text.c_str());
+            // Names and ids are a profile file's text: control characters are shown, not sent to the terminal.
+            std::printf("%-16s %-7s %-44s %7.0f %6s %6s %6s %6s %7.2f %-10s %-16s\n", json_fields::printable(p.id).c_str(),
+                        json_fields::printable(vendor_of(p)).c_str(), json_fields::printable(p.name).substr(0, 44).c_str(), p.memory_gib,
+                        peak_text(p, "bf16").c_str(), peak_text(p, "fp8").c_str(), peak_text(p, "fp4").c_str(), topology.c_str(),
+                        p.price_usd_per_gpu_hour, profile_provenance(p).c_str(), band_text.c_str());
         }
     }
     if (as_json) {

@@ -183,6 +183,12 @@ int run_schedule(const std::vector<std::string>& argv)
         return report_bad_input(Diagnostics{{"--gpu", profile.errors().front().message}});
     }
     if (o.jobs_file) {
+        note_input(*o.jobs_file);
+    }
+    if (o.write_jobs && !check_output(*o.write_jobs, error)) {
+        return report_write_failure("--write-jobs: " + error);
+    }
+    if (o.jobs_file) {
         auto jobs = load_jobs(*o.jobs_file);
         if (!jobs.ok()) {
             return report_bad_file(*o.jobs_file, jobs.errors());

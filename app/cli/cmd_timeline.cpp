@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: MIT
-#include <cerrno>
 #include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <iostream>
+#include <string>
 
 #include "cli_common.h"
 #include "commands.h"
+#include "vtrain/plan_check.h"
 #include "vtrain/result_json.h"
 #include "vtrain/simulator.h"
 
@@ -54,9 +52,21 @@ int run_timeline(const std::vector<std::string>& argv)
     if (!loaded->scenario.plan) {
         return report_bad_input("plan: is missing (timeline needs a \"plan\")");
     }
-    const auto result = simulate(loaded->scenario, *loaded->scenario.plan, loaded->profile);
+    // The output first: a refused one (an input, a device) costs no simulation.
+    OutputFile out;
+    if (!out.open(*output, error, true)) {
+        return report_write_failure(error);
+    }
+    const Plan& plan = *loaded->scenario.plan;
+    const auto result = simulate(loaded->scenario, plan, loaded->profile);
     if (!result.ok()) {
         return report_bad_input(result.errors());
+    }
+    if (const long long passes = iteration_passes(loaded->scenario.training, plan); passes > kMaxTaskGraphPasses) {
+        // simulate() computed it in closed form: a timeline has a task per pass and more (about 1 KB each).
+        return report_bad_input("training.global_batch: the timeline would hold " + std::to_string(passes) +
+                                " forward passes (micro-batches x pipeline stages), more than the " + std::to_string(kMaxTaskGraphPasses) +
+                                " a timeline is built for (raise micro_batch or lower global_batch; vtrain simulate gives its figures)");
     }
     const std::uint64_t estimated = chrome_trace_estimated_bytes(*result);
     if (estimated > kMaxTraceBytes && !args->flag("--force")) {
@@ -64,31 +74,13 @@ int run_timeline(const std::vector<std::string>& argv)
                                 std::to_string(estimated / 1'000'000) + " MB (more than the " + std::to_string(kMaxTraceBytes / 1'000'000) +
                                 " MB bound; --force writes it anyway)");
     }
-    if (*output == "-") {
-        write_chrome_trace(std::cout, *result);
-        std::cout << '\n';
-        return kExitOk; // main() checks that standard output was written
+    write_chrome_trace(out.stream(), *result);
+    out.stream() << '\n';
+    if (!out.commit(error)) {
+        return report_write_failure(error);
     }
-    const std::string part = *output + ".part";
-    {
-        std::ofstream out(part, std::ios::binary | std::ios::trunc);
-        if (!out) {
-            return report_write_failure("cannot write " + *output + ": " + std::strerror(errno));
-        }
-        errno = 0;
-        write_chrome_trace(out, *result);
-        out << '\n';
-        out.close(); // a full disk shows at the final flush
-        if (!out) {
-            const int reason = errno;
-            std::remove(part.c_str());
-            return report_write_failure("cannot write " + *output + ": " + (reason != 0 ? std::strerror(reason) : "write failed"));
-        }
-    }
-    if (std::rename(part.c_str(), output->c_str()) != 0) {
-        const int reason = errno;
-        std::remove(part.c_str());
-        return report_write_failure("cannot write " + *output + ": " + std::strerror(reason));
+    if (out.is_standard_output()) {
+        return kExitOk;
     }
     std::cerr << "wrote " << result->timeline.size() << " tasks over " << result->stages.size() << " stages to " << *output << '\n';
     return kExitOk;

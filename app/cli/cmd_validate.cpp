@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -10,6 +11,7 @@
 #include "commands.h"
 #include "vtrain/grouped_validation.h"
 #include "vtrain/json_fields.h"
+#include "vtrain/plausibility.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/validation.h"
 
@@ -40,7 +42,7 @@ options:
   --svg FILE         write a log-log predicted-vs-measured scatter plot, one colour per subset
   --scenarios DIR    also write each modeled row as a scenario file DIR/ID.json (for vtrain simulate), with
                      the settings of the centre of its range
-  --threads N        worker threads (default: all cores)
+  --threads N        worker threads, 1..1024 (default: all cores)
   --cv GROUP         grouped validation: every row predicted with the calibration refitted without the
                      row's group (source: its source_id; gpu: the GPU profile it maps to; family: its model
                      family; release: its software release), so no fit saw the row or its siblings. A
@@ -80,19 +82,40 @@ std::string rpad(const std::string& s, std::size_t width)
     return s.size() < width ? std::string(width - s.size(), ' ') + s : s;
 }
 
+// Text as XML character data or an attribute value: markup characters as entities, and the control
+// characters XML 1.0 does not allow (all but tab, newline and carriage return; a row id is user text)
+// rendered visibly, as is anything that is not UTF-8.
 std::string xml_escape(const std::string& s)
 {
     std::string out;
-    for (const char c : s) {
+    for (const char c : json_fields::printable(s)) {
         switch (c) {
         case '<': out += "&lt;"; break;
         case '>': out += "&gt;"; break;
         case '&': out += "&amp;"; break;
         case '"': out += "&quot;"; break;
+        case '\'': out += "&apos;"; break;
         default: out += c;
         }
     }
     return out;
+}
+
+// A row id as a file name in --scenarios DIR: the id itself when it is one (letters, digits, '.', '-',
+// '_', '+', not starting with '.', at most 200 characters, as every row of the public sets), else
+// nothing: an id like "../x" or "a/b" must not name a file outside DIR.
+std::optional<std::string> file_name_of_id(const std::string& id)
+{
+    if (id.empty() || id.size() > 200 || id.front() == '.') {
+        return std::nullopt;
+    }
+    for (const char c : id) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_' || c == '+';
+        if (!ok) {
+            return std::nullopt;
+        }
+    }
+    return id + ".json";
 }
 
 // A log-log scatter of predicted against measured values (each row in its metric's own unit), with the
@@ -200,6 +223,22 @@ void print_table(std::ostream& out, const ValidationReport& report)
         out << ", " << report.rows_unscored << " of them not scored";
     }
     out << "\n";
+    // Predictions a published run or the physics make implausible (plausibility.h); --rows lists them.
+    out << "plausibility: " << report.rows_flagged << " of " << report.rows_modeled << " modeled rows flagged";
+    if (report.rows_flagged > 0) {
+        int mfu = 0, far = 0, below = 0;
+        for (const RowResult& r : report.rows) {
+            if (r.memory || !r.error_pct) {
+                continue;
+            }
+            mfu += (r.plausibility_flags & kMfuAbovePublished) != 0 ? 1 : 0;
+            far += (r.plausibility_flags & kFarAboveFloor) != 0 ? 1 : 0;
+            below += (r.plausibility_flags & kBelowFloor) != 0 ? 1 : 0;
+        }
+        out << " (" << mfu << " MFU above the best published run, " << far << " over " << fmt("%.0f", kFarAboveFloorFactor)
+            << "x their binding floor, " << below << " below their floor)";
+    }
+    out << "\n";
     if (report.rows_unscored > 0) {
         // Listed with their errors, so that leaving them out of the MAPE is visible.
         out << "not scored (measured inside a software regression its maintainers document; predicted, not fitted):\n";
@@ -237,6 +276,9 @@ void print_rows(std::ostream& out, const ValidationReport& report)
             << (r.unscored_reason.empty() ? "" : "  not scored") << "\n";
         if (!r.skipped_reason.empty()) {
             out << "      skipped: " << r.skipped_reason << "\n";
+        }
+        for (const auto& flag : r.plausibility) {
+            out << "      FLAGGED: " << flag << "\n";
         }
         for (const auto& n : r.notes) {
             out << "      " << n << "\n";
@@ -282,6 +324,10 @@ int run_validate(const std::vector<std::string>& argv)
         return report_bad_input("validate takes one RUNS.json file (see vtrain validate --help)");
     }
     const std::string& path = args->positional[0];
+    note_input(path);
+    if (const auto svg = args->value("--svg"); svg && !check_output(*svg, error)) {
+        return report_write_failure("--svg: " + error);
+    }
     auto rows = load_runs(path);
     if (!rows.ok()) {
         return report_bad_file(path, rows.errors());
@@ -294,7 +340,7 @@ int run_validate(const std::vector<std::string>& argv)
     const auto profiles = load_profiles_for_rows(*rows, args->value("--profile-dir"));
     ValidationOptions run_options = options;
     if (args->value("--threads")) {
-        const std::string bad = whole_option(*args, "--threads", 1, 4096, run_options.threads);
+        const std::string bad = whole_option(*args, "--threads", 1, static_cast<int>(kMaxThreads), run_options.threads);
         if (!bad.empty()) {
             return report_bad_input(bad);
         }
@@ -323,8 +369,7 @@ int run_validate(const std::vector<std::string>& argv)
     const ValidationReport report = cv ? held_out.report : validate_runs(*rows, profiles, run_options);
     if (const auto svg = args->value("--svg")) {
         if (!write_text_file(*svg, scatter_svg(report), error)) {
-            std::cerr << "vtrain: " << error << '\n';
-            return kExitFailure;
+            return report_write_failure(error);
         }
     }
     if (const auto dir = args->value("--scenarios")) {
@@ -341,6 +386,12 @@ int run_validate(const std::vector<std::string>& argv)
             const RowMapping m = map_run(r);
             if (!m.run) {
                 continue;
+            }
+            const auto file_name = file_name_of_id(r.id);
+            if (!file_name) {
+                return report_bad_input("row \"" + json_fields::bounded(r.id) +
+                                        "\".id: is not a file name (--scenarios writes DIR/ID.json; an id "
+                                        "of letters, digits, '.', '-', '_' and '+', not starting with '.', is)");
             }
             // The candidate at the centre of the row's range (the first one when it cannot be predicted).
             Scenario scenario = m.run->scenario;
@@ -362,9 +413,8 @@ int run_validate(const std::vector<std::string>& argv)
                 description += " " + n + ".";
             }
             j["description"] = description;
-            if (!write_text_file(std::filesystem::path(*dir) / (r.id + ".json"), output_json(j, 2) + "\n", error)) {
-                std::cerr << "vtrain: " << error << '\n';
-                return kExitFailure;
+            if (!write_text_file(std::filesystem::path(*dir) / *file_name, output_json(j, 2) + "\n", error)) {
+                return report_write_failure(error);
             }
         }
     }

@@ -23,6 +23,7 @@ int run_calibrate(const std::vector<std::string>& args);
 int run_optimal_model(const std::vector<std::string>& args);
 int run_schedule(const std::vector<std::string>& args);
 int run_launch(const std::vector<std::string>& args);
+int run_import(const std::vector<std::string>& args);
 
 extern const char* const kSimulateHelp;
 extern const char* const kExploreHelp;
@@ -34,5 +35,6 @@ extern const char* const kCalibrateHelp;
 extern const char* const kOptimalModelHelp;
 extern const char* const kScheduleHelp;
 extern const char* const kLaunchHelp;
+extern const char* const kImportHelp;
 
 } // namespace vtrain::cli

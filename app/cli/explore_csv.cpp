@@ -4,9 +4,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "vtrain/explorer_io.h"
+#include "vtrain/json_fields.h"
 
 namespace vtrain::cli {
 
@@ -61,45 +66,86 @@ void CsvWriter::write(const PlanRow& row)
             return;
         }
     }
-    m_out << csv_spool_line(row);
+    const std::string line = csv_spool_line(row);
+    if (m_spool != nullptr && m_spool_error == 0 && std::fwrite(line.data(), 1, line.size(), m_spool) != line.size()) {
+        m_spool_error = errno != 0 ? errno : EIO;
+    }
 }
 
-CsvWriter::CsvWriter(std::filesystem::path path) : m_path(std::move(path)), m_part(m_path.string() + ".part"), m_out(m_part, std::ios::binary) {}
+CsvWriter::CsvWriter(std::filesystem::path path) : m_path(std::move(path)) {}
 
-bool CsvWriter::finish(const std::vector<PlanRow>& front, std::string& error)
+CsvWriter::~CsvWriter()
 {
-    m_out.close();
-    if (m_non_finite_row) {
-        std::filesystem::remove(m_part);
-        error = "internal error: plan " + std::to_string(*m_non_finite_row) + " has a figure that is not a finite number; " + m_path.string() +
-                " was not written";
+    if (m_spool != nullptr) {
+        std::fclose(m_spool);
+    }
+}
+
+bool CsvWriter::open(std::string& error)
+{
+    if (!m_out.open(m_path, error)) {
         return false;
     }
-    const FrontIndex on_front(front);
-    std::ifstream in(m_part, std::ios::binary);
-    std::ofstream out(m_path, std::ios::binary | std::ios::trunc);
-    if (!in || !out) {
-        error = "cannot write " + m_path.string() + ": " + std::strerror(errno);
-        return false;
+    // The spool: a file without a name (or whose name is gone at once) beside the output.
+    const std::filesystem::path dir = m_path.has_parent_path() ? m_path.parent_path() : std::filesystem::path(".");
+    int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        std::string name = (dir / ".vtrain-spool-XXXXXX").string();
+        fd = ::mkostemp(name.data(), O_CLOEXEC);
+        if (fd >= 0) {
+            ::unlink(name.c_str());
+        }
     }
-    out << plan_row_csv_header() << '\n';
-    std::string line;
-    std::string marked;
-    while (std::getline(in, line)) {
-        marked.clear();
-        line += '\n';
-        append_marked_lines(line, on_front, marked);
-        out << marked;
+    if (fd >= 0) {
+        m_spool = ::fdopen(fd, "w+b");
+        if (m_spool == nullptr) {
+            ::close(fd);
+        }
     }
-    in.close();
-    std::filesystem::remove(m_part);
-    errno = 0;
-    out.close(); // a full disk shows at the final flush
-    if (!out) {
-        error = "cannot write " + m_path.string() + ": " + (errno != 0 ? std::strerror(errno) : "write failed");
+    if (m_spool == nullptr) {
+        error = "cannot write " + json_fields::bounded(m_path.string(), 300) + ": " + std::strerror(errno);
         return false;
     }
     return true;
+}
+
+bool CsvWriter::finish(const std::vector<PlanRow>& front, std::string& error)
+{
+    const std::string name = json_fields::bounded(m_path.string(), 300);
+    if (m_non_finite_row) {
+        error =
+            "internal error: plan " + std::to_string(*m_non_finite_row) + " has a figure that is not a finite number; " + name + " was not written";
+        return false; // the output's .part is removed with it
+    }
+    errno = 0;
+    if (m_spool_error == 0 && (std::fflush(m_spool) != 0 || std::fseek(m_spool, 0, SEEK_SET) != 0)) {
+        m_spool_error = errno != 0 ? errno : EIO;
+    }
+    if (m_spool_error != 0) {
+        error = "cannot write " + name + ": " + std::strerror(m_spool_error);
+        return false;
+    }
+    const FrontIndex on_front(front);
+    std::ostream& out = m_out.stream();
+    out << plan_row_csv_header() << '\n';
+    std::string marked;
+    char* line = nullptr;
+    std::size_t capacity = 0;
+    ssize_t length = 0;
+    while ((length = ::getline(&line, &capacity, m_spool)) > 0) {
+        marked.clear();
+        append_marked_lines(std::string_view(line, static_cast<std::size_t>(length)), on_front, marked);
+        out << marked;
+    }
+    std::free(line);
+    const bool read_failed = std::ferror(m_spool) != 0;
+    std::fclose(m_spool);
+    m_spool = nullptr;
+    if (read_failed) {
+        error = "cannot write " + name + ": the rows spooled during the sweep could not be read back";
+        return false;
+    }
+    return m_out.commit(error);
 }
 
 } // namespace vtrain::cli

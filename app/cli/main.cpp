@@ -8,6 +8,7 @@
 
 #include "cli_common.h"
 #include "commands.h"
+#include "vtrain/json_fields.h"
 
 #ifndef VTRAIN_VERSION
 #define VTRAIN_VERSION "dev"
@@ -30,7 +31,8 @@ const std::vector<Command>& commands()
         {"optimal-model", "largest model trainable within a budget, simulated vs naive", vtrain::cli::kOptimalModelHelp,
          vtrain::cli::run_optimal_model},
         {"schedule", "a shared cluster under three scheduling policies", vtrain::cli::kScheduleHelp, vtrain::cli::run_schedule},
-        {"launch", "a plan as Megatron-LM flags or a DeepSpeed config", vtrain::cli::kLaunchHelp, vtrain::cli::run_launch},
+        {"launch", "a plan as Megatron-LM/Bridge flags, DeepSpeed or torchtitan config", vtrain::cli::kLaunchHelp, vtrain::cli::run_launch},
+        {"import", "a scenario from a HF config.json, Megatron/Bridge args, TOML", vtrain::cli::kImportHelp, vtrain::cli::run_import},
     };
     return list;
 }
@@ -49,9 +51,7 @@ void print_usage(std::ostream& out)
         << "\nexample:\n  vtrain simulate examples/mt-nlg-530b.json\n";
 }
 
-} // namespace
-
-int main(int argc, char** argv)
+int run_main(int argc, char** argv)
 {
     vtrain::cli::set_executable_path(argv[0]);
     std::vector<std::string> args(argv + 1, argv + argc);
@@ -90,18 +90,36 @@ int main(int argc, char** argv)
                 std::cerr << "vtrain: out of memory\n";
                 return vtrain::cli::kExitFailure;
             } catch (const std::exception& e) {
-                std::cerr << "vtrain: internal error: " << e.what() << '\n';
+                std::cerr << "vtrain: internal error: " << vtrain::json_fields::bounded(e.what(), 1000) << '\n';
                 return vtrain::cli::kExitFailure;
             }
-            // Whatever went to standard output must have arrived: a full disk is a failure, not exit 0.
+            // Whatever went to standard output must have arrived: a full disk is a failure, not exit 0
+            // (said once: a command that failed already said why).
             std::string error;
-            if (!vtrain::cli::flush_standard_output(error)) {
+            if (!vtrain::cli::flush_standard_output(error) && status == vtrain::cli::kExitOk) {
                 return vtrain::cli::report_write_failure(error);
             }
             return status;
         }
     }
-    std::cerr << "vtrain: unknown command \"" << args[0] << "\"\n\n";
+    std::cerr << "vtrain: unknown command \"" << vtrain::json_fields::bounded(args[0]) << "\"\n\n";
     print_usage(std::cerr);
     return vtrain::cli::kExitBadInput;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    // Standard output keeps the OS's reason of a failed write (a full disk), for the check at exit.
+    vtrain::cli::watch_standard_output();
+    // Whatever runs out of memory (a command, reading the arguments) ends with one line, never an abort.
+    try {
+        return run_main(argc, argv);
+    } catch (const std::bad_alloc&) {
+        std::cerr << "vtrain: out of memory\n";
+    } catch (const std::exception& e) {
+        std::cerr << "vtrain: internal error: " << vtrain::json_fields::bounded(e.what(), 1000) << '\n';
+    }
+    return vtrain::cli::kExitFailure;
 }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "vtrain/json_fields.h"
 #include "vtrain/rank_layout.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/uncertainty.h"
@@ -57,7 +58,9 @@ std::string percent(double part, double whole)
 void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profile, const SimulationResult& r)
 {
     const Plan& p = r.plan;
-    out << s.model.name << " on " << r.num_gpus << " x " << profile.name << " (profile " << profile.id << ", " << profile_provenance(profile)
+    // User text (the scenario's and the profile's names) with its control characters shown, not obeyed.
+    out << json_fields::printable(s.model.name) << " on " << r.num_gpus << " x " << json_fields::printable(profile.name) << " (profile "
+        << json_fields::printable(profile.id) << ", " << profile_provenance(profile)
         << (r.band_coverage > 0 && !r.band_calibrated ? ": UNCALIBRATED, default band" : "") << ")\n";
     out << "plan: t=" << p.tp << " p=" << p.pp << " d=" << p.dp << ", micro-batch " << p.micro_batch << " x " << r.micro_batches << " per replica, "
         << to_string(p.schedule);
@@ -89,7 +92,25 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
         }
         out << ")";
     }
-    out << "\n\n";
+    out << "\n";
+    // Fine-tuning changes what the backward computes and what has optimizer state (model/fine_tuning.h).
+    if (s.training.mode != TrainingMode::Pretrain) {
+        const TrainingSpec& t = s.training;
+        out << "training mode: " << to_string(t.mode);
+        if (t.mode == TrainingMode::Lora) {
+            out << " (frozen base; adapters of rank " << t.lora_rank << " on";
+            for (const std::string& name : lora_target_names(t.lora_targets)) {
+                out << " " << name;
+            }
+            out << ")";
+        }
+        out << ", " << (t.sequence_packing ? "packed" : "padded") << " samples";
+        if (t.sample_tokens > 0) {
+            out << " of " << t.sample_tokens << " tokens";
+        }
+        out << "\n";
+    }
+    out << "\n";
 
     out << "iteration time     " << duration(r.iteration_time_s);
     if (r.band_coverage > 0 && r.iteration_time_s > 0) {
@@ -103,7 +124,9 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
         out << " (no uncertainty band: profile " << profile.id << " has not been validated against measured runs)";
     }
     out << "\n";
-    out << "throughput         " << fmt("%.0f", r.tokens_per_s) << " tokens/s\n";
+    out << "throughput         " << fmt("%.0f", r.tokens_per_s) << " tokens/s"
+        << (r.tokens_useful_only ? " (useful tokens: padded samples of " + std::to_string(s.training.sample_tokens) + " tokens)" : std::string())
+        << "\n";
     out << "per GPU            " << fmt("%.1f", r.model_tflops_per_gpu) << " TFLOP/s model, " << fmt("%.1f", r.hardware_tflops_per_gpu)
         << " TFLOP/s hardware\n";
     out << "MFU                " << fmt("%.1f%%", 100 * r.mfu) << "\n";
@@ -133,6 +156,24 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
     out << "  data-parallel (exposed) " << duration(b.dp_comm_exposed_s) << "  " << percent(b.dp_comm_exposed_s, T) << "\n";
     out << "  optimizer step          " << duration(b.optimizer_s) << "  " << percent(b.optimizer_s, T) << "\n";
     out << "  bubble (idle)           " << duration(b.bubble_s) << "  " << percent(b.bubble_s, T) << "\n";
+
+    // Lower bounds from first principles (physical_floors.h): no run of this plan can beat any of them.
+    if (r.floors.binding_s() > 0) {
+        out << "\nphysical floors (per GPU, datasheet rates; no iteration can be faster)\n";
+        const char* names[] = {"compute", "HBM", r.floor_hardware.scale_up_name.c_str(), "network", "host link"};
+        for (std::size_t i = 0; i < kFloorResources; ++i) {
+            const auto res = static_cast<FloorResource>(i);
+            char label[32];
+            std::snprintf(label, sizeof label, "  %-22s", names[i]);
+            out << label << duration(r.floors.seconds[i]) << "  " << percent(r.floors.seconds[i], T) << "  "
+                << floor_resource_label(res, r.floor_hardware) << "\n";
+        }
+        out << "  " << floor_summary(r.floors, r.floor_hardware, T) << "\n";
+    }
+    out << "plausibility       " << (r.plausibility == 0 ? std::string("no flags") : "FLAGGED") << "\n";
+    for (const std::string& reason : r.plausibility_reasons) {
+        out << "  " << reason << "\n";
+    }
 
     out << "\nstage  layers   weights+grads+optim   activations   total GiB   busy\n";
     const std::size_t n = r.stages.size();

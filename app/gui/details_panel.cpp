@@ -5,7 +5,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QToolButton>
@@ -118,11 +117,8 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent)
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(timelinePage, tr("Pipeline timeline"));
     m_tabs->addTab(m_memory, tr("Memory per stage"));
-    auto* compareScroll = new QScrollArea(this); // the dock is small on a laptop: scroll, do not grow the window
-    compareScroll->setWidget(m_compare);
-    compareScroll->setWidgetResizable(true);
-    compareScroll->setFrameShape(QFrame::NoFrame);
-    m_tabs->addTab(compareScroll, tr("Compare"));
+    // No scroll area around Compare: it fits the dock, and only its tables and timelines scroll.
+    m_tabs->addTab(m_compare, tr("Compare"));
 
     auto* header = new QHBoxLayout;
     header->setContentsMargins(6, 2, 6, 0);
@@ -143,6 +139,11 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent)
 void DetailsPanel::setResult(std::shared_ptr<const SimulationResult> result, bool asCompareB)
 {
     m_timeline->setResult(result);
+    // The search and the task panel follow the new plan: the query finds its tasks, the old task goes.
+    if (!m_search->text().trimmed().isEmpty()) {
+        m_timeline->setSearch(m_search->text());
+    }
+    updateTaskPanel();
     m_memory->setResult(result);
     if (asCompareB) {
         m_compare->setCurrent(result);
@@ -157,15 +158,30 @@ void DetailsPanel::setResult(std::shared_ptr<const SimulationResult> result, boo
     if (r.band_coverage > 0) {
         iteration += QStringLiteral(" (%1–%2)").arg(formatSeconds(r.iteration_time_low_s), formatSeconds(r.iteration_time_high_s));
     }
-    m_header->setToolTip(r.band_coverage > 0 ? tr("The iteration time's band: %1% of the GPU profile's validation runs fall within it (%2)")
-                                                   .arg(qRound(100 * r.band_coverage))
-                                                   .arg(QString::fromStdString(r.band_source))
-                                             : tr("This GPU profile has no uncertainty band (it was not calibrated)"));
+    QString tip = r.band_coverage > 0 ? tr("The iteration time's band: %1% of the GPU profile's validation runs fall within it (%2)")
+                                            .arg(qRound(100 * r.band_coverage))
+                                            .arg(QString::fromStdString(r.band_source))
+                                      : tr("This GPU profile has no uncertainty band (it was not calibrated)");
+    // The binding physical floor (physical_floors.h) and the plausibility flags (plausibility.h).
+    QString floor;
+    if (r.floors.binding_s() > 0 && r.iteration_time_s > 0) {
+        floor = tr(" · %1-bound floor %2")
+                    .arg(QString::fromLatin1(to_string(r.floors.binding)), formatPercent(r.floors.binding_s() / r.iteration_time_s));
+        tip += QStringLiteral("\n\n") + QString::fromStdString(floor_summary(r.floors, r.floor_hardware, r.iteration_time_s));
+    }
+    if (r.plausibility != 0) {
+        floor += QStringLiteral(" · <span style=\"color:#d62728\">⚠ %1</span>").arg(tr("implausible (hover)"));
+        for (const std::string& reason : r.plausibility_reasons) {
+            tip += QStringLiteral("\n⚠ ") + QString::fromStdString(reason);
+        }
+    }
+    m_header->setToolTip(tip);
     m_header->setText(tr("<b>%1 × %2</b> · %3 &nbsp;—&nbsp; iteration %4 · bubble %5 · MFU %6 · peak %7 · %8 · %9 · %10 tasks")
                           .arg(formatCount(r.num_gpus), QString::fromStdString(r.gpu), planSummary(r.plan).toHtmlEscaped(), iteration,
                                formatPercent(r.bubble_fraction), formatPercent(r.mfu), formatGiB(r.peak_memory_gib), formatDays(r.training_days),
                                formatDollars(r.cost_usd))
-                          .arg(formatCount(static_cast<double>(r.task_count ? r.task_count : r.timeline.size()))));
+                          .arg(formatCount(static_cast<double>(r.task_count ? r.task_count : r.timeline.size()))) +
+                      floor);
 }
 
 void DetailsPanel::updateTaskPanel()
@@ -219,7 +235,15 @@ void DetailsPanel::clear(const QString& message)
         m_memory->setResult(nullptr);
         m_compare->setCurrent(nullptr);
     }
+    updateTaskPanel();
     m_header->setText(message.isEmpty() ? tr("No plan selected: click a point in the chart or a row in the table.") : message);
+}
+
+void DetailsPanel::resetForNewScenario(const QString& message)
+{
+    m_search->clear(); // a query for the old model's plan ("B12", "stage 30") need not mean anything here
+    clear(message);
+    setStaleNote({});
 }
 
 bool DetailsPanel::hasPlan() const

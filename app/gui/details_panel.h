@@ -33,6 +33,8 @@ public:
     void setResult(std::shared_ptr<const SimulationResult> result, bool asCompareB = true);
     void setBusy(const QString& message);           // "simulating …" while the worker runs
     void clear(const QString& message = QString()); // nothing selected; `message` says why
+    // Another workload is shown: the plan, its search and task panel go (Compare's pinned A stays).
+    void resetForNewScenario(const QString& message);
     bool hasPlan() const;
     // A banner when the shown plan belongs to other inputs than the editor's; empty hides it.
     void setStaleNote(const QString& note);

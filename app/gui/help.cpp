@@ -2,11 +2,13 @@
 #include "help.h"
 
 #include <QCoreApplication>
+#include <QDesktopServices>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QLabel>
+#include <QTextBrowser>
 #include <QVBoxLayout>
 #include <QtGlobal>
 
@@ -39,7 +41,8 @@ QList<Shortcut> shortcuts()
         {QStringLiteral("Shift+drag"), tr("Select a time range (its duration is shown)"), tr("Timeline")},
         {QStringLiteral("Click"), tr("Select a task: its details show beside the timeline"), tr("Timeline")},
         {QStringLiteral("Wheel / drag"), tr("Zoom about the cursor / pan"), tr("Timeline, charts")},
-        {QStringLiteral("Double-click"), tr("Back to the whole picture"), tr("Timeline, charts")},
+        {QStringLiteral("Double-click"), tr("Back to the whole picture (the Pareto chart: to its front, or to every plan with Show all plans)"),
+         tr("Timeline, charts")},
         {QStringLiteral("F1"), tr("This list"), tr("Help")},
     };
 }
@@ -96,6 +99,41 @@ void showShortcuts(QWidget* parent)
     layout->addWidget(label);
     layout->addWidget(buttons);
     dialog->open();
+}
+
+QWidget* openDocumentation(QWidget* parent, const UrlOpener& open)
+{
+    const QUrl url = documentationUrl();
+    if (open ? open(url) : QDesktopServices::openUrl(url)) {
+        return nullptr;
+    }
+    // No viewer answered (QDesktopServices says so only by returning false): show it here, never nothing.
+    auto* dialog = new QDialog(parent);
+    dialog->setObjectName(QStringLiteral("documentationDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Documentation"));
+    const QString path = url.toDisplayString(QUrl::PreferLocalFile);
+    auto* where = new QLabel(tr("No program is registered to open %1; it is shown here.").arg(path.toHtmlEscaped()), dialog);
+    where->setObjectName(QStringLiteral("documentationPath"));
+    where->setWordWrap(true);
+    where->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* text = new QTextBrowser(dialog);
+    text->setObjectName(QStringLiteral("documentationText"));
+    text->setOpenExternalLinks(false);
+    if (QFileInfo(url.toLocalFile()).isFile()) {
+        text->setSource(url, QTextDocument::MarkdownResource);
+    } else {
+        text->setPlainText(tr("The documentation is not installed here. Read it at %1.").arg(path));
+    }
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    auto* layout = new QVBoxLayout(dialog);
+    layout->addWidget(where);
+    layout->addWidget(text, 1);
+    layout->addWidget(buttons);
+    dialog->resize(760, 560);
+    dialog->open();
+    return dialog;
 }
 
 } // namespace vtrain::ui::help

@@ -2,6 +2,8 @@
 // vtrain-explorer: the desktop explorer. `vtrain-explorer [SCENARIO.json]` opens the window on that
 // scenario, else on the autosaved one, else on MT-NLG 530B on A100.
 #include <cstdio>
+#include <exception>
+#include <new>
 #include <optional>
 #include <string_view>
 
@@ -15,6 +17,7 @@
 #include "screenshot.h"
 #include "views/scenario_editor.h"
 #include "views/theme.h"
+#include "vtrain/json_fields.h"
 
 namespace {
 
@@ -39,7 +42,7 @@ bool asksOnlyForText(int argc, char** argv)
 
 } // namespace
 
-int main(int argc, char** argv)
+int runExplorer(int argc, char** argv)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Explore LLM training plans: time, cost, pipeline timelines and memory.\n\n"
@@ -50,7 +53,9 @@ int main(int argc, char** argv)
     const QCommandLineOption fresh(QStringLiteral("fresh"), QStringLiteral("Ignore the saved layout and autosaved scenario."));
     const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("Colours: system (follow the desktop), light or dark."),
                                    QStringLiteral("THEME"));
-    const QCommandLineOption size(QStringLiteral("size"), QStringLiteral("Window size in pixels, e.g. 1280x720."), QStringLiteral("WxH"));
+    const QCommandLineOption size(
+        QStringLiteral("size"), QStringLiteral("Window size in pixels, e.g. 1280x720 (default: the saved layout, else at most 90 % of the screen)."),
+        QStringLiteral("WxH"));
     const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                         QStringLiteral("Sweep the start scenario, write the documentation's screenshots to DIR "
                                                        "(main window light and dark, timeline, exports, memory, compare, case "
@@ -82,7 +87,7 @@ int main(int argc, char** argv)
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/vtrain-explorer.svg")));
     parser.process(app);
     vtrain::ui::theme::captureSystemPalette();
-    QSize windowSize(1600, 1000);
+    std::optional<QSize> windowSize; // default: fitted to the screen (MainWindow::placeOnScreen)
     if (parser.isSet(size)) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
         bool okW = false, okH = false;
@@ -123,8 +128,10 @@ int main(int argc, char** argv)
     }
     const bool defaultLayout =
         parser.isSet(size) || !options.restoreSession || !QSettings().contains(QLatin1String(vtrain::ui::settings_keys::kMainWindowGeometry));
-    if (defaultLayout) {
-        window.resize(windowSize);
+    if (windowSize) {
+        window.resize(*windowSize);
+    } else if (defaultLayout) {
+        window.placeOnScreen();
     }
     window.show();
     if (defaultLayout) {
@@ -143,4 +150,18 @@ int main(int argc, char** argv)
         QObject::connect(session, &vtrain::ui::ScreenshotSession::done, &app, [](int code) { QApplication::exit(code); });
     }
     return app.exec();
+}
+
+int main(int argc, char** argv)
+{
+    // Running out of memory anywhere (reading a file, an event handler) ends with one line, never with an
+    // abort on an uncaught std::bad_alloc.
+    try {
+        return runExplorer(argc, argv);
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "vtrain-explorer: out of memory\n");
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "vtrain-explorer: internal error: %s\n", vtrain::json_fields::bounded(e.what(), 1000).c_str());
+    }
+    return 1;
 }

@@ -7,11 +7,11 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QDesktopServices>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
@@ -19,6 +19,7 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QUndoStack>
+#include <QWindow>
 
 #include "details_panel.h"
 #include "help.h"
@@ -33,6 +34,7 @@
 #include "models/settings_keys.h"
 #include "models/settings_values.h"
 #include "models/sweep_runner.h"
+#include "models/workload.h"
 #include "scenario_history.h"
 #include "views/cluster_schedule_view.h"
 #include "views/compare_view.h"
@@ -46,6 +48,7 @@
 #include "vtrain/explorer_space.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/uncertainty.h"
+#include "window_geometry.h"
 
 namespace vtrain::ui {
 
@@ -53,13 +56,17 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     : QMainWindow(parent), m_options(std::move(options)), m_catalog(m_options.profiles ? ProfileCatalog(*m_options.profiles) : ProfileCatalog())
 {
     setObjectName(QStringLiteral("mainWindow"));
+    setAcceptDrops(true); // a config.json or launch file dropped on the window is imported (import_action.cpp)
     setWindowIcon(QIcon(QStringLiteral(":/icons/vtrain-explorer.svg")));
     m_planModel = new PlanTableModel(this);
     m_rejectModel = new RejectModel(this);
     m_runner = new SweepRunner(this);
     m_detailRunner = new PlanDetailRunner(this);
     m_undo = new QUndoStack(this);
-    connect(m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { setWindowModified(!clean); });
+    connect(m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) {
+        setWindowModified(!clean);
+        persistSession();
+    });
 
     m_plot = new ParetoPlot(this);
     m_plot->setObjectName(QStringLiteral("paretoPlot"));
@@ -113,20 +120,17 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     // Start scenario: the one asked for, else the autosave (a crash loses nothing), else MT-NLG 530B.
     std::optional<Scenario> start = m_options.scenario;
     if (!start && m_options.restoreSession) {
-        start = store::restoreAutosave(&m_restoreProblem);
-        if (!m_restoreProblem.isEmpty()) {
-            statusBar()->showMessage(m_restoreProblem);
-            QTimer::singleShot(0, this, [this] {
-                auto* box = new QMessageBox(QMessageBox::Warning, tr("Autosave kept aside"), m_restoreProblem, QMessageBox::Ok, this);
-                box->setObjectName(QStringLiteral("restoreProblemBox"));
-                box->setAttribute(Qt::WA_DeleteOnClose);
-                box->open();
-            });
-        }
+        start = restoreSessionScenario();
     }
     m_editor->setScenario(start.value_or(defaultScenario()));
     m_scenario = m_editor->scenario();
     m_committed = m_scenario;
+    if (m_restoredModified) {
+        m_undo->resetClean(); // the autosave holds edits its file does not: "*" until saved
+    } else {
+        m_cleanScenario = m_scenario;
+    }
+    m_cleanPath = m_filePath;
     m_sweepBar->setRunEnabled(m_editor->isValid());
     m_editor->setPresetGuard([this] { return confirmDiscard(tr("load a preset")); });
     updateTitle();
@@ -135,7 +139,12 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     }
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // The undo stack clears itself as it goes, which would record the session as unmodified: a window
+    // that goes without closing (a crash, a test) must leave the session as it was.
+    m_undo->disconnect(this);
+}
 
 void MainWindow::buildDocks()
 {
@@ -173,8 +182,13 @@ void MainWindow::applyDefaultDockSizes()
     // The plans dock shows its four objective columns whole (a 26% dock cut the Cost column at 1280 pixels).
     const int plansWidth =
         m_plans->objectiveColumnsWidth() + 2 * m_plansDock->style()->pixelMetric(QStyle::PM_DockWidgetFrameWidth, nullptr, m_plansDock);
-    resizeDocks({m_editorDock, m_plansDock}, {std::max(250, width() * 24 / 100), std::max({280, width() * 26 / 100, plansWidth})}, Qt::Horizontal);
-    resizeDocks({m_detailsDock}, {std::max(200, height() * 40 / 100)}, Qt::Vertical);
+    // The editor shows its fields whole, without scrolling sideways (its content's width, a scroll bar and frames).
+    const int editorWidth =
+        m_editor->minimumContentWidth() + 2 * m_editorDock->style()->pixelMetric(QStyle::PM_DockWidgetFrameWidth, nullptr, m_editorDock);
+    resizeDocks({m_editorDock, m_plansDock}, {std::max({250, width() * 24 / 100, editorWidth}), std::max({280, width() * 26 / 100, plansWidth})},
+                Qt::Horizontal);
+    // The selected plan below the chart: a third of the height, so the chart keeps 40 % and more.
+    resizeDocks({m_detailsDock}, {std::max(200, height() * 34 / 100)}, Qt::Vertical);
 }
 
 void MainWindow::buildTabs()
@@ -225,6 +239,7 @@ void MainWindow::buildMenus()
         presetsMenu->addAction(p.title, this, [this, id = p.id] { loadPreset(id); });
     }
     file->addAction(QIcon(QStringLiteral(":/icons/open.svg")), tr("&Open scenario…"), QKeySequence::Open, this, &MainWindow::openDialog);
+    file->addAction(tr("&Import…"), this, &MainWindow::importDialog)->setObjectName(QStringLiteral("importAction"));
     m_recentMenu = file->addMenu(tr("Open &recent"));
     connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
     file->addAction(QIcon(QStringLiteral(":/icons/save.svg")), tr("&Save scenario"), QKeySequence::Save, this, &MainWindow::saveOrSaveAs);
@@ -327,7 +342,7 @@ void MainWindow::buildHelpMenu()
 {
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&Keyboard shortcuts"), QKeySequence::HelpContents, this, [this] { help::showShortcuts(this); });
-    help->addAction(tr("&Documentation"), this, [] { QDesktopServices::openUrl(help::documentationUrl()); });
+    help->addAction(tr("&Documentation"), this, [this] { help::openDocumentation(this); });
     help->addSeparator();
     help->addAction(tr("&About vtrain-explorer"), this, [this] { QMessageBox::about(this, tr("About vtrain-explorer"), help::aboutHtml()); });
 }
@@ -363,11 +378,14 @@ void MainWindow::connectRunners()
     connect(m_plot, &ParetoPlot::colorDimensionChosen, this, [this] { m_autoColor = false; });
     // The table's filter filters the chart too.
     connect(m_plans->filterModel(), &PlanFilterModel::criteriaChanged, this, &MainWindow::applyPlanFilter);
-    connect(m_details->compare(), &CompareView::pinnedChanged, this, [this](std::shared_ptr<const SimulationResult> a) {
-        m_plot->setPinned(a ? std::optional<QPointF>(QPointF(a->training_days, a->cost_usd)) : std::nullopt);
+    connect(m_details->compare(), &CompareView::pinnedChanged, this, [this] {
+        updateCompareContext();
         saveComparePlans();
     });
-    connect(m_details->compare(), &CompareView::currentChanged, this, &MainWindow::saveComparePlans);
+    connect(m_details->compare(), &CompareView::currentChanged, this, [this] {
+        updateCompareContext();
+        saveComparePlans();
+    });
     connect(m_details->timeline(), &TimelineView::exportVisibleRequested, this,
             [this] { exportImageDialog(tr("timeline"), QStringLiteral("timeline"), m_details->timeline(), &MainWindow::exportTimeline); });
     connect(m_plans, &PlansPanel::rowSelected, this, &MainWindow::selectPlan);
@@ -392,7 +410,7 @@ void MainWindow::onScenarioEdited(const Scenario& scenario)
     applyScenario(scenario);
     if (m_pendingClean) {
         m_pendingClean = false;
-        m_undo->setClean();
+        markClean();
     }
     updateTitle();
 }
@@ -438,6 +456,7 @@ void MainWindow::loadPreset(const QString& id)
 
 bool MainWindow::confirmDiscard(const QString& action)
 {
+    m_discarded = false;
     if (m_undo->isClean()) {
         return true;
     }
@@ -450,7 +469,8 @@ bool MainWindow::confirmDiscard(const QString& action)
         saveOrSaveAs();
         return m_undo->isClean();
     }
-    return answer == QMessageBox::Discard;
+    m_discarded = answer == QMessageBox::Discard;
+    return m_discarded;
 }
 
 bool MainWindow::resultsStale() const
@@ -592,8 +612,26 @@ void MainWindow::applyPlanFilter()
     }
 }
 
+void MainWindow::updateCompareContext()
+{
+    const CompareView* compare = m_details->compare();
+    auto scenarioOf = [this](const std::shared_ptr<const SimulationResult>& r) -> const Scenario* {
+        const auto it = r ? m_planScenarios.find(r.get()) : m_planScenarios.end();
+        return it != m_planScenarios.end() ? &it->second : nullptr;
+    };
+    const Scenario* a = scenarioOf(compare->pinned());
+    const Scenario* b = scenarioOf(compare->current());
+    m_details->compare()->setWorkloadNote(a && b ? workloadDifference(*a, *b) : QString());
+    // A point of another model's chart is no point of this one.
+    const auto pinned = compare->pinned();
+    const bool onChart = pinned && (!a || !m_sweepScenario || sameWorkload(*a, *m_sweepScenario));
+    m_plot->setPinned(onChart ? std::optional<QPointF>(QPointF(pinned->training_days, pinned->cost_usd)) : std::nullopt);
+}
+
 void MainWindow::onSweepStarted(const Scenario& scenario)
 {
+    // Another model or token budget: the selected plan, its search and task panel belong to the old one.
+    const bool newWorkload = m_sweepScenario && !sameWorkload(*m_sweepScenario, scenario);
     m_sweepScenario = scenario;
     m_selectedRow = -1;
     m_planModel->clear();
@@ -606,9 +644,13 @@ void MainWindow::onSweepStarted(const Scenario& scenario)
         m_plot->setColorDimension(severalGpus ? ColorDimension::GpuType : ColorDimension::TensorParallel);
     }
     updateStale();
-    if (m_details->hasPlan()) {
+    if (newWorkload) {
+        m_detailRequest = 0; // a simulation of the old model still running lands nowhere
+        m_details->resetForNewScenario(tr("Sweeping %1: its balanced front plan is selected when the sweep ends.").arg(workloadName(scenario)));
+    } else if (m_details->hasPlan()) {
         m_details->setStaleNote(tr("This plan is from the previous sweep; a plan of the new one is selected when it ends."));
     }
+    updateCompareContext();
     statusBar()->clearMessage();
 }
 
@@ -759,10 +801,54 @@ void MainWindow::updateTitle()
     setWindowTitle(tr("%1[*] — vtrain-explorer").arg(name));
 }
 
+void MainWindow::placeOnScreen()
+{
+    winId(); // the native window: where the platform knows its frame before mapping, setFrame() counts it
+    if (const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen()) {
+        setFrame(freshWindowFrame(s->availableGeometry()));
+    }
+    m_refitOnShow = true;
+}
+
+void MainWindow::showEvent(QShowEvent* event)
+{
+    QMainWindow::showEvent(event);
+    if (!m_refitOnShow) {
+        return;
+    }
+    m_refitOnShow = false;
+    // A window manager gives its frame only once the window is mapped: fitted again with it.
+    QTimer::singleShot(0, this, [this] {
+        const QScreen* s = screen();
+        if (!s || isMaximized() || isFullScreen()) {
+            return;
+        }
+        const QRect wanted = freshWindowFrame(s->availableGeometry());
+        if (frameGeometry().size() != wanted.size()) {
+            setFrame(wanted);
+        }
+    });
+}
+
+void MainWindow::setFrame(const QRect& frame)
+{
+    const QMargins margins = windowHandle() ? windowHandle()->frameMargins() : QMargins();
+    const QRect client = frame.marginsRemoved(margins);
+    resize(client.size());
+    move(frame.topLeft()); // a top-level window's pos() is its frame's
+}
+
 void MainWindow::restoreLayout()
 {
     const QSettings settings;
-    restoreGeometry(settings.value(QLatin1String(settings_keys::kMainWindowGeometry)).toByteArray());
+    if (restoreGeometry(settings.value(QLatin1String(settings_keys::kMainWindowGeometry)).toByteArray()) && !isMaximized() && !isFullScreen()) {
+        // Saved on another (bigger) screen: moved and shrunk onto this one.
+        const QScreen* s = QGuiApplication::screenAt(frameGeometry().center());
+        s = s ? s : QGuiApplication::primaryScreen();
+        if (s && !s->availableGeometry().contains(frameGeometry())) {
+            setFrame(clampedWindowFrame(frameGeometry(), s->availableGeometry()));
+        }
+    }
     restoreState(settings.value(QLatin1String(settings_keys::kMainWindowState)).toByteArray(), settings_keys::kMainWindowStateVersion);
 }
 
@@ -785,6 +871,9 @@ void MainWindow::closeEvent(QCloseEvent* event)
     if (!confirmDiscard(tr("quit"))) {
         event->ignore();
         return;
+    }
+    if (m_discarded) {
+        revertAutosaveToClean(); // else the next start brings the discarded edit back
     }
     if (m_options.restoreSession) {
         m_tabs->setCurrentIndex(0); // the docks back, so the saved layout is the Plans tab's

@@ -88,6 +88,8 @@ public:
     PrunePolicy prunePolicy() const { return m_prunePolicy; }
     // Dock sizes for a first start (no saved layout): the chart gets the most room.
     void applyDefaultDockSizes();
+    // A fresh start's size and place: at most 90 % of the screen's available area, centred (window_geometry.h).
+    void placeOnScreen();
 
     // Commands (menus call these; tests too).
     void loadPreset(const QString& id);
@@ -101,9 +103,20 @@ public:
     bool exportMemory(const QString& path, const ExportSize& size, QString* error = nullptr);
     bool exportPlans(const QString& path, QString* error = nullptr); // .csv or .json by suffix
     bool exportChromeTrace(const QString& path, QString* error = nullptr);
+    // Where the export and save dialogs start: `fileName` in the folder last used, else Documents, else
+    // home, whichever exists first.
+    QString suggestedPath(const QString& fileName) const;
+
+    // File > Import… and a dropped file (import_action.cpp): a Hugging Face config.json, Megatron-LM
+    // arguments, a torchtitan TOML or Megatron-Bridge overrides becomes the scenario, as if opened but not
+    // yet saved; a model-only file keeps the window's GPU type and count. `notes` gets what was assumed.
+    bool importFile(const QString& path, QString* error = nullptr, QStringList* notes = nullptr);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     void buildDocks();
@@ -112,7 +125,8 @@ private:
     void buildMenus();
     void buildExportMenu(QMenu* menu);
     void connectRunners();
-    void restoreLayout();
+    void restoreLayout(); // the saved geometry clamped to this screen, and the dock layout
+    void setFrame(const QRect& frame);
     void saveLayout() const;
     void onScenarioEdited(const Scenario& scenario);
     void applyScenario(const Scenario& scenario); // editor, autosave and sweep: an edit, an undo or a redo
@@ -134,8 +148,17 @@ private:
     int rowOfScenario(const Scenario& wanted);
     void updateTitle();
     void rebuildRecentMenu();
+    // The session (main_window_session.cpp): the autosave, its file and whether it holds unsaved edits.
+    std::optional<Scenario> restoreSessionScenario();
+    void markClean(); // the scenario is as in its file (opened, saved) or as a preset loaded it
+    void persistSession() const;
+    void revertAutosaveToClean(); // Discard on quit
+    // Compare's A on the chart only when it trains what the chart shows; a note when A and B differ so.
+    void updateCompareContext();
     // Menu actions with file dialogs and error boxes.
     void openDialog();
+    void importDialog();
+    void showImportNotes(const QString& path, const QStringList& notes);
     void saveAsDialog();
     void saveOrSaveAs();
     void exportImageDialog(const QString& what, const QString& name, QWidget* view,
@@ -185,6 +208,11 @@ private:
     bool m_keepCompareCurrent = false;                           // the automatic selection does not replace a restored B
     QString m_filePath;
     int m_selectedRow = -1;
+    std::optional<Scenario> m_cleanScenario; // as last opened, saved or loaded from a preset
+    QString m_cleanPath;                     // ... and its file (empty: none, e.g. a preset)
+    bool m_restoredModified = false;         // the autosave restored at start held unsaved edits
+    bool m_discarded = false;                // the last confirmDiscard() was answered Discard
+    bool m_refitOnShow = false;              // placeOnScreen(): fitted again once the frame is known
 };
 
 } // namespace vtrain::ui

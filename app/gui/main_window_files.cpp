@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The main window's file side: scenario open/save with recent files, and every export (chart and
 // timeline images, plans as CSV/JSON, the timeline as a Chrome trace), with honest error messages.
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
@@ -54,7 +55,7 @@ bool MainWindow::openScenario(const QString& path, QString* error)
             startSweep();
         }
     }
-    m_undo->setClean();
+    markClean();
     updateTitle();
     updateStale();
     return true;
@@ -73,15 +74,27 @@ bool MainWindow::saveScenario(const QString& path, QString* error)
     }
     m_filePath = QFileInfo(path).absoluteFilePath();
     store::addRecentFile(m_filePath);
-    m_undo->setClean();
+    markClean();
     updateTitle();
     return true;
 }
 
 QString MainWindow::lastDirectory() const
 {
-    const QString dir = QSettings().value(QLatin1String(settings_keys::kLastDirectory)).toString();
-    return dir.isEmpty() ? QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation) : dir;
+    // The folder last used, else Documents, else home: the first that exists (a missing ~/Documents once
+    // made the default export path fail with no reason given).
+    for (const QString& dir : {QSettings().value(QLatin1String(settings_keys::kLastDirectory)).toString(),
+                               QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation), QDir::homePath()}) {
+        if (!dir.isEmpty() && QFileInfo(dir).isDir()) {
+            return dir;
+        }
+    }
+    return QDir::currentPath();
+}
+
+QString MainWindow::suggestedPath(const QString& fileName) const
+{
+    return QDir(lastDirectory()).filePath(fileName);
 }
 
 void MainWindow::rememberDirectory(const QString& path) const
@@ -180,7 +193,7 @@ void MainWindow::buildExportMenu(QMenu* menu)
 void MainWindow::exportImageDialog(const QString& what, const QString& name, QWidget* view,
                                    bool (MainWindow::*exporter)(const QString&, const ExportSize&, QString*))
 {
-    const auto request = ExportDialog::ask(this, what, lastDirectory() + QLatin1Char('/') + name + QStringLiteral(".png"), view->size());
+    const auto request = ExportDialog::ask(this, what, suggestedPath(name + QStringLiteral(".png")), view->size());
     if (!request) {
         return;
     }
@@ -196,7 +209,7 @@ void MainWindow::exportImageDialog(const QString& what, const QString& name, QWi
 void MainWindow::exportFileDialog(const QString& what, const QString& filter, const QString& name,
                                   bool (MainWindow::*exporter)(const QString&, QString*))
 {
-    QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(what), lastDirectory() + QLatin1Char('/') + name, filter);
+    QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(what), suggestedPath(name), filter);
     if (path.isEmpty()) {
         return;
     }

@@ -1371,6 +1371,16 @@ def check_range(errors: List[str], where: str, value: Any, low: float, high: flo
         errors.append(f"{where}: {value!r} is outside [{low:g}, {high:g}]")
 
 
+def guess_vendor(device_name: str) -> str:
+    """The vendor the GUI groups a GPU under; the base profile's wins when there is one."""
+    lowered = device_name.lower()
+    if "nvidia" in lowered:
+        return "NVIDIA"
+    if "amd" in lowered or "instinct" in lowered:
+        return "AMD"
+    return ""
+
+
 def build_profile(ctx: Context, identity: Dict[str, Any], figures: Dict[str, Any],
                   tables: Dict[str, Any], base: Optional[Dict[str, Any]], base_path: Optional[Path],
                   collectives: Optional[Dict[str, Any]]) -> Dict[str, Any]:
@@ -1382,6 +1392,7 @@ def build_profile(ctx: Context, identity: Dict[str, Any], figures: Dict[str, Any
         "schema_version": SCHEMA_VERSION,
         "id": args.id or args.out.stem,
         "name": args.name or identity["name"],
+        "vendor": (base or {}).get("vendor") or guess_vendor(identity["name"]),
         "source": "measured" if ctx.rt.is_cuda else "modeled",
         "source_details": None,  # filled below, once every note is known
         "memory_gib": round(identity["memory_bytes"] / GIB, 2),

@@ -4,7 +4,7 @@
 repeated for 40 s each, with nvidia-smi's SM clock, power and temperature per sample. measure_gpu.py times
 short bursts; training holds the GPU at its power limit, where the clock (and so the GEMM rate) is lower.
 Writes $OUT/sustained.json: {name: [[unix time, TFLOP/s, "sm_mhz, watts, celsius"], ...]}. Needs PyTorch 2.1+
-on CUDA. Its 2026-11-27 run on an H100 80GB HBM3 is summarised in profiles/h100-sxm5-80gb-measured.json
+on CUDA. Its 2026-11-27 run on an H100 80GB HBM3 is summarised in profiles/h100-measured.json
 (source_details.sustained_gemm)."""
 import time, torch, subprocess, json, os
 out = os.environ["OUT"]

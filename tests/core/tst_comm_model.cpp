@@ -2,6 +2,7 @@
 // The communication model against hand-computed cases.
 #include <QtTest>
 
+#include "model/nccl_tuning.h"
 #include "vtrain/comm_model.h"
 #include "vtrain/rank_layout.h"
 
@@ -104,9 +105,10 @@ private slots:
         // NVL72: one ring of 16 on NVLink: 20 + 30 x 2 us; 1.6e9 x 2 x 15/16 bus bytes at 200 GB/s.
         const double in_domain = 80e-6 + 1.6e9 * 2 * 15 / 16 / 200e9;
         QCOMPARE(nvl.collective_seconds(Collective::AllReduce, bytes, place_group(16, 1, nvl.links)), in_domain);
-        // HGX: reduce-scatter over 8, all-reduce of 1/8 across 2 hosts at 20 GB/s per GPU, all-gather over 8.
-        const double rs = 20e-6 + 7 * 2e-6 + 1.6e9 * 7 / 8 / 200e9;
-        const double across = 10e-6 + 2 * 5e-6 + 2e8 * 2 * 1 / 2 / 20e9; // ring == tree for 2 hosts
+        // HGX: reduce-scatter over 8, all-reduce of 1/8 across 2 hosts at 20 GB/s per GPU, all-gather over 8 (wire
+        // time); NCCL's Simple ring latency over 16 ranks (30 steps, 2 of them between hosts, x 1.4; tuning.cc).
+        const double rs = 1.6e9 * 7 / 8 / 200e9;
+        const double across = 2e8 * 2 * 1 / 2 / 20e9 + (8.4 + 28 * 3.4 + 2 * 14.0) * 1.4e-6;
         QVERIFY(std::abs(hgx.collective_seconds(Collective::AllReduce, bytes, place_group(16, 1, hgx.links)) - (rs + across + rs)) < 1e-12);
         QVERIFY(rs + across + rs > in_domain);
     }
@@ -163,10 +165,12 @@ private slots:
         const CommModel c = a100_like();
         const double bytes = 1e9;
         const int n = 12;
+        // 1 GB is bandwidth-bound: NCCL's ring with Simple, 2 x 11 steps all between domains (tuning.cc:
+        // min(steps, 2 x domains) network hops at 14 us, base 8.4 us, x 1.4 for a multi-node Simple ring).
         const double bandwidth = bytes * 2.0 * 11 / 12 / 20e9;
-        const double ring = 10e-6 + 2 * 11 * 5e-6 + bandwidth;
-        const double tree = 10e-6 + 2 * 4 * 5e-6 + bandwidth; // ceil(log2 12) = 4
-        QCOMPARE(c.collective_seconds(Collective::AllReduce, bytes, place_group(n, 8, 8)), std::min(ring, tree));
+        const double ring = (8.4 + 22 * 14.0) * 1.4 * 1e-6 + bandwidth;
+        QCOMPARE(c.collective_seconds(Collective::AllReduce, bytes, place_group(n, 8, 8)), ring);
+        // The single-tier building block keeps the link latencies.
         QCOMPARE(c.inter_node_seconds(Collective::ReduceScatter, bytes, n), 10e-6 + 11 * 5e-6 + bytes * 11.0 / 12 / 20e9);
     }
 
@@ -175,11 +179,69 @@ private slots:
         const CommModel c = a100_like();
         const double bytes = 8e8;
         const GroupPlacement g = place_group(16, 2, 8); // 4 per node, 4 nodes
-        const double expected = c.intra_node_seconds(Collective::ReduceScatter, bytes, 4) +
-                                c.inter_node_seconds(Collective::AllReduce, bytes / 4, 4) + c.intra_node_seconds(Collective::AllGather, bytes, 4);
+        // Wire: reduce-scatter inside the domain, all-reduce of a quarter across, all-gather inside; latency:
+        // NCCL's ring over all 16 ranks (2 x 15 steps, 2 x 3 of them between domains), Simple, x 1.4.
+        const double wire = bytes * 3.0 / 4 / 200e9 + bytes / 4 * 2.0 * 3 / 4 / 20e9 + bytes * 3.0 / 4 / 200e9;
+        const double expected = (8.4 + 24 * 3.4 + 6 * 14.0) * 1.4 * 1e-6 + wire;
         QCOMPARE(c.collective_seconds(Collective::AllReduce, bytes, g), expected);
         // Spreading the same group one member per node is slower: the whole buffer crosses the network.
         QVERIFY(c.collective_seconds(Collective::AllReduce, bytes, place_group(16, 8, 8)) > expected);
+    }
+
+    // Issue 29: a collective over domains pays NCCL's latency for every hop of its ring (tuning.cc @
+    // b6475625), so it grows with the ranks; NCCL picks LL for small messages and Simple for large ones.
+    void nccl_ring_latency_counts_every_rank()
+    {
+        // 1,024 ranks in 128 domains of 8: 1,023 ring steps, 127 of them between domains; an intra-domain hop of a
+        // multi-node ring costs at least the network post (1 us, x3 for Simple).
+        QCOMPARE(nccl_latency_seconds(NcclCollective::AllGather, NcclAlgorithm::Ring, NcclProtocol::Simple, 1024, 128),
+                 (8.4 + 896 * 3.4 + 127 * 14.0) * 1e-6);
+        QCOMPARE(nccl_latency_seconds(NcclCollective::ReduceScatter, NcclAlgorithm::Ring, NcclProtocol::LL, 1024, 128),
+                 (6.6 + 896 * 1.0 + 127 * 2.7) * 1e-6);
+        QCOMPARE(nccl_latency_seconds(NcclCollective::AllGather, NcclAlgorithm::Ring, NcclProtocol::LL128, 1024, 128),
+                 (14.0 + 896 * 1.9 + 127 * 4.0) * 1e-6);
+        // All-reduce: 2(n - 1) steps, 2(domains - 1) of them across; the tree pays log2(domains) network hops.
+        QCOMPARE(nccl_latency_seconds(NcclCollective::AllReduce, NcclAlgorithm::Ring, NcclProtocol::Simple, 16, 2),
+                 (8.4 + 28 * 3.4 + 2 * 14.0) * 1.4 * 1e-6);
+        QCOMPARE(nccl_latency_seconds(NcclCollective::AllReduce, NcclAlgorithm::Tree, NcclProtocol::LL, 1024, 128),
+                 (6.8 + 2 * (7 * 0.6 + 7 * 5.0)) * 1e-6);
+        // Wire time by protocol: LL at a quarter of the bandwidth but at most 20.4 GB/s of bus bytes, LL128 at 92%.
+        QCOMPARE(nccl_wire_seconds(NcclAlgorithm::Ring, NcclProtocol::LL, 1e-3, 1e6), 4e-3);
+        QCOMPARE(nccl_wire_seconds(NcclAlgorithm::Ring, NcclProtocol::LL, 1e-6, 1e6), 1e6 / 20.4e9);
+        QCOMPARE(nccl_wire_seconds(NcclAlgorithm::Ring, NcclProtocol::LL128, 1e-3, 1e6), 1e-3 / 0.92);
+    }
+
+    void nccl_picks_the_protocol_by_message_size()
+    {
+        const CommModel c = a100_like();
+        const GroupPlacement g = place_group(1024, 1, 8); // 128 domains of 8
+        QCOMPARE(g.nodes, 128);
+        // 1 KB: latency-bound, LL: its latency plus the bus bytes at LL's 20.4 GB/s cap.
+        const double small = 1e3;
+        const double ll = (6.6 + 896 * 1.0 + 127 * 2.7) * 1e-6 + small * 1023 / 1024 / 20.4e9;
+        QCOMPARE(c.collective_seconds(Collective::AllGather, small, g), ll);
+        // 4 GB: bandwidth-bound, Simple: wire (an eighth across the network, the whole inside) plus its latency.
+        const double large = 4e9;
+        const double wire = large / 8 * 127 / 128 / 20e9 + large * 7 / 8 / 200e9;
+        const double simple = (8.4 + 896 * 3.4 + 127 * 14.0) * 1e-6 + wire;
+        QCOMPARE(c.collective_seconds(Collective::AllGather, large, g), simple);
+        const NcclChoice choice = nccl_best(NcclCollective::AllGather, wire, large * 1023 / 1024, 1024, 128);
+        QCOMPARE(choice.protocol, NcclProtocol::Simple);
+        QCOMPARE(nccl_best(NcclCollective::AllGather, 1e-8, small, 1024, 128).protocol, NcclProtocol::LL);
+    }
+
+    void gather_latency_grows_with_the_ranks()
+    {
+        // A small gather (1 KB per rank) over 64 and over 1,024 ranks, 8 per domain: LL both times, and the
+        // difference is the ring's extra hops (960 intra-domain at 1 us, 120 network at 2.7 us), not bytes.
+        const CommModel c = a100_like();
+        const double t64 = c.collective_seconds(Collective::AllGather, 64e3, place_group(64, 1, 8));
+        const double t1024 = c.collective_seconds(Collective::AllGather, 1024e3, place_group(1024, 1, 8));
+        QCOMPARE(t64, (6.6 + 56 * 1.0 + 7 * 2.7) * 1e-6 + 64e3 * 63 / 64 / 20.4e9);
+        QCOMPARE(t1024, (6.6 + 896 * 1.0 + 127 * 2.7) * 1e-6 + 1024e3 * 1023 / 1024 / 20.4e9);
+        QVERIFY(t1024 > 10 * t64);
+        // Inside one domain nothing changes: the link latencies of the profile.
+        QCOMPARE(c.collective_seconds(Collective::AllGather, 1e6, place_group(8, 1, 8)), 20e-6 + 7 * 2e-6 + 1e6 * 7.0 / 8 / 200e9);
     }
 
     void point_to_point_picks_the_link()
@@ -231,7 +293,12 @@ private slots:
         p.pp = 2;
         p.dp = 8;
         const double B = 1e9, nvlink = 200e9, nic = 20e9; // bytes/s: bus bandwidth, one GPU's NIC share
-        auto all_reduce = [&](double k, double n) { return 2 * B * (k - 1) / k / nvlink + B / k * 2 * (n - 1) / n / nic; };
+        // The link latencies are off; a group over hosts still pays NCCL's (Simple ring, tuning.cc): 2(r - 1)
+        // steps over its r = k n ranks, 2(n - 1) of them between hosts at 14 us, the rest at 3.4 us, x 1.4.
+        auto all_reduce = [&](double k, double n) {
+            const double steps = 2 * (k * n - 1), across = 2 * (n - 1);
+            return 2 * B * (k - 1) / k / nvlink + B / k * 2 * (n - 1) / n / nic + (8.4 + (steps - across) * 3.4 + across * 14.0) * 1.4e-6;
+        };
 
         const PlanGroups dflt = place_plan_groups(p, c.links);
         QCOMPARE(dflt.dense_dp.members_per_node, 4);
@@ -280,8 +347,9 @@ private slots:
         QCOMPARE(pp_dp.dense_dp.members_per_node, 9);
         QCOMPARE(pp_dp.dense_dp.nodes, 2);
         const double k = 9, n = 2;
+        // Two domains: NCCL's Simple ring latency over 18 ranks (34 steps, 2 between domains, x 1.4; tuning.cc).
         QVERIFY(qFuzzyCompare(c.collective_seconds(Collective::AllReduce, B, pp_dp.dense_dp),
-                              2 * B * (k - 1) / k / nvlink + B / k * 2 * (n - 1) / n / nic));
+                              2 * B * (k - 1) / k / nvlink + B / k * 2 * (n - 1) / n / nic + (8.4 + 32 * 3.4 + 2 * 14.0) * 1.4e-6));
         QCOMPARE(domain_of_stage(0, pp_dp.pp_stride, c.links), domain_of_stage(1, pp_dp.pp_stride, c.links));
     }
 

@@ -726,6 +726,46 @@ private slots:
         QCOMPARE(counts, (std::set<int>{8, 16, 24}));
     }
 
+    // cluster.gpu_prices prices the search's other GPU types (the GUI shows and edits one price per type):
+    // every row of such a type costs its listed price, the cluster's own GPU keeps price_per_gpu_hour, and
+    // the field survives a round trip through JSON; listing the cluster's own GPU there is refused.
+    void other_gpu_types_cost_their_listed_price()
+    {
+        Scenario s = small_scenario();
+        s.search = SearchSpace{};
+        s.search->num_gpus = {8, 16};
+        s.search->gpu = {"a100-sxm4-80gb", "h100-sxm5-80gb"};
+        s.cluster.gpu_prices = {{"h100-sxm5-80gb", 2.75}};
+        const auto copy = scenario_from_json(scenario_to_json(s));
+        QVERIFY2(copy.ok(), copy.ok() ? "" : copy.first_error().c_str());
+        QCOMPARE(copy.value().cluster.gpu_prices, s.cluster.gpu_prices);
+        ExploreOptions options;
+        options.keep_all_rows = true;
+        const ExploreResult r = run(copy.value(), options);
+        std::set<std::string> gpus;
+        for (const auto& row : r.rows) {
+            gpus.insert(row.gpu);
+            const double price = row.gpu == "h100-sxm5-80gb" ? 2.75 : 4.10;
+            QVERIFY(std::abs(row.cost_usd / (row.training_days * 24 * row.num_gpus * price) - 1) < 1e-9);
+        }
+        QCOMPARE(gpus.size(), std::size_t{2});
+        nlohmann::json own = scenario_to_json(s);
+        own["cluster"]["gpu_prices"] = {{"a100-sxm4-80gb", 3.0}};
+        const auto refused = scenario_from_json(own);
+        QVERIFY(!refused.ok());
+        QVERIFY2(refused.first_error().find("cluster.gpu_prices") != std::string::npos, refused.first_error().c_str());
+        // A key that is no profile id (a path, control characters, 10,000 characters) is refused in a short line.
+        for (const std::string& key : {std::string("../h100"), std::string("h100\n\x1b[2J"), std::string(10'000, 'x')}) {
+            nlohmann::json odd = scenario_to_json(s);
+            odd["cluster"]["gpu_prices"] = {{key, 3.0}};
+            const auto bad = scenario_from_json(odd);
+            QVERIFY(!bad.ok());
+            const std::string message = bad.first_error();
+            QVERIFY2(message.find("not a GPU profile id") != std::string::npos, message.c_str());
+            QVERIFY2(message.size() < 400 && message.find('\x1b') == std::string::npos && message.find('\n') == std::string::npos, message.c_str());
+        }
+    }
+
     void fast_path_matches_the_task_graph_over_a_sweep()
     {
         Scenario s = small_scenario();

@@ -5,11 +5,14 @@
 // and data-parallel groups under context parallelism.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 #include "iteration/iteration_costs.h"
 #include "iteration/task_graph_simulation.h"
+#include "model/layer_comm.h"
 #include "model/model_math.h"
+#include "model/nccl_tuning.h"
 #include "test_support.h"
 #include "vtrain/comm_model.h"
 #include "vtrain/memory_model.h"
@@ -63,6 +66,48 @@ double intra_node_closed_form(const LinkSpec& l, Collective kind, double bytes, 
     const int steps = kind == Collective::AllReduce ? 2 * (n - 1) : n - 1;
     const double factor = (kind == Collective::AllReduce ? 2.0 : 1.0) * (n - 1) / n;
     return (l.nvlink_base_latency_us + steps * l.nvlink_step_latency_us) * 1e-6 + bytes * factor / (l.nvlink_bus_gbytes_per_s * 1e9);
+}
+
+// A GPU of known links for closed forms: 100 SMs, NVLink 200 GB/s (latency 20 + 2 us per step), 8 x 200 Gb/s
+// NICs at full efficiency (25 GB/s per GPU), 8 GPUs per node.
+GpuProfile known_links_profile()
+{
+    HardwareSpec hw;
+    hw.id = "test-links";
+    hw.name = "Test links";
+    hw.memory_gib = 80;
+    hw.memory_reserve_gib = 2;
+    hw.memory_bandwidth_gbytes_per_s = 2000;
+    hw.peak_tflops = {{"bf16", 300}, {"tf32", 150}};
+    hw.sm_count = 100;
+    hw.links.gpus_per_node = 8;
+    hw.links.nvlink_bus_gbytes_per_s = 200;
+    hw.links.nvlink_base_latency_us = 20;
+    hw.links.nvlink_step_latency_us = 2;
+    hw.links.nics_per_node = 8;
+    hw.links.nic_gbit_per_s = 200;
+    hw.links.nic_efficiency = 1;
+    hw.links.inter_node_base_latency_us = 10;
+    hw.links.inter_node_latency_us = 5;
+    return make_modeled_profile(hw, ModelParameters{});
+}
+
+// Qwen3-235B-A22B (arXiv 2505.09388; Megatron-Bridge's Qwen3 provider): 94 layers, GQA 64/4 heads of 128,
+// QK-norm, 128 experts top-8 of width 1,536, vocabulary 151,936, untied.
+ModelSpec qwen3_235b()
+{
+    ModelSpec m = test::gpt(94, 4096, 64, 4096, 151936);
+    m.kv_heads = 4;
+    m.head_dim_override = 128;
+    m.ffn_hidden = 12288;
+    m.activation = FfnActivation::SwiGlu;
+    m.normalization = Normalization::RmsNorm;
+    m.tied_embeddings = false;
+    m.qk_norm = true;
+    m.moe.experts = 128;
+    m.moe.top_k = 8;
+    m.moe.expert_ffn_hidden = 1536;
+    return m;
 }
 
 } // namespace
@@ -325,6 +370,184 @@ private slots:
         QCOMPARE(gathers, 2); // one forward and one backward of the single micro-batch
         QCOMPARE(scatters, 1);
         QVERIFY(r->breakdown.dp_comm_exposed_s >= 2 * first);
+    }
+
+    // Issue 29 item 1, communication-bound strong scaling: one micro-batch per replica, so the distributed
+    // optimizer's gradient reduce-scatter rides one short backward and its all-gather follows the step.
+    void exposed_data_parallel_time_in_closed_form()
+    {
+        const GpuProfile profile = known_links_profile();
+        Scenario sc;
+        sc.model = test::gpt(12, 2048, 16, 2048, 51200);
+        sc.training = training(16);
+        sc.cluster.gpu = profile.id;
+        sc.cluster.num_gpus = 16;
+        sc.cluster.gpus_per_node = 8;
+        Plan p;
+        p.dp = 16; // two nodes of 8
+        p.zero_stage = 1;
+        p.overlap_grad_reduce = true;
+        p.overlap_param_gather = false;
+        QVERIFY(!check_plan(sc.model, sc.training, p, 16));
+        const ResolvedCluster cluster = resolve_cluster(sc.cluster, profile);
+        const LayerCosts costs = plan_layer_costs(sc.model, sc.training, cluster, p);
+        IterationCosts ic;
+        build_iteration_costs(sc.model, sc.training, cluster, p, costs, ic);
+        QCOMPARE(ic.micro_batches, 1);
+        const ChunkCosts& ch = ic.at(0, 0);
+        // Buckets of 40 MiB of fp32 gradients, at most 32 per chunk.
+        const double grad_bytes = ch.params.total() * 4;
+        const int buckets = std::clamp(static_cast<int>(std::ceil(grad_bytes / (40.0 * 1024 * 1024))), 1, 32);
+        QCOMPARE(ch.buckets, buckets);
+        // One bucket's reduce-scatter over 16 ranks in 2 domains: 7/8 of it over NVLink (200 GB/s), an eighth of
+        // it half across the network (25 GB/s per GPU); NCCL's ring latency over 16 ranks: 14 NVLink hops
+        // (3.4 us) and 1 network hop (14 us) after 8.4 us, Simple at this size.
+        const double bucket = grad_bytes / buckets;
+        const double wire = bucket * 7 / 8 / 200e9 + bucket / 8 / 2 / 25e9;
+        const double latency = (8.4 + 14 * 3.4 + 1 * 14.0) * 1e-6;
+        QCOMPARE(nccl_best(NcclCollective::ReduceScatter, wire, bucket * 15 / 16, 16, 2).protocol, NcclProtocol::Simple);
+        QCOMPARE(ch.bucket_s, latency + wire);
+        // The buckets run beside the chunk's last backward on 24 of the 100 SMs: it ends 0.24 x their time later.
+        const double contention = 0.24 * std::min(buckets * ch.bucket_s, ch.backward.total_s() / 0.76);
+        QCOMPARE(ch.backward_total_s[1], ch.backward.total_s() + contention);
+        QVERIFY(ch.bucket_s < ch.backward_total_s[1] / buckets); // each bucket is done before the next is ready
+        // The parameter all-gather (bf16) after the step, not overlapped.
+        const double params = ch.params.total() * 2;
+        const double gather_wire = params * 7 / 8 / 200e9 + params / 8 / 2 / 25e9;
+        const double gather = nccl_best(NcclCollective::AllGather, gather_wire, params * 15 / 16, 16, 2).seconds;
+        QCOMPARE(ic.stage[0].param_gather_s, gather);
+        // Exposed: the last bucket (the others hide in the backward), the contention and the gather.
+        SimulationOptions options;
+        options.timeline = false;
+        const auto r = simulate(sc, p, profile, options);
+        QVERIFY(r.ok());
+        const double exposed = ch.bucket_s + contention + gather;
+        QVERIFY2(std::abs(r->breakdown.dp_comm_exposed_s / exposed - 1) < 1e-9,
+                 qPrintable(QString("%1 vs %2").arg(r->breakdown.dp_comm_exposed_s).arg(exposed)));
+    }
+
+    // Issue 29 item 2: ZeRO-3 over 1,024 GPUs (128 nodes of 8) at micro-batch 1. Every layer's gather pays NCCL's
+    // ring latency over all 1,024 ranks; DeepSpeed's per-submodule fetch pays it four times; in the backward a
+    // layer's window carries a gather and a reduce-scatter over the same links.
+    void fsdp_at_scale_pays_the_ring_latency_per_fetch()
+    {
+        const GpuProfile profile = known_links_profile();
+        Scenario sc;
+        sc.model = test::gpt(24, 2048, 16, 2048, 51200);
+        sc.training = training(1024);
+        sc.cluster.gpu = profile.id;
+        sc.cluster.num_gpus = 1024;
+        sc.cluster.gpus_per_node = 8;
+        Plan p;
+        p.dp = 1024;
+        p.zero_stage = 3;
+        QVERIFY(!check_plan(sc.model, sc.training, p, 1024));
+        const ResolvedCluster cluster = resolve_cluster(sc.cluster, profile);
+        const LayerCosts costs = plan_layer_costs(sc.model, sc.training, cluster, p);
+        IterationCosts ic;
+        build_iteration_costs(sc.model, sc.training, cluster, p, costs, ic);
+        const ChunkCosts& layerwise = ic.at(0, 0);
+        auto over_1024 = [](NcclCollective kind, double bytes) {
+            const double wire = bytes * 7 / 8 / 200e9 + bytes / 8 * 127 / 128 / 25e9;
+            return nccl_best(kind, wire, bytes * 1023 / 1024, 1024, 128).seconds;
+        };
+        const double layer = layer_params(sc.model);
+        const double g = over_1024(NcclCollective::AllGather, layer * 2);
+        const double sct = over_1024(NcclCollective::ReduceScatter, layer * 4);
+        QVERIFY(g > nccl_latency_seconds(NcclCollective::AllGather, NcclAlgorithm::Ring, NcclProtocol::LL, 1024, 128)); // > 1.2 ms of hops
+        const double rest = embedding_params(sc.model) + 2.0 * sc.model.hidden;                                         // tied embedding, final norm
+        const double rest_g = over_1024(NcclCollective::AllGather, rest * 2);
+        const double fwd = costs.layer.forward.total_s();
+        const double bwd = costs.layer.backward.total_s();
+        QVERIFY(std::abs(layerwise.fsdp_gather_traffic_s / (24 * g + rest_g) - 1) < 1e-9);
+        // Forward: the first gather and the embedding's show, each later one what outlasts the layer before it.
+        QVERIFY(std::abs(layerwise.fsdp_forward_s / (g + 23 * std::max(0.0, g - fwd) + rest_g) - 1) < 1e-9);
+        // Backward: 22 windows carry a gather and a scatter, one (the chunk's first layer) a gather alone, one (its
+        // last) a scatter alone; the scatters add what the shared windows outlast beyond the gathers alone.
+        const double shared = 22 * std::max(0.0, g + sct - bwd) + std::max(0.0, g - bwd) + std::max(0.0, sct - bwd);
+        const double gathers_alone = 23 * std::max(0.0, g - bwd);
+        const double scatter_total = 24 * sct + over_1024(NcclCollective::ReduceScatter, rest * 4);
+        QVERIFY(std::abs(layerwise.fsdp_backward_scatter_s -
+                         std::max(shared - gathers_alone, std::max(0.0, scatter_total - layerwise.backward.total_s()))) < 1e-12);
+        // DeepSpeed ZeRO-3: four gathers of a quarter layer, each with the ring's latency.
+        sc.training.zero3_fetch = Zero3Fetch::Module;
+        build_iteration_costs(sc.model, sc.training, cluster, p, costs, ic);
+        const double g4 = 4 * over_1024(NcclCollective::AllGather, layer * 2 / 4);
+        QVERIFY(std::abs(ic.at(0, 0).fsdp_gather_traffic_s / (24 * g4 + rest_g) - 1) < 1e-9);
+        QVERIFY(g4 > g + 2 * nccl_latency_seconds(NcclCollective::AllGather, NcclAlgorithm::Ring, NcclProtocol::LL, 1024, 128));
+        // And the whole iteration is slower than the per-layer fetch, which is slower than compute alone.
+        SimulationOptions options;
+        options.timeline = false;
+        const auto module = simulate(sc, p, profile, options);
+        sc.training.zero3_fetch = Zero3Fetch::Layer;
+        const auto per_layer = simulate(sc, p, profile, options);
+        QVERIFY(module.ok() && per_layer.ok());
+        QVERIFY(module->iteration_time_s > per_layer->iteration_time_s);
+        QVERIFY(per_layer->breakdown.dp_comm_exposed_s > 0.25 * per_layer->iteration_time_s);
+    }
+
+    // Issue 29 item 3: Qwen3-235B-A22B on 256 H100 (8 x 400 Gb/s per node), t2 p8 vp4 ep32 etp1, micro-batch 1,
+    // global batch 2,048, as Megatron-Bridge's H100 preset runs it (QWEN3_235B_A22B H100 V1: alltoall dispatcher,
+    // moe_a2a_overlap True). The expert group spans 4 nodes; the all-to-all bytes that cross the network in
+    // closed form, and the iteration must not be mostly exposed all-to-all.
+    void qwen3_235b_experts_across_nodes_in_closed_form()
+    {
+        const GroupPlacement ep = place_group(32, 1, 8); // etp 1: the 32 expert ranks are consecutive
+        QCOMPARE(ep.nodes, 4);
+        QCOMPARE(ep.members_per_node, 8);
+        // Per rank and dispatch: 4,096 / tp = 2,048 tokens x 8 rows of 4,096 bf16; 24 of 32 destinations are remote.
+        QCOMPARE(moe_network_bytes_per_rank(2048, 8, 128, 4096 * 2, ep, false), 2048.0 * 8 * 8192 * 24 / 32); // 100,663,296
+        // DeepEP/HybridEP send a token once per remote node its experts use: 3 x (1 - C(96, 8) / C(128, 8)) = 2.71.
+        double miss = 1;
+        for (int i = 0; i < 8; ++i) {
+            miss *= (96.0 - i) / (128.0 - i);
+        }
+        QCOMPARE(moe_network_bytes_per_rank(2048, 8, 128, 8192, ep, true), 2048 * 3 * (1 - miss) * 8192);
+
+        const ModelSpec m = qwen3_235b();
+        const GpuProfile profile = test::shipped_profile("h100-sxm5-80gb");
+        Scenario sc;
+        sc.model = m;
+        sc.training = training(2048, Precision::Fp8);
+        sc.training.fp8_recipe = Fp8Recipe::Current;
+        sc.cluster.gpu = profile.id;
+        sc.cluster.num_gpus = 256;
+        sc.cluster.gpus_per_node = 8;
+        sc.cluster.links.nics_per_node = 8;
+        sc.cluster.links.nic_gbit_per_s = 400; // "InfiniBand 8x50 GB/s per node"
+        Plan p;
+        p.tp = 2;
+        p.pp = 8;
+        p.dp = 16;
+        p.ep = 32;
+        p.etp = 1;
+        p.sequence_parallel = true;
+        p.schedule = Schedule::Interleaved;
+        p.virtual_stages = 4;
+        p.pipeline_layout = "Et*2|(t*3|)*30t*2L"; // 94 layers + embedding + loss over 32 chunks
+        p.zero_stage = 1;
+        p.overlap_param_gather = true;
+        const ResolvedCluster cluster = resolve_cluster(sc.cluster, profile);
+        QVERIFY2(!check_plan(m, sc.training, p, 256), "plan refused");
+        // One MoE layer's forward dispatch + combine, not overlapped: each waits for its network part,
+        // 100.7 MB at the GPU's NIC share, or its NVLink part, whichever is longer, after the network latency.
+        const LayerCosts plain = plan_layer_costs(m, sc.training, cluster, p);
+        const LinkSpec& l = cluster.links;
+        const double nic = l.nics_per_node * l.nic_gbit_per_s * 1e9 / 8 * l.nic_efficiency / l.gpus_per_node;
+        const double buffer = 2048.0 * 8 * 8192;
+        const double nvlink = 7 * buffer / 32 / (l.nvlink_bus_gbytes_per_s * 1e9 * profile.expert_all_to_all_efficiency);
+        const double one = (l.inter_node_base_latency_us + 3 * l.inter_node_latency_us) * 1e-6 + std::max(nvlink, buffer * 24 / 32 / nic);
+        QVERIFY2(std::abs(plain.layer_at(10).forward.ep_comm_s / (2 * one) - 1) < 1e-9,
+                 qPrintable(QString("%1 vs %2").arg(plain.layer_at(10).forward.ep_comm_s).arg(2 * one)));
+        // The preset's plan: exposed all-to-all is not most of the iteration.
+        p.moe_overlap = true;
+        SimulationOptions options;
+        options.timeline = false;
+        const auto r = simulate(sc, p, profile, options);
+        QVERIFY(r.ok());
+        qInfo("qwen3-235b h100 256: %.2f s per iteration, %.1f%% exposed expert all-to-all, %.0f tokens/s/GPU", r->iteration_time_s,
+              100 * r->breakdown.ep_comm_s / r->iteration_time_s, 2048.0 * 4096 / r->iteration_time_s / 256);
+        QVERIFY(r->breakdown.ep_comm_s < 0.5 * r->iteration_time_s);
     }
 
     void fp8_memory_per_parameter_for_each_recipe()

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "model/model_support.h"
 #include "test_support.h"
@@ -313,9 +314,69 @@ private slots:
         QVERIFY(!run.plan.overlap_grad_reduce);
     }
 
+    // Issue 29: units are read case-sensitively (b bits, B bytes), so "8x50 GB/s" is 8 x 400 Gb/s, not 8 x 50.
+    void network_rates_are_read_with_their_units_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<int>("nics");    // -1: the profile's count (not set)
+        QTest::addColumn<double>("gbit"); // one NIC's line rate
+        QTest::addColumn<QString>("as_written");
+        QTest::newRow("GB/s per node") << "InfiniBand 8x50 GB/s per node" << 8 << 400.0 << "50 GB/s";
+        QTest::newRow("Gb/s per node") << "InfiniBand 8x50 Gb/s per node" << 8 << 50.0 << "50 Gb/s";
+        QTest::newRow("Gbit/s") << "InfiniBand 8x400 Gbit/s per node" << 8 << 400.0 << "400 Gbit/s";
+        QTest::newRow("glued 8x400Gb/s") << "8x400Gb/s" << 8 << 400.0 << "400Gb/s";
+        QTest::newRow("Gbps with words between") << "8x NVIDIA Mellanox 200 Gbps HDR InfiniBand HCAs per node (+2 for storage)" << 8 << 200.0
+                                                 << "200 Gbps";
+        QTest::newRow("GB/s per GPU") << "InfiniBand, \"IB (50 GB/s)\" per GPU" << 8 << 400.0 << "50 GB/s";
+        QTest::newRow("Gb/s per GPU") << "backend RDMA network, 400 Gb/s per GPU" << 8 << 400.0 << "400 Gb/s";
+        QTest::newRow("bare 400G") << "8 x 400G NDR InfiniBand" << 8 << 400.0 << "400G";
+        QTest::newRow("Tbps per node") << "3.2 Tbps per node" << 8 << 400.0 << "3.2 Tbps";
+        QTest::newRow("TB/s per node") << "0.4 TB/s per node" << 8 << 400.0 << "0.4 TB/s";
+        QTest::newRow("multiplication sign") << "8\u00d7200 Gb/s" << 8 << 200.0 << "200 Gb/s";
+        QTest::newRow("GbE") << "2x100GbE per node" << 2 << 100.0 << "100GbE";
+        QTest::newRow("one rate, no count") << "HDR InfiniBand 200 Gb/s" << -1 << 200.0 << "200 Gb/s";
+        QTest::newRow("generation only") << "8x NDR InfiniBand" << 8 << 400.0 << "NDR (400 Gb/s)";
+        QTest::newRow("GT/s is no NIC rate") << "PCIe Gen5 32 GT/s, 4x HDR" << 4 << 200.0 << "HDR (200 Gb/s)";
+    }
+    void network_rates_are_read_with_their_units()
+    {
+        QFETCH(QString, text);
+        QFETCH(int, nics);
+        QFETCH(double, gbit);
+        QFETCH(QString, as_written);
+        nlohmann::json row = base_row("net");
+        row["inter_node_interconnect"] = text.toStdString();
+        const MappedRun run = map_one(row);
+        const auto& links = run.scenario.cluster.links;
+        QCOMPARE(links.nics_per_node.has_value(), nics > 0);
+        if (nics > 0) {
+            QCOMPARE(*links.nics_per_node, nics);
+        }
+        QVERIFY(links.nic_gbit_per_s.has_value());
+        QCOMPARE(*links.nic_gbit_per_s, gbit);
+        // The notes print the text read and the rate used.
+        const std::string note = "network: inter_node_interconnect \"" + as_written.toStdString() + "\" read as ";
+        QVERIFY2(has_note(run, note.c_str()), note.c_str());
+        if (nics > 0) {
+            const std::string rate = std::to_string(nics) + " x ";
+            QVERIFY(has_note(run, rate.c_str()));
+        }
+    }
+    void text_without_a_rate_keeps_the_profiles_network()
+    {
+        for (const char* text : {"InfiniBand", "fat tree, 16 GT/s", "4 GPUs per compute tray"}) {
+            nlohmann::json row = base_row("net");
+            row["inter_node_interconnect"] = text;
+            const MappedRun run = map_one(row);
+            QVERIFY2(!run.scenario.cluster.links.nic_gbit_per_s.has_value(), text);
+            QVERIFY(has_note(run, "network not documented"));
+        }
+    }
+
     void open_settings_use_stated_defaults()
     {
         nlohmann::json row = base_row("open");
+        row["precision"] = "fp16"; // stated: an open precision adds its own range (an_unstated_precision_is_a_range...)
         row["pipeline_schedule"] = "interleaved 1F1B";
         row["micro_batch_size"] = nullptr;
         row["pp"] = 4;
@@ -554,16 +615,16 @@ private slots:
         QCOMPARE(report.subsets.at("other:memory").used, 2);
 
         const nlohmann::json j = validation_to_json(report);
-        QCOMPARE(j.size(), std::size_t{4}); // rows, subsets, overall, coverage
+        QCOMPARE(j.size(), std::size_t{4});           // rows, subsets, overall, coverage
         QCOMPARE(j["overall"]["used"].get<int>(), 2); // the scored time-like rows of both subsets; memory comparisons apart
         QCOMPARE(j["overall"]["used"].get<int>(), report.subsets.at("test").used + report.subsets.at("other").used);
         QCOMPARE(j["coverage"]["rows"].get<int>(), 3);
         QCOMPARE(j["coverage"]["modeled"].get<int>(), 2);
         QCOMPARE(report.skip_reasons.at("gated DeltaNet (linear attention) layers are not modeled"), 1);
         for (const auto& row : j["rows"]) {
-            QCOMPARE(row.size(), std::size_t{11});
+            QCOMPARE(row.size(), std::size_t{12});
             for (const char* key : {"id", "subset", "metric", "measured", "predicted", "error_pct", "skipped_reason", "unscored_reason",
-                                    "predicted_low", "predicted_high", "candidates"}) {
+                                    "predicted_low", "predicted_high", "candidates", "plausibility"}) {
                 QVERIFY2(row.contains(key), key);
             }
         }
@@ -900,6 +961,7 @@ private slots:
     {
         // A row without micro-batch or recompute: every plausible value is a candidate.
         nlohmann::json row = base_row("range");
+        row["precision"] = "fp16"; // stated: an open precision adds its own range
         row["micro_batch_size"] = nullptr;
         row["activation_recompute"] = nullptr;
         const MappedRun run = map_one(row);
@@ -927,7 +989,9 @@ private slots:
         const double median = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
         QCOMPARE(range->central, median);
         // A row that states everything has one candidate, and the range collapses.
-        const MappedRun fixed = map_one(base_row("fixed"));
+        nlohmann::json fixed_row = base_row("fixed");
+        fixed_row["precision"] = "fp16";
+        const MappedRun fixed = map_one(fixed_row);
         QCOMPARE(fixed.candidates.size(), std::size_t{1});
         const auto point = predict_range(fixed, profile, reason);
         QVERIFY(point && point->low == point->high);
@@ -1394,6 +1458,193 @@ private slots:
         e.pp = 8;
         QVERIFY(!validation_detail::pipeline_split(even, e, notes));
         QVERIFY(e.pipeline_layout.empty());
+    }
+
+    // --- issue 29: every shipped GPU, unstated precision, the frameworks' FLOP formulas, fine-tuning rows --------
+    void every_shipped_profile_id_is_accepted()
+    {
+        int ids = 0;
+        for (const auto& entry : std::filesystem::directory_iterator(std::string(VTRAIN_SOURCE_DIR) + "/profiles")) {
+            if (entry.path().extension() != ".json") {
+                continue;
+            }
+            const std::string id = entry.path().stem().string();
+            nlohmann::json row = base_row("gpu-" + id);
+            row["gpu_type"] = id;
+            std::vector<std::string> notes;
+            QCOMPARE(validation_detail::gpu_profile_id(parse_one(row), notes), id);
+            ++ids;
+        }
+        QVERIFY(ids >= 15);
+        // Free text names of the same parts.
+        bool defaulted = false;
+        QCOMPARE(profile_for_gpu_type("AMD Instinct MI325X", std::nullopt, defaulted), std::string("mi325x"));
+        QCOMPARE(profile_for_gpu_type("MI355X", std::nullopt, defaulted), std::string("mi355x"));
+        QCOMPARE(profile_for_gpu_type("Tesla V100-SXM3-32GB", std::nullopt, defaulted), std::string("v100-sxm3-32gb"));
+        QCOMPARE(profile_for_gpu_type("V100 (DGX-2 with NVSwitch, 16 GPUs per node)", 32.0, defaulted), std::string("v100-sxm3-32gb"));
+        QVERIFY(!defaulted);
+        QCOMPARE(profile_for_gpu_type("V100", std::nullopt, defaulted), std::string("v100-sxm3-32gb"));
+        QVERIFY(defaulted);
+        QCOMPARE(profile_for_gpu_type("V100-SXM2-16GB", std::nullopt, defaulted), std::string()); // DGX-1: another system, no profile
+        QCOMPARE(profile_for_gpu_type("NVIDIA A100 40G", std::nullopt, defaulted), std::string("a100-sxm4-40gb"));
+    }
+
+    void an_unstated_precision_is_a_range_over_what_the_gpu_supports()
+    {
+        // Megatron-LM 2022 documents fp16: the range is every precision, centred on fp16; on an A100 the FP8 and
+        // NVFP4 candidates are dropped (no dense rate), so fp16 and bf16 are predicted.
+        nlohmann::json row = base_row("noprec");
+        row["precision"] = nullptr;
+        const MappedRun run = map_one(row);
+        QVERIFY(run.precision_open);
+        QCOMPARE(run.candidates.size(), std::size_t{4});
+        QCOMPARE(run.candidates.front().scenario.training.precision, Precision::Fp16);
+        QVERIFY(has_note(run, "range: precision not stated: {fp16, bf16, fp8, nvfp4}"));
+        const GpuProfile a100 = test::shipped_profile("a100-sxm4-80gb");
+        std::string reason;
+        const auto range = predict_range(run, a100, reason);
+        QVERIFY(range);
+        QCOMPARE(range->candidates, 2);
+        QCOMPARE(range->dropped.size(), std::size_t{2});
+        QVERIFY(range->dropped.front().find("no dense") != std::string::npos);
+        // The centre is the documented fp16 run.
+        QCOMPARE(range->central_indices.size(), std::size_t{1});
+        QCOMPARE(run.candidates[range->central_indices.front()].scenario.training.precision, Precision::Fp16);
+        // A stated precision is one candidate, as before.
+        row["precision"] = "bf16";
+        QVERIFY(!map_one(row).precision_open);
+        // On a V100 (DGX-2) only fp16 has a rate.
+        nlohmann::json v100 = base_row("v100");
+        v100["gpu_type"] = "V100 (DGX-2 with NVSwitch, 16 GPUs per node, 300 GB/s NVLink2)";
+        v100["gpu_memory_gb"] = 32;
+        v100["gpus_per_node"] = 16;
+        v100["precision"] = nullptr;
+        const MappedRun vrun = map_one(v100);
+        QCOMPARE(vrun.profile_id, std::string("v100-sxm3-32gb"));
+        const auto vrange = predict_range(vrun, test::shipped_profile("v100-sxm3-32gb"), reason);
+        QVERIFY2(vrange, reason.c_str());
+        QCOMPARE(vrange->candidates, 1);
+    }
+
+    void the_frameworks_flop_formulas_reproduce_their_published_figures()
+    {
+        // Llama 3 8B at 8,192 tokens. Megatron-Bridge's tables (NeMo 25.09-26.04) print TFLOP/s and tokens/s whose
+        // ratio is 51.5 GFLOP per token: flop_utils.py's transformer branch, the causal half of the attention core.
+        ModelSpec llama = test::gpt(32, 4096, 32, 8192, 128256);
+        llama.kv_heads = 8;
+        llama.ffn_hidden = 14336;
+        llama.activation = FfnActivation::SwiGlu;
+        QVERIFY(std::abs(*megatron_bridge_model_flops(llama, 1) / 8192 / 51.47e9 - 1) < 1e-3);
+        // Megatron-LM's 2024 releases and NeMo 2's llama3 formula count the full attention matrix: 57.9 GFLOP.
+        QVERIFY(std::abs(*megatron_lm_2024_model_flops(llama, 1) / 8192 / 57.913e9 - 1) < 1e-4);
+        llama.name = "LLAMA3_8B";
+        const double B = 1, s = 8192, L = 32, h = 4096, V = 128256;
+        const double nemo = B * s * L * h * h * (12 + 12 * 8.0 / 32 + 18 * 14336 / h + 12 * s / h + 6 * V / (L * h));
+        QVERIFY(std::abs(*nemo_formula_model_flops(llama.name, llama, 1) / nemo - 1) < 1e-12);
+        QVERIFY(!nemo_formula_model_flops("Qwen3_30B_a3B", llama, 1)); // no qwen3 formula in that release
+        // GPT-3 in NeMo 2: (24 B s h^2 + 4 B s^2 h) 3 L + 6 B s h V with the family's 51,200 vocabulary.
+        ModelSpec gpt3 = test::gpt(96, 12288, 96, 2048, 50257);
+        const double g = (24.0 * 2048 * 12288 * 12288 + 4.0 * 2048 * 2048 * 12288) * 3 * 96 + 6.0 * 2048 * 12288 * 51200;
+        QVERIFY(std::abs(*nemo_formula_model_flops("GPT3 175B", gpt3, 1) / g - 1) < 1e-12);
+        // Nemotron 3 Nano (hybrid): flop_utils.py's hybrid_flops gives 22.3 GFLOP per token, the tables' ratio
+        // (747 TFLOP/s at 33,522 tokens/s per GPU, NeMo 26.06).
+        ModelSpec nano = test::gpt(52, 2688, 32, 8192, 131072);
+        nano.kv_heads = 2;
+        nano.head_dim_override = 128;
+        nano.ffn_hidden = 1856;
+        nano.activation = FfnActivation::SquaredRelu;
+        nano.layer_pattern = "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME";
+        nano.moe.experts = 128;
+        nano.moe.top_k = 6;
+        nano.moe.expert_ffn_hidden = 1856;
+        nano.moe.shared_experts = 1;
+        nano.moe.shared_expert_ffn_hidden = 3712;
+        nano.mamba.heads = 64;
+        nano.mamba.head_dim = 64;
+        nano.mamba.state_dim = 128;
+        nano.mamba.groups = 8;
+        const double per_token = *megatron_bridge_model_flops(nano, 1) / 8192;
+        QVERIFY2(std::abs(per_token / (747e12 / 33522) - 1) < 0.005, std::to_string(per_token).c_str());
+        // Each source's words pick its formula.
+        nlohmann::json row = modern_row("tflops-only");
+        row["tokens_per_sec_per_gpu"] = nullptr;
+        row["tflops_per_gpu"] = 330;
+        row["primary_metric"] = "tflops_per_gpu";
+        row["flops_definition"] = "Megatron-Bridge model FLOPs per GPU per second, computed per model family by "
+                                  "src/megatron/bridge/training/utils/flop_utils.py";
+        const MappedRun bridge = map_one(row);
+        QCOMPARE(bridge.metric, ValidationMetric::TflopsPerGpu);
+        QCOMPARE(bridge.convention, FlopConvention::MegatronBridge);
+        row["flops_definition"] = "Megatron-LM num_floating_point_operations (megatron/training/training.py)";
+        row["software"] = "Megatron-Core v0.8";
+        QCOMPARE(map_one(row).convention, FlopConvention::MegatronLm2024Model);
+        row["software"] = "Megatron-Core v0.13";
+        QCOMPARE(map_one(row).convention, FlopConvention::MegatronLmModel);
+        row["flops_definition"] = "NeMo FLOPsMeasurementCallback (nemo/utils/flops_formulas.py)";
+        row["software"] = "NeMo 25.04";
+        row["model_name"] = "Mixtral 8x7B";
+        QCOMPARE(map_one(row).convention, FlopConvention::NemoFormulas);
+        // A formula the source's release does not define for the model is a skip reason, not a guess.
+        row["model_name"] = "Qwen3_30B_a3B";
+        const RowMapping skipped = map_run(parse_one(row));
+        QVERIFY(!skipped.run);
+        QVERIFY(skipped.skipped_reason.find("flops_formulas.py has no formula") != std::string::npos);
+    }
+
+    void fine_tuning_rows_map_to_their_mode()
+    {
+        // A Megatron-Bridge LoRA row of a dense Llama: LoRA, rank 32 by default, target modules a range centred
+        // on the performance recipes' qkv only, packed samples, micro-batch 1 for packed sequences.
+        nlohmann::json row = modern_row("lora");
+        row["model_name"] = "LLAMA3_70B (LoRA)";
+        row["arch_family"] = "llama3_dense_rmsnorm_swiglu_rope_gqa";
+        row["num_experts"] = nullptr;
+        row["moe_top_k"] = nullptr;
+        row["moe_ffn_hidden_size"] = nullptr;
+        row["micro_batch_size"] = nullptr;
+        row["num_gpus"] = 8;
+        row["tp"] = 2;
+        row["pp"] = 1;
+        row["dp"] = 4;
+        row["global_batch_size"] = 32;
+        const MappedRun run = map_one(row);
+        QVERIFY(run.scenario.training.mode == TrainingMode::Lora);
+        QCOMPARE(run.scenario.training.lora_rank, 32);
+        QVERIFY(run.scenario.training.sequence_packing);
+        QCOMPARE(run.plan.micro_batch, 1);
+        QVERIFY(has_note(run, "range: LoRA target modules not given"));
+        int qkv_only_preferred = 0;
+        for (const RunCandidate& c : run.candidates) {
+            qkv_only_preferred += c.departures == 0 && c.scenario.training.lora_targets == kLoraQkv ? 1 : 0;
+        }
+        QVERIFY(qkv_only_preferred > 0);
+        // Stated rank and targets are taken as stated.
+        row["notes"] = {"FP8-CS (recipe: fp8-current-scaling)", "LoRA rank 16 on linear_qkv and linear_proj, packed sequences"};
+        const MappedRun stated = map_one(row);
+        QCOMPARE(stated.scenario.training.lora_rank, 16);
+        QCOMPARE(stated.scenario.training.lora_targets, static_cast<unsigned>(kLoraQkv | kLoraProj));
+        // SFT; pretraining rows stay pretraining even when MLA's "q LoRA rank" is in their notes.
+        row["model_name"] = "LLAMA3_70B (SFT)";
+        row["notes"] = nlohmann::json::array();
+        QVERIFY(map_one(row).scenario.training.mode == TrainingMode::Sft);
+        row["model_name"] = "LLAMA3_70B";
+        row["notes"] = {"MLA: q LoRA rank 1536, kv_lora_rank 512"};
+        QVERIFY(map_one(row).scenario.training.mode == TrainingMode::Pretrain);
+        // Methods the simulator lacks are skipped with their reason.
+        for (const auto& [name, why] : {std::pair<std::string, std::string>{"LLAMA3_70B (QLoRA)", "QLoRA"},
+                                        {"LLAMA3_70B (DoRA)", "DoRA"},
+                                        {"LLAMA3_70B (PEFT)", "PEFT run without its method"}}) {
+            row["model_name"] = name;
+            row["notes"] = nlohmann::json::array();
+            const RowMapping m = map_run(parse_one(row));
+            QVERIFY2(!m.run && m.skipped_reason.find(why) != std::string::npos, m.skipped_reason.c_str());
+        }
+        // LoRA on routed experts has no adapter path: skipped with that reason.
+        nlohmann::json moe = modern_row("moe-lora");
+        moe["model_name"] = "Mixtral 8x7B LoRA";
+        moe["notes"] = {"FP8-CS (recipe: fp8-current-scaling)", "target modules linear_qkv, linear_fc1"};
+        const RowMapping m = map_run(parse_one(moe));
+        QVERIFY2(!m.run && m.skipped_reason.find("mixture-of-experts") != std::string::npos, m.skipped_reason.c_str());
     }
 
     void targets_match_subsets_by_prefix()

@@ -45,23 +45,27 @@ const std::map<std::string, Pin>& modern_set_pins()
     // figures, docs/validation.md gives the held-out ones). Session 9 lists the four Qwen3-30B rows measured
     // inside Megatron-Bridge's documented regression (issue #1998) without scoring or fitting them, and refitted
     // every profile with --from-previous (the shipped fit as a second start); torchtitan_docs_2024 6.7 -> 7.0 is
-    // the 96 GB H100 refit (its objective went down, the three docs rows' MAPE up by 0.3).
+    // the 96 GB H100 refit (its objective went down, the three docs rows' MAPE up by 0.3). Session 35 (issue 29: NCCL's latency by ranks, NCCL's SMs
+    // beside overlapped traffic, the flex dispatcher at DeepEP's rate, fine-tuning modes) moved the in-sample
+    // figures under the unchanged shipped fit (dense B200 +1.0, MoE H100 +0.7 with one more row scored, the one
+    // DSv3 GB200 row 0.0 -> 3.3, torchtitan docs +1.3; torchtitan H100 -0.7, DeepSeek-V3 -1.0) while every
+    // held-out-by-source figure but that one row improved (docs/validation.md).
     static const std::map<std::string, Pin> pins{{"megatron_bridge_dense_h100", {13, 2.9}},
-                                                 {"megatron_bridge_dense_b200", {8, 2.2}},
+                                                 {"megatron_bridge_dense_b200", {8, 3.2}},
                                                  {"megatron_bridge_dense_gb200", {37, 5.2}},
-                                                 {"megatron_bridge_moe_h100", {21, 8.4}},
-                                                 {"megatron_bridge_moe_b200", {26, 5.8}},
+                                                 {"megatron_bridge_moe_h100", {22, 9.1}},
+                                                 {"megatron_bridge_moe_b200", {26, 5.9}},
                                                  {"megatron_bridge_moe_gb200", {53, 11.3}},
-                                                 {"mcore_dsv3_gb200_optimization", {1, 0.1}},
-                                                 {"deepseek_v3", {1, 12.5}},
-                                                 {"torchtitan_h100", {18, 8.3}},
-                                                 {"torchtitan_asynctp_h100", {12, 6.0}},
-                                                 {"torchtitan_docs_2024", {6, 7.0}},
+                                                 {"mcore_dsv3_gb200_optimization", {1, 3.3}},
+                                                 {"deepseek_v3", {1, 11.6}},
+                                                 {"torchtitan_h100", {18, 7.7}},
+                                                 {"torchtitan_asynctp_h100", {12, 5.7}},
+                                                 {"torchtitan_docs_2024", {6, 8.3}},
                                                  {"megatron_core_moe_readme", {0, -1}},
                                                  {"moe_parallel_folding", {0, -1}}};
     return pins;
 }
-constexpr int kModernRowsModeled = 200; // coverage pin: rows modeled of 222 (latent MoE and DualPipe: +15)
+constexpr int kModernRowsModeled = 201; // coverage pin: rows modeled of 222 (latent MoE and DualPipe: +15)
 constexpr int kModernRowsUnscored = 4;  // of them, listed but not scored (documented regressions): no more may join silently
 
 std::filesystem::path data_dir()

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Every seed of the fuzz corpus (examples/, profiles/, tests/data/, fuzz/corpus/) and every crasher ever
+// Every seed of the fuzz corpus (examples/, examples/import/, profiles/, tests/data/, fuzz/corpus/) and every crasher ever
 // found (fuzz/crashers/) goes through every reader: none may crash or let an exception escape
 // (read_input aborts on a broken contract), each refusal comes with a short diagnostic, the seeds meant
 // for a reader are accepted by it, and each crasher is refused by the reader it was found for (crashers/
@@ -11,6 +11,7 @@
 #include <QFile>
 
 #include "readers.h"
+#include "writers.h"
 
 using namespace vtrain::fuzz;
 
@@ -53,6 +54,15 @@ std::optional<InputKind> meant_for(const QString& path)
     if (folder == QLatin1String("examples")) {
         return name.startsWith(QLatin1String("jobs-")) ? InputKind::Jobs : InputKind::Scenario;
     }
+    if (folder == QLatin1String("import")) { // examples/import: the importers' examples, by name
+        if (name.endsWith(QLatin1String("-config.json"))) {
+            return InputKind::HfConfig;
+        }
+        if (name.endsWith(QLatin1String(".toml"))) {
+            return InputKind::TorchtitanToml;
+        }
+        return name.contains(QLatin1String("-bridge")) ? InputKind::BridgeOverrides : InputKind::MegatronArgs;
+    }
     for (const InputKind kind : all_kinds()) {
         if (folder == QLatin1String(name_of(kind))) {
             return kind;
@@ -68,8 +78,8 @@ class TestFuzzReplay : public QObject {
 private slots:
     void seeds_are_read_by_every_reader()
     {
-        QStringList seeds = json_files(source("examples")) + json_files(source("profiles")) + json_files(source("tests/data")) +
-                            json_files(source("fuzz/corpus"), true);
+        QStringList seeds = json_files(source("examples")) + json_files(source("examples/import")) + json_files(source("profiles")) +
+                            json_files(source("tests/data")) + json_files(source("fuzz/corpus"), true);
         QVERIFY2(seeds.size() >= 12, qPrintable(QString::number(seeds.size())));
         for (const QString& path : seeds) {
             const std::string text = contents(path);
@@ -83,11 +93,31 @@ private slots:
         }
     }
 
+    // The writers' target (fuzz_writers): its corpus and crashers, and every reader seed as hostile strings.
+    void writers_keep_hostile_strings_inside_their_quotes()
+    {
+        QStringList inputs = json_files(source("fuzz/corpus/writers")) + json_files(source("fuzz/crashers/writers")) + json_files(source("examples"));
+        QVERIFY2(json_files(source("fuzz/crashers/writers")).size() >= 3, "fuzz/crashers/writers/ holds the hostile names of issue 32");
+        for (const QString& path : inputs) {
+            check_writers(contents(path)); // aborts on a broken contract
+        }
+        // The parsers the contract relies on, on known text.
+        QCOMPARE(toml_basic_string_value("a\\nb\\u001B\\\"").value_or("?"), std::string("a\nb\x1b\""));
+        QVERIFY(!toml_basic_string_value("a\"b"));
+        QVERIFY(!toml_basic_string_value("a\nb"));
+        QCOMPARE(shell_words("a 'b c' \"d\\$e\" \\\n f").value_or(std::vector<std::string>{}), (std::vector<std::string>{"a", "b c", "d$e", "f"}));
+        QVERIFY(!shell_words("$(rm -rf /)"));
+        QVERIFY(!shell_words("\"`id`\""));
+    }
+
     void crashers_are_refused_with_a_diagnostic()
     {
         const QStringList crashers = json_files(source("fuzz/crashers"), true);
         QVERIFY2(crashers.size() >= 8, qPrintable(QString::number(crashers.size())));
         for (const QString& path : crashers) {
+            if (QFileInfo(path).dir().dirName() == QLatin1String("writers")) {
+                continue; // not reader input: writers_keep_hostile_strings_inside_their_quotes()
+            }
             const std::string text = contents(path);
             const std::optional<InputKind> found_for = meant_for(path); // crashers/any/ go to every reader
             for (const InputKind kind : all_kinds()) {

@@ -13,6 +13,7 @@
 #include "models/plan_table_model.h"
 #include "models/reject_model.h"
 #include "models/scenario_fields.h"
+#include "models/scenario_form.h"
 #include "models/timeline_data.h"
 #include "models/timeline_lod.h"
 
@@ -293,6 +294,26 @@ private Q_SLOTS:
         const auto parsed = fields::parseInt(text, 1, 100000);
         QCOMPARE(parsed.ok(), ok);
         QCOMPARE(parsed.error, error);
+    }
+
+    // The editor's training mode and LoRA rank (issue 29): a choice and a text field of the form table.
+    void trainingModeFields()
+    {
+        Scenario s;
+        const auto& choices = form::choiceFields();
+        const auto mode = std::find_if(choices.begin(), choices.end(), [](const form::ChoiceField& f) { return f.name == u"training.mode"; });
+        QVERIFY(mode != choices.end());
+        QCOMPARE(mode->itemValues.size(), qsizetype(3));
+        QCOMPARE(mode->show(s).toString(), QStringLiteral("pretrain"));
+        mode->read(QStringLiteral("lora"), s);
+        QVERIFY(s.training.mode == TrainingMode::Lora);
+        const auto& texts = form::textFields();
+        const auto rank = std::find_if(texts.begin(), texts.end(), [](const form::TextField& f) { return f.name == u"training.lora_rank"; });
+        QVERIFY(rank != texts.end());
+        QCOMPARE(rank->show(s), QStringLiteral("32"));
+        QVERIFY(rank->read(QStringLiteral("16"), s).isEmpty());
+        QCOMPARE(s.training.lora_rank, 16);
+        QVERIFY(!rank->read(QStringLiteral("0"), s).isEmpty());
     }
 
     void tokensAndGpuCounts()

@@ -61,6 +61,16 @@ QString formatPercent(double fraction)
     return QString::number(fraction * 100.0, 'f', 1) + QStringLiteral(" %");
 }
 
+QString formatPercentChange(double percent, int decimals)
+{
+    const double scale = std::pow(10.0, decimals);
+    const double rounded = std::round(percent * scale) / scale;
+    if (rounded == 0 || !std::isfinite(rounded)) {
+        return QString::number(0.0, 'f', decimals) + QStringLiteral(" %");
+    }
+    return (rounded > 0 ? QStringLiteral("+") : QStringLiteral("-")) + QString::number(std::abs(rounded), 'f', decimals) + QStringLiteral(" %");
+}
+
 QString formatDuration(double seconds)
 {
     if (!std::isfinite(seconds) || seconds < 0) {

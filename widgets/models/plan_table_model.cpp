@@ -9,6 +9,7 @@
 
 #include "models/format.h"
 #include "models/plan_dimensions.h"
+#include "vtrain/plausibility.h"
 
 namespace vtrain::ui {
 
@@ -109,6 +110,14 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const
                 return tr("%1 days*\n* %2: %3").arg(trainingDaysBand(row), QString::fromStdString(row.gpu), note);
             }
         }
+        if (index.column() == MfuColumn && row.plausibility != 0) {
+            QString reasons;
+            for (const std::string& r :
+                 plausibility_reasons(row.plausibility, row.gpu, row.precision, row.mfu, row.iteration_time_s, row.floor_s, row.floor_resource)) {
+                reasons += QStringLiteral("⚠ ") + QString::fromStdString(r) + QLatin1Char('\n');
+            }
+            return QString(reasons + QLatin1Char('\n') + planDescription(row, bandNote(row.gpu)));
+        }
         return planDescription(row, bandNote(row.gpu));
     case Qt::TextAlignmentRole:
         return index.column() == GpuColumn || index.column() == ScheduleColumn || index.column() == RecomputeColumn
@@ -124,6 +133,9 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const
     case Qt::ForegroundRole:
         if (index.column() == FrontColumn && row.on_front) {
             return QBrush(QColor(0xd6, 0x27, 0x28));
+        }
+        if (index.column() == MfuColumn && row.plausibility != 0) {
+            return QBrush(QColor(0xd6, 0x27, 0x28)); // a plausibility flag (plausibility.h)
         }
         if (index.column() == DaysBandColumn && (trainingDaysBand(row).isEmpty() || !bandNote(row.gpu).isEmpty())) {
             return QBrush(QColor(0x88, 0x88, 0x88)); // no band, or only a prior
@@ -161,7 +173,7 @@ QVariant PlanTableModel::displayData(const PlanRow& r, int column) const
     case CostColumn: return formatDollarsExact(r.cost_usd); // "$2.8M" twenty rows in a row hid the order
     case IterationColumn: return formatSeconds(r.iteration_time_s);
     case TokensColumn: return formatCount(r.tokens_per_s);
-    case MfuColumn: return formatPercent(r.mfu);
+    case MfuColumn: return r.plausibility != 0 ? formatPercent(r.mfu) + QStringLiteral(" ⚠") : formatPercent(r.mfu); // flagged: hover for why
     case BubbleColumn: return formatPercent(r.bubble_fraction);
     case MemoryColumn: return formatGiB(r.peak_memory_gib);
     default: return {};

@@ -186,14 +186,7 @@ std::vector<TextField> buildTextFields()
     f.push_back(optionalInt(
         "cluster.gpus_per_node", Group::Cluster, tr("GPUs per node"), tr("GPUs sharing NVLink; empty = the GPU profile's node size"),
         [](Scenario& s) -> int& { return s.cluster.gpus_per_node; }, 1, 1024, tr("= the profile's node size")));
-    f.push_back({QStringLiteral("cluster.price_per_gpu_hour"), Group::Cluster, tr("Price per GPU-hour ($)"), tr("= the profile's price"),
-                 tr("US dollars per GPU-hour; empty = the GPU profile's price"),
-                 [](const Scenario& s) { return s.cluster.price_per_gpu_hour ? QString::number(*s.cluster.price_per_gpu_hour) : QString(); },
-                 [](const QString& text, Scenario& s) {
-                     const auto parsed = fields::parseOptionalPositive(text, 1000);
-                     s.cluster.price_per_gpu_hour = parsed.value;
-                     return parsed.error;
-                 }});
+    // Prices are per GPU type: views/gpu_price_fields.h (cluster.price_per_gpu_hour and cluster.gpu_prices).
     f.push_back({QStringLiteral("training.tokens"), Group::Cluster, tr("Training tokens"), tr("e.g. 270B, 15T or 2.7e11"),
                  tr("Tokens to train on: sets the number of iterations, hence days and dollars"),
                  [](const Scenario& s) { return s.training.tokens > 0 ? formatTokens(s.training.tokens) : QString(); },
@@ -207,6 +200,10 @@ std::vector<TextField> buildTextFields()
     f.push_back(requiredInt(
         "training.global_batch", Group::Cluster, tr("Global batch"), tr("Sequences per iteration"),
         [](Scenario& s) -> int& { return s.training.global_batch; }, 1, 1'000'000'000));
+    f.push_back(requiredInt(
+        "training.lora_rank", Group::Cluster, tr("LoRA rank"),
+        tr("Adapter rank r (Megatron-Bridge peft.dim, default 32); used with training mode LoRA only"),
+        [](Scenario& s) -> int& { return s.training.lora_rank; }, 1, 65536));
     // The scenario's plan: only a plan that is there is edited (the group is hidden without one).
     f.push_back({QStringLiteral("plan.offload_activations"), Group::Plan, tr("Activations offloaded"), tr("none"),
                  tr("Share (0-1) of the stashed activations kept in host memory between forward and backward"),
@@ -341,6 +338,18 @@ std::vector<ChoiceField> buildChoiceFields()
          {QStringLiteral("bf16"), QStringLiteral("fp16"), QStringLiteral("fp32"), QStringLiteral("fp8"), QStringLiteral("nvfp4")},
          [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.training.precision))); },
          [](const QVariant& v, Scenario& s) { s.training.precision = precision_from_string(v.toString().toStdString()).value_or(Precision::Bf16); }});
+    // Fine-tuning changes what the backward computes and what has optimizer state (core/src/model/fine_tuning.h).
+    f.push_back({QStringLiteral("training.mode"),
+                 Group::Cluster,
+                 tr("Training mode"),
+                 tr("Pretraining; supervised fine-tuning (every weight trained, packed samples); or LoRA: a frozen base with "
+                    "rank-r adapters on every linear layer (no weight gradients, optimizer state or gradient reduction for the base)"),
+                 {tr("pretraining"), tr("SFT (full fine-tuning)"), tr("LoRA (frozen base)")},
+                 {QStringLiteral("pretrain"), QStringLiteral("sft"), QStringLiteral("lora")},
+                 [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.training.mode))); },
+                 [](const QVariant& v, Scenario& s) {
+                     s.training.mode = training_mode_from_string(v.toString().toStdString()).value_or(TrainingMode::Pretrain);
+                 }});
     f.push_back({QStringLiteral("training.fp8_recipe"),
                  Group::Cluster,
                  tr("FP8 scaling"),

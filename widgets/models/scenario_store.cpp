@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "models/scenario_store.h"
 
-#include <algorithm>
-
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
@@ -12,39 +10,24 @@
 #include <QSettings>
 #include <QStandardPaths>
 
+#include <nlohmann/json.hpp>
+
 #include "models/settings_keys.h"
+#include "vtrain/json_fields.h"
 #include "vtrain/scenario_json.h"
 
 namespace vtrain::ui::store {
 
 namespace {
 
-// The deepest nesting of arrays and objects outside strings; stops counting past `limit`.
-int nestingDepth(const QByteArray& text, int limit)
+// A job list of the shared-cluster study (examples/jobs-*.json, `vtrain schedule --jobs-file`) has "jobs"
+// where a scenario has "model": said in one line instead of a dozen "missing field" errors.
+bool isJobList(const QByteArray& text)
 {
-    int depth = 0;
-    int deepest = 0;
-    bool inString = false;
-    for (qsizetype i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (inString) {
-            if (c == '\\') {
-                ++i;
-            } else if (c == '"') {
-                inString = false;
-            }
-        } else if (c == '"') {
-            inString = true;
-        } else if (c == '[' || c == '{') {
-            deepest = std::max(deepest, ++depth);
-            if (deepest > limit) {
-                return deepest;
-            }
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
-    }
-    return deepest;
+    // Only the top two levels are kept: the text may be nested as deep as a hostile file likes.
+    const auto shallow = [](int depth, nlohmann::json::parse_event_t, nlohmann::json&) { return depth <= 2; };
+    const auto json = nlohmann::json::parse(text.constData(), text.constData() + text.size(), shallow, false);
+    return json.is_object() && json.contains("jobs") && json.at("jobs").is_array() && !json.contains("model");
 }
 
 } // namespace
@@ -58,21 +41,41 @@ std::optional<Scenario> readScenario(const QString& path, QString* error)
         }
         return std::nullopt;
     }
-    const QByteArray text = file.readAll();
-    if (nestingDepth(text, kMaxScenarioNesting) > kMaxScenarioNesting) {
+    // At most the core's bound, read as such: a device has no size (/dev/zero never ends). The nesting
+    // bound is the core reader's (json_fields::kMaxJsonDepth), as on the command line.
+    const auto limit = static_cast<qint64>(json_fields::kMaxInputBytes);
+    if (!file.isSequential() && file.size() > limit) {
         if (error) {
-            *error = QCoreApplication::translate("vtrain::ui::store", "nested deeper than %1 levels: not a scenario").arg(kMaxScenarioNesting);
+            *error = QCoreApplication::translate("vtrain::ui::store", "%1 bytes, more than the %2 MiB a scenario file may hold")
+                         .arg(file.size())
+                         .arg(limit >> 20);
         }
         return std::nullopt;
     }
-    auto parsed = scenario_from_text(text.toStdString());
-    if (!parsed.ok()) {
+    const QByteArray text = file.read(limit + 1);
+    if (text.size() > limit) {
         if (error) {
-            QStringList lines;
-            for (const Diagnostic& d : parsed.errors()) {
-                lines << QString::fromStdString(d.to_string());
+            *error = QCoreApplication::translate("vtrain::ui::store", "more than the %1 MiB a scenario file may hold").arg(limit >> 20);
+        }
+        return std::nullopt;
+    }
+    auto parsed = scenario_from_text(std::string(text.constData(), static_cast<std::size_t>(text.size())));
+    if (!parsed.ok()) {
+        if (isJobList(text)) {
+            if (error) {
+                *error = QCoreApplication::translate("vtrain::ui::store", "this is a job list for the shared-cluster study "
+                                                                          "(vtrain schedule --jobs-file), not a training scenario");
             }
-            *error = lines.join(QLatin1Char('\n'));
+            return std::nullopt;
+        }
+        if (error) {
+            // One line, as the command line says it: the first problem and how many more.
+            const Diagnostics& problems = parsed.errors();
+            *error = problems.empty() ? QCoreApplication::translate("vtrain::ui::store", "not a scenario")
+                                      : QString::fromStdString(problems.front().to_string());
+            if (problems.size() > 1) {
+                *error += QCoreApplication::translate("vtrain::ui::store", " (and %n more)", nullptr, static_cast<int>(problems.size() - 1));
+            }
         }
         return std::nullopt;
     }

@@ -22,9 +22,10 @@ bool autosave(const Scenario& scenario);
 // is told instead of silently starting on the default.
 std::optional<Scenario> restoreAutosave(QString* problem = nullptr);
 
-// Scenario files nest a few levels; deeper is refused before parsing (a 100,000-deep autosave once
-// crashed the window at every start).
-inline constexpr int kMaxScenarioNesting = 64;
+// Scenario files are read through the core's bounds, the same as the command line's: at most
+// json_fields::kMaxInputBytes (a larger file, or /dev/zero, is refused before it is read whole) and
+// json_fields::kMaxJsonDepth levels of nesting (a 100,000-deep autosave once crashed the window at
+// every start).
 
 QStringList recentFiles();
 void addRecentFile(const QString& path);    // moves it to the front

@@ -27,6 +27,11 @@ inline constexpr auto kTheme = "View/Theme";
 // The Compare tab's plans (A pinned, B selected) as scenario JSON with their plan, re-simulated at start.
 inline constexpr auto kComparePinned = "Compare/Pinned";
 inline constexpr auto kCompareCurrent = "Compare/Current";
+// The session behind the autosave: the scenario's file, whether the autosave holds edits not saved in it
+// (a crash), and the scenario as last opened or saved (what Discard on quit goes back to).
+inline constexpr auto kSessionFile = "Session/File";
+inline constexpr auto kSessionModified = "Session/Modified";
+inline constexpr auto kSessionClean = "Session/Clean";
 // The case-study tabs' inputs as typed (a map of field texts), saved on every edit.
 inline constexpr auto kOptimalModelInputs = "OptimalModel/Inputs";
 inline constexpr auto kSharedClusterInputs = "SharedCluster/Inputs";

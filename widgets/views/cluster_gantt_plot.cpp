@@ -13,6 +13,7 @@
 
 #include "models/format.h"
 #include "models/plan_dimensions.h"
+#include "views/category_palette.h"
 #include "views/plot_style.h"
 
 namespace vtrain::ui {
@@ -142,10 +143,8 @@ void ClusterGanttPlot::setSchedule(const std::vector<ClusterJob>& jobs, const Po
     clear();
     m_title->setText(title);
     m_rows = static_cast<int>(jobs.size());
-    const auto colorOf = [&](int gpus) {
-        const auto it = std::lower_bound(gpuCounts.begin(), gpuCounts.end(), gpus);
-        return plot_style::categoryColor(static_cast<int>(it - gpuCounts.begin()));
-    };
+    // Keyed to the GPU count itself (category_palette.h): 64 GPUs look alike under every policy and seed.
+    const auto colorOf = [](int gpus) { return palette::entry(palette::indexOfPowerOfTwo(gpus)); };
     double end = result.makespan_h;
     std::vector<bool> used(gpuCounts.size(), false);
     for (int row = 0; row < m_rows; ++row) {
@@ -197,7 +196,7 @@ void ClusterGanttPlot::setSchedule(const std::vector<ClusterJob>& jobs, const Po
 
     for (std::size_t i = 0; i < gpuCounts.size(); ++i) {
         if (used[i]) {
-            addLegendEntry(gpusName(gpuCounts[i]), plot_style::categoryColor(static_cast<int>(i)), false);
+            addLegendEntry(gpusName(gpuCounts[i]), colorOf(gpuCounts[i]), false);
         }
     }
     addLegendEntry(tr("waiting"), kWaiting, true);

@@ -293,8 +293,8 @@ void ClusterScheduleView::fillSummary(const ScheduleRunResult& result)
     if (ours && elastic && elastic->deadline_satisfaction > 0 && elastic->average_jct_h > 0 && elastic->makespan_h > 0) {
         text += tr("<p><b>Simulator-informed vs ElasticFlow-style:</b> deadline satisfaction %1×, average JCT %2, makespan %3.</p>")
                     .arg(QString::number(ours->deadline_satisfaction / elastic->deadline_satisfaction, 'f', 2),
-                         QString::asprintf("%+.1f %%", 100 * (ours->average_jct_h / elastic->average_jct_h - 1)),
-                         QString::asprintf("%+.1f %%", 100 * (ours->makespan_h / elastic->makespan_h - 1)));
+                         formatPercentChange(100 * (ours->average_jct_h / elastic->average_jct_h - 1)),
+                         formatPercentChange(100 * (ours->makespan_h / elastic->makespan_h - 1)));
     }
     m_summary->setText(text);
 }

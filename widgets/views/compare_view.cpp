@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -67,7 +68,7 @@ QString describe(const SimulationResult* r)
     if (!r) {
         return QObject::tr("—");
     }
-    return QStringLiteral("%1 × %2 · %3\n%4 · %5 · iteration %6")
+    return QStringLiteral("%1 × %2 · %3 · %4 · %5 · iteration %6")
         .arg(formatCount(r->num_gpus), QString::fromStdString(r->gpu), planSummary(r->plan), formatDays(r->training_days), formatDollars(r->cost_usd),
              formatSeconds(r->iteration_time_s));
 }
@@ -80,7 +81,7 @@ QString deltaText(double a, double b, QString (*format)(double))
     QString text = (d > 0 ? QStringLiteral("+") : QString()) + format(d);
     if (std::abs(a) > 1e-12) {
         const double pct = 100.0 * d / std::abs(a);
-        text += QStringLiteral(" (%1%2 %)").arg(pct > 0 ? QStringLiteral("+") : QString()).arg(pct, 0, 'f', std::abs(pct) < 10 ? 1 : 0);
+        text += QStringLiteral(" (%1)").arg(formatPercentChange(pct, std::abs(pct) < 10 ? 1 : 0));
     } else if (std::abs(d) > 1e-12) {
         text += QStringLiteral(" (—)");
     }
@@ -89,14 +90,20 @@ QString deltaText(double a, double b, QString (*format)(double))
 
 CompareView::CompareView(QWidget* parent) : QWidget(parent)
 {
+    // A and B one line each (the whole description as tooltip), Pin and Swap beside the page tabs: the
+    // Compare tab fits the selected-plan dock of a 1280x720 window without a scroll area around it, so
+    // both timelines show at once and only they scroll (nested scrolling once hid B below A).
     m_labelA = new QLabel(this);
     m_labelB = new QLabel(this);
     for (QLabel* l : {m_labelA, m_labelB}) {
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
-        l->setWordWrap(true);
+        l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // cut, never widening the dock
     }
-    m_pin = new QPushButton(QIcon(QStringLiteral(":/icons/pin.svg")), tr("Pin selected plan as A"), this);
+    m_labelA->setObjectName(QStringLiteral("compareLabelA"));
+    m_labelB->setObjectName(QStringLiteral("compareLabelB"));
+    m_pin = new QPushButton(QIcon(QStringLiteral(":/icons/pin.svg")), tr("Pin selected as A"), this);
     m_pin->setObjectName(QStringLiteral("pinButton"));
+    m_pin->setToolTip(tr("Pin the selected plan as A: B follows the selection"));
     m_swap = new QPushButton(tr("Swap A and B"), this);
     connect(m_pin, &QPushButton::clicked, this, &CompareView::pinCurrent);
     connect(m_swap, &QPushButton::clicked, this, &CompareView::swap);
@@ -112,22 +119,17 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
         t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
         t->horizontalHeader()->setStretchLastSection(true);
         t->setWordWrap(false); // "+10.985 s (+56 %)" on one line
+        t->setMinimumHeight(60);
     }
 
-    auto* heads = new QHBoxLayout;
-    auto* aBox = new QVBoxLayout;
-    aBox->addWidget(new QLabel(tr("<b>A</b> (pinned)"), this));
-    aBox->addWidget(m_labelA);
-    auto* bBox = new QVBoxLayout;
-    bBox->addWidget(new QLabel(tr("<b>B</b> (selected)"), this));
-    bBox->addWidget(m_labelB);
-    heads->addLayout(aBox, 1);
-    heads->addLayout(bBox, 1);
-    auto* buttons = new QVBoxLayout;
-    buttons->addWidget(m_pin);
-    buttons->addWidget(m_swap);
-    buttons->addStretch();
-    heads->addLayout(buttons);
+    auto* heads = new QGridLayout;
+    heads->setContentsMargins(0, 0, 0, 0);
+    heads->setVerticalSpacing(0);
+    heads->addWidget(new QLabel(tr("<b>A</b> (pinned)"), this), 0, 0);
+    heads->addWidget(m_labelA, 0, 1);
+    heads->addWidget(new QLabel(tr("<b>B</b> (selected)"), this), 1, 0);
+    heads->addWidget(m_labelB, 1, 1);
+    heads->setColumnStretch(1, 1);
 
     // The summary keeps the width of its four columns (fillSummary() sets it): on a 1280-pixel screen the
     // stage table, which scrolls sideways anyway, gives up room rather than the B − A column.
@@ -140,15 +142,16 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     split->setStretchFactor(1, 1);
     m_stages->setMinimumWidth(160);
 
-    // A over B on one time axis (the longer iteration's), zoom and pan shared.
+    // A over B on one time axis (the longer iteration's), zoom and pan shared; the colour legend is the
+    // main timeline's, so these keep their height for stages.
     m_timelineA = new TimelineView(this);
     m_timelineA->setObjectName(QStringLiteral("compareTimelineA"));
     m_timelineB = new TimelineView(this);
     m_timelineB->setObjectName(QStringLiteral("compareTimelineB"));
-    m_timelineA->setMinimumHeight(60);
-    m_timelineB->setMinimumHeight(60);
-    m_axisNote = new QLabel(this);
-    m_axisNote->setWordWrap(true);
+    for (TimelineView* t : {m_timelineA, m_timelineB}) {
+        t->setLegendVisible(false);
+        t->setMinimumHeight(52); // the ruler and one stage's compute row, with a frame
+    }
     auto sync = [this](TimelineView* from, TimelineView* to) {
         connect(from, &TimelineView::windowChanged, to, [this, to](double t0, double t1) {
             if (m_syncing) {
@@ -162,23 +165,41 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     sync(m_timelineA, m_timelineB);
     sync(m_timelineB, m_timelineA);
     auto* stacked = new QWidget(this);
-    auto* stackedLayout = new QVBoxLayout(stacked);
+    auto* stackedLayout = new QGridLayout(stacked);
     stackedLayout->setContentsMargins(0, 0, 0, 0);
     stackedLayout->setSpacing(2);
-    stackedLayout->addWidget(m_axisNote);
-    stackedLayout->addWidget(new QLabel(tr("<b>A</b>"), stacked));
-    stackedLayout->addWidget(m_timelineA, 1);
-    stackedLayout->addWidget(new QLabel(tr("<b>B</b>"), stacked));
-    stackedLayout->addWidget(m_timelineB, 1);
+    stackedLayout->addWidget(new QLabel(tr("<b>A</b>"), stacked), 0, 0, Qt::AlignTop);
+    stackedLayout->addWidget(m_timelineA, 0, 1);
+    stackedLayout->addWidget(new QLabel(tr("<b>B</b>"), stacked), 1, 0, Qt::AlignTop);
+    stackedLayout->addWidget(m_timelineB, 1, 1);
+    stackedLayout->setRowStretch(0, 1);
+    stackedLayout->setRowStretch(1, 1);
+    stackedLayout->setColumnStretch(1, 1);
 
     auto* pages = new QTabWidget(this);
+    m_pages = pages;
     pages->setObjectName(QStringLiteral("comparePages"));
     pages->setDocumentMode(true);
     pages->addTab(split, tr("Numbers"));
     pages->addTab(stacked, tr("Timelines on one axis"));
+    auto* buttons = new QWidget(this);
+    auto* buttonsLayout = new QHBoxLayout(buttons);
+    buttonsLayout->setContentsMargins(0, 0, 0, 2);
+    buttonsLayout->addWidget(m_pin);
+    buttonsLayout->addWidget(m_swap);
+    pages->setCornerWidget(buttons, Qt::TopRightCorner);
+
+    m_workloadNote = new QLabel(this);
+    m_workloadNote->setObjectName(QStringLiteral("compareWorkloadNote"));
+    m_workloadNote->setWordWrap(true);
+    m_workloadNote->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_workloadNote->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #5c4400; padding: 3px; }"));
+    m_workloadNote->setVisible(false);
 
     auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
+    layout->setContentsMargins(4, 2, 4, 2);
+    layout->setSpacing(2);
+    layout->addWidget(m_workloadNote);
     layout->addLayout(heads);
     layout->addWidget(pages, 1);
     refresh();
@@ -213,6 +234,17 @@ void CompareView::swap()
     Q_EMIT currentChanged(m_b);
 }
 
+void CompareView::setWorkloadNote(const QString& note)
+{
+    m_workloadNote->setText(note);
+    m_workloadNote->setVisible(!note.isEmpty());
+}
+
+QString CompareView::workloadNote() const
+{
+    return m_workloadNote->text();
+}
+
 int CompareView::stageRowCount() const
 {
     return m_stages->rowCount();
@@ -220,8 +252,10 @@ int CompareView::stageRowCount() const
 
 void CompareView::refresh()
 {
-    m_labelA->setText(m_a ? describe(m_a.get()) : tr("Select a plan and press \"Pin selected plan as A\"."));
+    m_labelA->setText(m_a ? describe(m_a.get()) : tr("Select a plan and press \"Pin selected as A\"."));
     m_labelB->setText(describe(m_b.get()));
+    m_labelA->setToolTip(m_labelA->text());
+    m_labelB->setToolTip(m_labelB->text());
     m_pin->setEnabled(m_b != nullptr);
     m_swap->setEnabled(m_a || m_b);
     fillSummary();
@@ -234,10 +268,11 @@ void CompareView::refresh()
         m_timelineA->setTimeExtent(end);
         m_timelineB->setTimeExtent(end);
     }
-    m_axisNote->setText(m_a && m_b ? tr("One time axis: iteration A %1, B %2 (%3). Zoom or pan either; the other follows.")
-                                         .arg(formatSeconds(m_a->iteration_time_s), formatSeconds(m_b->iteration_time_s),
-                                              deltaText(m_a->iteration_time_s, m_b->iteration_time_s, seconds))
-                                   : tr("Pin a plan as A and select another as B to see both timelines on one time axis."));
+    // Said on the tab rather than over the timelines: their height goes to stages.
+    m_pages->setTabToolTip(1, m_a && m_b ? tr("One time axis: iteration A %1, B %2 (%3). Zoom or pan either; the other follows.")
+                                               .arg(formatSeconds(m_a->iteration_time_s), formatSeconds(m_b->iteration_time_s),
+                                                    deltaText(m_a->iteration_time_s, m_b->iteration_time_s, seconds))
+                                         : tr("Pin a plan as A and select another as B to see both timelines on one time axis."));
 }
 
 void CompareView::fillSummary()

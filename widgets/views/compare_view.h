@@ -9,6 +9,7 @@
 
 class QLabel;
 class QPushButton;
+class QTabWidget;
 class QTableWidget;
 
 namespace vtrain {
@@ -32,6 +33,9 @@ public:
     std::shared_ptr<const SimulationResult> pinned() const { return m_a; }
     std::shared_ptr<const SimulationResult> current() const { return m_b; }
     int stageRowCount() const;
+    // A banner over the comparison when A and B train different workloads (workload.h); empty hides it.
+    void setWorkloadNote(const QString& note);
+    QString workloadNote() const;
 
     // A and B on one time axis, A above B: zooming or panning one moves the other.
     TimelineView* timelineA() const { return m_timelineA; }
@@ -61,7 +65,8 @@ private:
     QTableWidget* m_stages = nullptr;
     TimelineView* m_timelineA = nullptr;
     TimelineView* m_timelineB = nullptr;
-    QLabel* m_axisNote = nullptr;
+    QTabWidget* m_pages = nullptr; // Numbers, Timelines on one axis
+    QLabel* m_workloadNote = nullptr;
     bool m_syncing = false;
 };
 

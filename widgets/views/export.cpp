@@ -48,6 +48,33 @@ private:
     std::vector<bool> m_states;
 };
 
+// Why `path` cannot be written, or empty: QImage::save and the SVG and PDF writers say only that they failed
+// (a missing ~/Documents once gave "Could not write" and nothing more).
+QString unwritableReason(const QString& path)
+{
+    const QFileInfo file(path);
+    const QFileInfo folder(file.absolutePath());
+    if (!folder.exists()) {
+        return QObject::tr("the folder %1 does not exist").arg(folder.absoluteFilePath());
+    }
+    if (!folder.isDir()) {
+        return QObject::tr("%1 is not a folder").arg(folder.absoluteFilePath());
+    }
+    if (!folder.isWritable()) {
+        return QObject::tr("the folder %1 is not writable").arg(folder.absoluteFilePath());
+    }
+    if (file.exists() && !file.isWritable()) {
+        return QObject::tr("the file is read-only");
+    }
+    return {};
+}
+
+bool checkPath(const QString& path, QString* error)
+{
+    const QString reason = unwritableReason(path);
+    return reason.isEmpty() || fail(error, QObject::tr("Could not write \"%1\": %2.").arg(path, reason));
+}
+
 bool checkSize(const ExportSize& size, QString* error)
 {
     if (size.width < 16 || size.height < 16 || size.width > 20000 || size.height > 20000) {
@@ -68,18 +95,36 @@ int layoutDpi()
     return screen ? qRound(screen->logicalDotsPerInchY()) : 96;
 }
 
+void prepareExportPainter(QCPPainter& painter, double magnify, bool antialias)
+{
+    painter.setMode(QCPPainter::pmNonCosmetic); // pens scale with the picture
+    painter.setRenderHint(QPainter::Antialiasing, antialias);
+    painter.setRenderHint(QPainter::TextAntialiasing, true);
+    painter.scale(magnify, magnify);
+}
+
+// A chart is laid out on a smaller logical canvas and magnified: text, markers and lines grow with the
+// picture, so a big export stays readable on a slide instead of showing tiny print.
+struct PlotCanvas {
+    QSize layout;   // what QCustomPlot lays out
+    double magnify; // so that the picture fills exactly the chosen width
+};
+
+PlotCanvas plotCanvas(const ExportSize& size)
+{
+    const double f = legibilityScale(size);
+    const int w = qRound(size.width / f);
+    const int h = qRound(size.height / f);
+    return {QSize(w, h), static_cast<double>(size.width) / w};
+}
+
 // Draws `paint` (logical size `logical`, magnified by `magnify`) into the file's format. One path for
 // every export: the same painter set-up, so PNG, SVG and PDF share one layout at every scale.
 bool render(const std::function<void(QCPPainter&)>& paint, ImageFormat format, const QString& path, const ExportSize& size, const QString& title,
             double magnify, bool antialias)
 {
     const int dpi = layoutDpi();
-    auto prepare = [magnify, antialias](QCPPainter& painter) {
-        painter.setMode(QCPPainter::pmNonCosmetic); // pens scale with the picture
-        painter.setRenderHint(QPainter::Antialiasing, antialias);
-        painter.setRenderHint(QPainter::TextAntialiasing, true);
-        painter.scale(magnify, magnify);
-    };
+    auto prepare = [magnify, antialias](QCPPainter& painter) { prepareExportPainter(painter, magnify, antialias); };
     switch (format) {
     case ImageFormat::Png: {
         QImage image(qRound(size.width * size.scale), qRound(size.height * size.scale), QImage::Format_ARGB32_Premultiplied);
@@ -189,16 +234,26 @@ bool exportPlot(QCustomPlot* plot, const QString& path, const ExportSize& size, 
     if (!format) {
         return fail(error, QObject::tr("Unknown image type \"%1\": use .png, .svg or .pdf.").arg(QFileInfo(path).suffix()));
     }
+    if (!checkPath(path, error)) {
+        return false;
+    }
     const FullSampling full(plot);
-    // Lay the chart out on a smaller logical canvas and magnify it: text, markers and lines grow with
-    // the picture, so a big export stays readable on a slide instead of showing tiny print.
-    const double f = legibilityScale(size);
-    const int w = qRound(size.width / f);
-    const int h = qRound(size.height / f);
-    const double exact = static_cast<double>(size.width) / w; // so the picture fills exactly the chosen width
-    const bool ok = render([&](QCPPainter& painter) { plot->toPainter(&painter, w, h); }, *format, path, size, title, exact, true);
+    const PlotCanvas canvas = plotCanvas(size);
+    const bool ok = render([&](QCPPainter& painter) { plot->toPainter(&painter, canvas.layout.width(), canvas.layout.height()); }, *format, path,
+                           size, title, canvas.magnify, true);
     plot->replot(QCustomPlot::rpQueuedReplot); // toPainter() left the export's layout in place
-    return ok || fail(error, QObject::tr("Could not write \"%1\".").arg(path));
+    return ok || fail(error, QObject::tr("Could not write \"%1\": %2.").arg(path, QObject::tr("the image writer failed")));
+}
+
+void paintPlotAsExported(QCustomPlot* plot, QPaintDevice* device, const ExportSize& size)
+{
+    const FullSampling full(plot);
+    const PlotCanvas canvas = plotCanvas(size);
+    QCPPainter painter(device);
+    prepareExportPainter(painter, canvas.magnify, true);
+    plot->toPainter(&painter, canvas.layout.width(), canvas.layout.height());
+    painter.end();
+    plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 bool exportPainted(const PaintFunction& paint, const QString& path, const ExportSize& size, const QString& title, QString* error, double maxScale)
@@ -210,10 +265,13 @@ bool exportPainted(const PaintFunction& paint, const QString& path, const Export
     if (!format) {
         return fail(error, QObject::tr("Unknown image type \"%1\": use .png, .svg or .pdf.").arg(QFileInfo(path).suffix()));
     }
+    if (!checkPath(path, error)) {
+        return false;
+    }
     const double f = std::clamp(legibilityScale(size), 1.0, std::max(1.0, maxScale));
     const QSize logical(qRound(size.width / f), qRound(size.height / f));
     const bool ok = render([&](QCPPainter& painter) { paint(painter, logical); }, *format, path, size, title, f, false);
-    return ok || fail(error, QObject::tr("Could not write \"%1\".").arg(path));
+    return ok || fail(error, QObject::tr("Could not write \"%1\": %2.").arg(path, QObject::tr("the image writer failed")));
 }
 
 } // namespace vtrain::ui

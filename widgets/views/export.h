@@ -9,6 +9,7 @@
 #include <QString>
 
 class QCustomPlot;
+class QPaintDevice;
 class QPainter;
 
 namespace vtrain::ui {
@@ -30,6 +31,9 @@ QString withImageSuffix(const QString& path, const QString& filter);
 QString imageFileFilters();
 
 bool exportPlot(QCustomPlot* plot, const QString& path, const ExportSize& size, const QString& title, QString* error);
+// Paints `plot` as exportPlot() lays it out and magnifies it for `size` onto `device` (logical size
+// size.width x size.height, device pixel ratio size.scale): what an export shows, for checks of it.
+void paintPlotAsExported(QCustomPlot* plot, QPaintDevice* device, const ExportSize& size);
 
 // For widgets that paint themselves (the timeline): `paint` draws into a painter of the given logical size.
 using PaintFunction = std::function<void(QPainter& painter, const QSize& size)>;

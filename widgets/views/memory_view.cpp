@@ -62,6 +62,9 @@ MemoryView::MemoryView(QWidget* parent) : QWidget(parent)
 {
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName(QStringLiteral("memoryPlot"));
+    // Its layout asks for its legend's full height (143 px), which set the selected-plan dock's minimum
+    // and took the Pareto chart's room at 1280x720; the default dock gives it more than this anyway.
+    m_plot->setMinimumHeight(120);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);

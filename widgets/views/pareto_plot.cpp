@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
@@ -14,24 +16,13 @@
 #include <qcustomplot.h>
 
 #include "models/format.h"
+#include "models/pareto_frame.h"
 #include "models/plan_table_model.h"
+#include "views/axis_tickers.h"
+#include "views/category_palette.h"
 #include "views/plot_style.h"
 
 namespace vtrain::ui {
-namespace {
-
-// Dollar tick labels ($200k, $1.5M) on linear and logarithmic axes.
-class DollarTicker : public QCPAxisTicker {
-protected:
-    QString getTickLabel(double tick, const QLocale&, QChar, int) override { return formatDollars(tick); }
-};
-class DollarLogTicker : public QCPAxisTickerLog {
-protected:
-    QString getTickLabel(double tick, const QLocale&, QChar, int) override { return formatDollars(tick); }
-};
-
-} // namespace
-
 ParetoPlot::ParetoPlot(QWidget* parent) : QWidget(parent)
 {
     auto* controls = new QHBoxLayout;
@@ -45,10 +36,14 @@ ParetoPlot::ParetoPlot(QWidget* parent) : QWidget(parent)
     m_logBox->setObjectName(QStringLiteral("logAxes"));
     m_logBox->setIcon(QIcon(QStringLiteral(":/icons/log-axes.svg")));
     controls->addWidget(m_logBox);
-    controls->addStretch();
-    m_summary = new QLabel(this);
-    m_summary->setObjectName(QStringLiteral("paretoSummary"));
-    controls->addWidget(m_summary);
+    m_showAllBox = new QCheckBox(tr("Show all plans"), this);
+    m_showAllBox->setObjectName(QStringLiteral("showAllPlans"));
+    m_showAllBox->setToolTip(tr("Axes over every plan; unchecked, they frame the Pareto front and the plans near it "
+                                "(up to %1x the fastest time and %2x the cheapest cost)")
+                                 .arg(kTimeReach)
+                                 .arg(kCostReach));
+    controls->addWidget(m_showAllBox);
+    controls->addStretch(); // the counts are under the chart (its note), so this row stays narrow at 1280 px
 
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName(QStringLiteral("paretoCustomPlot"));
@@ -82,6 +77,7 @@ ParetoPlot::ParetoPlot(QWidget* parent) : QWidget(parent)
     connect(m_colorBy, &QComboBox::currentIndexChanged, this, [this](int index) { setColorDimension(static_cast<ColorDimension>(index)); });
     connect(m_colorBy, &QComboBox::activated, this, [this](int index) { Q_EMIT colorDimensionChosen(static_cast<ColorDimension>(index)); });
     connect(m_logBox, &QCheckBox::toggled, this, &ParetoPlot::setLogAxes);
+    connect(m_showAllBox, &QCheckBox::toggled, this, &ParetoPlot::setShowAll);
 }
 
 ParetoPlot::~ParetoPlot() = default;
@@ -100,10 +96,11 @@ void ParetoPlot::setupPlot()
     m_plot->xAxis->setTickLabelFont(plot_style::tickFont());
     m_plot->yAxis->setTickLabelFont(plot_style::tickFont());
 
-    // Layers: points on "main", the front above them, hover and selection marks on a buffered overlay.
-    m_plot->addLayer(QStringLiteral("front"), m_plot->layer(QStringLiteral("main")), QCustomPlot::limAbove);
-    m_plot->addLayer(QStringLiteral("marks"), m_plot->layer(QStringLiteral("front")), QCustomPlot::limAbove);
+    // Layers: points on "main", hover and selection marks on a buffered layer above them, the front on
+    // top of everything: the selected plan's ring once hid the front points beside it.
+    m_plot->addLayer(QStringLiteral("marks"), m_plot->layer(QStringLiteral("main")), QCustomPlot::limAbove);
     m_plot->layer(QStringLiteral("marks"))->setMode(QCPLayer::lmBuffered);
+    m_plot->addLayer(QStringLiteral("front"), m_plot->layer(QStringLiteral("marks")), QCustomPlot::limAbove);
 
     m_frontGraph = m_plot->addGraph();
     m_frontGraph->setLayer(QStringLiteral("front"));
@@ -162,6 +159,31 @@ void ParetoPlot::setupPlot()
     legendRow->setMargins(QMargins(0, 0, 0, 0));
     m_plot->plotLayout()->setRowStretchFactor(1, 0.001);
     m_plot->plotLayout()->setRowSpacing(0);
+
+    // Under the chart: how many plans, how many on the front, and how many lie beyond the axes and how far,
+    // with arrows at the edges they lie past. A layout row of its own, so it never covers a point or a label;
+    // exports carry it too.
+    QFont small = plot_style::tickFont();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    m_footnote = new QCPTextElement(m_plot, QString(), small);
+    m_footnote->setObjectName(QStringLiteral("chartNote"));
+    m_footnote->setMargins(QMargins(4, 2, 4, 4));
+    for (QCPItemLine*& arrow : m_offChartArrows) {
+        arrow = new QCPItemLine(m_plot);
+        arrow->setLayer(QStringLiteral("marks"));
+        arrow->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 10, 12));
+        arrow->setClipToAxisRect(false);
+        arrow->setVisible(false);
+        for (QCPItemPosition* p : {arrow->start, arrow->end}) {
+            p->setType(QCPItemPosition::ptAxisRectRatio);
+        }
+    }
+    m_offChartArrows[0]->start->setCoords(0.955, 0.5); // slower plans: at the right edge
+    m_offChartArrows[0]->end->setCoords(0.995, 0.5);
+    m_offChartArrows[1]->start->setCoords(0.5, 0.055); // dearer plans: at the top edge
+    m_offChartArrows[1]->end->setCoords(0.5, 0.005);
+    connect(m_plot, &QCustomPlot::beforeReplot, this, &ParetoPlot::updateOffChart);
+    keepTickLabelsApart(m_plot);
     applyAxisScale();
     applyPalette();
 }
@@ -205,17 +227,27 @@ void ParetoPlot::resizeEvent(QResizeEvent* event)
 
 void ParetoPlot::fitLegend()
 {
+    // As many columns as the width holds, each as wide as its own widest entry (not all as wide as the
+    // widest one): the legend then takes one row where it can, and the data area keeps the height.
     QCPLegend* legend = m_plot->legend;
-    int widest = 1;
-    int items = 0;
+    QList<int> widths;
     for (int i = 0; i < legend->elementCount(); ++i) {
         if (QCPLayoutElement* item = legend->elementAt(i)) { // a wrapped grid has empty cells
-            widest = std::max(widest, item->minimumOuterSizeHint().width());
-            ++items;
+            widths << item->minimumOuterSizeHint().width();
         }
     }
-    const int width = std::max(1, m_plot->width() - 20);
-    const int columns = std::clamp(width / (widest + legend->columnSpacing()), 1, std::max(1, items));
+    const int room = std::max(1, m_plot->width() - 20);
+    int columns = 1;
+    for (int n = static_cast<int>(widths.size()); n > 1; --n) {
+        QList<int> columnWidths(n, 0);
+        for (int i = 0; i < widths.size(); ++i) {
+            columnWidths[i % n] = std::max(columnWidths[i % n], widths[i]); // columns first: entry i in column i % n
+        }
+        if (std::accumulate(columnWidths.begin(), columnWidths.end(), 0) + (n - 1) * legend->columnSpacing() <= room) {
+            columns = n;
+            break;
+        }
+    }
     if (legend->wrap() != columns) {
         legend->setWrap(columns);
         legend->setFillOrder(legend->fillOrder(), true); // re-flows the entries into the new column count
@@ -311,15 +343,11 @@ void ParetoPlot::setLogAxes(bool log)
 
 void ParetoPlot::applyAxisScale()
 {
-    m_plot->xAxis->setScaleType(m_log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-    m_plot->yAxis->setScaleType(m_log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-    if (m_log) {
-        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>::create());
-        m_plot->yAxis->setTicker(QSharedPointer<DollarLogTicker>::create());
-    } else {
-        m_plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
-        m_plot->yAxis->setTicker(QSharedPointer<DollarTicker>::create());
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
+        axis->setScaleType(m_log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
     }
+    setSpacedTicker(m_plot->xAxis, dayTickLabel);
+    setSpacedTicker(m_plot->yAxis, dollarTickLabel);
 }
 
 void ParetoPlot::applyPalette()
@@ -330,6 +358,10 @@ void ParetoPlot::applyPalette()
     m_frontGraph->setPen(QPen(ink, 2.2));
     m_frontGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(ink, 1.6), palette().color(QPalette::Base), 8));
     m_hoverGraph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(ink, 1.5), Qt::NoBrush, 12));
+    m_footnote->setTextColor(ink);
+    for (QCPItemLine* arrow : m_offChartArrows) {
+        arrow->setPen(QPen(ink, 2));
+    }
 }
 
 void ParetoPlot::changeEvent(QEvent* event)
@@ -356,10 +388,10 @@ void ParetoPlot::clearPoints()
     m_frontGraph->data()->clear();
     m_selectedGraph->data()->clear();
     m_hoverGraph->data()->clear();
-    m_summary->clear();
+    m_summaryText.clear();
 }
 
-ParetoPlot::Category& ParetoPlot::categoryFor(const QString& name, double order)
+ParetoPlot::Category& ParetoPlot::categoryFor(const QString& name, double order, const QColor& color)
 {
     for (Category& c : m_categories) {
         if (c.name == name) {
@@ -374,7 +406,6 @@ ParetoPlot::Category& ParetoPlot::categoryFor(const QString& name, double order)
     c.graph->setLineStyle(QCPGraph::lsNone);
     c.graph->setAntialiased(false); // dense scatter: antialiasing costs much and shows little
     c.graph->setAntialiasedScatters(false);
-    const QColor color = plot_style::categoryColor(static_cast<int>(m_categories.size()));
     c.graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, 5));
     m_categories.push_back(c);
     return m_categories.back();
@@ -395,7 +426,7 @@ void ParetoPlot::appendPending()
         if (m_filter && !m_filter(r)) {
             continue; // filtered out in the table: not on the chart either
         }
-        Category& c = categoryFor(categoryOf(r, m_dimension), categoryOrder(r, m_dimension));
+        Category& c = categoryFor(categoryOf(r, m_dimension), categoryOrder(r, m_dimension), palette::colorOf(r, m_dimension));
         auto& [keys, values] = batches[c.graph];
         keys.push_back(r.training_days);
         values.push_back(r.cost_usd);
@@ -413,8 +444,8 @@ void ParetoPlot::appendPending()
         style.setSize(size);
         c.graph->setScatterStyle(style);
     }
-    m_summary->setText(m_filter ? tr("%1 of %2 feasible plans (filtered)").arg(formatCount(pointCount())).arg(formatCount(n))
-                                : tr("%1 feasible plans").arg(formatCount(n)));
+    m_summaryText = m_filter ? tr("%1 of %2 feasible plans (filtered)").arg(formatCount(pointCount())).arg(formatCount(n))
+                             : tr("%1 feasible plans").arg(formatCount(n));
 }
 
 void ParetoPlot::rebuildCategories()
@@ -426,7 +457,7 @@ void ParetoPlot::rebuildCategories()
     m_points.clear();
     m_appended = 0;
     if (!m_model || m_model->rowCount() == 0) {
-        m_summary->clear();
+        m_summaryText.clear();
         return;
     }
     appendPending();
@@ -438,15 +469,9 @@ void ParetoPlot::sortCategories()
 {
     std::stable_sort(m_categories.begin(), m_categories.end(),
                      [](const Category& a, const Category& b) { return a.order != b.order ? a.order < b.order : a.name < b.name; });
-    for (std::size_t i = 0; i < m_categories.size(); ++i) {
-        QCPGraph* graph = m_categories[i].graph;
-        QCPScatterStyle style = graph->scatterStyle();
-        const QColor color = plot_style::categoryColor(static_cast<int>(i));
-        style.setPen(color);
-        style.setBrush(color);
-        graph->setScatterStyle(style);
-        graph->removeFromLegend();
-        graph->addToLegend();
+    for (const Category& c : m_categories) { // the legend in value order; colours stay keyed to the values
+        c.graph->removeFromLegend();
+        c.graph->addToLegend();
     }
     fitLegend();
 }
@@ -466,7 +491,7 @@ void ParetoPlot::updateFront()
     }
     m_frontGraph->setData(keys, values, true); // frontRows() is ordered by training time
     if (!keys.isEmpty()) {
-        m_summary->setText(tr("%1 feasible plans · %2 on the front").arg(formatCount(m_model->rowCount())).arg(keys.size()));
+        m_summaryText = tr("%1 feasible plans · %2 on the front").arg(formatCount(m_model->rowCount())).arg(keys.size());
     }
 }
 
@@ -517,30 +542,100 @@ void ParetoPlot::updateMarkers()
     }
 }
 
+std::vector<PlotPoint> ParetoPlot::drawnPoints() const
+{
+    std::vector<PlotPoint> points;
+    points.reserve(m_points.size() + static_cast<std::size_t>(m_frontGraph->dataCount()));
+    for (const Point& p : m_points) {
+        points.push_back({p.days, p.cost});
+    }
+    for (auto it = m_frontGraph->data()->constBegin(); it != m_frontGraph->data()->constEnd(); ++it) {
+        points.push_back({it->key, it->value});
+    }
+    return points;
+}
+
 void ParetoPlot::rescaleIfNotZoomed()
 {
     if (m_userZoomed || m_points.empty()) {
         return;
     }
-    double x0 = m_points.front().days, x1 = x0, y0 = m_points.front().cost, y1 = y0;
+    const std::vector<PlotPoint> points = drawnPoints();
+    const PlotRange r = m_showAll ? frameAll(points, m_log) : frameFront(points, m_log);
+    m_plot->xAxis->setRange(r.x0, r.x1);
+    m_plot->yAxis->setRange(r.y0, r.y1);
+}
+
+void ParetoPlot::setShowAll(bool all)
+{
+    if (m_showAllBox->isChecked() != all) {
+        m_showAllBox->setChecked(all); // comes back here through the signal
+        return;
+    }
+    if (m_showAll == all) {
+        return;
+    }
+    m_showAll = all;
+    m_userZoomed = false;
+    rescaleIfNotZoomed();
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+    Q_EMIT showAllChanged(all);
+}
+
+void ParetoPlot::updateOffChart()
+{
+    const QCPRange xr = m_plot->xAxis->range();
+    const QCPRange yr = m_plot->yAxis->range();
+    int beyond = 0;
+    bool slower = false;
+    bool dearer = false;
+    double maxDays = 0;
+    double maxCost = 0;
     for (const Point& p : m_points) {
-        x0 = std::min(x0, p.days);
-        x1 = std::max(x1, p.days);
-        y0 = std::min(y0, p.cost);
-        y1 = std::max(y1, p.cost);
+        if (!xr.contains(p.days) || !yr.contains(p.cost)) {
+            ++beyond;
+            slower = slower || p.days > xr.upper;
+            dearer = dearer || p.cost > yr.upper;
+        }
+        maxDays = std::max(maxDays, p.days);
+        maxCost = std::max(maxCost, p.cost);
     }
-    if (m_log) {
-        // A margin of a few percent in log space, and never a range that touches zero.
-        x0 = std::max(x0, 1e-9);
-        y0 = std::max(y0, 1e-9);
-        m_plot->xAxis->setRange(x0 / 1.15, x1 * 1.15);
-        m_plot->yAxis->setRange(y0 / 1.15, y1 * 1.15);
-    } else {
-        const double dx = std::max((x1 - x0) * 0.05, std::abs(x1) * 0.02 + 1e-9);
-        const double dy = std::max((y1 - y0) * 0.05, std::abs(y1) * 0.02 + 1e-9);
-        m_plot->xAxis->setRange(std::max(0.0, x0 - dx), x1 + dx);
-        m_plot->yAxis->setRange(std::max(0.0, y0 - dy), y1 + dy);
+    m_offChart = beyond;
+    m_offChartArrows[0]->setVisible(slower);
+    m_offChartArrows[1]->setVisible(dearer);
+    // The counts, then the plans beyond the axes; on a second line where one line would not fit.
+    QString note = m_summaryText;
+    if (beyond > 0) {
+        QStringList reach;
+        if (slower) {
+            reach << tr("slowest %1").arg(formatDays(maxDays));
+        }
+        if (dearer) {
+            reach << tr("dearest %1").arg(formatDollars(maxCost));
+        }
+        const QString off = tr("%1 beyond the axes (%2)").arg(formatCount(beyond), reach.join(QStringLiteral(", ")));
+        const QString oneLine = note.isEmpty() ? off : note + QStringLiteral(" · ") + off;
+        const bool fits = QFontMetrics(m_footnote->font()).horizontalAdvance(oneLine) + 16 <= m_plot->width();
+        note = note.isEmpty() ? off : note + (fits ? QStringLiteral(" · ") : QStringLiteral("\n")) + off;
     }
+    if (note == m_footnote->text()) {
+        return;
+    }
+    m_footnote->setText(note);
+    QCPLayoutGrid* layout = m_plot->plotLayout();
+    const bool shown = layout->hasElement(layout->rowCount() - 1, 0) && layout->element(layout->rowCount() - 1, 0) == m_footnote;
+    if (note.isEmpty() && shown) {
+        layout->take(m_footnote);
+        layout->simplify();
+    } else if (!note.isEmpty() && !shown) {
+        layout->addElement(layout->rowCount(), 0, m_footnote);
+        layout->setRowStretchFactor(layout->rowCount() - 1, 0.001);
+    }
+}
+
+QString ParetoPlot::chartNote() const
+{
+    return m_footnote->text();
 }
 
 void ParetoPlot::flush()
@@ -559,6 +654,16 @@ int ParetoPlot::pointCount() const
         n += c.graph->dataCount();
     }
     return n;
+}
+
+QColor ParetoPlot::categoryColor(const QString& name) const
+{
+    for (const Category& c : m_categories) {
+        if (c.name == name) {
+            return c.graph->scatterStyle().brush().color();
+        }
+    }
+    return {};
 }
 
 int ParetoPlot::frontPointCount() const

@@ -1,20 +1,26 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The Pareto chart: every feasible plan a point (training days vs cost), coloured by a chosen dimension,
-// the front as a step line. Wraps QCustomPlot behind domain verbs so callers never touch graphs.
+// The Pareto chart: every feasible plan a point (training days vs cost), coloured by a chosen dimension
+// (colours keyed to values, category_palette.h), the front as a step line drawn above everything else.
+// The axes frame the front and the plans near it (pareto_frame.h) unless "Show all plans" is checked; a
+// note under the chart counts the plans beyond the axes. Tick labels never touch (axis_tickers.h).
+// Wraps QCustomPlot behind domain verbs so callers never touch graphs.
 // Performance (after QCustomPlot's notes): one graph per colour category fed in batches, no per-point
 // items, no antialiasing on the dense graphs, queued replots, and hover/selection markers on their own
 // buffered layer so moving the mouse does not redraw a million points.
+#include <array>
 #include <functional>
 #include <optional>
 #include <vector>
 
+#include <QColor>
 #include <QPointF>
 #include <QPointer>
 #include <QTimer>
 #include <QVector>
 #include <QWidget>
 
+#include "models/pareto_frame.h"
 #include "models/plan_dimensions.h"
 #include "vtrain/explorer.h"
 
@@ -23,6 +29,7 @@ class QCPGraph;
 class QComboBox;
 class QCheckBox;
 class QLabel;
+class QCPItemLine;
 class QCPTextElement;
 
 namespace vtrain::ui {
@@ -40,6 +47,13 @@ public:
     ColorDimension colorDimension() const { return m_dimension; }
     void setLogAxes(bool log);
     bool logAxes() const { return m_log; }
+    // Axes over every plan instead of the front and its neighbourhood (the default).
+    void setShowAll(bool all);
+    bool showsAll() const { return m_showAll; }
+    // Shown plans outside the axes' ranges, and the note under the chart: the counts of plans and of the
+    // front, and how many plans lie beyond the axes.
+    int offChartCount() const { return m_offChart; }
+    QString chartNote() const;
     void setTitle(const QString& title);
     QString title() const;
     // A banner over the chart when its points belong to other inputs than the editor's; empty hides it.
@@ -65,6 +79,8 @@ public:
     int pointCount() const;
     int frontPointCount() const;
     int categoryCount() const { return static_cast<int>(m_categories.size()); }
+    // The colour a category's points are drawn in ("tp 8", "b200-sxm-180gb"); invalid when none is shown.
+    QColor categoryColor(const QString& name) const;
     // The selected plan's 80% band as (days, cost) end points; empty without a selection or a band.
     QVector<QPointF> selectedBand() const;
     // Where a row's point is drawn, in widget coordinates of customPlot(); for tests.
@@ -77,6 +93,7 @@ Q_SIGNALS:
     void colorDimensionChanged(vtrain::ui::ColorDimension dimension);
     void colorDimensionChosen(vtrain::ui::ColorDimension dimension); // by the user, in the plot's "Colour by" box
     void logAxesChanged(bool log);
+    void showAllChanged(bool all);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -103,22 +120,29 @@ private:
     void updateFront();
     void updateMarkers();
     void rescaleIfNotZoomed();
+    std::vector<PlotPoint> drawnPoints() const; // the shown plans and the front
+    void updateOffChart();                      // the note under the chart, and arrows for plans beyond the axes
     void applyAxisScale();
     void applyPalette();
     void fitLegend(); // as many legend columns as the width holds, so no entry is cut
-    Category& categoryFor(const QString& name, double order);
+    Category& categoryFor(const QString& name, double order, const QColor& color);
     void ensureSortedIndex() const;
 
     QCustomPlot* m_plot = nullptr;
     QComboBox* m_colorBy = nullptr;
     QCheckBox* m_logBox = nullptr;
-    QLabel* m_summary = nullptr;
+    QCheckBox* m_showAllBox = nullptr;
+    QString m_summaryText; // "94,041 feasible plans · 5 on the front", the note's first part
     QLabel* m_staleNote = nullptr;
     QCPTextElement* m_title = nullptr;
+    QCPTextElement* m_footnote = nullptr;           // under the chart: plans beyond the axes
+    std::array<QCPItemLine*, 2> m_offChartArrows{}; // at the right edge (slower plans), at the top (dearer)
     QPointer<PlanTableModel> m_model;
     ColorDimension m_dimension = ColorDimension::TensorParallel;
     bool m_log = false;
+    bool m_showAll = false;
     bool m_userZoomed = false;
+    int m_offChart = 0;
     std::vector<Category> m_categories;
     QCPGraph* m_frontGraph = nullptr;
     QCPGraph* m_selectedGraph = nullptr;

@@ -102,7 +102,7 @@ bool ParetoPlot::eventFilter(QObject* watched, QEvent* event)
     }
     case QEvent::Wheel: m_userZoomed = true; break;
     case QEvent::MouseButtonDblClick:
-        m_userZoomed = false; // double-click: back to the whole cloud
+        m_userZoomed = false; // double-click: back to the front (or every plan, with Show all)
         rescaleIfNotZoomed();
         m_plot->replot(QCustomPlot::rpQueuedReplot);
         return true;

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "views/plot_style.h"
 
-#include <array>
-
 #include <qcustomplot.h>
 
 namespace vtrain::ui::plot_style {
@@ -25,17 +23,6 @@ QFont labelFont()
 QFont tickFont()
 {
     return QFont();
-}
-
-QColor categoryColor(int index)
-{
-    static const std::array<QColor, 10> colors{QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b), QColor(0xe1, 0x57, 0x59), QColor(0x76, 0xb7, 0xb2),
-                                               QColor(0x59, 0xa1, 0x4f), QColor(0xed, 0xc9, 0x48), QColor(0xb0, 0x7a, 0xa1), QColor(0xff, 0x9d, 0xa7),
-                                               QColor(0x9c, 0x75, 0x5f), QColor(0xba, 0xb0, 0xac)};
-    const int n = static_cast<int>(colors.size());
-    QColor c = colors[static_cast<std::size_t>(index % n)];
-    // Past ten categories, cycle with darker shades rather than repeating colours exactly.
-    return index < n ? c : c.darker(100 + 30 * (index / n));
 }
 
 QColor taskColor(TaskKind kind)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// Shared look of the charts: fonts sized to stay readable when an export lands on a slide, a colour
-// palette that tells categories apart (Tableau 10), task-kind colours of the timeline, and palette-aware
-// axis colours (re-applied on QEvent::PaletteChange).
+// Shared look of the charts: fonts sized to stay readable when an export lands on a slide, task-kind
+// colours of the timeline, and palette-aware axis colours (re-applied on QEvent::PaletteChange). Category
+// colours are keyed to values in category_palette.h.
 #include <QColor>
 #include <QFont>
 #include <QPalette>
@@ -17,7 +17,6 @@ QFont titleFont();
 QFont labelFont();
 QFont tickFont();
 
-QColor categoryColor(int index);
 QColor taskColor(TaskKind kind);
 QString taskShortName(TaskKind kind); // "F", "B", "R", ...
 QString taskName(TaskKind kind);      // "forward", "backward", ...

@@ -9,6 +9,7 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QVBoxLayout>
 
 #include "models/format.h"
@@ -16,6 +17,7 @@
 #include "models/scenario_form.h"
 #include "views/check_list.h"
 #include "views/field_row.h"
+#include "views/gpu_price_fields.h"
 #include "vtrain/plan_check.h"
 #include "vtrain/rank_layout.h"
 #include "vtrain/scenario_json.h"
@@ -142,8 +144,22 @@ QGroupBox* ScenarioEditor::buildGroup(const QString& title, int group)
     // GPU types belong to the cluster: the list comes first, made first (creation order is Tab order).
     if (group == static_cast<int>(form::Group::Cluster)) {
         addList(formLayout, tr("GPU types"), QStringLiteral("search.gpu"), 1,
-                tr("GPU profiles to compare; the first checked one is the cluster's GPU (its price applies to it, the others use their "
-                   "profile's price)"));
+                tr("GPU profiles to compare; the first checked one is the cluster's GPU. Each checked type's price per GPU-hour is "
+                   "listed below it"));
+        m_priceFields = new GpuPriceFields(box);
+        m_priceFields->setToolTip(tr("The price per GPU-hour each checked GPU type is costed at, and where it comes from"));
+        formLayout->addRow(tr("Price per GPU-hour ($)"), m_priceFields);
+        connect(m_priceFields, &GpuPriceFields::edited, this, &ScenarioEditor::onTyped);
+        connect(m_priceFields, &GpuPriceFields::committed, this, &ScenarioEditor::commit);
+        connect(m_priceFields, &GpuPriceFields::rowsChanged, this, [this] {
+            // The price rows are fields like the others (errors(), fieldRow()), under their scenario paths.
+            std::erase_if(m_fields, [](const auto& entry) {
+                return entry.first == u"cluster.price_per_gpu_hour" || entry.first.startsWith(u"cluster.gpu_prices.");
+            });
+            for (const auto& [name, row] : m_priceFields->fields()) {
+                m_fields[name] = row;
+            }
+        });
     }
     const auto addTextFields = [&] {
         for (const form::TextField& f : form::textFields()) {
@@ -244,6 +260,7 @@ void ScenarioEditor::setGpuChoices(QList<GpuChoice> gpus)
     for (const GpuChoice& g : m_gpus) {
         m_prices.insert(g.id, g.pricePerHour);
     }
+    m_priceFields->setListPrices(m_prices);
     showGpuItems({});
 }
 
@@ -254,12 +271,10 @@ void ScenarioEditor::showGpuItems(const QString& extraId)
     QVariantList values;
     QStringList groups;
     for (const GpuChoice& g : m_gpus) {
+        // No price here: a checked type's price, the one its costs use, is in the price rows below.
         QString label = g.id;
         if (g.memoryGib > 0) {
             label += QStringLiteral(" · %1 GiB").arg(g.memoryGib, 0, 'f', 0);
-        }
-        if (g.pricePerHour > 0) {
-            label += QStringLiteral(" · $%1/h").arg(g.pricePerHour, 0, 'f', 2);
         }
         labels << label;
         values << g.id;
@@ -274,8 +289,15 @@ void ScenarioEditor::showGpuItems(const QString& extraId)
     CheckList* list = m_lists.at(QStringLiteral("search.gpu"));
     list->setItems(labels, values, grouped ? groups : QStringList());
     for (const GpuChoice& g : m_gpus) {
-        if (QCheckBox* box = list->box(g.id); box && g.name != g.id) {
-            box->setToolTip(g.name);
+        if (QCheckBox* box = list->box(g.id)) {
+            QStringList tip;
+            if (g.name != g.id) {
+                tip << g.name;
+            }
+            if (g.pricePerHour > 0) {
+                tip << tr("list price %1 per GPU-hour").arg(formatDollars(g.pricePerHour));
+            }
+            box->setToolTip(tip.join(QStringLiteral(" · ")));
         }
     }
 }
@@ -323,6 +345,7 @@ void ScenarioEditor::setScenario(const Scenario& s)
     loadSearch(s);
     showPresetOf(s);
     m_loading = false;
+    m_reloadPrices = true; // the price rows take the loaded scenario's prices
     validate();
     m_committed = m_valid ? editKey(*m_valid) : std::string();
 }
@@ -399,6 +422,9 @@ void ScenarioEditor::validate()
     for (const auto& [listName, list] : m_lists) {
         ok = ok && list->error().isEmpty();
     }
+    m_priceFields->setGpus(s.search->gpu.empty() ? std::vector<std::string>{s.cluster.gpu} : s.search->gpu, m_base, m_reloadPrices);
+    m_reloadPrices = false;
+    ok = m_priceFields->read(s) && ok;
     if (ok) {
         applyCoreDiagnostics(s, ok);
     }
@@ -503,6 +529,12 @@ QString ScenarioEditor::errorOf(const QString& field) const
         return it->second->error();
     }
     return {};
+}
+
+int ScenarioEditor::minimumContentWidth() const
+{
+    const auto* scroll = findChild<QScrollArea*>();
+    return scroll->widget()->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 2 * scroll->frameWidth();
 }
 
 FieldRow* ScenarioEditor::fieldRow(const QString& field) const

@@ -27,6 +27,7 @@ namespace vtrain::ui {
 
 class CheckList;
 class FieldRow;
+class GpuPriceFields;
 
 // A GPU type the editor offers, as its profile describes it.
 struct GpuChoice {
@@ -34,7 +35,7 @@ struct GpuChoice {
     QString name;   // "NVIDIA B200-SXM-180GB (HGX B200)"
     QString vendor; // "NVIDIA", "AMD"; empty = unknown
     double memoryGib = 0;
-    double pricePerHour = 0; // the profile's default price, USD per GPU-hour
+    double pricePerHour = 0; // the profile's list price, USD per GPU-hour
     LinkSpec links;          // the profile's host and NVLink domain: the default tp widths (default_tp_limit)
 };
 
@@ -66,6 +67,8 @@ public:
     QComboBox* presetBox() const { return m_preset; }
     std::uint64_t estimatedPlans() const { return m_estimate; }
     QSize sizeHint() const override { return {400, 800}; }
+    // The width that shows every field whole with the vertical scroll bar beside them (no sideways scrolling).
+    int minimumContentWidth() const;
 
 public Q_SLOTS:
     void loadPreset(const QString& id);
@@ -102,7 +105,9 @@ private:
     QLabel* m_status = nullptr;
     QGroupBox* m_planGroup = nullptr; // the scenario's own plan: shown only when it has one
     QString m_planDropped;            // why the loaded plan no longer fits (it is then left out), or empty
-    QHash<QString, double> m_prices;
+    QHash<QString, double> m_prices;  // the profiles' list prices
+    GpuPriceFields* m_priceFields = nullptr;
+    bool m_reloadPrices = false; // the next validate() fills the price rows from m_base
     QList<GpuChoice> m_gpus;
     Scenario m_base; // what was loaded: keeps the fields the editor does not show (links, plan)
     std::optional<Scenario> m_valid;

@@ -367,11 +367,6 @@ void ScenarioEditor::readSearch(Scenario& s)
             std::rotate(q.gpu.begin(), it, it + 1);
         }
         s.cluster.gpu = q.gpu.front();
-        const double price = m_prices.value(QString::fromStdString(s.cluster.gpu), 0);
-        m_fields.at(QStringLiteral("cluster.price_per_gpu_hour"))
-            ->lineEdit()
-            ->setPlaceholderText(price > 0 ? tr("= %1 (%2 profile)").arg(formatDollars(price), QString::fromStdString(s.cluster.gpu))
-                                           : tr("= the profile's price"));
     }
     q.tp = ints(checked("search.tp"));
     // "Every legal value" lists: all checked is written as empty so the explorer pairs only legal values.

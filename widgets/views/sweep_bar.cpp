@@ -96,6 +96,21 @@ void SweepBar::onProgress(const SweepProgress& p)
     if (!m_runner || !m_runner->isRunning()) {
         return;
     }
+    if (p.done == 0) {
+        // Before its first plan a sweep lays out its space and, pruned, simulates its most promising groups
+        // first (seconds for 10^8 plans): a busy bar, not "0 of 130,056,192" on an empty one.
+        m_progress->setRange(0, 0);
+        QString text = p.total > 0 ? tr("Preparing %1 plans…").arg(formatCount(static_cast<double>(p.total))) : tr("Preparing the plan space…");
+        if (p.elapsed_s >= 1) {
+            text += tr(" · %1").arg(formatDuration(p.elapsed_s));
+        }
+        if (m_runner->state() == SweepRunner::State::Cancelling) {
+            text += tr(" · cancelling…");
+        }
+        m_status->setText(text);
+        return;
+    }
+    m_progress->setRange(0, 1000);
     m_progress->setValue(p.total > 0 ? static_cast<int>(1000.0 * static_cast<double>(p.done) / static_cast<double>(p.total)) : 0);
     QString text = tr("%1 of %2 plans").arg(formatCount(static_cast<double>(p.done)), formatCount(static_cast<double>(p.total)));
     if (p.plans_per_s > 0) {
@@ -116,6 +131,9 @@ void SweepBar::onState(SweepRunner::State state)
     m_run->setEnabled(m_runEnabled);
     m_run->setText(running ? tr("Restart") : tr("Run"));
     m_cancel->setEnabled(state == SweepRunner::State::Running);
+    if (!running) {
+        m_progress->setRange(0, 1000); // a failed or cancelled sweep leaves no busy bar behind
+    }
     if (!m_runEnabled && !running) {
         m_status->setText(tr("Fix the refused entries in the scenario to run a sweep."));
     }
@@ -123,6 +141,7 @@ void SweepBar::onState(SweepRunner::State state)
 
 void SweepBar::onFinished(std::shared_ptr<const ExploreResult> r)
 {
+    m_progress->setRange(0, 1000); // out of the busy state
     m_progress->setValue(r->cancelled ? m_progress->value() : 1000);
     std::uint64_t rejected = 0;
     for (std::uint64_t n : r->rejected) {

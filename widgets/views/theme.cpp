@@ -2,14 +2,54 @@
 #include "views/theme.h"
 
 #include <QApplication>
+#include <QPainter>
+#include <QProxyStyle>
 #include <QStyle>
 #include <QStyleFactory>
+#include <QStyleOption>
 
 namespace vtrain::ui::theme {
 namespace {
 
 std::optional<QPalette> g_system;
 Theme g_current = Theme::System;
+
+// Fusion outlines a check box or radio button in the window colour darkened, which on a dark window is
+// all but invisible: an unchecked box could not be seen. On a dark palette this draws a light outline over
+// it (WCAG's 3:1 for controls); on a light one it changes nothing.
+class ContrastStyle : public QProxyStyle {
+public:
+    using QProxyStyle::QProxyStyle;
+
+    void drawPrimitive(PrimitiveElement element, const QStyleOption* option, QPainter* painter, const QWidget* widget) const override
+    {
+        QProxyStyle::drawPrimitive(element, option, painter, widget);
+        const bool indicator = element == PE_IndicatorCheckBox || element == PE_IndicatorRadioButton || element == PE_IndicatorItemViewItemCheck;
+        if (!indicator || option->palette.color(QPalette::Window).lightness() >= 128) {
+            return;
+        }
+        QColor outline = option->palette.color(QPalette::WindowText);
+        outline.setAlpha(option->state & State_Enabled ? 200 : 110);
+        painter->save();
+        painter->setRenderHint(QPainter::Antialiasing, true);
+        painter->setPen(QPen(outline, 1));
+        painter->setBrush(Qt::NoBrush);
+        const QRectF r = QRectF(option->rect).adjusted(0.5, 0.5, -1.5, -1.5);
+        if (element == PE_IndicatorRadioButton) {
+            painter->drawEllipse(r);
+        } else {
+            painter->drawRoundedRect(r, 2, 2);
+        }
+        painter->restore();
+    }
+};
+
+void installContrastStyle()
+{
+    if (!dynamic_cast<ContrastStyle*>(QApplication::style())) {
+        QApplication::setStyle(new ContrastStyle(QApplication::style()->name()));
+    }
+}
 
 } // namespace
 
@@ -42,6 +82,7 @@ void captureSystemPalette()
 {
     if (!g_system) {
         g_system = QApplication::palette();
+        installContrastStyle();
     }
 }
 
@@ -94,6 +135,7 @@ QPalette darkPalette()
 void apply(Theme theme)
 {
     captureSystemPalette();
+    installContrastStyle();
     g_current = theme;
     switch (theme) {
     case Theme::System: QApplication::setPalette(*g_system); break;

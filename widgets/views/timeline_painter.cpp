@@ -414,7 +414,9 @@ void paintTimeline(QPainter& p, const QRect& rect, const TimelineData& data, con
     p.setFont(baseFont);
     p.fillRect(QRect(rect.left(), top, layout.labelWidth, layout.headerHeight), palette.color(QPalette::Window));
     paintRuler(p, ruler, mapping, palette);
-    paintLegend(p, QRect(rect.left(), rect.bottom() - layout.legendHeight + 1, rect.width(), layout.legendHeight), palette, data);
+    if (layout.legendHeight > 0) {
+        paintLegend(p, QRect(rect.left(), rect.bottom() - layout.legendHeight + 1, rect.width(), layout.legendHeight), palette, data);
+    }
     p.restore();
 }
 

@@ -58,6 +58,13 @@ void TimelineView::setTimeExtent(double endSeconds)
     Q_EMIT windowChanged(m_mapping.windowStart(), m_mapping.windowEnd());
 }
 
+void TimelineView::setLegendVisible(bool visible)
+{
+    m_layout.legendHeight = visible ? TimelineLayout{}.legendHeight : 0;
+    updateGeometryState();
+    viewport()->update();
+}
+
 void TimelineView::clear()
 {
     setResult(nullptr);

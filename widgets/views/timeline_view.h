@@ -61,6 +61,8 @@ public:
     int setSearch(const QString& query);
     int matchCount() const { return static_cast<int>(m_matches.size()); }
     int currentMatch() const { return m_matchIndex; }
+    // The colour legend under the rows; Compare's two timelines leave it to the main one (room for stages).
+    void setLegendVisible(bool visible);
     void setShowFlows(bool show);
     bool showFlows() const { return m_showFlows; }
     int flowCount() const { return static_cast<int>(m_flows.size()); }

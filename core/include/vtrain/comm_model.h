@@ -3,7 +3,10 @@
 // Communication time: latency + size / bandwidth per link tier. NVLink (or xGMI) inside an NVLink domain,
 // the network between domains; ring (and tree where it wins) algorithms; groups that span domains run
 // hierarchically (reduce-scatter inside the domain, the network collective on 1/k of the data, all-gather
-// inside the domain), and the GPUs of a host share its NICs. Bandwidths here are *bus* bandwidths: the
+// inside the domain), and the GPUs of a host share its NICs. The latency of a collective that spans domains
+// is NCCL's own model of it (model/nccl_tuning.h): per-hop latencies over the whole ring (or tree) and
+// the protocol (LL, LL128, Simple) NCCL would pick for the message size; the link latencies of LinkSpec
+// price collectives inside one domain, point-to-point sends and all-to-all. Bandwidths here are *bus* bandwidths: the
 // algorithm bandwidth of a collective is bus bandwidth divided by its algorithm factor (2(n-1)/n for
 // all-reduce; nccl-tests doc/PERFORMANCE.md).
 //

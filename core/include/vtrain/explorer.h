@@ -14,6 +14,7 @@
 
 #include "vtrain/diagnostic.h"
 #include "vtrain/gpu_profile.h"
+#include "vtrain/physical_floors.h"
 #include "vtrain/plan_check.h"
 #include "vtrain/scenario.h"
 #include "vtrain/simulator.h"
@@ -100,6 +101,12 @@ struct PlanRow {
     double cost_usd = 0;
     bool on_front = false;
     bool band_calibrated = false; // the band is the profile's calibrated one, not the uncalibrated default
+    // The plan's binding physical floor (physical_floors.h, closed forms per plan) and its plausibility
+    // flags (plausibility.h PlausibilityFlag bits: MFU above the best published run, far above the floor,
+    // below the floor).
+    FloorResource floor_resource = FloorResource::Compute;
+    std::uint8_t plausibility = 0;
+    double floor_s = 0;
 };
 
 struct ExploreResult {

@@ -41,9 +41,11 @@
 // Pairing rules, also for explicit lists: virtual_stages only pairs with the interleaved schedule
 // (gpipe and 1f1b always have v = 1). Explicit lists are crossed in full: an explicit
 // "sequence_parallel": [true] with tp = 1 is in the space and rejected with its reason.
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "vtrain/diagnostic.h"
@@ -120,8 +122,9 @@ struct PlanSpace {
         int virtual_stages = 1;
         int layout_index = 0; // into layouts
     };
-    std::vector<std::vector<ScheduleChoice>> schedule_choice_list; // per pp index, in variant order
-    std::vector<std::string> layouts{std::string()};               // distinct layout strings; 0: none (the plan's own fields)
+    std::vector<std::vector<ScheduleChoice>> schedule_choice_list;       // per pp index, in variant order
+    std::vector<std::string> layouts{std::string()};                     // distinct layout strings; 0: none (the plan's own fields)
+    std::unordered_map<std::string, int> layout_ids{{std::string(), 0}}; // each string's index into layouts
     // The layouts a pp x v plan is tried with: {0} when the layers split evenly or the scenario plan
     // states first/last stage layer counts (then only the balanced layout, where it fits), else one per
     // standard_pipeline_layouts() entry. Indices into layouts.
@@ -158,16 +161,26 @@ struct PlanSpace {
     std::uint64_t m_groups = 0;
 };
 
+// The largest space a sweep takes on, refused up front with its size: more plans, plan groups or pipeline
+// shapes (pp x virtual-stage pairs, each laid out when the space is built) than a sweep enumerates in
+// reasonable time. At the explorer's 10^6 to 10^7 plans per second per core, 10^12 plans is a day or more.
+constexpr std::uint64_t kMaxSpacePlans = 1'000'000'000'000;
+constexpr std::uint64_t kMaxSpaceGroups = std::uint64_t{1} << 32;
+constexpr std::uint64_t kMaxPipelineShapes = std::uint64_t{1} << 22;
+
 // Builds the space. Errors name the field: a GPU without a profile, an empty list, no training tokens,
-// a space with more than 2^63 plans.
-Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, bool allow_tp_across_nodes);
+// a space larger than the bounds above. `cancel`, when given and set, stops the building (the result is
+// then a diagnostic "cancelled" and the caller knows why).
+Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, bool allow_tp_across_nodes,
+                                    const std::atomic<bool>* cancel = nullptr);
 
 // The node size a GPU type runs with in this scenario (cluster.gpus_per_node, else the profile's).
 int gpus_per_node_for(const Scenario& scenario, const GpuProfile& profile);
 
 // The scenario's cluster as it applies to one GPU type of the search: cluster.gpu keeps the scenario's
-// price and link overrides; other GPU types use their profile's price and links (an override written
-// for one GPU does not describe another). gpus_per_node applies to every type.
+// price and link overrides; other GPU types use their cluster.gpu_prices entry, else their profile's
+// price, and their profile's links (an override written for one GPU does not describe another).
+// gpus_per_node applies to every type.
 ClusterSpec cluster_for_gpu(const Scenario& scenario, const std::string& gpu, int num_gpus);
 
 // The layouts the explorer tries for pp x v virtual stages that do not split the layers evenly: the

@@ -2,9 +2,11 @@
 #pragma once
 // Strict field readers for JSON input: each records a Diagnostic naming the field when a value is
 // missing, of the wrong type or outside its range, and never throws.
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -65,8 +67,21 @@ std::string excerpt(const nlohmann::json& value, std::size_t max_chars = 60);
 // ASCII `text` in lower case (keys and names compare case-insensitively).
 std::string lowercase(std::string text);
 
-// `text` cut to at most `max_chars` characters (plus "..."): for names and keys quoted in messages.
+// `text` cut to at most `max_chars` bytes (plus "..."), never inside a UTF-8 character, with control
+// characters rendered visibly (printable()): for names and keys quoted in messages.
 std::string bounded(const std::string& text, std::size_t max_chars = 80);
+
+// `text` with every control character rendered visibly, so that a message quoting user text stays one
+// line and cannot drive a terminal: newline, carriage return and tab as \n, \r, \t, the other C0
+// controls, DEL and the C1 controls (U+0080-U+009F) as \xNN (ESC as \x1b), and bytes that are not UTF-8
+// as \xNN. Everything else (printable ASCII and UTF-8 text) is kept as it is.
+std::string printable(std::string_view text);
+
+// Why `id` cannot be a GPU profile id, which names a file in a profile folder and is never a path: empty,
+// longer than 128 characters, a character other than letters, digits, '.', '-', '_' and '+' (no '/',
+// no space, no control character), or a leading '.' or '-' (no "..", no hidden file, no option).
+// nullopt for a valid id ("h100-sxm5-80gb").
+std::optional<std::string> id_problem(const std::string& id);
 
 // The path ("rows[3].mfu") of the first number in `value` that is inf or NaN, which JSON cannot carry
 // (nlohmann would write null); nullopt when every number is finite. Every JSON output is checked.
@@ -75,6 +90,15 @@ std::optional<std::string> first_non_finite(const nlohmann::json& value);
 // A JSON whole number within [min, max] (ints, and floats with a whole value like 4.0); nullopt for
 // anything else. Range-checked on the 64-bit value before narrowing, so 4294967297 never reads as 1.
 std::optional<int> whole_number_in_range(const nlohmann::json& value, int min, int max);
+
+// The largest input file any reader accepts (scenario, profile, runs file, job list, datasheet, spec,
+// launch plan): 32 MiB, about 60 times the largest shipped profile. Larger files, and devices that never
+// end (/dev/zero), are refused before they are read whole.
+constexpr std::uintmax_t kMaxInputBytes = std::uintmax_t{32} << 20;
+
+// Reads a whole input file of at most `max_bytes`. Errors name the path: "cannot be opened", "is a
+// directory, not a file", "is larger than 32 MiB (... bytes): not an input vTrain reads".
+Expected<std::string> read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes = kMaxInputBytes);
 
 // Reads and parses a file; errors name the path ("cannot be opened", "is not valid JSON at line ...").
 Expected<nlohmann::json> read_json_file(const std::filesystem::path& path);

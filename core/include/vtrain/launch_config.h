@@ -4,6 +4,7 @@
 // a torchrun line, and a DeepSpeed ds_config.json with the Megatron-DeepSpeed arguments that go with it.
 // What a framework cannot express, or what the user must still supply, comes back as warnings.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -45,6 +46,19 @@ struct TorchtitanLaunch {
 Expected<MegatronLaunch> megatron_launch(const Scenario& scenario, const Plan& plan, int gpus_per_node);
 Expected<DeepSpeedLaunch> deepspeed_launch(const Scenario& scenario, const Plan& plan, int gpus_per_node);
 Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& scenario, const Plan& plan, int gpus_per_node);
+
+// User text in the generated files, escaped per the file's grammar so that it can only ever be that one
+// string (a newline in a model name once added [job] and [checkpoint] tables to the TOML):
+//  - toml_escaped: the body of a TOML basic string ("..." without the quotes): '\\' and '"' escaped,
+//    control characters as \b \t \n \f \r or \uXXXX (DEL too), bytes that are not UTF-8 as \uFFFD.
+//    Text without any of these comes back unchanged. Also what a TOML comment quotes: one line, no
+//    control character, and the text is recovered by reading it as a basic string's body.
+//  - shell_quoted: one POSIX shell word whose value is `text`: in double quotes when nothing in it is
+//    special there (letters, digits, spaces and -_.,:/=+*|()[]{}<>;&#%@~^), as every layout is, else in
+//    single quotes, each ' written '\''. Command substitution, variables, backticks, globbing and
+//    word splitting never apply.
+std::string toml_escaped(std::string_view text);
+std::string shell_quoted(std::string_view text);
 
 // Gradient elements per data-parallel bucket, as both frameworks size buckets: the plan's MiB over the
 // bytes of one gradient (fp32 main gradients, fp16 ones in fp16 training, as the simulator counts them).

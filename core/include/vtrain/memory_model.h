@@ -63,6 +63,12 @@ struct ParamShare {
 
 // What one GPU of a virtual stage holds: its layers, MTP modules, embedding and output layer.
 ParamShare virtual_stage_params(const ModelSpec& m, const Plan& plan, const VirtualStage& stage);
+// LoRA adapters one GPU of a virtual stage holds on top of its base weights (split by tp like their layers;
+// 0 unless TrainingSpec::mode is lora).
+double adapter_stage_params(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, const VirtualStage& stage);
+// What one GPU of a virtual stage trains, with gradients, optimizer state and data-parallel reduction: every
+// parameter (virtual_stage_params), or under LoRA only its adapters (dense: replicated over dp x cp).
+ParamShare trainable_stage_params(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, const VirtualStage& stage);
 // The largest single layer on one GPU (the unit ZeRO-3 gathers).
 double largest_layer_params(const ModelSpec& m, const Plan& plan);
 

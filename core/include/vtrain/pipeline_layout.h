@@ -7,6 +7,7 @@
 // 't' decoder layer, 'm' multi-token-prediction layer, 'L' loss (output layer), "x*n" repeats a symbol,
 // "(...)*n" a group; commas and spaces are cosmetic; empty stages are allowed. Virtual stage i runs on
 // pipeline rank i % pp as its chunk i / pp.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,12 @@
 #include "vtrain/scenario.h"
 
 namespace vtrain {
+
+// Bounds of a layout string (checked before it is expanded): its length, and the nesting of its groups,
+// which the expander follows by recursion. A layout may expand to at most kMaxPipelineLayoutSymbols
+// symbols, so no longer text can be a layout.
+constexpr std::size_t kMaxPipelineLayoutSymbols = std::size_t{1} << 20;
+constexpr int kMaxPipelineLayoutDepth = 32;
 
 struct VirtualStage {
     int first_layer = 0; // index of its first decoder layer

@@ -26,6 +26,7 @@ enum class RejectReason {
     ShardingInvalid,          // zero_stage / shard_group / overlap_param_gather do not go together
     OverlapInvalid,           // tp_overlap without tp >= 2 and sequence parallelism; moe_overlap without ep > 1
     NotModeled,               // uses a feature the simulator does not model yet (model_support.h)
+    TooLargeToSimulate,       // more forward passes per iteration than kMaxSimulatedPasses
     Count
 };
 
@@ -38,5 +39,23 @@ struct PlanRejection {
 
 // Checks divisibility and schedule rules (not memory: that needs the simulation's memory model).
 std::optional<PlanRejection> check_plan(const ModelSpec& model, const TrainingSpec& training, const Plan& plan, int num_gpus);
+
+// Forward passes of one iteration, which the simulator steps through one by one: micro-batches per
+// data-parallel replica (global batch / (dp x micro-batch)) x pipeline stages x model chunks per stage.
+// For a plan check_plan() accepts.
+long long iteration_passes(const TrainingSpec& training, const Plan& plan);
+
+// The most passes an iteration may have: time and memory grow with them (the explorer's walk of a GPipe or
+// DualPipe schedule visits every pass: a tenth of a second per plan at this bound, so that a sweep still
+// stops within half a second of a cancel), and a global batch of 10^9 sequences once took gigabytes.
+// 2^18 is 46 times the largest shipped example (MT-NLG 530B: 160 micro-batches x 35 stages).
+constexpr long long kMaxSimulatedPasses = 1LL << 18;
+// The most passes the task graph is built for (about 1 KB and 10 us each): above it simulate() computes
+// the iteration in closed form, as the explorer does (fast_simulation.h), and keeps no timeline.
+constexpr long long kMaxTaskGraphPasses = 1LL << 16;
+
+// A plan check_plan() accepts whose iteration has more than kMaxSimulatedPasses passes: refused, naming
+// training.global_batch and what to change.
+std::optional<PlanRejection> check_simulation_size(const TrainingSpec& training, const Plan& plan);
 
 } // namespace vtrain

@@ -13,6 +13,10 @@ namespace vtrain {
 
 nlohmann::json result_to_json(const SimulationResult& result);
 
+// The "floors" block: the binding resource, its share of the iteration and the summary line, each resource's
+// floor, every non-zero term, and the datasheet figures used (physical_floors.h).
+nlohmann::json floors_to_json(const PhysicalFloors& floors, const FloorHardware& hardware, double iteration_s);
+
 // One process per pipeline stage, one thread per lane (compute, tensor, pipeline, data parallel).
 // Tensor-parallel collectives run inside compute tasks; they are drawn on the tensor lane at the end of
 // each layer's slice of the task.

@@ -3,6 +3,7 @@
 // The plain value types a scenario file describes: model, cluster, training budget and a parallel plan.
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,22 @@ enum CudaGraphScope : unsigned {
     kGraphMoePreprocess = 8u,
     kGraphMamba = 16u, // a hybrid model's Mamba layer (norm, mixer, residual): Megatron-Core's "mamba" scope
 };
+// What an iteration trains (issue 29). Pretrain and Sft update every weight and cost the same per token (Sft
+// differs in its data: samples packed into a sequence, or padded, TrainingSpec::sequence_packing); Lora
+// freezes the base model and trains low-rank adapters on the linear layers TrainingSpec::lora_targets names
+// (Hu et al. 2021, arXiv 2106.09685; Megatron-Bridge PEFT, src/megatron/bridge/peft/lora.py): the frozen
+// weights get no weight-gradient GEMM, no gradient buffer, no optimizer state and no data-parallel reduction.
+enum class TrainingMode { Pretrain, Sft, Lora };
+// TrainingSpec::lora_targets bits: the linear layers of an attention + dense-FFN block an adapter wraps
+// (Megatron-Bridge's target_modules names linear_qkv, linear_proj, linear_fc1, linear_fc2).
+enum LoraTarget : unsigned {
+    kLoraQkv = 1u,
+    kLoraProj = 2u,
+    kLoraFc1 = 4u,
+    kLoraFc2 = 8u,
+};
+// Megatron-Bridge's LoRA default: every linear layer (LoRA.target_modules default_factory).
+constexpr unsigned kLoraAllLinear = kLoraQkv | kLoraProj | kLoraFc1 | kLoraFc2;
 // Megatron-Bridge's guide for dropless MoE: "attn moe_router moe_preprocess" (docs/training/cuda-graphs.md,
 // Quick Decision); for dense models only attn applies of these.
 constexpr unsigned kDefaultGraphScope = kGraphAttn | kGraphMoeRouter | kGraphMoePreprocess;
@@ -59,6 +76,7 @@ const char* to_string(Recompute value);
 const char* to_string(AttentionKind value);
 const char* to_string(ContextParallelKind value);
 const char* to_string(CudaGraphs value);
+const char* to_string(TrainingMode value);
 
 // Multi-head latent attention (DeepSeek-V2/V3, arXiv 2412.19437 Sec. 2.1.1). Defaults are DeepSeek-V3's.
 struct MlaSpec {
@@ -152,8 +170,19 @@ struct ClusterSpec {
     int gpus_per_node = 0;                    // 0 = the profile's node size (GPUs per host, for NICs)
     int nvlink_domain_gpus = 0;               // GPUs sharing one NVLink/xGMI fabric (8 HGX, 72 NVL72); 0 = the profile's
     std::optional<double> price_per_gpu_hour; // USD; unset = the profile's default price
+    // USD per GPU-hour of the search's other GPU types (search.gpu), by profile id; a type not listed
+    // costs its profile's price. The cluster's own GPU is priced by price_per_gpu_hour.
+    std::map<std::string, double> gpu_prices;
     LinkOverrides links;
 };
+
+// ZeRO-3 / FSDP: how the framework fetches a layer's sharded parameters (and reduces its gradients).
+//   Layer (default): one all-gather per transformer layer and pass, one reduce-scatter per layer: PyTorch FSDP1
+//     wrapping each block (one flat parameter), FSDP2's fully_shard per block, Megatron-FSDP's TransformerLayer unit.
+//   Module: DeepSpeed ZeRO-3: one all-gather per submodule with weights (a GPT layer's fused QKV, output projection,
+//     FC1 and FC2: 4), gradients reduce-scattered in reduce_bucket_size buckets of 5e8 elements (DeepSpeed
+//     deepspeed/runtime/zero/config.py @ 03dc2b9: reduce_bucket_size 5e8, stage3_prefetch_bucket_size 5e7).
+enum class Zero3Fetch { Layer, Module };
 
 struct TrainingSpec {
     int global_batch = 0; // sequences per iteration
@@ -190,8 +219,24 @@ struct TrainingSpec {
     double ssd_scan_time_factor = 1; // Mamba-2 SSD chunked scan: its kernels' time over the batched-GEMM estimate (1 = as the profile's tables say)
     bool overlap_p2p = false; // "overlap_p2p": interleaved schedules post pipeline sends asynchronously (Megatron-Core overlap_p2p_comm): a send does
                               // not hold the sender's next chunk
+    Zero3Fetch zero3_fetch = Zero3Fetch::Layer; // "zero3_fetch": "layer" (FSDP, Megatron-FSDP) or "module" (DeepSpeed ZeRO-3)
     bool te_cross_entropy = false; // "te_cross_entropy": the loss as Transformer Engine's fused parallel cross-entropy (online softmax on the 16-bit
                                    // logits, gradient written in place): 6 bytes moved per logit, not the unfused fp32 passes
+
+    // Fine-tuning (issue 29; model/fine_tuning.h says what each costs).
+    TrainingMode mode = TrainingMode::Pretrain; // "mode": "pretrain", "sft" or "lora"
+    int lora_rank = 32;                         // "lora_rank": the adapters' inner width r (Megatron-Bridge LoRA.dim default 32)
+    double lora_alpha = 32;                     // "lora_alpha": output scale alpha / r; no effect on time or memory
+    unsigned lora_targets = kLoraAllLinear;     // "lora_targets": LoraTarget bits, the linear layers that carry an adapter
+    // "sequence_packing" (sft, lora): several samples share one seq_len sequence (Megatron-Bridge packed
+    // sequences: THD layout with cu_seqlens, attention within each sample); false: one sample per sequence,
+    // padded to seq_len, so seq_len tokens are computed and only sample_tokens of them are useful.
+    bool sequence_packing = true;
+    // "sample_tokens" (sft, lora): mean tokens of one training sample; 0 = seq_len (samples fill the sequence).
+    // Packed: attention covers sample_tokens keys per sequence instead of seq_len. Padded: tokens/s counts
+    // these useful tokens, not the padded seq_len.
+    int sample_tokens = 0;
+    bool frozen_base() const { return mode == TrainingMode::Lora; }
 };
 
 // Where each parallel dimension's ranks sit: the order in which consecutive ranks step through the
@@ -262,6 +307,10 @@ struct Plan {
     int num_gpus() const { return tp * cp * pp * dp; }
     bool operator==(const Plan&) const = default;
 };
+
+// The most values one search list may hold as read (repeated values included): far above any search,
+// and a bound on the reader's memory and on the explorer's preparation of the space.
+constexpr std::size_t kMaxSearchListValues = std::size_t{1} << 20;
 
 // Ranges for the design-space explorer; empty lists mean "everything legal".
 struct SearchSpace {

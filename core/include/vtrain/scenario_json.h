@@ -26,6 +26,11 @@ std::optional<Recompute> recompute_from_string(const std::string& s);
 std::optional<Precision> precision_from_string(const std::string& s);
 std::optional<Fp8Recipe> fp8_recipe_from_string(const std::string& s);
 std::optional<CudaGraphs> cuda_graphs_from_string(const std::string& s);
+std::optional<TrainingMode> training_mode_from_string(const std::string& s); // "pretrain", "sft", "lora"
+// LoRA target modules: the LoraTarget bit of one name ("qkv", or Megatron-Bridge's "linear_qkv"; 0 for a name
+// that is none), and the short names of a set's bits in a fixed order (qkv, proj, fc1, fc2).
+unsigned lora_target_bit(const std::string& name);
+std::vector<std::string> lora_target_names(unsigned targets);
 // The module names of a CUDA-graph scope (Megatron-LM's --cuda-graph-scope values): the CudaGraphScope bit of
 // one name (0 for a name that is not one), and the names of a scope's bits in a fixed order.
 unsigned cuda_graph_scope_bit(const std::string& name);

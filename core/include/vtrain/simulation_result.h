@@ -8,6 +8,7 @@
 
 #include "vtrain/layer_costs.h"
 #include "vtrain/memory_model.h"
+#include "vtrain/physical_floors.h"
 #include "vtrain/scenario.h"
 
 namespace vtrain {
@@ -86,6 +87,7 @@ struct SimulationResult {
     double band_coverage = 0;
     std::string band_source;
     double tokens_per_s = 0;
+    bool tokens_useful_only = false;    // tokens_per_s counts the useful tokens of padded fine-tuning samples, not seq_len each
     double model_tflops_per_gpu = 0;    // no recompute counted
     double hardware_tflops_per_gpu = 0; // recompute counted
     double mfu = 0;
@@ -104,6 +106,13 @@ struct SimulationResult {
     std::vector<TimelineTask> timeline; // empty unless asked for
     std::size_t task_count = 0;
     bool band_calibrated = false; // the band is measured (a calibrated profile), not the uncalibrated default
+    // Lower bounds on the iteration from first principles (physical_floors.h) and the datasheet figures they
+    // used, and the plausibility flags of the prediction (plausibility.h PlausibilityFlag bits). Filled by
+    // simulate(); empty from simulate_checked().
+    PhysicalFloors floors;
+    FloorHardware floor_hardware;
+    unsigned plausibility = 0;
+    std::vector<std::string> plausibility_reasons; // one per flag (plausibility_reasons())
 };
 
 } // namespace vtrain

@@ -12,12 +12,15 @@
 namespace vtrain {
 
 struct SimulationOptions {
-    bool timeline = true;                     // keep every task's start and end
+    bool timeline = true;                     // keep every task's start and end (not above kMaxTaskGraphPasses
+                                              // passes, plan_check.h: the timeline then stays empty)
     const LayerCosts* cached_costs = nullptr; // precomputed operator costs for this (tp, micro-batch, ...)
 };
 
-// Checks the plan (exit-worthy structural errors come back as diagnostics), then simulates it. Plans that
-// do not fit in memory are still simulated; `fits_memory` says so.
+// Checks the plan (exit-worthy structural errors come back as diagnostics, and so does an iteration of more
+// than kMaxSimulatedPasses passes), then simulates it. Plans that do not fit in memory are still simulated;
+// `fits_memory` says so. An iteration of more than kMaxTaskGraphPasses passes is computed in closed form,
+// without a task graph (task_count 0, no timeline).
 Expected<SimulationResult> simulate(const Scenario& scenario, const Plan& plan, const GpuProfile& profile, const SimulationOptions& options = {});
 
 } // namespace vtrain

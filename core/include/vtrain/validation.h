@@ -26,8 +26,8 @@ struct RunRow {
     std::string id;
     std::string subset;
     std::string primary_metric;
-    std::optional<std::string> source_id, trust, arch_family, model_name, gpu_type, system_name, intra_node_interconnect, inter_node_interconnect,
-        pipeline_schedule, precision, activation_recompute, software, tflops_kind, flops_definition;
+    std::optional<std::string> source_id, source_ref, trust, arch_family, model_name, gpu_type, system_name, intra_node_interconnect,
+        inter_node_interconnect, pipeline_schedule, precision, activation_recompute, software, tflops_kind, flops_definition;
     std::optional<int> num_layers, hidden_size, num_attention_heads, num_query_groups, ffn_hidden_size, seq_length, vocab_size;
     std::optional<int> num_gpus, gpus_per_node, tp, pp, dp, cp, ep, virtual_pipeline_stages, micro_batch_size, global_batch_size, grad_accum_steps,
         zero_stage;
@@ -55,7 +55,7 @@ Expected<std::vector<RunRow>> runs_from_json(const nlohmann::json& json);
 Expected<std::vector<RunRow>> load_runs(const std::filesystem::path& path);
 
 // --- FLOP conventions (per iteration) ------------------------------------------------------------
-enum class FlopConvention { Sc21Eq3, KorthikantiModel, KorthikantiHardware, MegatronLmModel };
+enum class FlopConvention { Sc21Eq3, KorthikantiModel, KorthikantiHardware, MegatronLmModel, MegatronLm2024Model, NemoFormulas, MegatronBridge };
 const char* to_string(FlopConvention c);
 
 // Narayanan et al. SC'21 Eq.(3): 96 B s l h^2 (1 + s/6h + V/16lh); GEMMs only, recompute forward included.
@@ -71,6 +71,27 @@ double korthikanti_hardware_flops(double batch, double layers, double seq, doubl
 // MLA attention with the causal half of the core, MTP modules and the logits; recompute not counted.
 // nullopt for hybrid (Mamba) stacks, which Megatron counts with another formula.
 std::optional<double> megatron_lm_model_flops(const ModelSpec& m, double batch);
+
+// The same function as Megatron-LM released it in 2024 (core_r0.5 to core_r0.10): the attention core counted
+// over the full s x s matrix (s/h, not s/2h), every layer's MLP as top-k routed experts (+ shared experts):
+// 12 B s L h^2 [(1 + g/a + s/h) q/h + (f/h) k glu + (f_shared/h) glu + V / (2 L h)]. nullopt for MLA and
+// hybrid stacks, which that release counts another way.
+std::optional<double> megatron_lm_2024_model_flops(const ModelSpec& m, double batch);
+
+// NeMo 2's FLOPsMeasurementCallback formulas (nemo/utils/flops_formulas.py @ 034b17b, NeMo 24.12-25.07), by
+// model family, each with the family's vocabulary from LLM_VOCAB_SIZE_MAP (not the model's): gpt3 (GPT,
+// 51200), llama2 (32000) and llama3 (128256): B s L h^2 (12 + 12 g/a + 18 f/h + 12 s/h + 6 V/(L h)), nemotron
+// (12 f/h, 256000), mixtral (18 k f/h, 32000). nullopt for a family it has no formula for (its deepseekv3
+// does not run: it reads a field FLOPSConfig lacks).
+std::optional<double> nemo_formula_model_flops(const std::string& model_name, const ModelSpec& m, double batch);
+
+// Megatron-Bridge's num_floating_point_operations (src/megatron/bridge/training/utils/flop_utils.py, NeMo
+// 25.09-26.08): Megatron-LM's transformer branch for transformer stacks, and for hybrid (Mamba) stacks its
+// hybrid_flops: 3 x [attention 4 B s h p (h + h g/a + s/2), MLP 4 (f/h) glu B s h^2, MoE routed 4 B s h f k glu
+// (LatentMoE: 4 B s l f k glu + 4 B s h l) + shared 4 B s h f_s glu, Mamba 2 B s h (4h + 2 G N + heads) +
+// 7 B s 2h N + 4 B s h^2, logits 2 B s h V (1 + mtp)]. nullopt for sliding-window models (the window's count
+// changed between releases: GPT-OSS 27.2 -> 32.6 GFLOP per token at 26.06).
+std::optional<double> megatron_bridge_model_flops(const ModelSpec& m, double batch);
 
 // --- Mapping a row to a scenario ------------------------------------------------------------------
 enum class ValidationMetric { IterationTime, TokensPerSecPerGpu, TflopsPerGpu, MfuPct, HfuPct, LayerTime, PeakMemory, OutOfMemory };
@@ -98,6 +119,9 @@ struct MappedRun {
     double peak_tflops = 312;                            // the peak the row's percentages refer to
     std::vector<std::string> notes;                      // every default used for a setting the row leaves open
     bool memory_in_gib = false;                          // the source reports peak memory in GiB (its notes say so): compared in GiB, not GB
+    // The row states no precision: its candidates span bf16, fp16, fp8 and nvfp4, and those the GPU profile
+    // has no dense rate for are dropped when predicted (predict_candidate).
+    bool precision_open = false;
     // Set when the row was measured inside a software regression its maintainers document: predicted and
     // listed, but neither scored nor used by calibrate.
     std::string unscored_reason;
@@ -126,6 +150,12 @@ struct RangePrediction {
     int candidates = 0;                       // predicted and kept
     std::vector<std::string> dropped;         // "N of M candidates: reason", one line per reason
     std::vector<std::size_t> central_indices; // the candidate(s) at the centre: one, or the two middle ones
+    // When a setting does not fit by the memory model: which were set aside, or that the centre itself does
+    // not fit (predicted anyway, never moved to a setting the row does not state without saying so). Empty
+    // when every setting fits.
+    std::string memory_note;
+    unsigned plausibility_flags = 0;       // the centre's plausibility flags (plausibility.h PlausibilityFlag bits)
+    std::vector<std::string> plausibility; // ... and their reasons
 };
 std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProfile& profile, std::string& reason);
 
@@ -149,6 +179,10 @@ struct RowResult {
     std::string profile_id;
     std::vector<std::string> notes;
     bool memory = false; // a memory comparison (reported under "SUBSET:memory")
+    // Plausibility flags of the prediction at the centre (plausibility.h PlausibilityFlag bits: MFU above
+    // the best published run of the GPU and precision, far above or below its physical floors) and reasons.
+    unsigned plausibility_flags = 0;
+    std::vector<std::string> plausibility;
 };
 
 struct SubsetStats {
@@ -177,6 +211,7 @@ struct ValidationReport {
     int rows_in_file = 0;                       // rows selected (time-like results)
     int rows_modeled = 0;                       // of those, predicted (scored, or listed as unscored)
     int rows_unscored = 0;                      // of the modeled, predicted but not scored (a documented regression)
+    int rows_flagged = 0;                       // of the modeled, with a plausibility flag (RowResult::plausibility)
     std::map<std::string, int> skip_reasons;    // reason (row-specific numbers removed) -> rows
 };
 
@@ -196,8 +231,15 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileFor
 // with `reason` set when the plan is refused or not modeled.
 std::optional<double> predict_run(const MappedRun& run, const GpuProfile& profile, std::string& reason);
 // The same for one candidate (scenario + plan) of the run; `fits_memory` says whether it fits.
+// `plausibility`, when given, receives the prediction's plausibility flags (simulate()'s).
+struct PredictionPlausibility {
+    unsigned flags = 0; // PlausibilityFlag bits
+    std::vector<std::string> reasons;
+};
+// `peak_memory_gib` / `usable_memory_gib`: the largest stage's peak and the GPU's usable memory.
 std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate& candidate, const GpuProfile& profile, std::string& reason,
-                                        bool* fits_memory = nullptr);
+                                        bool* fits_memory = nullptr, double* peak_memory_gib = nullptr, double* usable_memory_gib = nullptr,
+                                        PredictionPlausibility* plausibility = nullptr);
 
 // A row's range [low, high] of its metric widened by the profile's band (prediction_band): times scale by
 // [band low, band high], throughputs by [1 / band high, 1 / band low]; nullopt for memory metrics.

@@ -9,6 +9,7 @@
 #include "model/model_math.h"
 #include "model/model_support.h"
 #include "vtrain/memory_model.h"
+#include "vtrain/plausibility.h"
 #include "vtrain/uncertainty.h"
 
 namespace vtrain {
@@ -43,6 +44,7 @@ PlanEvaluator::PlanEvaluator(const Scenario& scenario, const std::map<std::strin
         TrainingSpec t = scenario.training;
         t.precision = p;
         m_training.push_back(t);
+        m_floor_models.emplace_back(scenario.model, t);
     }
     for (const auto& id : space.gpus) {
         Gpu g;
@@ -51,6 +53,9 @@ PlanEvaluator::PlanEvaluator(const Scenario& scenario, const std::map<std::strin
         g.gpus_per_node = nvlink_domain_size(g.cluster.links); // TP may span hosts inside one NVLink domain (NVL72)
         for (const Precision p : space.precision) {
             g.terms.push_back(gpu_terms(g.cluster, p));
+            g.floor_hardware.push_back(floor_hardware(cluster_for_gpu(scenario, id, 0), *g.profile, p));
+            const auto best = best_published_mfu(id, p);
+            g.best_published_mfu.push_back(best ? best->mfu : -1.0);
         }
         m_gpus.push_back(g);
     }
@@ -168,6 +173,18 @@ void PlanEvaluator::fill_metrics(PlanRow& row, double iteration_s, const Gpu& gp
     row.cost_usd = m.cost_usd;
 }
 
+void PlanEvaluator::fill_floors(PlanRow& row, const Gpu& gpu, int precision_index, ThreadState& state) const
+{
+    const auto p = static_cast<std::size_t>(precision_index);
+    if (resolve_pipeline_layout(m_scenario.model, row.plan, state.floor_layout)) {
+        return; // check_plan accepted the plan, so its layout resolves
+    }
+    const PhysicalFloors f = m_floor_models[p].floors(row.plan, state.floor_layout, gpu.floor_hardware[p]);
+    row.floor_s = f.binding_s();
+    row.floor_resource = f.binding;
+    row.plausibility = static_cast<std::uint8_t>(plausibility_flags(gpu.best_published_mfu[p], row.mfu, row.iteration_time_s, row.floor_s));
+}
+
 PlanEvaluator::KeySlots PlanEvaluator::key_slots(const PlanGroup& group) const
 {
     KeySlots k;
@@ -272,15 +289,16 @@ std::optional<std::uint64_t> PlanEvaluator::plans_past_bound(const PlanGroup& gr
     return n;
 }
 
-bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control,
-                                   const PruneThresholds& prune) const
+bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control, const PruneThresholds& prune,
+                                   bool count_progress) const
 {
+    const std::uint64_t counted = count_progress ? 1 : 0;
     if (group.size == 0) {
         return true;
     }
     if (auto rejection = check_group(group)) {
         reject(out, *rejection, group.size, group.first_index);
-        control.done.fetch_add(group.size, std::memory_order_relaxed);
+        control.done.fetch_add(group.size * counted, std::memory_order_relaxed);
         return true;
     }
     const ModelSpec& model = m_scenario.model;
@@ -309,7 +327,7 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
         } else if (cannot_matter(*best, prune)) {
             out.bounded += group.size;
             out.evaluated += group.size;
-            control.done.fetch_add(group.size, std::memory_order_relaxed);
+            control.done.fetch_add(group.size * counted, std::memory_order_relaxed);
             return true;
         }
     }
@@ -323,7 +341,7 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
         if (control.cancel.load(std::memory_order_relaxed)) {
             return false;
         }
-        control.done.fetch_add(1, std::memory_order_relaxed);
+        control.done.fetch_add(counted, std::memory_order_relaxed);
         const std::uint64_t index = group.first_index + i;
         const PlanVariant v = group.variant(i);
         const TrainingSpec& training = m_training[static_cast<std::size_t>(v.precision_index)];
@@ -349,6 +367,10 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
         }
         const Plan plan = group.plan(v);
         if (auto rejection = check_plan(model, training, plan, group.num_gpus)) {
+            reject(out, *rejection, 1, index);
+            continue;
+        }
+        if (auto rejection = check_simulation_size(training, plan)) {
             reject(out, *rejection, 1, index);
             continue;
         }
@@ -399,6 +421,7 @@ bool PlanEvaluator::evaluate_group(const PlanGroup& group, ThreadState& state, C
             }
             fill_metrics(row, sim.iteration_time_s, gpu, v.precision_index, state.stages);
         }
+        fill_floors(row, gpu, v.precision_index, state);
         out.rows.push_back(std::move(row));
         ++out.feasible;
         ++out.evaluated;

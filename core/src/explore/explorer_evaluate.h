@@ -19,6 +19,7 @@
 #include "iteration/task_graph_simulation.h"
 #include "vtrain/explorer.h"
 #include "vtrain/explorer_space.h"
+#include "vtrain/physical_floors.h"
 
 namespace vtrain {
 
@@ -69,6 +70,7 @@ struct ThreadState {
     std::vector<const BoundTerms*> slots;                                       // the current group's bound terms per cost key (see key_slots)
     std::vector<StageBreakdown> stages;                                         // the iteration model's per-stage busy parts
     std::vector<StageBreakdown> no_stages;                                      // always empty: a bound has a time only
+    PipelineLayout floor_layout;                                                // the row's layout for its physical floors
 };
 
 // What a plan must beat to matter: the current front and the k-th row of each top-k list (copies taken
@@ -85,7 +87,10 @@ public:
     PlanEvaluator(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, const PlanSpace& space, const ExploreOptions& options);
 
     // Rejects, bounds out or simulates every plan of the group into `out`; false when cancelled part-way.
-    bool evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control, const PruneThresholds& prune) const;
+    // `count_progress` false: the plans are not counted in control.done (the seed's: the sweep counts them
+    // when it meets them), though control.cancel still stops the group.
+    bool evaluate_group(const PlanGroup& group, ThreadState& state, ChunkResult& out, RunControl& control, const PruneThresholds& prune,
+                        bool count_progress = true) const;
 
     // After seeding: none when the group's rules reject it or its bound rules it out as a whole; else
     // how many of its plans pass their own bounds (all of them when it has no bound).
@@ -100,7 +105,9 @@ private:
         const GpuProfile* profile = nullptr;
         ResolvedCluster cluster;
         int gpus_per_node = 8;
-        std::vector<GpuTerms> terms; // per precision of the space: peak, price, usable memory, band
+        std::vector<GpuTerms> terms;               // per precision of the space: peak, price, usable memory, band
+        std::vector<FloorHardware> floor_hardware; // per precision: the datasheet figures of the physical floors
+        std::vector<double> best_published_mfu;    // per precision: plausibility.h's table entry, < 0 for none
     };
 
     // A group's cost keys, numbered by its variant digits less the schedule and the ZeRO stage: variant
@@ -114,6 +121,8 @@ private:
 
     // A row's figures from its iteration time (and its stages' busy parts, empty for a bound): iteration_metrics().
     void fill_metrics(PlanRow& row, double iteration_s, const Gpu& gpu, int precision_index, std::vector<StageBreakdown>& stages) const;
+    // A simulated row's binding physical floor and its plausibility flags (closed forms, no simulation).
+    void fill_floors(PlanRow& row, const Gpu& gpu, int precision_index, ThreadState& state) const;
     const CostEntry* costs_for(const CostKey& key, const Plan& plan, ThreadState& state) const;
     // The key's bound terms from the table every thread shares (computed on first use; a race computes
     // the same numbers twice, harmlessly).
@@ -128,7 +137,8 @@ private:
     const PlanSpace& m_space;
     const ExploreOptions& m_options;
     std::vector<Gpu> m_gpus;
-    std::vector<TrainingSpec> m_training; // per precision of the space
+    std::vector<TrainingSpec> m_training;   // per precision of the space
+    std::vector<FloorModel> m_floor_models; // per precision: the model's per-layer floor sums
     MetricsBasis m_basis;
     mutable tbb::concurrent_unordered_map<CostKey, BoundTerms, CostKeyHash> m_bounds; // grows to the keys met (tens of bytes each)
 };

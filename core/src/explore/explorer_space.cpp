@@ -20,11 +20,32 @@ std::vector<int> powers_of_two_up_to(int limit)
     return out;
 }
 
-// Keeps the first occurrence of each value: a repeated list entry would count plans twice.
+// Keeps the first occurrence of each value: a repeated list entry would count plans twice. In O(n log n)
+// (a list of a million distinct values took minutes when each was looked up in the ones kept).
 template <typename T>
 std::vector<T> unique_in_order(const std::vector<T>& values)
 {
     std::vector<T> out;
+    if constexpr (requires(const T& a, const T& b) { a < b; }) {
+        if (values.size() > 32) {
+            std::vector<std::size_t> order(values.size());
+            for (std::size_t i = 0; i < order.size(); ++i) {
+                order[i] = i;
+            }
+            // Equal values in index order: the first of each run is the value's first occurrence.
+            std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+            std::vector<char> first(values.size(), 0);
+            for (std::size_t k = 0; k < order.size(); ++k) {
+                first[order[k]] = k == 0 || values[order[k - 1]] < values[order[k]] ? 1 : 0;
+            }
+            for (std::size_t i = 0; i < values.size(); ++i) {
+                if (first[i] != 0) {
+                    out.push_back(values[i]);
+                }
+            }
+            return out;
+        }
+    }
     for (const auto& v : values) {
         if (std::find(out.begin(), out.end(), v) == out.end()) {
             out.push_back(v);
@@ -215,9 +236,9 @@ std::vector<int> PlanSpace::layout_choices(int pp_count, int v)
     const std::vector<std::string> wanted = uneven_layouts(layers, mtp_layers, base, pp_count, v);
     std::vector<int> out;
     for (const std::string& w : wanted) {
-        const auto it = std::find(layouts.begin(), layouts.end(), w);
-        out.push_back(static_cast<int>(it - layouts.begin()));
-        if (it == layouts.end()) {
+        const auto [it, added] = layout_ids.emplace(w, static_cast<int>(layouts.size()));
+        out.push_back(it->second);
+        if (added) {
             layouts.push_back(w);
         }
     }
@@ -227,9 +248,8 @@ std::vector<int> PlanSpace::layout_choices(int pp_count, int v)
 int PlanSpace::first_layout(int pp_count, int v) const
 {
     const std::vector<std::string> wanted = uneven_layouts(layers, mtp_layers, base, pp_count, v);
-    const std::string first = wanted.empty() ? std::string() : wanted.front();
-    const auto it = std::find(layouts.begin(), layouts.end(), first);
-    return it == layouts.end() ? -1 : static_cast<int>(it - layouts.begin());
+    const auto it = layout_ids.find(wanted.empty() ? std::string() : wanted.front());
+    return it == layout_ids.end() ? -1 : it->second;
 }
 
 // Strides of the index (see the header): per (GPU, GPU count) block, sum over tp of sp(tp), times cp,
@@ -334,12 +354,16 @@ ClusterSpec cluster_for_gpu(const Scenario& scenario, const std::string& gpu, in
     if (gpu == scenario.cluster.gpu) {
         c.price_per_gpu_hour = scenario.cluster.price_per_gpu_hour;
         c.links = scenario.cluster.links;
+    } else if (const auto it = scenario.cluster.gpu_prices.find(gpu); it != scenario.cluster.gpu_prices.end()) {
+        c.price_per_gpu_hour = it->second;
     }
     return c;
 }
 
-Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, bool allow_tp_across_nodes)
+Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std::string, GpuProfile>& profiles, bool allow_tp_across_nodes,
+                                    const std::atomic<bool>* cancel)
 {
+    const auto cancelled = [cancel] { return cancel != nullptr && cancel->load(std::memory_order_relaxed); };
     const SearchSpace search = scenario.search.value_or(SearchSpace{});
     Diagnostics errors;
     if (!(scenario.training.tokens > 0)) {
@@ -426,6 +450,29 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
         return errors;
     }
 
+    // The sizes that can be known before the space is laid out, refused before any work that grows with them.
+    bool fits = true;
+    space.m_groups = 1;
+    for (const std::size_t n : {space.gpus.size(), space.num_gpus.size(), space.tp.size(), space.cp.size(), space.pp.size(), space.ep.size(),
+                                space.etp.size(), space.micro_batch.size()}) {
+        fits = fits && multiply(space.m_groups, n);
+    }
+    const auto count = [](std::uint64_t n) { return std::to_string(n); };
+    if (!fits) {
+        return Diagnostic{"search", "the lists describe more than 2^63 plans; narrow them"};
+    }
+    if (space.m_groups > kMaxSpaceGroups) {
+        return Diagnostic{"search", "the lists describe " + count(space.m_groups) +
+                                        " plan groups (GPU type x GPU count x tp x cp x pp x ep x etp x "
+                                        "micro_batch), more than the " +
+                                        count(kMaxSpaceGroups) + " a sweep enumerates in reasonable time; narrow them"};
+    }
+    const bool interleaved_searched = std::find(space.schedules.begin(), space.schedules.end(), Schedule::Interleaved) != space.schedules.end();
+    if (interleaved_searched && !space.virtual_stages.empty() && space.pp.size() * space.virtual_stages.size() > kMaxPipelineShapes) {
+        return Diagnostic{"search", "search.pp x search.virtual_stages = " + count(space.pp.size()) + " x " + count(space.virtual_stages.size()) +
+                                        " pipeline shapes, more than the " + count(kMaxPipelineShapes) + " a sweep lays out; narrow them"};
+    }
+
     // Lengths of the two dependent axes, as prefix sums over the tp and pp lists.
     space.sp_prefix.assign(space.tp.size() + 1, 0);
     for (std::size_t ti = 0; ti < space.tp.size(); ++ti) {
@@ -440,6 +487,9 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
     space.schedule_choice_list.assign(space.pp.size(), {});
     const int layers = scenario.model.layers;
     for (std::size_t pi = 0; pi < space.pp.size(); ++pi) {
+        if (cancelled()) {
+            return Diagnostic{"search", "cancelled"};
+        }
         if (interleaved && space.virtual_stages.empty()) {
             const int pp = space.pp[pi];
             if (pp >= 2 && layers % pp == 0) {
@@ -477,17 +527,11 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
         space.sched_prefix[pi + 1] = space.sched_prefix[pi] + choices.size();
     }
 
-    bool fits = true;
     space.variant_tail = 1;
     for (const std::size_t n :
          {space.recompute.size(), space.zero_stage.size(), space.precision.size(), space.tp_overlap.size(), space.moe_overlap.size(),
           space.overlap_grad_reduce.size(), space.rank_order.size(), space.offload_optimizer.size(), space.offload_activations.size()}) {
         fits = fits && multiply(space.variant_tail, n);
-    }
-    space.m_groups = 1;
-    for (const std::size_t n : {space.gpus.size(), space.num_gpus.size(), space.tp.size(), space.cp.size(), space.pp.size(), space.ep.size(),
-                                space.etp.size(), space.micro_batch.size()}) {
-        fits = fits && multiply(space.m_groups, n);
     }
     space.m_size = space.gpus.size() * space.num_gpus.size();
     for (const std::uint64_t n : {space.sp_prefix.back(), static_cast<std::uint64_t>(space.cp.size()), space.sched_prefix.back(),
@@ -496,6 +540,10 @@ Expected<PlanSpace> make_plan_space(const Scenario& scenario, const std::map<std
     }
     if (!fits) {
         return Diagnostic{"search", "the lists describe more than 2^63 plans; narrow them"};
+    }
+    if (space.m_size > kMaxSpacePlans) {
+        return Diagnostic{"search", "the lists describe " + count(space.m_size) + " plans, more than the " + count(kMaxSpacePlans) +
+                                        " a sweep enumerates in reasonable time; narrow them"};
     }
     return space;
 }

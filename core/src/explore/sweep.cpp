@@ -37,6 +37,7 @@ using detail::mark_front;
 using detail::merge_top;
 
 constexpr std::uint64_t kChunkPlans = 64;    // plans per chunk: small enough to balance, large enough to amortise
+constexpr std::uint64_t kChunkGroups = 4096; // groups per chunk at most (only empty groups reach it)
 constexpr std::size_t kTokensPerThread = 32; // chunks in flight per thread (bounds buffered rows)
 // Chunks per wave when pruning: constants, so the waves are the same for any thread count. The first
 // waves are short so that thresholds exist early; later ones long so that threads rarely wait.
@@ -131,7 +132,10 @@ private:
         auto* chunk = new Chunk;
         chunk->group_begin = m_next_group;
         const std::uint64_t first = m_space.group_first(m_next_group);
-        while (m_next_group < end_group && m_space.group_first(m_next_group) - first < kChunkPlans) {
+        // Empty groups (no schedule choice pairs with their pp) hold no plans: a chunk also ends after
+        // kChunkGroups groups, so that a run of millions of them never holds up the sweep or a cancel.
+        const std::uint64_t group_limit = m_next_group + kChunkGroups;
+        while (m_next_group < end_group && m_next_group < group_limit && m_space.group_first(m_next_group) - first < kChunkPlans) {
             ++m_next_group;
         }
         chunk->group_end = m_next_group;
@@ -179,14 +183,15 @@ private:
             groups += r.end - r.begin;
         }
         const std::uint64_t stride = std::max<std::uint64_t>(1, groups / kSeedScan);
+        // Every stride-th group of the ranges taken together, found without visiting the others (a space
+        // of 10^10 groups took 17 s here, deaf to Ctrl-C).
         std::vector<std::uint64_t> candidates;
-        std::uint64_t n = 0;
+        std::uint64_t n = 0; // groups of the ranges before r
         for (const GroupRange& r : m_ranges) {
-            for (std::uint64_t g = r.begin; g < r.end; ++g, ++n) {
-                if (n % stride == 0) {
-                    candidates.push_back(g);
-                }
+            for (std::uint64_t g = r.begin + (stride - n % stride) % stride; g < r.end; g += stride) {
+                candidates.push_back(g);
             }
+            n += r.end - r.begin;
         }
         std::vector<std::optional<PlanRow>> best(candidates.size());
         tbb::parallel_for(std::size_t{0}, candidates.size(), [&](std::size_t i) {
@@ -215,11 +220,11 @@ private:
         std::sort(chosen.begin(), chosen.end());
         chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
         std::vector<ChunkResult> parts(chosen.size());
-        RunControl quiet; // seed plans are not progress: the sweep counts them when it meets them
         const PruneThresholds none;
         tbb::parallel_for(std::size_t{0}, chosen.size(), [&](std::size_t i) {
             if (!m_control.cancel.load(std::memory_order_relaxed)) {
-                m_evaluator.evaluate_group(m_space.group(chosen[i]), m_states.local(), parts[i], quiet, none);
+                // Seed plans are not progress (the sweep counts them when it meets them); a cancel stops them.
+                m_evaluator.evaluate_group(m_space.group(chosen[i]), m_states.local(), parts[i], m_control, none, false);
             }
         });
         std::vector<PlanRow> rows;
@@ -428,8 +433,14 @@ Expected<ExploreResult> explore(const Scenario& scenario, const std::map<std::st
                                 RunControl& control, const RowSink& sink)
 {
     const auto start = std::chrono::steady_clock::now();
-    auto space = make_plan_space(scenario, profiles, options.allow_tp_across_nodes);
+    auto space = make_plan_space(scenario, profiles, options.allow_tp_across_nodes, &control.cancel);
     if (!space.ok()) {
+        if (control.cancel.load()) {
+            ExploreResult cancelled;
+            cancelled.cancelled = true;
+            cancelled.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            return cancelled;
+        }
         return space.errors();
     }
     ExploreResult result;

@@ -2,7 +2,6 @@
 // Job lists in, cluster study results out.
 #include "vtrain/cluster_schedule_json.h"
 
-#include <fstream>
 #include <sstream>
 
 #include "vtrain/cluster_schedule_workload.h"
@@ -148,13 +147,12 @@ Expected<std::vector<ClusterJob>> jobs_from_text(const std::string& text)
 
 Expected<std::vector<ClusterJob>> load_jobs(const std::filesystem::path& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return Diagnostic{"", "cannot be opened"};
+    const auto text = json_fields::read_text_file(path);
+    if (!text.ok()) {
+        // The caller names the file: the diagnostic says what is wrong with it.
+        return Diagnostic{"", text.errors().front().message};
     }
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    return jobs_from_text(buffer.str());
+    return jobs_from_text(*text);
 }
 
 nlohmann::json jobs_to_json(const std::vector<ClusterJob>& jobs)

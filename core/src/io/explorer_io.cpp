@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "vtrain/plausibility.h"
 #include "vtrain/rank_layout.h"
 #include "vtrain/scenario_json.h"
 
@@ -15,6 +16,23 @@ void append_number(std::string& out, double v)
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%.10g", v);
     out += buffer;
+}
+
+std::string joined(const std::vector<std::string>& parts)
+{
+    std::string out;
+    for (const std::string& p : parts) {
+        out += (out.empty() ? "" : ";") + p;
+    }
+    return out;
+}
+
+std::vector<std::string> row_reasons(const PlanRow& r)
+{
+    if (r.plausibility == 0) {
+        return {};
+    }
+    return plausibility_reasons(r.plausibility, r.gpu, r.precision, r.mfu, r.iteration_time_s, r.floor_s, r.floor_resource);
 }
 
 nlohmann::json rows_to_json(const std::vector<PlanRow>& rows)
@@ -92,7 +110,8 @@ std::string plan_row_csv_header()
     return "index,gpu,num_gpus,tp,pp,dp,micro_batch,schedule,virtual_stages,recompute,sequence_parallel,zero_stage,cp,ep,etp,precision,tp_overlap,"
            "moe_overlap,"
            "iteration_time_s,iteration_time_low_s,iteration_time_high_s,tokens_per_s,mfu,bubble_fraction,peak_memory_gib,training_days,cost_usd,"
-           "overlap_grad_reduce,rank_order,offload_optimizer,offload_activations,pipeline_layout,band,on_front";
+           "overlap_grad_reduce,rank_order,offload_optimizer,offload_activations,pipeline_layout,band,floor_s,floor_resource,flags,flag_reasons,on_"
+           "front";
 }
 
 std::string plan_row_to_csv(const PlanRow& r)
@@ -122,7 +141,16 @@ std::string plan_row_to_csv(const PlanRow& r)
         }
     }
     s += r.band_calibrated ? ",calibrated" : ",uncalibrated"; // whether the band was measured or is the default
-    s += r.on_front ? ",true" : ",false";                     // last: the CLI's spool strips it and marks the front at the end
+    // The binding physical floor and the plausibility flags, codes and reasons each joined by ';' (no commas).
+    s += ',';
+    append_number(s, r.floor_s);
+    s += ',';
+    s += to_string(r.floor_resource);
+    s += ',';
+    s += joined(plausibility_codes(r.plausibility));
+    s += ',';
+    s += joined(row_reasons(r));
+    s += r.on_front ? ",true" : ",false"; // last: the CLI's spool strips it and marks the front at the end
     return s;
 }
 
@@ -142,7 +170,9 @@ nlohmann::json plan_row_to_json(const PlanRow& r)
                         {"training_days", r.training_days},
                         {"cost_usd", r.cost_usd},
                         {"on_front", r.on_front},
-                        {"band_calibrated", r.band_calibrated}};
+                        {"band_calibrated", r.band_calibrated},
+                        {"floor", {{"binding", to_string(r.floor_resource)}, {"binding_s", r.floor_s}}},
+                        {"plausibility", {{"flags", plausibility_codes(r.plausibility)}, {"reasons", row_reasons(r)}}}};
     // The search axes, whether or not plan_to_json() writes them.
     nlohmann::json& plan = j["plan"];
     plan["cp"] = r.plan.cp;

@@ -6,16 +6,18 @@
 #include <cstring>
 #include <type_traits>
 
+#include "vtrain/plausibility.h"
+
 namespace vtrain {
 namespace {
 
 constexpr char kMagic[4] = {'V', 'T', 'X', 'R'};
-constexpr std::uint32_t kVersion = 4; // 4: rows carry rank_order and the offload flags
+constexpr std::uint32_t kVersion = 5; // 4: rows carry rank_order and the offload flags; 5: the binding floor and plausibility flags
 constexpr std::size_t kReasons = static_cast<std::size_t>(RejectReason::Count);
 
 #if defined(__GLIBCXX__) && UINTPTR_MAX == UINT64_MAX
 // A tripwire: a new PlanRow (or Plan) field changes the size; encode and decode it below, then update.
-static_assert(sizeof(PlanRow) == 272, "PlanRow changed: serialise the new field in explorer_wire.cpp");
+static_assert(sizeof(PlanRow) == 280, "PlanRow changed: serialise the new field in explorer_wire.cpp");
 #endif
 
 class Writer {
@@ -104,7 +106,7 @@ private:
 };
 
 constexpr std::size_t kMinRowBytes =
-    8 + 4 * 4 + 1 + 4 + 1 + 1 + 4 + 8 + 1 + (1 + 4 + 4 + 1 + 4 + 4 + 1 + 1 + 4 + 4 + 8 + 1) + (5 + 1 + 8) + 8 + 4 + 9 * 8 + 1;
+    8 + 4 * 4 + 1 + 4 + 1 + 1 + 4 + 8 + 1 + (1 + 4 + 4 + 1 + 4 + 4 + 1 + 1 + 4 + 4 + 8 + 1) + (5 + 1 + 8) + 8 + 4 + 9 * 8 + 1 + (8 + 1 + 1);
 
 void write_row(Writer& w, const PlanRow& r)
 {
@@ -147,6 +149,9 @@ void write_row(Writer& w, const PlanRow& r)
     }
     w.u8(r.on_front ? 1 : 0);
     w.u8(r.band_calibrated ? 1 : 0);
+    w.f64(r.floor_s);
+    w.u8(static_cast<std::uint8_t>(r.floor_resource));
+    w.u8(r.plausibility);
 }
 
 // False on an out-of-range enum or flag (the reader's own failures are checked by the caller).
@@ -195,9 +200,13 @@ bool read_row(Reader& in, PlanRow& r)
     }
     const std::uint8_t on_front = in.u8();
     const std::uint8_t band_calibrated = in.u8();
-    if (band_calibrated > 1 || schedule > static_cast<std::uint8_t>(Schedule::DualPipe) || recompute > static_cast<std::uint8_t>(Recompute::Full) ||
-        sp > 1 || overlap > 1 || on_front > 1 || param_gather > 1 || cp_kind > static_cast<std::uint8_t>(ContextParallelKind::AllToAll) ||
-        moe_overlap > 1 || tp_overlap > 1 || precision > static_cast<std::uint8_t>(Precision::Nvfp4) || !order_ok || offload_optimizer > 1 ||
+    r.floor_s = in.f64();
+    const std::uint8_t floor_resource = in.u8();
+    const std::uint8_t plausibility = in.u8();
+    if (floor_resource >= kFloorResources || plausibility > (kMfuAbovePublished | kFarAboveFloor | kBelowFloor) || band_calibrated > 1 ||
+        schedule > static_cast<std::uint8_t>(Schedule::DualPipe) || recompute > static_cast<std::uint8_t>(Recompute::Full) || sp > 1 || overlap > 1 ||
+        on_front > 1 || param_gather > 1 || cp_kind > static_cast<std::uint8_t>(ContextParallelKind::AllToAll) || moe_overlap > 1 || tp_overlap > 1 ||
+        precision > static_cast<std::uint8_t>(Precision::Nvfp4) || !order_ok || offload_optimizer > 1 ||
         !(p.offload_activations >= 0 && p.offload_activations <= 1) || recompute_modules > 15) {
         return false;
     }
@@ -213,6 +222,8 @@ bool read_row(Reader& in, PlanRow& r)
     p.overlap_grad_reduce = overlap == 1;
     r.on_front = on_front == 1;
     r.band_calibrated = band_calibrated == 1;
+    r.floor_resource = static_cast<FloorResource>(floor_resource);
+    r.plausibility = plausibility;
     return true;
 }
 

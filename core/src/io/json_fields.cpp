@@ -231,7 +231,7 @@ private:
                 if (!field.empty()) {
                     field += '.';
                 }
-                field += m_keys[i];
+                field += bounded(m_keys[i]);
             }
         }
         return field.size() > 80 ? field.substr(0, 80) + "..." : field;
@@ -281,7 +281,9 @@ const nlohmann::json* Reader::lookup(const char* key) const
 
 void Reader::error(const std::string& key, const std::string& message) const
 {
-    m_diagnostics.push_back({key.empty() ? m_path : field(key.c_str()), message});
+    // The message may quote user text: its control characters are shown, never passed on (printable()
+    // leaves text without them as it is, and text it rendered once as it is).
+    m_diagnostics.push_back({key.empty() ? m_path : field(key.c_str()), printable(message)});
 }
 
 Reader Reader::child(const char* key) const
@@ -484,7 +486,7 @@ Expected<nlohmann::json> parse_json_text(const std::string& text)
         if (!builder.error_field().empty()) {
             message += " (in " + builder.error_field() + ")";
         }
-        return Diagnostic{"", message};
+        return Diagnostic{"", printable(message)}; // the parser's token may be a raw DEL or control byte
     }
     return root;
 }
@@ -507,9 +509,121 @@ std::string lowercase(std::string text)
     return text;
 }
 
+namespace {
+
+// The length of the UTF-8 character at `text[i]` (2 to 4), or 0 when the bytes there are not one
+// (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF, or cut short).
+std::size_t utf8_length(std::string_view text, std::size_t i)
+{
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char lead = byte(i);
+    std::size_t n = 0;
+    unsigned char low = 0x80, high = 0xBF; // the second byte's range
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        n = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+        n = 3;
+        low = lead == 0xE0 ? 0xA0 : 0x80;
+        high = lead == 0xED ? 0x9F : 0xBF;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        n = 4;
+        low = lead == 0xF0 ? 0x90 : 0x80;
+        high = lead == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        return 0;
+    }
+    if (i + n > text.size() || byte(i + 1) < low || byte(i + 1) > high) {
+        return 0;
+    }
+    for (std::size_t k = 2; k < n; ++k) {
+        if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) {
+            return 0;
+        }
+    }
+    return n;
+}
+
+std::string hex_escape(unsigned value, const char* prefix)
+{
+    static const char* const digits = "0123456789abcdef";
+    std::string out(prefix);
+    out += digits[(value >> 4) & 0xF];
+    out += digits[value & 0xF];
+    return out;
+}
+
+// The printable form of the character (or stray byte) at `text[i]`; `i` advances past it.
+std::string printable_piece(std::string_view text, std::size_t& i)
+{
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+        ++i;
+        switch (c) {
+        case '\n': return "\\n";
+        case '\r': return "\\r";
+        case '\t': return "\\t";
+        default: return c < 0x20 || c == 0x7F ? hex_escape(c, "\\x") : std::string(1, static_cast<char>(c));
+        }
+    }
+    const std::size_t n = utf8_length(text, i);
+    if (n == 0) {
+        ++i;
+        return hex_escape(c, "\\x"); // not UTF-8: the byte itself
+    }
+    if (c == 0xC2 && static_cast<unsigned char>(text[i + 1]) <= 0x9F) {
+        const auto code = static_cast<unsigned char>(text[i + 1]); // a C1 control, U+0080 to U+009F
+        i += n;
+        return hex_escape(code, "\\u00");
+    }
+    const std::string piece(text.substr(i, n));
+    i += n;
+    return piece;
+}
+
+} // namespace
+
+std::string printable(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        out += printable_piece(text, i);
+    }
+    return out;
+}
+
 std::string bounded(const std::string& text, std::size_t max_chars)
 {
-    return text.size() > max_chars ? text.substr(0, max_chars) + "..." : text;
+    std::string out;
+    for (std::size_t i = 0; i < text.size();) {
+        const std::string piece = printable_piece(text, i);
+        if (out.size() + piece.size() > max_chars) {
+            return out + "...";
+        }
+        out += piece;
+    }
+    return out;
+}
+
+std::optional<std::string> id_problem(const std::string& id)
+{
+    constexpr std::size_t kMaxIdChars = 128;
+    if (id.empty()) {
+        return std::string("is empty");
+    }
+    if (id.size() > kMaxIdChars) {
+        return "is longer than " + std::to_string(kMaxIdChars) + " characters";
+    }
+    if (id.front() == '.' || id.front() == '-') {
+        return std::string("starts with '") + id.front() + "'";
+    }
+    for (const char c : id) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_' || c == '+';
+        if (!ok) {
+            return "holds " + (c == '/' || c == '\\' ? std::string("a path separator") : "the character " + bounded(std::string(1, c)));
+        }
+    }
+    return std::nullopt;
 }
 
 std::optional<std::string> first_non_finite(const nlohmann::json& value)
@@ -559,15 +673,50 @@ std::optional<int> whole_number_in_range(const nlohmann::json& value, int min, i
     return static_cast<int>(v);
 }
 
-Expected<nlohmann::json> read_json_file(const std::filesystem::path& path)
+Expected<std::string> read_text_file(const std::filesystem::path& path, std::uintmax_t max_bytes)
 {
+    const std::string name = bounded(path.string(), 300);
+    const auto mib = [](std::uintmax_t bytes) { return std::to_string(bytes >> 20) + " MiB"; };
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (!ec && std::filesystem::is_directory(status)) {
+        return Diagnostic{name, "is a directory, not a file"};
+    }
+    if (!ec && std::filesystem::is_regular_file(status)) {
+        // The size first, so that a huge file is refused before any of it is read.
+        const std::uintmax_t size = std::filesystem::file_size(path, ec);
+        if (!ec && size > max_bytes) {
+            return Diagnostic{name, "is " + std::to_string(size) + " bytes, more than the " + mib(max_bytes) + " an input file may hold"};
+        }
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        return Diagnostic{path.string(), "cannot be opened"};
+        return Diagnostic{name, "cannot be opened"};
     }
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    auto json = parse_json_text(buffer.str());
+    // Read in pieces up to the bound: a device or pipe has no size (/dev/zero never ends).
+    std::string text;
+    std::vector<char> buffer(std::size_t{1} << 16);
+    while (in) {
+        in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+        const auto got = static_cast<std::size_t>(in.gcount());
+        if (text.size() + got > max_bytes) {
+            return Diagnostic{name, "holds more than the " + mib(max_bytes) + " an input file may hold"};
+        }
+        text.append(buffer.data(), got);
+    }
+    if (in.bad()) {
+        return Diagnostic{name, "cannot be read"};
+    }
+    return text;
+}
+
+Expected<nlohmann::json> read_json_file(const std::filesystem::path& path)
+{
+    const auto text = read_text_file(path);
+    if (!text.ok()) {
+        return text.errors();
+    }
+    auto json = parse_json_text(*text);
     if (!json.ok()) {
         return Diagnostic{path.string(), "is " + json.errors().front().message};
     }

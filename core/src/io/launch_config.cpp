@@ -25,9 +25,11 @@
 // enable_async_tensor_parallel, pipeline_parallel_schedule, fsdp_reshard_after_forward; [float8].
 #include "vtrain/launch_config.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <string_view>
 
 #include "vtrain/pipeline_layout.h"
 #include "vtrain/plan_check.h"
@@ -40,6 +42,40 @@ namespace {
 std::string str(long long v)
 {
     return std::to_string(v);
+}
+
+// The length of the UTF-8 character at text[i] (1 for ASCII), or 0 when the bytes there are not one.
+std::size_t utf8_char_length(std::string_view text, std::size_t i)
+{
+    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char lead = b(i);
+    if (lead < 0x80) {
+        return 1;
+    }
+    std::size_t n = 0;
+    unsigned char low = 0x80, high = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        n = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+        n = 3;
+        low = lead == 0xE0 ? 0xA0 : 0x80;
+        high = lead == 0xED ? 0x9F : 0xBF;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        n = 4;
+        low = lead == 0xF0 ? 0x90 : 0x80;
+        high = lead == 0xF4 ? 0x8F : 0xBF;
+    } else {
+        return 0;
+    }
+    if (i + n > text.size() || b(i + 1) < low || b(i + 1) > high) {
+        return 0;
+    }
+    for (std::size_t k = 2; k < n; ++k) {
+        if (b(i + k) < 0x80 || b(i + k) > 0xBF) {
+            return 0;
+        }
+    }
+    return n;
 }
 
 std::string join_lines(const std::string& head, const std::vector<std::string>& lines)
@@ -189,7 +225,7 @@ void add_layout_arguments(const ModelSpec& m, const Plan& p, std::vector<std::st
     }
     if (!p.pipeline_layout.empty()) {
         // The layout fixes the virtual stages too (their count is its stages / pp).
-        args.push_back("--pipeline-model-parallel-layout \"" + p.pipeline_layout + "\"");
+        args.push_back("--pipeline-model-parallel-layout " + shell_quoted(p.pipeline_layout));
         return;
     }
     if (p.first_stage_layers > 0) {
@@ -321,6 +357,64 @@ std::string environment_prefix(const Plan& p)
 
 } // namespace
 
+std::string toml_escaped(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t n = utf8_char_length(text, i);
+        if (n == 0) {
+            out += "\\uFFFD"; // not UTF-8, which TOML files are
+            ++i;
+            continue;
+        }
+        if (n > 1) {
+            out.append(text.substr(i, n));
+            i += n;
+            continue;
+        }
+        const char c = text[i++];
+        switch (c) {
+        case '\\': out += "\\\\"; break;
+        case '"': out += "\\\""; break;
+        case '\b': out += "\\b"; break;
+        case '\t': out += "\\t"; break;
+        case '\n': out += "\\n"; break;
+        case '\f': out += "\\f"; break;
+        case '\r': out += "\\r"; break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
+                char code[8];
+                std::snprintf(code, sizeof code, "\\u%04X", static_cast<unsigned>(static_cast<unsigned char>(c)));
+                out += code;
+            } else {
+                out += c;
+            }
+        }
+    }
+    return out;
+}
+
+std::string shell_quoted(std::string_view text)
+{
+    const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               std::string_view(" -_.,:/=+*|()[]{}<>;&#%@~^").find(c) != std::string_view::npos;
+    });
+    if (plain) {
+        return "\"" + std::string(text) + "\"";
+    }
+    std::string out = "'";
+    for (const char c : text) {
+        if (c == '\'') {
+            out += "'\\''";
+        } else {
+            out += c;
+        }
+    }
+    return out + "'";
+}
+
 std::string TorchtitanLaunch::command_text() const
 {
     return launch_command + '\n';
@@ -343,6 +437,14 @@ Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& s, const Plan& p, i
         w.push_back("recompute_modules (" + recompute_modules_flag_value(p.recompute_modules) +
                     ") have no torchtitan setting ([activation_checkpoint] recomputes whole layers or its own op list): not written");
     }
+    if (s.training.mode == TrainingMode::Lora) {
+        // pytorch/torchtitan issue #2515 (open, 2026-03): LoRA as a model converter is proposed (PR #2484), not released.
+        w.emplace_back("torchtitan has no released LoRA (pytorch/torchtitan#2515, a LoRA model converter in review): the job config "
+                       "trains every weight, not the simulated adapters");
+    } else if (s.training.mode == TrainingMode::Sft) {
+        w.emplace_back("torchtitan's trainer reads pretraining text ([training] dataset): an SFT dataset (packed or padded samples) "
+                       "is yours to register");
+    }
     const NodeLayout layout = node_layout(s.cluster.num_gpus, gpus_per_node, w);
     out.launch_command = "torchrun --nproc_per_node " + str(layout.processes_per_node) + " --nnodes " + str(layout.nodes);
     if (layout.nodes > 1) {
@@ -350,13 +452,20 @@ Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& s, const Plan& p, i
     }
     out.launch_command += " -m torchtitan.train --job.config_file vtrain.toml";
 
-    // FSDP2 shards over data_parallel_shard_degree and replicates over data_parallel_replicate_degree; CP
-    // ranks join the shard mesh for weights, as in Megatron.
-    const int dense_dp = p.dp * p.cp;
-    const int shard = p.zero_stage >= 1 ? (p.shard_group > 0 ? p.shard_group : dense_dp) : 1;
-    const int replicate = dense_dp / shard;
+    // FSDP2 shards over data_parallel_shard_degree and replicates over data_parallel_replicate_degree, and
+    // torchtitan's world is replicate x shard x cp x tp x pp; CP ranks join the shard mesh for weights
+    // (dp_shard_cp), as in Megatron, so the plan's shard_group (counted in dp x cp ranks) is shard x cp.
+    const int shard_ranks = p.zero_stage >= 1 ? (p.shard_group > 0 ? p.shard_group : p.dp * p.cp) : p.cp;
+    const int shard = std::max(1, shard_ranks / p.cp);
+    const int replicate = std::max(1, p.dp / shard);
+    if (shard_ranks % p.cp != 0) {
+        w.push_back("shard_group " + str(p.shard_group) + " is not a multiple of cp = " + str(p.cp) +
+                    ": torchtitan shards over whole context-parallel groups (data_parallel_shard_degree x cp)");
+    }
     std::string t;
-    t += "# torchtitan job config written by vtrain launch for " + s.model.name + " on " + str(s.cluster.num_gpus) + " x " + s.cluster.gpu + "\n";
+    // The names are user text: escaped, they stay inside this one comment line.
+    t += "# torchtitan job config written by vtrain launch for " + toml_escaped(s.model.name) + " on " + str(s.cluster.num_gpus) + " x " +
+         toml_escaped(s.cluster.gpu) + "\n";
     t += "[model]\nname = \"llama3\"\nflavor = \"custom\"  # set the flavor whose dims match the scenario\n";
     if (s.training.precision == Precision::Fp8) {
         t += "converters = [\"float8\"]\n";
@@ -369,9 +478,8 @@ Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& s, const Plan& p, i
     }
     t += "mixed_precision_param = \"" + std::string(s.training.precision == Precision::Fp32 ? "float32" : "bfloat16") +
          "\"\nmixed_precision_reduce = \"float32\"\n";
-    t += "\n[parallelism]\ndata_parallel_replicate_degree = " + str(p.zero_stage >= 1 ? replicate : dense_dp) +
-         "\ndata_parallel_shard_degree = " + str(shard) + "\ntensor_parallel_degree = " + str(p.tp) + "\ncontext_parallel_degree = " + str(p.cp) +
-         "\npipeline_parallel_degree = " + str(p.pp) + "\n";
+    t += "\n[parallelism]\ndata_parallel_replicate_degree = " + str(replicate) + "\ndata_parallel_shard_degree = " + str(shard) +
+         "\ntensor_parallel_degree = " + str(p.tp) + "\ncontext_parallel_degree = " + str(p.cp) + "\npipeline_parallel_degree = " + str(p.pp) + "\n";
     if (p.pp > 1) {
         const char* schedule = p.schedule == Schedule::GPipe                                          ? "GPipe"
                                : p.schedule == Schedule::OneFOneB || p.schedule == Schedule::DualPipe ? "1F1B"
@@ -473,6 +581,46 @@ void add_rank_order_and_offload(const ModelSpec& m, const Plan& p, std::vector<s
     }
 }
 
+// Fine-tuning (TrainingSpec::mode): Megatron-LM's --sft switches pretrain_gpt.py to its SFT dataset
+// (megatron/training/arguments.py, _add_sft_args); LoRA has no Megatron-LM flag, so the warning gives the
+// Megatron-Bridge PEFT settings of its finetuning recipes (src/megatron/bridge/peft/lora.py: LoRA.dim, alpha,
+// target_modules linear_qkv/linear_proj/linear_fc1/linear_fc2; packed sequences need micro_batch_size 1,
+// docs/training/peft.md).
+std::string bridge_peft_overrides(const Scenario& s, const Plan& p)
+{
+    const TrainingSpec& t = s.training;
+    std::string targets;
+    for (const std::string& name : lora_target_names(t.lora_targets)) {
+        targets += (targets.empty() ? "" : ",") + std::string("linear_") + name;
+    }
+    char alpha[32];
+    std::snprintf(alpha, sizeof alpha, "%g", t.lora_alpha);
+    std::string out = "peft=lora peft.dim=" + str(t.lora_rank) + " peft.alpha=" + alpha + " peft.target_modules=[" + targets + "]";
+    if (t.sequence_packing) {
+        out += " dataset.packed_sequence_specs.packed_sequence_size=" + str(s.model.seq_len);
+        if (p.micro_batch != 1) {
+            out += " (packed sequences need train.micro_batch_size=1 in Megatron-Bridge; the plan's micro-batch is " + str(p.micro_batch) + ")";
+        }
+    }
+    return out;
+}
+
+void add_fine_tuning_arguments(const Scenario& s, const Plan& p, std::vector<std::string>& args, std::vector<std::string>& warnings)
+{
+    const TrainingSpec& t = s.training;
+    if (t.mode == TrainingMode::Sft) {
+        args.emplace_back("--sft");
+        warnings.emplace_back(std::string("--sft reads Megatron-LM's SFT dataset format (--data-path to its JSONL); ") +
+                              (t.sequence_packing ? "packing samples into sequences is the dataset's to do (Megatron-Bridge's finetuning recipes "
+                                                    "pack with dataset.packed_sequence_specs)"
+                                                  : "samples are padded to --seq-length"));
+    } else if (t.mode == TrainingMode::Lora) {
+        warnings.push_back("Megatron-LM's pretrain_gpt.py has no LoRA (the flags above train every weight): run LoRA with Megatron-Bridge's "
+                           "finetuning recipe and " +
+                           bridge_peft_overrides(s, p) + ", with checkpoint.pretrained_checkpoint set to the base model");
+    }
+}
+
 Expected<MegatronLaunch> megatron_launch(const Scenario& s, const Plan& p, int gpus_per_node)
 {
     if (const auto refusal = refuse(s, p, gpus_per_node)) {
@@ -543,6 +691,7 @@ Expected<MegatronLaunch> megatron_launch(const Scenario& s, const Plan& p, int g
         args.emplace_back("--overlap-param-gather");
     }
     add_rank_order_and_offload(s.model, p, args, warnings);
+    add_fine_tuning_arguments(s, p, args, warnings);
 
     if (p.schedule == Schedule::DualPipe && p.pp > 1) {
         warnings.emplace_back("DualPipe is DeepSeek's own schedule (github.com/deepseek-ai/DualPipe): the exported plan runs 1F1B, "
@@ -696,6 +845,13 @@ Expected<DeepSpeedLaunch> deepspeed_launch(const Scenario& s, const Plan& p, int
     }
     if (p.ep > 1) {
         warnings.emplace_back("expert parallelism is DeepSpeed-MoE's ep_size in the model code, not ds_config.json");
+    }
+    if (s.training.mode == TrainingMode::Lora) {
+        warnings.emplace_back("LoRA has no ds_config key or Megatron-DeepSpeed flag: the config trains every weight, not the simulated "
+                              "adapters");
+    } else if (s.training.mode == TrainingMode::Sft) {
+        warnings.emplace_back("supervised fine-tuning data (packed or padded samples) is the training script's: ds_config.json has no "
+                              "key for it");
     }
     warnings.push_back(vocabulary_warning(s.model));
     warnings.emplace_back(std::string(kStillToSet) + "; in ds_config.json: optimizer, scheduler, gradient_clipping");

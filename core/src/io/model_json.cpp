@@ -195,8 +195,8 @@ ModelSpec read_model(Reader r)
         }
         const std::size_t bad = m.layer_pattern.find_first_not_of("M*-E");
         if (bad != std::string::npos) {
-            r.error("layer_pattern", std::string("has the unknown letter '") + m.layer_pattern[bad] + "' at position " + std::to_string(bad) +
-                                         " (M Mamba-2, * attention, - dense FFN, E MoE FFN)");
+            r.error("layer_pattern", "has the unknown letter '" + json_fields::bounded(std::string(1, m.layer_pattern[bad])) + "' at position " +
+                                         std::to_string(bad) + " (M Mamba-2, * attention, - dense FFN, E MoE FFN)");
         }
         if (m.layer_pattern.find('E') != std::string::npos && !m.moe.enabled()) {
             r.error("layer_pattern", "has MoE layers ('E') but the model has no \"moe\" block");

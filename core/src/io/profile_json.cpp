@@ -131,6 +131,9 @@ Expected<GpuProfile> profile_from_json(const nlohmann::json& json)
     GpuProfile p;
     r.required_int("schema_version", 1, 1);
     p.id = r.required_string("id");
+    if (const auto why = json_fields::id_problem(p.id); why && !p.id.empty()) {
+        r.error("id", "\"" + json_fields::bounded(p.id) + "\" is not a profile id: it " + *why + " (ids are file names such as \"h100-sxm5-80gb\")");
+    }
     p.name = r.required_string("name");
     p.vendor = r.optional_string("vendor").value_or("");
     p.source = r.required_string("source");
@@ -385,6 +388,14 @@ std::vector<std::string> ProfileLibrary::ids() const
 
 Expected<GpuProfile> ProfileLibrary::load(const std::string& id) const
 {
+    if (const auto why = json_fields::id_problem(id)) {
+        // A profile id is a file name in the folders below: an absolute or "../" value must not pick any file.
+        std::string message = "\""; // (appended: a GCC 12 -Wrestrict false positive on "literal" + string)
+        message += json_fields::bounded(id);
+        message += "\" is not a GPU profile id: it ";
+        message += *why;
+        return Diagnostic{"cluster.gpu", message};
+    }
     for (const auto& folder : folders) {
         const auto path = folder / (id + ".json");
         std::error_code ec;

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "vtrain/plausibility.h"
 #include "vtrain/scenario_json.h"
 
 namespace vtrain {
@@ -28,6 +29,38 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 } // namespace
 
+nlohmann::json floors_to_json(const PhysicalFloors& f, const FloorHardware& hw, double iteration_s)
+{
+    nlohmann::json seconds = nlohmann::json::object();
+    nlohmann::json terms = nlohmann::json::array();
+    for (std::size_t r = 0; r < kFloorResources; ++r) {
+        seconds[to_string(static_cast<FloorResource>(r))] = f.seconds[r];
+        for (std::size_t t = 0; t < kFloorTerms; ++t) {
+            if (f.term_s[t][r] > 0) {
+                terms.push_back({{"resource", to_string(static_cast<FloorResource>(r))},
+                                 {"term", to_string(static_cast<FloorTerm>(t))},
+                                 {"seconds", f.term_s[t][r]}});
+            }
+        }
+    }
+    return {{"binding", to_string(f.binding)},
+            {"binding_s", f.binding_s()},
+            {"binding_share", iteration_s > 0 ? f.binding_s() / iteration_s : 0.0},
+            {"binding_term", to_string(f.largest_term(f.binding))},
+            {"summary", floor_summary(f, hw, iteration_s)},
+            {"seconds", seconds},
+            {"terms", terms},
+            {"hardware",
+             {{"peak_dtype", hw.peak_dtype},
+              {"peak_tflops", hw.peak_flops / 1e12},
+              {"hbm_gbytes_per_s", hw.hbm_bytes_per_s / 1e9},
+              {"scale_up_gbytes_per_s_per_direction", hw.nvlink_bytes_per_s / 1e9},
+              {"nic_gbytes_per_s_per_gpu", hw.nic_bytes_per_s_per_gpu / 1e9},
+              {"host_link_gbytes_per_s", hw.host_link_bytes_per_s / 1e9},
+              {"nvlink_domain_gpus", hw.nvlink_domain_gpus},
+              {"gpus_per_node", hw.gpus_per_node}}}};
+}
+
 nlohmann::json result_to_json(const SimulationResult& r)
 {
     nlohmann::json j;
@@ -41,6 +74,9 @@ nlohmann::json result_to_json(const SimulationResult& r)
         j["iteration_time_band"] = {{"coverage", r.band_coverage}, {"source", r.band_source}, {"calibrated", r.band_calibrated}};
     }
     j["tokens_per_s"] = r.tokens_per_s;
+    if (r.tokens_useful_only) {
+        j["tokens_per_s_counts"] = "useful tokens of padded samples (training.sample_tokens each), not seq_len";
+    }
     j["model_tflops_per_gpu"] = r.model_tflops_per_gpu;
     j["hardware_tflops_per_gpu"] = r.hardware_tflops_per_gpu;
     j["mfu"] = r.mfu;
@@ -81,6 +117,10 @@ nlohmann::json result_to_json(const SimulationResult& r)
     j["breakdown"] = breakdown_to_json(r.breakdown);
     j["stages"] = stages;
     j["task_count"] = r.task_count;
+    if (r.floors.binding_s() > 0) {
+        j["floors"] = floors_to_json(r.floors, r.floor_hardware, r.iteration_time_s);
+    }
+    j["plausibility"] = {{"flags", plausibility_codes(r.plausibility)}, {"reasons", r.plausibility_reasons}};
     return j;
 }
 

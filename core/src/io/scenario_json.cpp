@@ -4,8 +4,6 @@
 #include "vtrain/scenario_json.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "io/model_json.h"
@@ -21,19 +19,83 @@ using json_fields::Reader;
 
 ClusterSpec read_cluster(Reader r)
 {
-    r.reject_unknown({"gpu", "num_gpus", "gpus_per_node", "nvlink_domain_gpus", "price_per_gpu_hour", "nvlink_bus_gbytes_per_s", "nic_gbit_per_s",
-                      "nics_per_node", "inter_node_latency_us", "description"});
+    r.reject_unknown({"gpu", "num_gpus", "gpus_per_node", "nvlink_domain_gpus", "price_per_gpu_hour", "gpu_prices", "nvlink_bus_gbytes_per_s",
+                      "nic_gbit_per_s", "nics_per_node", "inter_node_latency_us", "description"});
     ClusterSpec c;
     c.gpu = r.required_string("gpu");
+    if (const auto why = json_fields::id_problem(c.gpu); why && !c.gpu.empty()) {
+        // An id names a profile in the profile folders; "/etc/x" or "../x" would load any file as a profile.
+        r.error("gpu", "\"" + json_fields::bounded(c.gpu) + "\" is not a GPU profile id: it " + *why +
+                           " (ids are file names such as \"h100-sxm5-80gb\"; vtrain simulate --profile FILE takes a file)");
+    }
     c.num_gpus = r.required_int("num_gpus", 1, 10'000'000);
     c.gpus_per_node = r.optional_int("gpus_per_node", 1, 1024).value_or(0);
     c.nvlink_domain_gpus = r.optional_int("nvlink_domain_gpus", 1, 1'000'000).value_or(0);
     c.price_per_gpu_hour = r.optional_number("price_per_gpu_hour", 0, 1000);
+    if (r.has("gpu_prices")) {
+        Reader prices = r.child("gpu_prices");
+        for (const auto& [id, value] : prices.json().items()) {
+            if (const auto why = json_fields::id_problem(id)) {
+                // The key is quoted bounded and printable: a file may hold any text there.
+                prices.error("", "\"" + json_fields::bounded(id) + "\" is not a GPU profile id: it " + *why);
+            } else if (id == c.gpu) {
+                prices.error(id, "is the cluster's own GPU: its price is cluster.price_per_gpu_hour");
+            } else if (const auto price = prices.optional_number(id.c_str(), 0, 1000)) {
+                c.gpu_prices[id] = *price;
+            }
+        }
+    }
     c.links.nvlink_bus_gbytes_per_s = r.optional_number("nvlink_bus_gbytes_per_s", 1, 1e5);
     c.links.nic_gbit_per_s = r.optional_number("nic_gbit_per_s", 1, 1e5);
     c.links.nics_per_node = r.optional_int("nics_per_node", 1, 64);
     c.links.inter_node_latency_us = r.optional_number("inter_node_latency_us", 0, 1e4);
     return c;
+}
+
+// "mode" and what fine-tuning adds: the LoRA adapters (rank, alpha, target modules) and the data layout of
+// samples (packed or padded, their mean length). A LoRA field without mode "lora" is refused: it would change
+// nothing, which a reader of the file would not expect.
+void read_fine_tuning(Reader& r, TrainingSpec& t)
+{
+    if (const auto m = r.optional_string("mode")) {
+        if (const auto v = training_mode_from_string(*m)) {
+            t.mode = *v;
+        } else {
+            r.error("mode", "must be \"pretrain\", \"sft\" or \"lora\", not \"" + json_fields::bounded(*m) + "\"");
+        }
+    }
+    const bool lora = t.mode == TrainingMode::Lora;
+    for (const char* key : {"lora_rank", "lora_alpha", "lora_targets"}) {
+        if (r.has(key) && !lora) {
+            r.error(key, "applies to mode \"lora\" only");
+        }
+    }
+    for (const char* key : {"sequence_packing", "sample_tokens"}) {
+        if (r.has(key) && t.mode == TrainingMode::Pretrain) {
+            r.error(key, "applies to mode \"sft\" or \"lora\" only (pretraining sequences are full documents)");
+        }
+    }
+    t.lora_rank = r.optional_int("lora_rank", 1, 65536).value_or(t.lora_rank);
+    t.lora_alpha = r.optional_number("lora_alpha", 0, 1e6).value_or(t.lora_alpha);
+    if (r.json().is_object() && r.json().contains("lora_targets")) {
+        const nlohmann::json& list = r.json()["lora_targets"];
+        if (!list.is_array() || list.empty() || list.size() > 16) {
+            r.error("lora_targets", "must be a non-empty list of linear layers (\"qkv\", \"proj\", \"fc1\", \"fc2\")");
+        } else {
+            unsigned bits = 0;
+            for (const nlohmann::json& item : list) {
+                const unsigned bit = item.is_string() ? lora_target_bit(item.get<std::string>()) : 0u;
+                if (bit == 0) {
+                    r.error("lora_targets", "names \"qkv\", \"proj\", \"fc1\" or \"fc2\" (or linear_qkv, ...), not \"" +
+                                                json_fields::bounded(item.is_string() ? item.get<std::string>() : item.dump()) + "\"");
+                }
+                bits |= bit;
+            }
+            t.lora_targets = bits;
+        }
+    }
+    t.sequence_packing = r.optional_bool("sequence_packing").value_or(true);
+    t.sample_tokens = r.optional_int("sample_tokens", 1, 100'000'000).value_or(0);
 }
 
 TrainingSpec read_training(Reader r)
@@ -62,7 +124,14 @@ TrainingSpec read_training(Reader r)
                       "fused_grouped_mlp",
                       "ssd_scan_time_factor",
                       "te_cross_entropy",
-                      "overlap_p2p"});
+                      "overlap_p2p",
+                      "zero3_fetch",
+                      "mode",
+                      "lora_rank",
+                      "lora_alpha",
+                      "lora_targets",
+                      "sequence_packing",
+                      "sample_tokens"});
     TrainingSpec t;
     t.global_batch = r.required_int("global_batch", 1, 1'000'000'000);
     t.tokens = r.optional_number("tokens", 0, 1e17).value_or(0);
@@ -125,6 +194,16 @@ TrainingSpec read_training(Reader r)
                                           json_fields::bounded(*d) + "\"");
         }
     }
+    if (const auto f = r.optional_string("zero3_fetch")) {
+        const std::string v = lowercase(*f);
+        if (v == "layer" || v == "module") {
+            t.zero3_fetch = v == "module" ? Zero3Fetch::Module : Zero3Fetch::Layer;
+        } else {
+            r.error("zero3_fetch", "must be \"layer\" (FSDP, Megatron-FSDP: one all-gather per layer) or \"module\" (DeepSpeed ZeRO-3: one per "
+                                   "submodule), not \"" +
+                                       json_fields::bounded(*f) + "\"");
+        }
+    }
     if (const auto g = r.optional_string("cuda_graphs")) {
         if (const auto v = cuda_graphs_from_string(*g)) {
             t.cuda_graphs = *v;
@@ -151,6 +230,7 @@ TrainingSpec read_training(Reader r)
             t.cuda_graph_scope = bits;
         }
     }
+    read_fine_tuning(r, t);
     return t;
 }
 
@@ -295,12 +375,22 @@ std::vector<T> read_list(Reader& r, const char* key, ReadOne read_one)
         r.error(key, "must be a list");
         return out;
     }
+    if (list.size() > kMaxSearchListValues) {
+        r.error(key, "holds " + std::to_string(list.size()) + " values, more than the " + std::to_string(kMaxSearchListValues) +
+                         " a search list may hold");
+        return out;
+    }
+    constexpr std::size_t kMaxItemErrors = 20; // then one line for the rest: the diagnostics stay small
+    std::size_t bad = 0;
     for (std::size_t i = 0; i < list.size(); ++i) {
         if (auto v = read_one(list[i])) {
             out.push_back(*v);
-        } else {
+        } else if (++bad <= kMaxItemErrors) {
             r.error(key, "item " + std::to_string(i) + " (" + json_fields::excerpt(list[i]) + ") is not valid");
         }
+    }
+    if (bad > kMaxItemErrors) {
+        r.error(key, std::to_string(bad - kMaxItemErrors) + " more items are not valid");
     }
     return out;
 }
@@ -378,7 +468,8 @@ SearchSpace read_search(Reader r)
         return j.is_boolean() ? std::optional<bool>(j.get<bool>()) : std::nullopt;
     });
     s.gpu = read_list<std::string>(r, "gpu", [](const nlohmann::json& j) -> std::optional<std::string> {
-        return j.is_string() && !j.get<std::string>().empty() ? std::optional<std::string>(j.get<std::string>()) : std::nullopt;
+        // Profile ids, never paths (json_fields::id_problem).
+        return j.is_string() && !json_fields::id_problem(j.get<std::string>()) ? std::optional<std::string>(j.get<std::string>()) : std::nullopt;
     });
     return s;
 }
@@ -422,13 +513,11 @@ Expected<Scenario> scenario_from_text(const std::string& text)
 
 Expected<Scenario> load_scenario(const std::filesystem::path& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return Diagnostic{path.string(), "cannot be opened"};
+    const auto text = json_fields::read_text_file(path);
+    if (!text.ok()) {
+        return text.errors();
     }
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    return scenario_from_text(buffer.str());
+    return scenario_from_text(*text);
 }
 
 } // namespace vtrain

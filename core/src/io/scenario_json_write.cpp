@@ -196,6 +196,9 @@ nlohmann::json scenario_to_json(const Scenario& s)
     if (c.price_per_gpu_hour) {
         j["cluster"]["price_per_gpu_hour"] = *c.price_per_gpu_hour;
     }
+    if (!c.gpu_prices.empty()) {
+        j["cluster"]["gpu_prices"] = c.gpu_prices;
+    }
     if (c.links.nvlink_bus_gbytes_per_s) {
         j["cluster"]["nvlink_bus_gbytes_per_s"] = *c.links.nvlink_bus_gbytes_per_s;
     }
@@ -267,11 +270,27 @@ nlohmann::json scenario_to_json(const Scenario& s)
     if (s.training.ssd_scan_time_factor != 1) {
         j["training"]["ssd_scan_time_factor"] = s.training.ssd_scan_time_factor;
     }
+    if (s.training.zero3_fetch == Zero3Fetch::Module) {
+        j["training"]["zero3_fetch"] = "module";
+    }
     if (s.training.te_cross_entropy) {
         j["training"]["te_cross_entropy"] = true;
     }
     if (s.training.overlap_p2p) {
         j["training"]["overlap_p2p"] = true;
+    }
+    if (s.training.mode != TrainingMode::Pretrain) {
+        nlohmann::json& t = j["training"];
+        t["mode"] = to_string(s.training.mode);
+        if (s.training.mode == TrainingMode::Lora) {
+            t["lora_rank"] = s.training.lora_rank;
+            t["lora_alpha"] = s.training.lora_alpha;
+            t["lora_targets"] = lora_target_names(s.training.lora_targets);
+        }
+        t["sequence_packing"] = s.training.sequence_packing;
+        if (s.training.sample_tokens > 0) {
+            t["sample_tokens"] = s.training.sample_tokens;
+        }
     }
     if (s.plan) {
         j["plan"] = plan_to_json(*s.plan);

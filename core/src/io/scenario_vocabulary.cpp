@@ -37,6 +37,10 @@ const char* to_string(CudaGraphs v)
 {
     return v == CudaGraphs::FullIteration ? "full_iteration" : v == CudaGraphs::Scoped ? "scoped" : "none";
 }
+const char* to_string(TrainingMode v)
+{
+    return v == TrainingMode::Lora ? "lora" : v == TrainingMode::Sft ? "sft" : "pretrain";
+}
 const char* to_string(Precision v)
 {
     switch (v) {
@@ -145,6 +149,21 @@ std::optional<Precision> precision_from_string(const std::string& s)
     return std::nullopt;
 }
 
+std::optional<TrainingMode> training_mode_from_string(const std::string& s)
+{
+    const std::string v = lowercase(s);
+    if (v == "pretrain") {
+        return TrainingMode::Pretrain;
+    }
+    if (v == "sft") {
+        return TrainingMode::Sft;
+    }
+    if (v == "lora") {
+        return TrainingMode::Lora;
+    }
+    return std::nullopt;
+}
+
 namespace {
 
 using BitNames = std::pair<unsigned, const char*>;
@@ -177,6 +196,9 @@ std::vector<std::string> names_of_bits(const BitNames (&table)[N], unsigned bits
 constexpr BitNames kRecomputeModuleNames[] = {
     {kRecomputeLayernorm, "layernorm"}, {kRecomputeMlaUpProj, "mla_up_proj"}, {kRecomputeMoeAct, "moe_act"}, {kRecomputeMoe, "moe"}};
 
+// Short names, as written in scenario files and shown in the GUI.
+constexpr BitNames kLoraTargetNames[] = {{kLoraQkv, "qkv"}, {kLoraProj, "proj"}, {kLoraFc1, "fc1"}, {kLoraFc2, "fc2"}};
+
 constexpr BitNames kGraphScopeNames[] = {
     {kGraphAttn, "attn"}, {kGraphMlp, "mlp"}, {kGraphMoeRouter, "moe_router"}, {kGraphMoePreprocess, "moe_preprocess"}, {kGraphMamba, "mamba"}};
 
@@ -205,6 +227,21 @@ unsigned cuda_graph_scope_bit(const std::string& name)
 std::vector<std::string> cuda_graph_scope_names(unsigned scope)
 {
     return names_of_bits(kGraphScopeNames, scope);
+}
+
+unsigned lora_target_bit(const std::string& name)
+{
+    // Megatron-Bridge's target_modules spell them linear_qkv, linear_proj, linear_fc1, linear_fc2.
+    std::string v = lowercase(name);
+    if (v.rfind("linear_", 0) == 0) {
+        v = v.substr(7);
+    }
+    return bit_named(kLoraTargetNames, v);
+}
+
+std::vector<std::string> lora_target_names(unsigned targets)
+{
+    return names_of_bits(kLoraTargetNames, targets);
 }
 
 unsigned recompute_module_bit(const std::string& name)

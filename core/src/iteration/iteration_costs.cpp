@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "iteration/pipeline_schedule.h"
+#include "model/fine_tuning.h"
 #include "model/host_offload.h"
 #include "model/model_math.h"
 #include "profile/operator_timer.h"
@@ -15,6 +16,26 @@ namespace vtrain {
 namespace {
 
 constexpr int kMaxBucketsPerChunk = 32;
+
+// SMs an NCCL collective occupies while it runs beside compute: one CTA per channel, 16-32 of them
+// (Megatron-LM docs/user-guide/features/megatron_fsdp.md @ 11ceb1d: SHARP "reduce[s] utilization of GPU
+// streaming multi-processors (SM) from 16-32 to 1-6 ... [and] frees up GPU-hosted processors for
+// overlapped compute (GEMM) kernels"); an H100 FSDP prefetch all-gather is seen launching 24 blocks
+// beside a 132-block GEMM (NVIDIA developer forum, "Compute-Communication Overlap Causes Severe GEMM
+// Performance Degradation because of Tail Effect", 2025). 24, the middle of the documented range.
+constexpr double kNcclOverlapSms = 24;
+
+// Seconds that compute of `work_s` (at the whole GPU) gains when `comm_s` of data-parallel traffic runs
+// beside it on a `sm_fraction` of the SMs: the compute runs at (1 - f) while they overlap, so it ends
+// f x min(comm, work / (1 - f)) later.
+double overlap_contention_seconds(double comm_s, double work_s, double sm_fraction)
+{
+    if (comm_s <= 0 || work_s <= 0 || sm_fraction <= 0) {
+        return 0;
+    }
+    const double f = std::min(sm_fraction, 0.9);
+    return f * std::min(comm_s, work_s / (1 - f));
+}
 
 // Which NVLink domain the first rank of a stage sits on (the plan's rank order sets the stride).
 long long node_of_stage(int stage, long long pp_stride, const LinkSpec& links)
@@ -62,6 +83,8 @@ public:
         m_links = cluster.links;                                       // sends inside one NVLink domain use NVLink
         m_pp_stride = placed.pp_stride;
         m_groups = dp_groups(placed);
+        const int sms = cluster.profile->sm_count;
+        m_nccl_sm_fraction = sms > 0 ? std::min(1.0, kNcclOverlapSms / sms) : 0.0;
     }
 
     void build()
@@ -94,6 +117,7 @@ public:
         for (int s = 0; s < p.pp; ++s) {
             StageCosts& st = o.stage[s];
             st.params = ParamShare{};
+            st.trained = ParamShare{};
             for (int c = 0; c < o.chunks; ++c) {
                 ChunkCosts& ch = o.chunk[static_cast<std::size_t>(s) * o.chunks + c];
                 const VirtualStage& v = o.layout.at(s, c);
@@ -107,7 +131,17 @@ public:
                         plain_layers = v.layers;
                     }
                 }
+                if (s > 0 && o.chunks == 1 && p.zero_stage < 3 && ch.dp_contention_bucketed_backward_s > 0) {
+                    // Megatron-LM with overlap_grad_reduce (align_grad_reduce, its default): in a pipeline without
+                    // virtual stages only the first stage reduces its buckets during its last backward; the others
+                    // launch theirs after it, in the drain bubble, beside no compute of their own
+                    // (megatron/core/pipeline_parallel/schedules.py, the 1F1B cooldown: "Other pipeline stages do
+                    // grad reduction during pipeline bubble").
+                    ch.dp_contention_bucketed_backward_s = 0;
+                    ch.finish();
+                }
                 st.params += ch.params;
+                st.trained += ch.trained;
             }
             // A stage like the one before it (same parameters, same first chunk) has its figures.
             const StageCosts* before = s > 0 ? &o.stage[static_cast<std::size_t>(s) - 1] : nullptr;
@@ -126,7 +160,7 @@ public:
 
         // Megatron-Core's overlap_p2p_comm exists for the interleaved schedule only (one chunk per rank keeps batch_p2p_comm).
         o.async_sends = m_training.overlap_p2p && p.schedule == Schedule::Interleaved && p.pp > 1;
-        o.embedding_sync = p.pp >= 2 && m_model.tied_embeddings;
+        o.embedding_sync = p.pp >= 2 && m_model.tied_embeddings && !m_training.frozen_base(); // a frozen table has no gradient
         o.embedding_sync_s = 0;
         if (o.embedding_sync) {
             const bool crosses = node_of_stage(0, m_pp_stride, m_links) != node_of_stage(p.pp - 1, m_pp_stride, m_links);
@@ -176,6 +210,28 @@ private:
                m_comm.collective_seconds(Collective::ReduceScatter, expert * m_bytes.gradient, m_groups.expert);
     }
 
+    // One layer's ZeRO-3 traffic at the framework's fetch granularity (TrainingSpec::zero3_fetch). DeepSpeed
+    // ZeRO-3 gathers each submodule with weights on its own (kZero3ModulesPerLayer all-gathers of a quarter
+    // each: every one pays the collective's latency) and reduce-scatters gradients in buckets of
+    // kReduceBucketElements (a layer's share of a bucket's collective).
+    static constexpr double kZero3ModulesPerLayer = 4;   // fused QKV, output projection, FC1, FC2
+    static constexpr double kReduceBucketElements = 5e8; // DeepSpeed reduce_bucket_size default
+    double layer_gather_s(double dense, double expert) const
+    {
+        if (m_training.zero3_fetch != Zero3Fetch::Module) {
+            return gather_s(dense, expert);
+        }
+        return kZero3ModulesPerLayer * gather_s(dense / kZero3ModulesPerLayer, expert / kZero3ModulesPerLayer);
+    }
+    double layer_scatter_s(double dense, double expert) const
+    {
+        const double share = (dense + expert) / kReduceBucketElements; // buckets per layer (a fraction: layers per bucket)
+        if (m_training.zero3_fetch != Zero3Fetch::Module || share <= 0) {
+            return scatter_s(dense, expert);
+        }
+        return share * scatter_s(dense / share, expert / share);
+    }
+
     // Gradient traffic of `params` at the end of the iteration (zero 0-2), or of the last micro-batch
     // (zero 3: its reduce-scatter, then the replica all-reduce).
     double grad_reduce_s(const ParamShare& params, double fraction) const
@@ -200,19 +256,26 @@ private:
         ch.recompute = phase_of(v, Phase::Recompute);
         ch.layers = v.layers + v.mtp_layers;
         ch.params = virtual_stage_params(m_model, p, v);
+        ch.trained = trainable_stage_params(m_model, m_training, p, v);
         ch.fsdp_forward_s = ch.fsdp_backward_gather_s = ch.fsdp_backward_scatter_s = 0;
         ch.fsdp_gather_traffic_s = ch.fsdp_scatter_traffic_s = 0;
+        ch.dp_contention_forward_s = ch.dp_contention_backward_s = ch.dp_contention_bucketed_backward_s = 0;
         ch.buckets = 1;
         ch.bucket_s = 0;
         if (!m_out.reduce_grads) {
             return;
         }
-        const double grad_bytes = ch.params.total() * m_bytes.gradient;
+        // Only trained parameters have gradients to reduce (a frozen base under LoRA: its adapters alone).
+        const double grad_bytes = ch.trained.total() * m_bytes.gradient;
         const double bucket_bytes = p.grad_bucket_mb * 1024.0 * 1024.0;
         ch.buckets = std::clamp(static_cast<int>(std::ceil(grad_bytes / bucket_bytes)), 1, kMaxBucketsPerChunk);
-        ch.bucket_s = grad_reduce_s(ch.params, 1.0 / ch.buckets);
+        ch.bucket_s = grad_reduce_s(ch.trained, 1.0 / ch.buckets);
         if (p.zero_stage >= 3) {
             fill_fsdp(v, ch);
+        }
+        if (m_out.bucket_overlap && p.zero_stage < 3) {
+            // The buckets reduce beside the chunk's last backward: NCCL's SMs slow it.
+            ch.dp_contention_bucketed_backward_s = overlap_contention_seconds(ch.buckets * ch.bucket_s, ch.backward.total_s(), m_nccl_sm_fraction);
         }
     }
 
@@ -239,7 +302,11 @@ private:
         ch.backward.compute_s += offload_copy_exposed_seconds(bytes, ch.backward.total_s(), link);
     }
 
-    // Per-layer gathers prefetched one layer ahead, in forward (layer order) and backward (reverse).
+    // Per-layer gathers prefetched one layer ahead, in forward (layer order) and backward (reverse). In the
+    // backward a layer's window carries the gather of the layer after it (in backward order) and the
+    // reduce-scatter of the layer before it: both cross the same links, so what the two outlast is exposed
+    // (FSDP issues the reduce-scatter of layer i after its backward, the gather of layer i - 2 in the
+    // pre-backward hook of layer i - 1: PyTorch FSDP's BACKWARD_PRE prefetch, FSDP2 and Megatron-FSDP alike).
     void fill_fsdp(const VirtualStage& v, ChunkCosts& ch) const
     {
         const Plan& p = m_plan;
@@ -249,43 +316,59 @@ private:
         VirtualStage rest_units = v;
         rest_units.layers = 0;
         const ParamShare rest = virtual_stage_params(m_model, p, rest_units);
-        double gather_total = 0, scatter_total = 0, forward_exposed = 0, backward_exposed = 0;
-        double previous_forward = -1, previous_gather = -1;
+        std::vector<double> gather, scatter, backward;
+        double gather_total = 0, scatter_total = 0, forward_exposed = 0;
+        double previous_forward = -1;
         for (int i = v.first_layer; i < v.first_layer + v.layers; ++i) {
             const LayerParamSplit one = layer_param_split(m_model, i);
             const double d = one.dense / tp, e = one.expert / ep_etp;
-            const double g = gather_s(d, e);
-            gather_total += g;
-            scatter_total += scatter_s(d, e);
+            gather.push_back(layer_gather_s(d, e));
+            // A frozen base (LoRA) reduce-scatters its adapters' gradients only.
+            scatter.push_back(m_training.frozen_base() ? layer_scatter_s(lora_adapter_params(m_model, m_training, layer_kind(m_model, i)) / tp, 0.0)
+                                                       : layer_scatter_s(d, e));
+            backward.push_back(m_costs.layer_at(i).backward.total_s());
+            gather_total += gather.back();
+            scatter_total += scatter.back();
             // Forward: layer i's gather hides behind layer i-1's forward.
-            forward_exposed += previous_forward < 0 ? g : std::max(0.0, g - previous_forward);
+            forward_exposed += previous_forward < 0 ? gather.back() : std::max(0.0, gather.back() - previous_forward);
             previous_forward = m_costs.layer_at(i).forward.total_s();
-            // Backward runs in reverse: layer i-1's gather hides behind layer i's backward.
-            if (previous_gather >= 0) {
-                backward_exposed += std::max(0.0, previous_gather - m_costs.layer_at(i).backward.total_s());
-            }
-            previous_gather = g;
         }
-        // The chunk's last layer starts the backward: nothing before it to hide its gather.
-        backward_exposed += std::max(0.0, previous_gather);
+        // Backward, layers in reverse: the chunk's last layer starts it with nothing before it to hide its
+        // gather; then layer j's backward hides the gather of j - 1 (and, shared, the scatter of j + 1).
+        const int n = static_cast<int>(gather.size());
+        double backward_exposed = n > 0 ? gather.back() : 0.0;
+        double shared_exposed = backward_exposed;
+        for (int j = n - 1; j >= 0; --j) {
+            const double next_gather = j > 0 ? gather[static_cast<std::size_t>(j) - 1] : 0.0;
+            const double previous_scatter = j + 1 < n ? scatter[static_cast<std::size_t>(j) + 1] : 0.0;
+            backward_exposed += std::max(0.0, next_gather - backward[static_cast<std::size_t>(j)]);
+            shared_exposed += std::max(0.0, next_gather + previous_scatter - backward[static_cast<std::size_t>(j)]);
+        }
         // The remaining units (embedding, output layer, MTP modules, final norm) as one, fully exposed.
         const double rest_g = gather_s(rest.dense + rest.vocab, rest.expert);
         gather_total += rest_g;
-        scatter_total += scatter_s(rest.dense + rest.vocab, rest.expert);
+        scatter_total += m_training.frozen_base() ? 0.0 : scatter_s(rest.dense + rest.vocab, rest.expert);
         forward_exposed += rest_g;
         backward_exposed += rest_g;
         ch.fsdp_forward_s = forward_exposed;
         ch.fsdp_backward_gather_s = backward_exposed;
-        // Reduce-scatters run on the data-parallel stream behind the rest of the backward.
-        ch.fsdp_backward_scatter_s = std::max(0.0, scatter_total - ch.backward.total_s());
+        // Reduce-scatters: what they add to the gathers' exposure on the shared links, and in total at least
+        // what outlasts the whole backward (the chunk's last, bucketed backward leaves them to its buckets).
+        ch.fsdp_backward_scatter_s = std::max(shared_exposed - (backward_exposed - rest_g), std::max(0.0, scatter_total - ch.backward.total_s()));
         ch.fsdp_gather_traffic_s = gather_total;
         ch.fsdp_scatter_traffic_s = scatter_total;
+        // NCCL's SMs slow the compute the hidden traffic runs beside.
+        ch.dp_contention_forward_s = overlap_contention_seconds(gather_total - forward_exposed, ch.forward.total_s(), m_nccl_sm_fraction);
+        ch.dp_contention_backward_s = overlap_contention_seconds(gather_total - backward_exposed + scatter_total - ch.fsdp_backward_scatter_s,
+                                                                 ch.backward.total_s(), m_nccl_sm_fraction);
+        ch.dp_contention_bucketed_backward_s = ch.dp_contention_backward_s; // the last micro-batch's scatters, as buckets
     }
 
     void fill_stage_dp(int s, StageCosts& st) const
     {
         const Plan& p = m_plan;
-        const ParamShare& params = st.params;
+        // The optimizer steps and the distributed optimizer gathers what is trained (a frozen base never changes).
+        const ParamShare& params = st.trained;
         const double sharded = (params.dense + params.vocab) / m_shard.dense + params.expert / m_shard.expert;
         const double held = p.zero_stage >= 1 ? sharded : params.total();
         // Optimizer offload: the step runs on the CPU, its transfers over the host link (host_offload.h).
@@ -302,6 +385,7 @@ private:
                 const ChunkCosts& first = m_out.at(s, first_chunk(s));
                 const double forward = first.forward.total_s();
                 st.first_forward_dp_s = std::max(gather / std::max(1, first.buckets), gather - forward);
+                st.first_forward_dp_s += overlap_contention_seconds(gather - st.first_forward_dp_s, forward, m_nccl_sm_fraction);
             } else {
                 st.param_gather_s = gather;
             }
@@ -323,6 +407,7 @@ private:
     DataParallelGroups m_groups;
     LinkSpec m_links;
     long long m_pp_stride = 1;
+    double m_nccl_sm_fraction = 0; // of the GPU's SMs an overlapped data-parallel collective takes
 };
 
 TaskComm comm_of(const PhaseTime& t, double dp_s)
@@ -339,12 +424,14 @@ TaskComm comm_of(const PhaseTime& t, double dp_s)
 
 void ChunkCosts::finish()
 {
-    forward_total_s = forward.total_s() + fsdp_forward_s;
-    forward_parts = comm_of(forward, fsdp_forward_s);
+    // Compute slowed by overlapped data-parallel traffic counts as that traffic's exposed part.
+    forward_total_s = forward.total_s() + fsdp_forward_s + dp_contention_forward_s;
+    forward_parts = comm_of(forward, fsdp_forward_s + dp_contention_forward_s);
     recompute_total_s = recompute.total_s();
     recompute_parts = comm_of(recompute, 0.0);
     for (const int bucketed : {0, 1}) {
-        const double dp = fsdp_backward_gather_s + (bucketed != 0 ? 0.0 : fsdp_backward_scatter_s);
+        const double dp =
+            fsdp_backward_gather_s + (bucketed != 0 ? dp_contention_bucketed_backward_s : fsdp_backward_scatter_s + dp_contention_backward_s);
         backward_total_s[bucketed] = backward.total_s() + dp;
         backward_parts[bucketed] = comm_of(backward, dp);
     }

@@ -21,9 +21,12 @@
 //   zero_stage 3 (FSDP full shard; hybrid with shard_group): every layer's parameters are all-gathered
 //     before its forward and again before its backward, and its gradients reduce-scattered after, every
 //     micro-batch. The next layer's gather is prefetched behind this layer's compute, so a pass exposes
-//     the first gather plus whatever each later gather outlasts the layer before it; reduce-scatters run
-//     behind the rest of the backward and show only what outlasts it. The last micro-batch's
-//     reduce-scatter (and the replica all-reduce) runs as buckets behind the chunk's last backward.
+//     the first gather plus whatever each later gather outlasts the layer before it; in the backward a
+//     layer's window carries a gather and a reduce-scatter over the same links, and what the two outlast
+//     shows. The last micro-batch's reduce-scatter (and the replica all-reduce) runs as buckets behind
+//     the chunk's last backward.
+//   Overlapped traffic is not free: NCCL's kernels hold SMs while they run, so the compute beside them
+//   takes longer (ChunkCosts::dp_contention_*, StageCosts::first_forward_dp_s).
 #include <vector>
 
 #include "iteration/plan_costs.h"
@@ -44,12 +47,16 @@ struct TaskComm {
 
 struct ChunkCosts {
     PhaseTime forward, backward, recompute;
-    int layers = 0;    // decoder layers (+ MTP modules)
-    ParamShare params; // on one GPU
+    int layers = 0;     // decoder layers (+ MTP modules)
+    ParamShare params;  // on one GPU
+    ParamShare trained; // of those (plus LoRA adapters), what has gradients: all of them unless the base is frozen
     // ZeRO-3: exposed seconds added to the forward and to the backward (gather; reduce-scatter excess,
     // which the bucketed last backward of the chunk leaves to its buckets), and the traffic of one pass.
     double fsdp_forward_s = 0, fsdp_backward_gather_s = 0, fsdp_backward_scatter_s = 0;
     double fsdp_gather_traffic_s = 0, fsdp_scatter_traffic_s = 0;
+    // Compute slowed by the NCCL kernels of overlapped data-parallel traffic (they hold SMs while they run):
+    // added to the forward, to an ordinary backward and to the chunk's last, bucketed backward.
+    double dp_contention_forward_s = 0, dp_contention_backward_s = 0, dp_contention_bucketed_backward_s = 0;
     int buckets = 1;     // parts the last backward of the chunk is split into, one gradient bucket each
     double bucket_s = 0; // seconds of one bucket on the data-parallel stream
 
@@ -63,7 +70,8 @@ struct ChunkCosts {
 };
 
 struct StageCosts {
-    ParamShare params; // on one GPU of the stage
+    ParamShare params;  // on one GPU of the stage
+    ParamShare trained; // what the optimizer updates (ChunkCosts::trained summed)
     double optimizer_s = 0;
     double param_gather_s = 0;     // distributed optimizer: all-gather after the step (0 when overlapped or none)
     double first_forward_dp_s = 0; // overlap_param_gather: exposed part, added to the stage's first forward

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "iteration/event_simulation.h"
+#include "model/fine_tuning.h"
 #include "model/model_math.h"
 
 namespace vtrain {
@@ -21,8 +22,11 @@ double busy_seconds(const StageBreakdown& b)
 MetricsBasis metrics_basis(const ModelSpec& model, const TrainingSpec& training)
 {
     MetricsBasis b;
-    b.tokens_per_iteration = static_cast<double>(training.global_batch) * model.seq_len;
-    b.model_flops = model_flops_per_iteration(model, training.global_batch);
+    // Tokens the model learns from: padded fine-tuning samples count their useful tokens only (fine_tuning.h).
+    b.tokens_per_iteration = useful_tokens_per_iteration(model, training);
+    b.tokens_useful_only = b.tokens_per_iteration < static_cast<double>(training.global_batch) * model.seq_len;
+    // Model FLOPs of the training mode: a frozen base (LoRA) has no weight-gradient GEMMs.
+    b.model_flops = mode_model_flops_per_iteration(model, training);
     // A run ends after whole iterations: the last one is counted in full.
     b.iterations = training.tokens > 0 ? std::ceil(training.tokens / b.tokens_per_iteration) : 0;
     return b;

@@ -17,7 +17,8 @@ namespace vtrain {
 
 // What a scenario's metrics need that no plan changes.
 struct MetricsBasis {
-    double tokens_per_iteration = 0; // global batch x sequence length
+    double tokens_per_iteration = 0; // global batch x sequence length (x sample_tokens for padded fine-tuning samples)
+    bool tokens_useful_only = false; // tokens_per_iteration leaves out padding (TrainingSpec::sequence_packing false)
     double model_flops = 0;          // per iteration, recompute not counted
     double iterations = 0;           // whole iterations over the training tokens (the last one counted in full)
 };

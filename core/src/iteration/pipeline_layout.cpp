@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "vtrain/pipeline_layout.h"
+#include "vtrain/json_fields.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +8,7 @@
 namespace vtrain {
 namespace {
 
-constexpr std::size_t kMaxExpanded = 1 << 20; // symbols after expanding repeats: refuse absurd strings
+constexpr std::size_t kMaxExpanded = kMaxPipelineLayoutSymbols; // symbols after expanding repeats: refuse absurd strings
 
 std::string str(long long v)
 {
@@ -21,6 +22,20 @@ public:
 
     std::optional<std::string> expand(std::string& out)
     {
+        // Bounds first: the expander recurses once per '(' (a string of 30,000 of them overflowed the
+        // stack), and the JSON reader's depth bound does not look inside strings.
+        if (m_text.size() > kMaxPipelineLayoutSymbols) {
+            return "is " + str(static_cast<long long>(m_text.size())) + " characters long, more than " +
+                   str(static_cast<long long>(kMaxPipelineLayoutSymbols)) + " (the most symbols a layout may expand to)";
+        }
+        int depth = 0;
+        for (std::size_t i = 0; i < m_text.size(); ++i) {
+            depth += m_text[i] == '(' ? 1 : m_text[i] == ')' ? -1 : 0;
+            if (depth > kMaxPipelineLayoutDepth) {
+                return "nests parentheses more than " + str(kMaxPipelineLayoutDepth) + " deep (at character " + str(static_cast<long long>(i) + 1) +
+                       ")";
+            }
+        }
         std::size_t pos = 0;
         if (auto error = sequence(pos, out, 0)) {
             return error;
@@ -60,7 +75,8 @@ private:
                 item = c;
                 ++pos;
             } else {
-                return std::string("unknown symbol '") + c + "' at character " + str(static_cast<long long>(pos) + 1) +
+                // The symbol as text that stays on one line (a newline or ESC as its code).
+                return "unknown symbol '" + json_fields::bounded(std::string(1, c), 8) + "' at character " + str(static_cast<long long>(pos) + 1) +
                        " (use E, t, m, L, '|', '*n' and parentheses)";
             }
             long long repeat = 1;
@@ -180,6 +196,78 @@ std::string pipeline_layout_from_stage_layers(const std::vector<int>& layers, in
     return s;
 }
 
+namespace {
+
+// pipeline_layout_from_stage_layers() for counts given as runs (count, stages), in time that does not
+// grow with the stages: the explorer lays out every pp x v of a search (up to tens of thousands of stages each).
+std::string pipeline_layout_from_runs(const std::vector<std::pair<int, long long>>& given, int mtp_layers)
+{
+    // Runs without empty ones, equal neighbours joined.
+    auto normalised = [](const std::vector<std::pair<int, long long>>& in) {
+        std::vector<std::pair<int, long long>> out;
+        for (const auto& [count, stages] : in) {
+            if (stages <= 0) {
+                continue;
+            }
+            if (!out.empty() && out.back().first == count) {
+                out.back().second += stages;
+            } else {
+                out.emplace_back(count, stages);
+            }
+        }
+        return out;
+    };
+    std::vector<std::pair<int, long long>> runs = normalised(given);
+    std::string s;
+    if (runs.empty()) {
+        return s;
+    }
+    auto run = [&s](int k) {
+        if (k > 0) {
+            s += 't';
+        }
+        if (k > 1) {
+            s += '*';
+            s += std::to_string(k);
+        }
+    };
+    long long n = 0;
+    for (const auto& r : runs) {
+        n += r.second;
+    }
+    const int first = runs.front().first, last = runs.back().first;
+    s += 'E';
+    run(first);
+    // The stages between the first and the last, each run of equal ones written as one repeat.
+    --runs.front().second;
+    --runs.back().second;
+    if (n > 1) {
+        for (const auto& [count, stages] : normalised(runs)) {
+            s += '|';
+            if (stages > 1) {
+                s += '(';
+                run(count);
+                s += "|)*";
+                s += std::to_string(stages - 1);
+            }
+            run(count);
+        }
+        s += '|';
+        run(last);
+    }
+    if (mtp_layers > 0) {
+        s += 'm';
+    }
+    if (mtp_layers > 1) {
+        s += '*';
+        s += std::to_string(mtp_layers);
+    }
+    s += 'L';
+    return s;
+}
+
+} // namespace
+
 std::vector<std::string> standard_pipeline_layouts(int layers, int mtp_layers, int pp, int virtual_stages)
 {
     const long long n = static_cast<long long>(pp) * virtual_stages;
@@ -195,23 +283,18 @@ std::vector<std::string> standard_pipeline_layouts(int layers, int mtp_layers, i
     add(balanced_pipeline_layout(layers, mtp_layers, pp, virtual_stages));
     const int each = static_cast<int>((layers + n - 1) / n); // the heavier stages' count
     // As even as it gets, the stages one layer lighter taken from the ends inwards (last, first, second
-    // to last, ...): the ends also hold the embedding, the output layer and the MTP modules.
-    std::vector<int> counts(static_cast<std::size_t>(n), each);
+    // to last, ...): the ends also hold the embedding, the output layer and the MTP modules. So the first
+    // lighter / 2 stages and the last (lighter + 1) / 2 are lighter.
     const long long lighter = each * n - layers;
-    for (long long k = 0; k < lighter; ++k) {
-        const long long stage = k % 2 == 0 ? n - 1 - k / 2 : k / 2;
-        --counts[static_cast<std::size_t>(stage)];
-    }
+    const long long lighter_first = lighter / 2, lighter_last = lighter - lighter_first;
     if (each > 1 || lighter == 0) { // no empty stage
-        add(pipeline_layout_from_stage_layers(counts, mtp_layers));
+        add(pipeline_layout_from_runs({{each - 1, lighter_first}, {each, n - lighter}, {each - 1, lighter_last}}, mtp_layers));
     }
     // DeepSeek-V3's shape (arXiv 2412.19437 Sec. 3.2, its PP16 layout Et*4|(t*4|)*14t*1mL): the heavier
     // count on every stage but the last, which takes what is left with the MTP modules and the loss.
     const long long rest = layers - static_cast<long long>(each) * (n - 1);
     if (rest >= 1) {
-        std::fill(counts.begin(), counts.end(), each);
-        counts.back() = static_cast<int>(rest);
-        add(pipeline_layout_from_stage_layers(counts, mtp_layers));
+        add(pipeline_layout_from_runs({{each, n - 1}, {static_cast<int>(rest), 1}}, mtp_layers));
     }
     return out;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "vtrain/plan_check.h"
 
+#include "model/fine_tuning.h"
 #include "vtrain/pipeline_layout.h"
 #include "vtrain/rank_layout.h"
 
@@ -122,6 +123,7 @@ const char* to_string(RejectReason r)
     case RejectReason::ShardingInvalid: return "data-parallel sharding not applicable";
     case RejectReason::OverlapInvalid: return "overlap not applicable";
     case RejectReason::NotModeled: return "not modeled";
+    case RejectReason::TooLargeToSimulate: return "too many micro-batches to simulate";
     case RejectReason::Count: break;
     }
     return "unknown";
@@ -194,7 +196,33 @@ std::optional<PlanRejection> check_plan(const ModelSpec& m, const TrainingSpec& 
     if (auto r = check_folding(m, p)) {
         return r;
     }
+    // What the cost model cannot express (LoRA adapters on layers without an adapter path) is refused with its
+    // reason, never simulated without it.
+    if (auto why = fine_tuning_not_modeled(m, t)) {
+        return reject(RejectReason::NotModeled, "training.lora_targets", *why);
+    }
     return check_sharding_and_overlap(p);
+}
+
+long long iteration_passes(const TrainingSpec& t, const Plan& p)
+{
+    const long long per_step = static_cast<long long>(p.dp) * p.micro_batch;
+    const long long micro_batches = per_step > 0 ? t.global_batch / per_step : 0;
+    return micro_batches * p.pp * plan_chunks(p);
+}
+
+std::optional<PlanRejection> check_simulation_size(const TrainingSpec& t, const Plan& p)
+{
+    const long long passes = iteration_passes(t, p);
+    if (passes <= kMaxSimulatedPasses) {
+        return std::nullopt;
+    }
+    const long long micro_batches = t.global_batch / (static_cast<long long>(p.dp) * p.micro_batch);
+    return reject(RejectReason::TooLargeToSimulate, "training.global_batch",
+                  "global batch " + str(t.global_batch) + " is " + str(micro_batches) + " micro-batches per replica (dp x micro_batch = " +
+                      str(p.dp) + " x " + str(p.micro_batch) + ") on " + str(static_cast<long long>(p.pp) * plan_chunks(p)) +
+                      " pipeline stages: " + str(passes) + " passes per iteration, more than the " + str(kMaxSimulatedPasses) +
+                      " the simulator steps through (raise micro_batch or dp, or lower global_batch)");
 }
 
 } // namespace vtrain

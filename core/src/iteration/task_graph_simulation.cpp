@@ -7,13 +7,16 @@
 #include <algorithm>
 #include <cmath>
 
+#include "iteration/fast_simulation.h"
 #include "iteration/iteration_costs.h"
 #include "iteration/iteration_metrics.h"
 #include "iteration/pipeline_schedule.h"
 #include "model/model_math.h"
 #include "profile/operator_timer.h"
 #include "vtrain/memory_model.h"
+#include "vtrain/physical_floors.h"
 #include "vtrain/plan_check.h"
+#include "vtrain/plausibility.h"
 #include "vtrain/rank_layout.h"
 #include "vtrain/uncertainty.h"
 
@@ -363,22 +366,38 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
     // more than filling it.
     thread_local std::vector<TaskInfo> info;
     thread_local IterationBuilder builder;
-    thread_local IterationCosts costs;
+    thread_local IterationCosts graph_costs;
     info.clear();
     ws.graph.clear();
-    build_iteration_costs(model, training, cluster, plan, r.layer_costs, costs);
-    builder.reset(costs, ws.graph, &info);
-    builder.build(plan.schedule);
-    simulate_events(ws.graph, ws.times, ws.scratch);
-    r.task_count = ws.graph.size();
-    r.micro_batches = builder.micro_batches();
-
-    const double T = ws.times.makespan - costs.closed_form_bubble_saving_s; // DualPipe's bubble in closed form
+    double T = 0;
+    std::vector<StageBreakdown> breakdown;
+    // An iteration of many passes is computed in closed form (the explorer's fast path: the same times to
+    // rounding, in memory that does not grow with the micro-batches), not as a graph of a task per pass.
+    FastSimScratch fast_scratch;
+    FastSimResult fast;
+    const bool closed_form = !options.timeline && iteration_passes(training, plan) > kMaxTaskGraphPasses &&
+                             fast_simulate(model, training, cluster, plan, r.layer_costs, fast_scratch, fast, breakdown);
+    const IterationCosts& costs = closed_form ? fast_scratch.costs : graph_costs;
+    if (closed_form) {
+        r.task_count = 0;
+        r.micro_batches = costs.micro_batches;
+        T = fast.iteration_time_s;
+    } else {
+        build_iteration_costs(model, training, cluster, plan, r.layer_costs, graph_costs);
+        builder.reset(graph_costs, ws.graph, &info);
+        builder.build(plan.schedule);
+        simulate_events(ws.graph, ws.times, ws.scratch);
+        r.task_count = ws.graph.size();
+        r.micro_batches = builder.micro_batches();
+        T = ws.times.makespan - costs.closed_form_bubble_saving_s; // DualPipe's bubble in closed form
+        breakdown = account_stages(ws.graph, ws.times, info, plan.pp, costs.async_sends);
+    }
     const MetricsBasis basis = metrics_basis(model, training);
     const GpuTerms gpu = gpu_terms(cluster, training.precision);
-    std::vector<StageBreakdown> breakdown = account_stages(ws.graph, ws.times, info, plan.pp, costs.async_sends);
-    const IterationMetrics metrics =
-        iteration_metrics(basis, gpu, r.num_gpus, T, breakdown, hardware_flops_per_iteration(model, training.global_batch, plan.recompute));
+    // Hardware FLOPs: the mode's model FLOPs plus the recomputed forward work.
+    const double recomputed_flops =
+        hardware_flops_per_iteration(model, training.global_batch, plan.recompute) - model_flops_per_iteration(model, training.global_batch);
+    const IterationMetrics metrics = iteration_metrics(basis, gpu, r.num_gpus, T, breakdown, basis.model_flops + recomputed_flops);
     r.iteration_time_s = T;
     if (gpu.band) {
         r.iteration_time_low_s = metrics.iteration_time_low_s;
@@ -388,6 +407,7 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
         r.band_calibrated = gpu.band->calibrated;
     }
     r.tokens_per_s = metrics.tokens_per_s;
+    r.tokens_useful_only = basis.tokens_useful_only;
     r.model_tflops_per_gpu = metrics.model_tflops_per_gpu;
     r.hardware_tflops_per_gpu = metrics.hardware_tflops_per_gpu;
     r.mfu = metrics.mfu;
@@ -449,11 +469,30 @@ Expected<SimulationResult> simulate(const Scenario& scenario, const Plan& plan, 
     if (auto rejection = check_plan(scenario.model, scenario.training, plan, scenario.cluster.num_gpus)) {
         return rejection->diagnostic;
     }
+    if (auto rejection = check_simulation_size(scenario.training, plan)) {
+        return rejection->diagnostic;
+    }
+    SimulationOptions bounded = options;
+    bounded.timeline = options.timeline && iteration_passes(scenario.training, plan) <= kMaxTaskGraphPasses; // see SimulationOptions
     const ResolvedCluster cluster = resolve_cluster(scenario.cluster, profile);
     // The task graph's buffers are most of a call's cost when allocated afresh; each thread keeps one set
     // (rebuilt from scratch every call, as the explorer's per-thread workspaces are).
     thread_local SimulationWorkspace ws;
-    return simulate_checked(scenario.model, scenario.training, cluster, plan, options, ws);
+    SimulationResult result = simulate_checked(scenario.model, scenario.training, cluster, plan, bounded, ws);
+    // Every prediction carries its physical floors and plausibility flags (computed apart from the cost model).
+    result.floor_hardware = floor_hardware(scenario.cluster, profile, scenario.training.precision);
+    PipelineLayout layout;
+    if (!resolve_pipeline_layout(scenario.model, plan, layout)) {
+        result.floors = FloorModel(scenario.model, scenario.training).floors(plan, layout, result.floor_hardware);
+    }
+    const Precision precision = scenario.training.precision;
+    const double floor_s = result.floors.binding_s();
+    result.plausibility = plausibility_flags(profile.id, precision, result.mfu, result.iteration_time_s, floor_s);
+    if (result.plausibility != 0) {
+        result.plausibility_reasons =
+            plausibility_reasons(result.plausibility, profile.id, precision, result.mfu, result.iteration_time_s, floor_s, result.floors.binding);
+    }
+    return result;
 }
 
 } // namespace vtrain

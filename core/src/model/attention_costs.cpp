@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "model/fine_tuning.h"
 #include "model/layer_comm.h"
 #include "model/model_math.h"
 
@@ -36,7 +37,8 @@ void attention_core(BlockBuilder& b, const Ctx& c, double heads_local, double he
     const ModelSpec& m = c.m;
     const LayerCostInput& in = c.in;
     const double cp = std::max(1, in.cp);
-    const double share = attention_keys_per_query(m, windowed) / m.seq_len / cp;
+    // Packed fine-tuning samples attend within themselves (model/fine_tuning.h).
+    const double share = attention_keys_per_query(m, windowed) / m.seq_len / cp * packed_attention_share(m, *in.training);
     const double bh = in.micro_batch * heads_local;
     double fwd = 0, bwd = 0;
     if (in.training->attention == AttentionKernel::Flash) {
@@ -157,6 +159,7 @@ void attention_mixer(BlockBuilder& b, const Ctx& c, bool windowed)
     tp_collectives(b, c, true);
     // torchtitan's wq, wk, wv are three Linears (the rowwise filter judges each).
     add_gemm(b, c, "qkv projection", c.tokens, (q + 2 * kv) / c.t, c.h, c.full, true, rowwise_bf16_share(c, {q / c.t, kv / c.t, kv / c.t}, c.h));
+    add_lora(b, c, kLoraQkv, c.tokens, c.h, q + 2 * kv, false);
     if (m.qk_norm) {
         add_memory_bound(b, c.hp, "q/k norm", "layernorm", c.tokens * (q + kv) / c.t * c.e, c.full);
     }
@@ -166,6 +169,7 @@ void attention_mixer(BlockBuilder& b, const Ctx& c, bool windowed)
     }
     attention_core(b, c, m.heads / c.t, head_dim, (q + 2 * kv) / c.t, q / c.t, 2 * kv / c.t, windowed);
     add_gemm(b, c, "output projection", c.tokens, c.h, q / c.t, c.full, true, rowwise_bf16_share(c, {c.h}, q / c.t));
+    add_lora(b, c, kLoraProj, c.tokens, q, c.h, true);
     if (c.sac) {
         // torchtitan's per-op SAC policy saves the outputs of matmuls, SDPA and reduce-scatters "except
         // every second mm" of a layer (torchtitan parallelize_llama.py _apply_ac_to_transformer_block, Dec.

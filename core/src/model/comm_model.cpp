@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/nccl_tuning.h"
 #include "profile/interpolation.h"
 
 namespace vtrain {
@@ -14,6 +15,16 @@ namespace {
 int members_per_block(int size, int stride, int block)
 {
     return stride >= block ? 1 : std::min(size, std::max(1, block / std::max(1, stride)));
+}
+
+// NCCL's choice for a collective over domains (nccl_tuning.h), given its wire time.
+NcclChoice multi_domain_choice(Collective kind, double bytes, double wire_s, const GroupPlacement& g)
+{
+    const NcclCollective c = kind == Collective::AllReduce       ? NcclCollective::AllReduce
+                             : kind == Collective::ReduceScatter ? NcclCollective::ReduceScatter
+                                                                 : NcclCollective::AllGather;
+    const double bus_bytes = bytes * algorithm_factor(kind, g.size);
+    return nccl_best(c, wire_s, bus_bytes, g.size, g.nodes);
 }
 
 } // namespace
@@ -115,19 +126,27 @@ double CommModel::collective_seconds(Collective kind, double bytes, const GroupP
         const double latency = (links.inter_node_base_latency_us + (g.nodes - 1) * links.inter_node_latency_us) * 1e-6;
         return latency + std::max(nvlink, network);
     }
-    // Each of the k local members carries 1/k of the buffer across the network.
-    const double across = inter_node_seconds(kind, bytes / k, g.nodes);
-    if (k <= 1) {
-        return across;
+    // The wire time: each of the k local members carries 1/k of the buffer across the network, after
+    // (reduce-scatter, all-reduce) and before (all-gather, all-reduce) its share crosses the NVLink domain.
+    // The latency is NCCL's for the whole group (nccl_tuning.h): a ring steps through every rank, so its
+    // hops grow with the group, not with the domains alone; NCCL picks the algorithm and protocol.
+    CommModel wire = *this;
+    wire.links.nvlink_base_latency_us = wire.links.nvlink_step_latency_us = 0;
+    wire.links.inter_node_base_latency_us = wire.links.inter_node_latency_us = 0;
+    wire.measured_all_reduce = nullptr;
+    const double across = wire.inter_node_seconds(kind, bytes / k, g.nodes);
+    double wire_s = across;
+    if (k > 1) {
+        switch (kind) {
+        case Collective::AllReduce:
+            wire_s = wire.intra_node_seconds(Collective::ReduceScatter, bytes, k) + across + wire.intra_node_seconds(Collective::AllGather, bytes, k);
+            break;
+        case Collective::ReduceScatter: wire_s = wire.intra_node_seconds(Collective::ReduceScatter, bytes, k) + across; break;
+        case Collective::AllGather: wire_s = across + wire.intra_node_seconds(Collective::AllGather, bytes, k); break;
+        case Collective::AllToAll: break; // handled above
+        }
     }
-    switch (kind) {
-    case Collective::AllReduce:
-        return intra_node_seconds(Collective::ReduceScatter, bytes, k) + across + intra_node_seconds(Collective::AllGather, bytes, k);
-    case Collective::ReduceScatter: return intra_node_seconds(Collective::ReduceScatter, bytes, k) + across;
-    case Collective::AllGather: return across + intra_node_seconds(Collective::AllGather, bytes, k);
-    case Collective::AllToAll: break; // handled above
-    }
-    return across;
+    return multi_domain_choice(kind, bytes, wire_s, g).seconds;
 }
 
 double CommModel::p2p_seconds(double bytes, bool crosses_nodes) const

@@ -53,7 +53,8 @@ void build_layer(BlockCost& block, std::vector<OperatorTime>* ops, const Ctx& c,
     // DeepSpeed runs are slower than Megatron-LM 2022 by about this traffic). An add streams 3 bytes per
     // input byte, so the input size is the traffic / 3.
     const double local_params = params.dense / c.t + params.expert / (std::max(1, c.in.ep) * (c.in.etp > 0 ? c.in.etp : c.in.tp));
-    const double traffic = local_params * c.in.training->grad_accumulation_bytes;
+    // A frozen base (LoRA) accumulates only its adapters' gradients, a negligible share.
+    const double traffic = c.frozen ? 0.0 : local_params * c.in.training->grad_accumulation_bytes;
     b.compute(Phase::Backward, "weight-gradient accumulation", traffic > 0 ? c.hp.memory_bound_seconds("residual_add", traffic / 3, false) : 0.0);
     b.apply_overlap(c.in.tp_overlap, c.in.tp_overlap_hidden_fraction, c.in.moe_overlap, c.in.training->tp_overlap_forward_only,
                     moe_comm_sm_fraction(*c.in.training, *c.in.profile));
@@ -113,6 +114,7 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
     c.sac = c.selective && in.training->per_op_sac;
     c.eager = in.training->eager_elementwise;
     c.axiswise = lowp && in.training->precision == Precision::Fp8 && in.training->fp8_axiswise_casts;
+    c.frozen = in.training->frozen_base();
     std::optional<Ctx> graphed;
     if (scoped) {
         graphed.emplace(with_timers(c, *timer_graphed, *hp_graphed));
@@ -193,11 +195,21 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
     // --- first stage: embedding (vocabulary-parallel: an all-reduce joins the partial lookups) -----
     {
         BlockBuilder b(out.embedding, nullptr);
-        add_memory_bound(b, hp, "embedding", "embedding", c.activation_bytes, false);
+        if (c.frozen) {
+            // A frozen table: the lookup only, no scatter-add into its gradient.
+            b.compute(Phase::Forward, "embedding", hp.memory_bound_seconds("embedding", c.activation_bytes, false));
+        } else {
+            add_memory_bound(b, hp, "embedding", "embedding", c.activation_bytes, false);
+        }
         const Collective kind = in.sequence_parallel ? Collective::ReduceScatter : Collective::AllReduce;
         b.communicate(Phase::Forward, "embedding all-reduce", c.comm.collective_seconds(kind, c.activation_bytes, in.tp_group));
-        add_memory_bound(b, hp, "embedding dropout", "dropout", c.hidden_bytes, false);
-        const double traffic = embedding_params(m) / c.t * in.training->grad_accumulation_bytes;
+        if (c.frozen) {
+            // Nothing before a frozen table needs a gradient: autograd stops at the dropout's output.
+            b.compute(Phase::Forward, "embedding dropout", hp.memory_bound_seconds("dropout", c.hidden_bytes, false));
+        } else {
+            add_memory_bound(b, hp, "embedding dropout", "dropout", c.hidden_bytes, false);
+        }
+        const double traffic = c.frozen ? 0.0 : embedding_params(m) / c.t * in.training->grad_accumulation_bytes;
         b.compute(Phase::Backward, "weight-gradient accumulation", traffic > 0 ? hp.memory_bound_seconds("residual_add", traffic / 3, false) : 0.0);
         b.apply_host_floor(host_s);
         // Fetching the micro-batch, broadcasting it to the tensor-parallel group, mask and positions.
@@ -215,7 +227,7 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
         }
         // The output layer stays in high precision under FP8/FP4 recipes.
         add_gemm(b, c, "output projection (logits)", c.tokens, m.vocab / c.t, c.h, false, false);
-        const double traffic = static_cast<double>(m.vocab) * c.h / c.t * in.training->grad_accumulation_bytes;
+        const double traffic = c.frozen ? 0.0 : static_cast<double>(m.vocab) * c.h / c.t * in.training->grad_accumulation_bytes;
         b.compute(Phase::Backward, "weight-gradient accumulation", traffic > 0 ? hp.memory_bound_seconds("residual_add", traffic / 3, false) : 0.0);
         // Unfused, the logits are upcast to fp32 for the loss: the cross-entropy reads [tokens, vocab/t] floats.
         add_cross_entropy(b, hp, "cross-entropy", c.tokens * (m.vocab / c.t), in.training->te_cross_entropy);

@@ -15,6 +15,12 @@ namespace {
 // Router kernels per MoE layer forward with router fusion (see moe_ffn()).
 constexpr double kMoeRouterKernels = 31;
 
+// DeepEP's normal (training) kernels between nodes: 43, 58 and 51 GB/s of RDMA bandwidth per 400 Gb/s
+// ConnectX-7 (~50 GB/s) at EP 16, 32 and 64 (H800, deepseek-ai/DeepEP docs/legacy.md; restated in
+// shared/research/modern-training.md Sec. 3.1): the lowest, 43 of 50, as the share of line rate a flex
+// dispatcher's network traffic reaches.
+constexpr double kFlexNicEfficiency = 43.0 / 50.0;
+
 const char* activation_kind(FfnActivation a)
 {
     // relu and squared relu stream their input once like GELU; SwiGLU reads two halves.
@@ -130,6 +136,10 @@ void dense_ffn(BlockBuilder& b, const Ctx& c)
     add_norm(b, c, "layernorm 2", c.hidden_bytes);
     tp_collectives(b, c, true);
     ffn_gemms(b, c, c.tokens, c.m.effective_ffn_hidden() / c.t, swiglu ? "ffn gate+up" : "ffn up", "ffn down");
+    // LoRA adapters on fc1 (gate and up together, Megatron's fused linear_fc1) and fc2 (model/lora_costs.cpp).
+    const double f = c.m.effective_ffn_hidden();
+    add_lora(b, c, kLoraFc1, c.tokens, c.h, (swiglu ? 2 : 1) * f, false);
+    add_lora(b, c, kLoraFc2, c.tokens, f, c.h, true);
     tp_collectives(b, c, false);
     residual(b, c, "dropout 2", "residual 2");
 }
@@ -198,12 +208,19 @@ void moe_ffn(BlockBuilder& b, const Ctx& c, const Ctx& outer)
     const double a2a_efficiency = in.profile->expert_all_to_all_efficiency;
     // A flex dispatcher sends a token once per remote NVLink domain its experts live in (then NVLink
     // forwards it), not once per remote expert.
-    const double remote_rows = flex ? moe_remote_domains_per_token(moe.experts, moe.top_k, in.ep_group.nodes) : -1;
-    auto network_bytes = [&](double bpe) { return flex ? tokens * remote_rows * io * bpe * skew : -1.0; };
-    const double dispatch = expert_all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, io, dispatch_bpe) * skew, in.ep_group,
+    auto network_bytes = [&](double bpe) {
+        return flex ? moe_network_bytes_per_rank(tokens, moe.top_k, moe.experts, io * bpe, in.ep_group, true) * skew : -1.0;
+    };
+    // The flex dispatchers move their network share with their own RDMA kernels, at the rate DeepEP measures
+    // (kFlexNicEfficiency), not at the NIC efficiency NCCL's collectives reach inside training.
+    CommModel a2a = c.comm;
+    if (flex) {
+        a2a.links.nic_efficiency = kFlexNicEfficiency;
+    }
+    const double dispatch = expert_all_to_all_seconds(a2a, moe_dispatch_bytes(tokens, moe.top_k, io, dispatch_bpe) * skew, in.ep_group,
                                                       a2a_efficiency, network_bytes(dispatch_bpe));
     const double combine =
-        expert_all_to_all_seconds(c.comm, moe_dispatch_bytes(tokens, moe.top_k, io, c.e) * skew, in.ep_group, a2a_efficiency, network_bytes(c.e));
+        expert_all_to_all_seconds(a2a, moe_dispatch_bytes(tokens, moe.top_k, io, c.e) * skew, in.ep_group, a2a_efficiency, network_bytes(c.e));
     const double etp_bytes = rows * skew * io * c.e; // the gathered rows of the ETP group
     const double etp_gather = etp > 1 ? c.comm.collective_seconds(Collective::AllGather, etp_bytes, in.etp_group) : 0;
     const double etp_scatter = etp > 1 ? c.comm.collective_seconds(Collective::ReduceScatter, etp_bytes, in.etp_group) : 0;

@@ -155,6 +155,7 @@ struct Ctx {
     bool sac = false;      // torchtitan per-op SAC: selective recompute redoes every second matmul + elementwise ops
     bool eager = false;    // eager PyTorch elementwise op sequences (TrainingSpec::eager_elementwise)
     bool axiswise = false; // torchao rowwise FP8 casts (TrainingSpec::fp8_axiswise_casts)
+    bool frozen = false;   // the base weights are frozen (LoRA): GEMM backwards compute the data gradient only
     // Scoped CUDA graphs: the modules in graph_scope are timed with `graphed` (this context with timers
     // whose kernel floor is a graph's gap between kernels, cuda_graphs.h); null when nothing is captured.
     const Ctx* graphed = nullptr;
@@ -188,6 +189,9 @@ double gemm_time(const Ctx& c, const OperatorTimer& t, bool lowp, double m, doub
 // --- layer_operators.cpp: GEMMs, memory-bound kernels, tensor-parallel collectives ------------------------
 void add_gemm(BlockBuilder& b, const Ctx& c, const char* name, double m, double n, double k, bool recomputed, bool lowp = true,
               double bf16_share = 0);
+// --- lora_costs.cpp: a LoRA adapter beside the frozen base layer `target` (nothing unless mode lora targets it) --
+// `rows` tokens through a base layer of full widths `in` -> `out`, split by input (row_parallel) or output.
+void add_lora(BlockBuilder& b, const Ctx& c, LoraTarget target, double rows, double in, double out, bool row_parallel);
 // Only the forward of a GEMM again, before its backward (per-op selective recompute).
 void add_recomputed_gemm(BlockBuilder& b, const Ctx& c, const char* name, double m, double n, double k, double bf16_share = 0);
 // The local experts' GEMMs of one shape in one grouped kernel.

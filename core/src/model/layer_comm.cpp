@@ -47,6 +47,17 @@ double moe_remote_domains_per_token(int experts, int top_k, int domains)
     return (domains - 1) * (1 - miss);
 }
 
+double moe_network_bytes_per_rank(double tokens, int top_k, int experts, double row_bytes, const GroupPlacement& g, bool flex)
+{
+    if (g.size <= 1 || g.nodes <= 1 || tokens <= 0) {
+        return 0;
+    }
+    if (flex) {
+        return tokens * moe_remote_domains_per_token(experts, top_k, g.nodes) * row_bytes;
+    }
+    return tokens * top_k * row_bytes * (g.size - g.members_per_node) / g.size;
+}
+
 double moe_dispatch_bytes(double tokens, int top_k, double hidden, double bytes_per_element)
 {
     return tokens * top_k * hidden * bytes_per_element;

@@ -30,6 +30,13 @@ double expert_all_to_all_seconds(const CommModel& comm, double bytes_per_rank, c
 // k = 8 over 2 nodes: 0.996 (not 4). Group-limited routing (DeepSeek's <= 4 nodes) lowers it further.
 double moe_remote_domains_per_token(int experts, int top_k, int domains);
 
+// Bytes one rank sends across the network per expert dispatch (or combine) of one MoE layer, routing uniform:
+// the all-to-all dispatcher sends every (token, expert) row whose expert sits in another NVLink domain,
+// (size - k) / size of its buffer (k = the group's members in the rank's domain); a deduplicating (flex:
+// DeepEP, HybridEP) dispatcher sends a token once per remote domain its top_k experts use
+// (moe_remote_domains_per_token), and NVLink forwards it. `row_bytes`: one token's row (hidden x bytes).
+double moe_network_bytes_per_rank(double tokens, int top_k, int experts, double row_bytes, const GroupPlacement& ep_group, bool flex);
+
 // Bytes one rank puts into the expert dispatch (or combine) buffer per MoE layer per micro-batch: one row of
 // `hidden` elements per (token, selected expert) pair, as Megatron's alltoall dispatcher sends them
 // (DeepEP-style deduplication: see moe_remote_domains_per_token).

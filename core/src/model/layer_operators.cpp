@@ -26,6 +26,7 @@ Ctx with_timers(const Ctx& c, const OperatorTimer& timer, const OperatorTimer& h
     g.sac = c.sac;
     g.eager = c.eager;
     g.axiswise = c.axiswise;
+    g.frozen = c.frozen;
     return g;
 }
 
@@ -40,7 +41,10 @@ void add_gemm(BlockBuilder& b, const Ctx& c, const char* name, double m, double 
     const OperatorTimer& t = lowp ? c.timer : c.hp;
     const double fwd = gemm_time(c, t, lowp, m, n, k, bf16_share);
     b.gemm(Phase::Forward, name, fwd);
-    b.gemm(Phase::Backward, name, gemm_time(c, t, lowp, m, k, n, bf16_share) + gemm_time(c, t, lowp, k, n, m, bf16_share));
+    // Backward: the data gradient dX[m,k] = dY W^T, then the weight gradient dW[k,n] = X^T dY, which a frozen
+    // weight does not need (autograd skips it when the weight does not require grad).
+    const double wgrad = c.frozen ? 0.0 : gemm_time(c, t, lowp, k, n, m, bf16_share);
+    b.gemm(Phase::Backward, name, gemm_time(c, t, lowp, m, k, n, bf16_share) + wgrad);
     if (recomputed) {
         b.gemm(Phase::Recompute, name, fwd);
     }
@@ -77,7 +81,7 @@ void add_grouped_gemm(BlockBuilder& b, const Ctx& c, const char* name, double gr
 {
     const double fwd = c.timer.gemm_seconds(m, groups * n, k);
     b.gemm(Phase::Forward, name, fwd);
-    b.gemm(Phase::Backward, name, c.timer.gemm_seconds(m, groups * k, n) + c.timer.gemm_seconds(k, groups * n, m));
+    b.gemm(Phase::Backward, name, c.timer.gemm_seconds(m, groups * k, n) + (c.frozen ? 0.0 : c.timer.gemm_seconds(k, groups * n, m)));
     if (recomputed) {
         b.gemm(Phase::Recompute, name, fwd);
     }

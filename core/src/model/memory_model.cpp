@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "model/fine_tuning.h"
 #include "model/model_math.h"
 
 namespace vtrain {
@@ -118,6 +119,28 @@ ParamShare virtual_stage_params(const ModelSpec& m, const Plan& p, const Virtual
     return out;
 }
 
+double adapter_stage_params(const ModelSpec& m, const TrainingSpec& t, const Plan& p, const VirtualStage& v)
+{
+    if (t.mode != TrainingMode::Lora) {
+        return 0;
+    }
+    double params = 0;
+    for (int i = v.first_layer; i < v.first_layer + v.layers; ++i) {
+        params += lora_adapter_params(m, t, layer_kind(m, i));
+    }
+    return params / p.tp;
+}
+
+ParamShare trainable_stage_params(const ModelSpec& m, const TrainingSpec& t, const Plan& p, const VirtualStage& v)
+{
+    if (t.mode != TrainingMode::Lora) {
+        return virtual_stage_params(m, p, v);
+    }
+    ParamShare out;
+    out.dense = adapter_stage_params(m, t, p, v);
+    return out;
+}
+
 double largest_layer_params(const ModelSpec& m, const Plan& p)
 {
     const double ep_etp = static_cast<double>(p.ep) * p.effective_etp();
@@ -224,17 +247,25 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
     std::vector<StageMemory> out(static_cast<std::size_t>(plan.pp));
     for (int s = 0; s < plan.pp; ++s) {
         ParamShare params;
+        ParamShare trained;  // what gets gradients and optimizer state: all of `params`, or LoRA's adapters
+        double adapters = 0; // LoRA adapter weights held besides `params`
+        auto hold = [&](const VirtualStage& v) {
+            params += virtual_stage_params(m, plan, v);
+            trained += trainable_stage_params(m, t, plan, v);
+            adapters += adapter_stage_params(m, t, plan, v);
+        };
         for (int c = 0; c < layout.chunks; ++c) {
-            params += virtual_stage_params(m, plan, layout.at(s, c));
+            hold(layout.at(s, c));
             if (plan.schedule == Schedule::DualPipe && plan.pp > 1) {
                 // DualPipe: this device also runs stage pp - 1 - s of the other direction (report Table 2:
                 // two copies of the parameters, gradients and optimizer states).
-                params += virtual_stage_params(m, plan, layout.at(plan.pp - 1 - s, c));
+                hold(layout.at(plan.pp - 1 - s, c));
             }
         }
         const double layer_params = params.dense + params.expert; // what low-precision recipes quantize
         // Sharded parameter counts: dense and vocabulary state over the dense group, experts over theirs.
         const double sharded = (params.dense + params.vocab) / shard.dense + params.expert / shard.expert;
+        const double trained_sharded = (trained.dense + trained.vocab) / shard.dense + trained.expert / shard.expert;
         StageMemory& mem = out[s];
         if (plan.zero_stage >= 3 && plan.pp > 1) {
             // Sharded data parallelism under a pipeline (FSDP2 as torchtitan runs it): no reshard after the
@@ -244,20 +275,25 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
             // pipelining's backward_maybe_with_nosync: set_requires_gradient_sync(last_backward)), so the
             // stage's unsharded gradients accumulate in the parameter dtype (bf16) until then.
             const double stage_params = params.dense + params.vocab;
+            const double trained_stage = trained.dense + trained.vocab;
             mem.weights_bytes = sharded * bytes.weight + stage_params * (bytes.gather + bytes.low_precision);
-            mem.gradients_bytes = sharded * bytes.gradient + stage_params * e;
+            mem.gradients_bytes = trained_sharded * bytes.gradient + trained_stage * e;
         } else if (plan.zero_stage >= 3) {
             mem.weights_bytes = sharded * bytes.weight + 2.0 * unit * (bytes.layer_weight + bytes.low_precision);
-            mem.gradients_bytes = sharded * bytes.gradient + unit * bytes.gradient;
+            mem.gradients_bytes = trained_sharded * bytes.gradient + (t.frozen_base() ? 0.0 : unit * bytes.gradient);
         } else {
             mem.weights_bytes = params.vocab * bytes.weight + layer_params * (bytes.layer_weight + bytes.low_precision);
-            mem.gradients_bytes = plan.zero_stage >= 2 ? sharded * bytes.gradient : params.total() * bytes.gradient;
+            mem.gradients_bytes = plan.zero_stage >= 2 ? trained_sharded * bytes.gradient : trained.total() * bytes.gradient;
         }
-        mem.optimizer_bytes = (plan.zero_stage >= 1 ? sharded : params.total()) * bytes.optimizer;
+        // Frozen weights (LoRA) have no gradient buffer, no fp32 master copy and no Adam moments: only the trained
+        // parameters do (Megatron's distributed optimizer and DDP buffers hold parameters with requires_grad).
+        mem.weights_bytes += adapters * bytes.weight;
+        mem.optimizer_bytes = (plan.zero_stage >= 1 ? trained_sharded : trained.total()) * bytes.optimizer;
         const double expert_sharded = params.expert / shard.expert;
+        const double trained_expert_sharded = trained.expert / shard.expert;
         mem.expert_weights_bytes = plan.zero_stage >= 3 ? expert_sharded * bytes.weight : params.expert * (bytes.weight + bytes.low_precision);
-        mem.expert_gradients_bytes = (plan.zero_stage >= 2 ? expert_sharded : params.expert) * bytes.gradient;
-        mem.expert_optimizer_bytes = (plan.zero_stage >= 1 ? expert_sharded : params.expert) * bytes.optimizer;
+        mem.expert_gradients_bytes = (plan.zero_stage >= 2 ? trained_expert_sharded : trained.expert) * bytes.gradient;
+        mem.expert_optimizer_bytes = (plan.zero_stage >= 1 ? trained_expert_sharded : trained.expert) * bytes.optimizer;
 
         auto stage_activation_bytes = [&](int stage) {
             double bytes_sum = uniform_layer * layout.stage_layers(stage) + mtp_layer * layout.stage_mtp_layers(stage);
@@ -397,6 +433,37 @@ double kind_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, const Pla
     return bytes;
 }
 
+// What LoRA changes in a layer's stored activations, bytes per token (model/fine_tuning.h). A frozen linear
+// layer does not keep its input: Transformer Engine saves it only for the weight gradient
+// (linear.py / layernorm_linear.py: backward_needs_input = is_grad_enabled and weight.requires_grad). A
+// targeted layer's adapter keeps that input for dA (under sequence parallelism the gathered norm output,
+// Megatron-Bridge's return_layernorm_output_gathered, in the activation dtype) and its [tokens, r] low-rank
+// activation for dB. The attention output stays either way: flash attention keeps it for its own backward.
+double lora_activation_delta(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, const LayerKind& k, const ActivationCtx& c)
+{
+    if (t.mode != TrainingMode::Lora) {
+        return 0;
+    }
+    const bool rc_norm = (plan.recompute_modules & kRecomputeLayernorm) != 0;
+    const double norm_out = rc_norm ? 0.0 : c.gemm_in; // the stored norm output, as kind_bytes_per_token counts it
+    auto targeted = [&](LoraTarget target) { return (t.lora_targets & target) != 0; };
+    double delta = 0;
+    if (k.mixer == MixerKind::Attention && m.attention != AttentionKind::Mla) {
+        // The QKV input: dropped when frozen and untargeted, the adapter's copy (full width) when targeted.
+        delta -= norm_out * c.h / c.rep;
+        delta += targeted(kLoraQkv) && !rc_norm ? c.e * c.h : 0.0;
+    }
+    if (k.ffn == FfnKind::Dense) {
+        const double f = m.effective_ffn_hidden() / c.tp;
+        delta -= norm_out * c.h / c.rep; // fc1 input
+        delta += targeted(kLoraFc1) && !rc_norm ? c.e * c.h : 0.0;
+        delta -= c.gemm_in * f; // fc2 input (the activation's output)
+        delta += targeted(kLoraFc2) ? c.e * f : 0.0;
+    }
+    delta += c.e * t.lora_rank * static_cast<double>(lora_adapters(m, t, k).size()); // x A per adapter
+    return delta;
+}
+
 ActivationCtx activation_ctx(const ModelSpec& m, const TrainingSpec& t, const Plan& plan)
 {
     ActivationCtx c;
@@ -434,7 +501,7 @@ double kind_bytes(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, c
     if (recompute == Recompute::Selective) {
         flash.attention = AttentionKernel::Flash;
     }
-    return c.tokens * kind_bytes_per_token(m, flash, plan, k, c);
+    return c.tokens * (kind_bytes_per_token(m, flash, plan, k, c) + lora_activation_delta(m, t, plan, k, c));
 }
 
 } // namespace

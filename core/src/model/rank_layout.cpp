@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "vtrain/json_fields.h"
 #include "vtrain/memory_model.h"
 
 namespace vtrain {
@@ -73,7 +74,7 @@ std::optional<RankOrder> parse_rank_order(const std::string& text, std::string* 
         const std::string name = text.substr(pos, end - pos);
         const auto* it = std::find_if(std::begin(kNames), std::end(kNames), [&](const char* n) { return name == n; });
         if (it == std::end(kNames)) {
-            return fail("\"" + (name.size() > 40 ? name.substr(0, 40) + "..." : name) +
+            return fail("\"" + json_fields::bounded(name, 40) +
                         "\" is not one of tp, cp, ep, dp, pp (write all five joined by '-', e.g. \"tp-cp-ep-dp-pp\")");
         }
         const int d = static_cast<int>(it - std::begin(kNames));

@@ -210,8 +210,11 @@ GpuProfile make_modeled_profile(const HardwareSpec& hw, const ModelParameters& p
 
     const auto m_grid = size_grid(16, 262144);
     const auto nk_grid = size_grid(32, 131072);
+    // A part without BF16 (V100: FP16 tensor cores only) has its 16-bit table under "fp16".
+    const char* sixteen_bit = hw.peak_tflops.count("bf16") || !hw.peak_tflops.count("fp16") ? "bf16" : "fp16";
     for (const GemmKind& kind : kGemmKinds) {
-        const auto it = hw.peak_tflops.find(kind.dtype);
+        const std::string dtype = std::string(kind.dtype) == "bf16" ? sixteen_bit : kind.dtype;
+        const auto it = hw.peak_tflops.find(dtype);
         if (it == hw.peak_tflops.end()) {
             continue;
         }
@@ -228,10 +231,10 @@ GpuProfile make_modeled_profile(const HardwareSpec& hw, const ModelParameters& p
                 }
             }
         }
-        out.gemm[kind.dtype] = std::move(t);
+        out.gemm[dtype] = std::move(t);
     }
 
-    const double peak = hw.peak_tflops.count("bf16") ? hw.peak_tflops.at("bf16") * 1e12 : 1e12;
+    const double peak = hw.peak_tflops.count(sixteen_bit) ? hw.peak_tflops.at(sixteen_bit) * 1e12 : 1e12;
     AttentionTable& a = out.flash_attention;
     a.batch_heads = size_grid(1, 4096);
     a.seq = size_grid(128, 131072);

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <iterator>
-#include <regex>
 
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -15,8 +15,10 @@
 
 #include "iteration/plan_costs.h"
 #include "model/model_support.h"
+#include "validation/text_scan.h"
 #include "validation/validation_detail.h"
 #include "vtrain/plan_check.h"
+#include "vtrain/plausibility.h"
 #include "vtrain/simulator.h"
 #include "vtrain/uncertainty.h"
 
@@ -25,13 +27,22 @@ namespace vtrain {
 using validation_detail::convention_flops;
 
 std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate& candidate, const GpuProfile& profile, std::string& reason,
-                                        bool* fits_memory)
+                                        bool* fits_memory, double* peak_memory_gib, double* usable_memory_gib, PredictionPlausibility* plausibility)
 {
     const Scenario& s = candidate.scenario;
     const Plan& plan = candidate.plan;
     if (auto why = not_modeled_reason(s.model, s.training, plan)) {
         reason = *why;
         return std::nullopt;
+    }
+    if (run.precision_open) {
+        // A row without a precision is predicted over the precisions the GPU has a dense rate for.
+        const Precision p = s.training.precision;
+        const char* rate = p == Precision::Nvfp4 ? "fp4" : to_string(p);
+        if (profile.peak_flops(rate) <= 0) {
+            reason = std::string("precision ") + to_string(p) + " not supported by " + profile.id + " (no dense " + rate + " rate)";
+            return std::nullopt;
+        }
     }
     if (fits_memory != nullptr) {
         *fits_memory = true;
@@ -54,6 +65,15 @@ std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate
     }
     if (fits_memory != nullptr) {
         *fits_memory = result->fits_memory;
+    }
+    if (peak_memory_gib != nullptr) {
+        *peak_memory_gib = result->peak_memory_gib;
+    }
+    if (usable_memory_gib != nullptr) {
+        *usable_memory_gib = result->usable_memory_gib;
+    }
+    if (plausibility != nullptr) {
+        *plausibility = {result->plausibility, result->plausibility_reasons};
     }
     const double T = result->iteration_time_s;
     const double n = result->num_gpus;
@@ -85,17 +105,22 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
         bool fits;
         std::size_t index;
         int departures;
+        double peak_gib;
+        PredictionPlausibility plausibility;
     };
     std::vector<Point> points;
     std::map<std::string, int> dropped; // reason -> candidates
     RangePrediction out;
     std::string first_reason;
+    double usable_gib = 0;
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         std::string why;
         bool fits = true;
-        const auto v = predict_candidate(run, candidates[i], profile, why, &fits);
+        double peak = 0;
+        PredictionPlausibility flags;
+        const auto v = predict_candidate(run, candidates[i], profile, why, &fits, &peak, &usable_gib, &flags);
         if (v) {
-            points.push_back({*v, fits, i, candidates[i].departures});
+            points.push_back({*v, fits, i, candidates[i].departures, peak, std::move(flags)});
         } else {
             if (first_reason.empty()) {
                 first_reason = why;
@@ -115,8 +140,35 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
     // The settings a framework would run are those that fit; when none fits by the memory model, all count.
     std::vector<Point> kept;
     std::copy_if(points.begin(), points.end(), std::back_inserter(kept), [](const Point& p) { return p.fits; });
+    auto gib = [](double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.1f GiB", v);
+        return std::string(buf);
+    };
+    auto label_of = [&](const Point& p) {
+        const std::string& l = candidates[p.index].label;
+        return l.empty() ? std::string("the row's settings") : l;
+    };
     if (kept.empty()) {
+        // Nothing fits by the memory model: every setting is scored, and the note says so.
+        const Point& least = *std::min_element(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.peak_gib < b.peak_gib; });
+        out.memory_note = std::string(points.size() == 1 ? "the row's plan does not fit" : "no setting fits") + " by the memory model (peak " +
+                          gib(least.peak_gib) + " of " + gib(usable_gib) + " usable" + (points.size() > 1 ? " at best, " + label_of(least) : "") +
+                          "): predicted as " + (points.size() == 1 ? "stated" : "the range over all of them");
         kept = points;
+    } else if (kept.size() < points.size()) {
+        std::string aside;
+        for (const Point& p : points) {
+            if (!p.fits) {
+                aside += (aside.empty() ? "" : "; ") + label_of(p) + " (" + gib(p.peak_gib) + ")";
+                if (aside.size() > 400) {
+                    aside += "; ...";
+                    break;
+                }
+            }
+        }
+        out.memory_note = std::to_string(points.size() - kept.size()) + " of " + std::to_string(points.size()) +
+                          " settings do not fit by the memory model (" + gib(usable_gib) + " usable) and are set aside: " + aside;
     }
     std::sort(kept.begin(), kept.end(), [](const Point& a, const Point& b) { return a.value < b.value; });
     const std::size_t n_range = kept.size();
@@ -132,6 +184,14 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
     out.central = n % 2 == 1 ? kept[n / 2].value : 0.5 * (kept[n / 2 - 1].value + kept[n / 2].value);
     out.central_indices =
         n % 2 == 1 ? std::vector<std::size_t>{kept[n / 2].index} : std::vector<std::size_t>{kept[n / 2 - 1].index, kept[n / 2].index};
+    for (std::size_t k = n % 2 == 1 ? n / 2 : n / 2 - 1; k <= n / 2; ++k) {
+        out.plausibility_flags |= kept[k].plausibility.flags;
+        for (const std::string& flag_reason : kept[k].plausibility.reasons) {
+            if (std::find(out.plausibility.begin(), out.plausibility.end(), flag_reason) == out.plausibility.end()) {
+                out.plausibility.push_back(flag_reason);
+            }
+        }
+    }
     return out;
 }
 
@@ -233,6 +293,8 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileFor
             base.predicted_low = range->low;
             base.predicted_high = range->high;
             base.candidates = range->candidates;
+            base.plausibility_flags = range->plausibility_flags;
+            base.plausibility = range->plausibility;
             base.error_pct = (*base.predicted - run.measured) / run.measured * 100.0;
             if (const auto widened = band_widened_range(run.metric, range->low, range->high, *profile)) {
                 base.range_low = widened->first;
@@ -241,6 +303,9 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileFor
             }
             for (const auto& d : range->dropped) {
                 base.notes.push_back("dropped from the range: " + d);
+            }
+            if (!range->memory_note.empty()) {
+                base.notes.push_back("memory: " + range->memory_note);
             }
             // Memory comparisons use the candidate at the centre.
             if (!run.candidates.empty()) {
@@ -266,6 +331,8 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileFor
             m.predicted_high.reset();
             m.error_pct.reset();
             m.skipped_reason.clear();
+            m.plausibility_flags = 0;
+            m.plausibility.clear();
             MappedRun memory_run = run;
             memory_run.metric = metric;
             std::string why;
@@ -338,6 +405,7 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileFor
         if (r.error_pct) {
             ++report.rows_modeled;
             report.rows_unscored += r.unscored_reason.empty() ? 0 : 1;
+            report.rows_flagged += r.plausibility.empty() ? 0 : 1;
         } else {
             ++report.skip_reasons[skip_reason_class(r.skipped_reason)];
         }
@@ -349,14 +417,12 @@ std::string skip_reason_class(const std::string& reason)
 {
     // Fold the parts that vary from row to row (numbers, quoted values, the plan's diagnostic) so that
     // reasons count by kind.
-    static const std::regex quoted("\"[^\"]*\"");
-
     std::string s = reason;
     if (s.rfind("plan refused: ", 0) == 0) {
         const auto colon = s.find(':', 14);
         s = colon == std::string::npos ? s : s.substr(0, colon);
     }
-    s = std::regex_replace(s, quoted, "\"...\"");
+    s = validation_detail::scan::replace_spans(s, '"', '"', "\"...\"");
 
     return s;
 }
@@ -379,7 +445,8 @@ nlohmann::json validation_to_json(const ValidationReport& report)
                         {"range_high", opt(r.range_high)},
                         {"in_range", r.in_range ? nlohmann::json(*r.in_range) : nlohmann::json(nullptr)},
                         {"skipped_reason", r.skipped_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.skipped_reason)},
-                        {"unscored_reason", r.unscored_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.unscored_reason)}});
+                        {"unscored_reason", r.unscored_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.unscored_reason)},
+                        {"plausibility", {{"flags", plausibility_codes(r.plausibility_flags)}, {"reasons", r.plausibility}}}});
     }
     const auto stats_json = [](const SubsetStats& s) {
         return nlohmann::json{{"used", s.used},         {"skipped", s.skipped},           {"unscored", s.unscored},
@@ -400,7 +467,11 @@ nlohmann::json validation_to_json(const ValidationReport& report)
             {"subsets", subsets},
             {"overall", stats_json(report.overall)},
             {"coverage",
-             {{"rows", report.rows_in_file}, {"modeled", report.rows_modeled}, {"unscored", report.rows_unscored}, {"skip_reasons", reasons}}}};
+             {{"rows", report.rows_in_file},
+              {"modeled", report.rows_modeled},
+              {"unscored", report.rows_unscored},
+              {"flagged", report.rows_flagged},
+              {"skip_reasons", reasons}}}};
 }
 
 } // namespace vtrain

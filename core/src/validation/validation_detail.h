@@ -83,6 +83,19 @@ void gpt_oss_model_details(const RunRow& r, ModelSpec& m, Notes& notes);
 struct SoftwareSettings;
 void gpt_oss_recipe(const RunRow& r, SoftwareSettings& s);
 
+// What a row says about fine-tuning (model_name, software, source_ref and notes): the mode, LoRA's rank and
+// target modules where stated, whether samples are packed; a skip reason for a method the simulator lacks
+// (QLoRA's quantized base, DoRA, PEFT without a method named).
+struct FineTuningChoice {
+    TrainingMode mode = TrainingMode::Pretrain;
+    std::optional<int> rank;
+    unsigned targets = 0; // LoraTarget bits named, 0 = none named
+    std::optional<bool> packing;
+    std::string evidence; // the words that decided it, for the notes
+    std::string skip_reason;
+};
+FineTuningChoice fine_tuning_of(const RunRow& r);
+
 // fsdp as bool or integer: 0 none, 1 the whole data-parallel group, k > 1 a sharding group of k.
 std::optional<int> fsdp_degree(const RunRow& r);
 
@@ -141,6 +154,10 @@ struct SoftwareSettings {
     bool recipe_recompute_known = false;          // the row's layout is a preset that states its recompute: recipe_recompute, not a range
 };
 SoftwareSettings software_settings(const RunRow& r);
+// Sets a run's precision and what follows from it under the software's recipes: the FP8 recipe (the row's,
+// else the software's), torchao's axiswise casts, bf16 gradients, FP8 parameter gather, BF16 edge layers
+// (validation_mapping.cpp; the precision range of validation_ranges.cpp applies it per candidate).
+void apply_precision(TrainingSpec& t, Precision precision, const SoftwareSettings& sw, const PrecisionChoice& pc);
 
 struct NetworkFacts {
     std::optional<int> nics_per_node;
@@ -150,6 +167,20 @@ struct NetworkFacts {
 };
 NetworkFacts network_facts(const RunRow& r, int gpus_per_node);
 
+// A scale-out rate as a row writes it ("8x400Gb/s", "InfiniBand 8x50 GB/s per node", "IB (50 GB/s) per
+// GPU", "3.2 Tbps per node", "400G"). Units are read case-sensitively: b = bits, B = bytes (GB/s is 8 x
+// Gb/s); G = 1e9, T = 1e12, M = 1e6; a bare "400G" is Ethernet/InfiniBand port naming (Gb/s). GT/s is a
+// signalling rate (PCIe lanes), not a NIC's, and is not read. Without a number, the InfiniBand generation
+// names its 4x port rate (EDR 100, HDR 200, NDR 400, XDR 800 Gb/s).
+struct NetworkRate {
+    std::optional<int> count; // "8x" / "8 x" / "8 ×" before the rate: NICs per node
+    double gbit_per_s = 0;    // one NIC's line rate (a node's total when node_total)
+    bool per_gpu = false;     // "per GPU": one NIC per GPU at that rate
+    bool node_total = false;  // "per node" without a count: the node's aggregate
+    std::string as_written;   // the number and unit read, e.g. "50 GB/s"
+};
+std::optional<NetworkRate> parse_network_rate(const std::string& text);
+
 // --- metrics (validation_metrics.cpp) ------------------------------------------------------------------
 // Chooses the measured quantity: iteration time, else tokens/s per GPU (a derived. value where
 // primary_metric names one), else TFLOP/s, MFU or HFU under a convention the tool reproduces, else one
@@ -157,6 +188,8 @@ NetworkFacts network_facts(const RunRow& r, int gpus_per_node);
 std::optional<std::string> choose_metric(const RunRow& r, MappedRun& run);
 std::optional<FlopConvention> detect_convention(const RunRow& r, bool hardware);
 double convention_flops(FlopConvention c, const ModelSpec& m, const TrainingSpec& t, Recompute recompute);
+// Why a row's FLOP convention cannot be reproduced for its model and training mode, or none.
+std::optional<std::string> convention_not_reproduced(FlopConvention c, const ModelSpec& m, const TrainingSpec& t);
 
 // --- ranges (validation_ranges.cpp) ---------------------------------------------------------------------
 // What the mapping knows about each open setting before it expands the candidates.
@@ -169,8 +202,11 @@ struct OpenSettings {
     bool overlap_param_gather = false;
     bool tp_overlap = false;
     bool moe_overlap = false;
-    bool activation_offload = false; // share of layers whose activations go to host memory
-    bool cuda_graphs = false;        // none or the preset's scoped graphs (TrainingSpec::cuda_graphs)
+    bool activation_offload = false;         // share of layers whose activations go to host memory
+    bool cuda_graphs = false;                // none or the preset's scoped graphs (TrainingSpec::cuda_graphs)
+    bool precision = false;                  // not stated: every training precision the GPU has a rate for
+    bool lora_targets = false;               // LoRA without named target modules: qkv only or every linear layer
+    bool lora_targets_preferred_qkv = false; // ... the performance recipes' qkv-only is the documented value
 };
 // Expands run.scenario/run.plan into run.candidates over the open settings (each value legal for the
 // row's shape), and writes one line per open setting into run.open_settings and the notes.

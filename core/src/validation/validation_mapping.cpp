@@ -131,28 +131,73 @@ void map_software_and_precision(RowMapper& x)
     p.overlap_grad_reduce = sw.overlap_grad_reduce;
     const PrecisionChoice pc = precision_of(r);
     if (pc.precision) {
-        t.precision = *pc.precision;
+        apply_precision(t, *pc.precision, sw, pc);
     } else {
-        t.precision = sw.precision;
-        x.note(std::string("precision not stated: ") + to_string(sw.precision) + " (the software's default)");
+        // Not stated: a range over the precisions the GPU has a rate for (validation_ranges.cpp; candidates of a
+        // precision the profile lacks are dropped when predicted), centred on the software's documented default.
+        apply_precision(t, sw.precision, sw, pc);
+        x.open.precision = true;
+        x.run.precision_open = true;
     }
     if (t.precision == Precision::Fp8) {
         if (pc.recipe) {
-            t.fp8_recipe = *pc.recipe;
             x.note(std::string("FP8 recipe ") + to_string(*pc.recipe) + " from notes[0]" +
                    (pc.recipe_approximated ? " (torchao per-row scaling: the blockwise recipe's memory, every operand cast along both axes)" : "") +
                    (pc.recipe_on_hopper ? " (MXFP8 needs Blackwell: the blockwise recipe the page names for Hopper)" : ""));
         } else {
-            t.fp8_recipe = sw.fp8_recipe;
             x.note(std::string("FP8 recipe not stated: ") + to_string(sw.fp8_recipe) + " (the software's default)");
         }
     }
-    // torchao rowwise: axiswise scales computed per pass for input, weight and grad_output (model/low_precision.cpp).
-    t.fp8_axiswise_casts = t.precision == Precision::Fp8 && pc.recipe && pc.recipe_approximated;
-    t.bf16_gradients = sw.bf16_gradients && t.precision != Precision::Fp32;
-    t.fp8_param_gather =
-        sw.fp8_param_gather && t.precision == Precision::Fp8 && (t.fp8_recipe == Fp8Recipe::Current || t.fp8_recipe == Fp8Recipe::Delayed);
-    t.bf16_edge_layers = t.precision == Precision::Fp8 && t.fp8_recipe == Fp8Recipe::Current ? sw.current_scaling_bf16_edge_layers : 0;
+}
+
+// Supervised fine-tuning or LoRA, when the row's model name, software, table or notes say so (a row is
+// pretraining otherwise): the mode, LoRA's rank and target modules, and how samples fill a sequence
+// (validation_vocabulary.cpp, fine_tuning_of). A fine-tuning method the simulator lacks is a skip reason.
+Skip map_training_mode(RowMapper& x)
+{
+    const FineTuningChoice f = fine_tuning_of(x.r);
+    if (!f.skip_reason.empty()) {
+        return f.skip_reason;
+    }
+    if (f.mode == TrainingMode::Pretrain) {
+        return std::nullopt;
+    }
+    TrainingSpec& t = x.run.scenario.training;
+    t.mode = f.mode;
+    const bool bridge = x.sw.framework == Framework::MegatronCore;
+    std::string note = std::string("training mode ") + to_string(f.mode) + " (" + f.evidence + ")";
+    if (f.mode == TrainingMode::Lora) {
+        if (f.rank) {
+            t.lora_rank = *f.rank;
+            note += "; LoRA rank " + std::to_string(t.lora_rank) + " as stated";
+        } else {
+            // Megatron-Bridge's LoRA.dim default (src/megatron/bridge/peft/lora.py), as NeMo 2's: the adapters are
+            // a small share of the step at any rank of 8-64.
+            t.lora_rank = 32;
+            note += "; LoRA rank not stated: 32 (Megatron-Bridge/NeMo LoRA default dim)";
+        }
+        if (f.targets != 0) {
+            t.lora_targets = f.targets;
+            note += "; target modules as stated";
+        } else {
+            t.lora_targets = kLoraAllLinear;
+            x.open.lora_targets = true;
+            x.open.lora_targets_preferred_qkv = bridge;
+        }
+    }
+    if (f.packing) {
+        t.sequence_packing = *f.packing;
+        note += std::string("; ") + (t.sequence_packing ? "packed" : "padded") + " samples as stated";
+    } else {
+        // Megatron-Bridge's finetuning performance recipes pack samples into seq_length
+        // (scripts/performance/configs/llama/llama3_llm_finetune.py: packed_sequence_specs.packed_sequence_size).
+        t.sequence_packing = true;
+        note += bridge ? "; packing not stated: packed (Megatron-Bridge's finetuning recipes pack samples into seq_length)"
+                       : "; packing not stated: samples fill the sequence";
+    }
+    note += "; sample length not stated: every sequence counts seq_length tokens, attention over the whole sequence";
+    x.note(note);
+    return std::nullopt;
 }
 
 // Global batch and micro-batch (open when neither it nor the accumulation steps are given).
@@ -180,6 +225,11 @@ Skip map_batch(RowMapper& x)
     } else if (r.grad_accum_steps && t.global_batch % (p.dp * *r.grad_accum_steps) == 0) {
         p.micro_batch = t.global_batch / (p.dp * *r.grad_accum_steps);
         x.note("micro_batch_size not given: global batch / (dp x grad_accum_steps) = " + std::to_string(p.micro_batch));
+    } else if (t.mode != TrainingMode::Pretrain && t.sequence_packing && sw.framework == Framework::MegatronCore) {
+        // Megatron-Bridge's packed sequences (THD with cu_seqlens) take one packed sequence per micro-batch
+        // (docs/training/peft.md: "micro_batch_size=1  # Required for packed sequences").
+        p.micro_batch = 1;
+        x.note("micro_batch_size not given: 1 (Megatron-Bridge's packed fine-tuning sequences need micro-batch 1)");
     } else {
         p.micro_batch = 1;
         open.micro_batch = true;
@@ -335,6 +385,64 @@ void map_sharding(RowMapper& x)
     if (sw.framework == Framework::MegatronCore && p.zero_stage >= 1 && p.dp > 1) {
         open.overlap_param_gather = true;
     }
+    if (p.zero_stage >= 3 && p.dp > 1) {
+        // The fetch granularity is the framework's: DeepSpeed ZeRO-3 gathers submodule by submodule, PyTorch FSDP
+        // (FSDP1 per wrapped block, FSDP2), torchtitan and Megatron-FSDP a layer at a time.
+        if (sw.framework == Framework::MegatronDeepSpeed) {
+            x.run.scenario.training.zero3_fetch = Zero3Fetch::Module;
+            x.note("ZeRO-3 fetch: DeepSpeed's, one all-gather per submodule with weights (4 per layer), gradients reduce-scattered in 5e8-element "
+                   "buckets (deepspeed/runtime/zero/config.py defaults)");
+        } else {
+            x.note(std::string("ZeRO-3 fetch: one all-gather per layer and pass (") +
+                   (sw.framework == Framework::Unknown ? "framework not recognised: PyTorch FSDP's per-block unit taken"
+                                                       : "the framework's per-layer unit") +
+                   ")");
+        }
+    }
+}
+
+// The row's own words (software and notes), lowercased, for settings it names in prose.
+std::string row_prose(const RunRow& r)
+{
+    std::string text = lowercase(r.software.value_or("").substr(0, 1000));
+    for (const std::string& n : r.notes) {
+        text += " | " + lowercase(n.substr(0, 1000));
+    }
+    return text;
+}
+
+// The expert dispatcher a row names: DeepEP or HybridEP (Megatron-Core's "flex" dispatcher), or the
+// all-to-all dispatcher ("A2A", "alltoall").
+std::optional<MoeDispatcher> dispatcher_named(const RunRow& r)
+{
+    const std::string text = row_prose(r);
+    if (text.find("deepep") != std::string::npos || text.find("hybridep") != std::string::npos || text.find("hybrid-ep") != std::string::npos ||
+        text.find("flex dispatcher") != std::string::npos) {
+        return MoeDispatcher::Flex;
+    }
+    if (text.find("alltoall dispatcher") != std::string::npos || text.find("all-to-all dispatcher") != std::string::npos ||
+        text.find("a2a dispatcher") != std::string::npos) {
+        return MoeDispatcher::AllToAll;
+    }
+    return std::nullopt;
+}
+
+// Whether a row names the expert all-to-all overlap (Megatron-Core's merged 1F1B step), not negated.
+bool names_a2a_overlap(const RunRow& r)
+{
+    const std::string text = row_prose(r);
+    for (const char* phrase :
+         {"1f1b overlap", "a2a overlap", "a2a_overlap", "overlap-moe-expert-parallel-comm", "overlap_moe_expert_parallel_comm"}) {
+        const std::size_t at = text.find(phrase);
+        if (at == std::string::npos) {
+            continue;
+        }
+        const std::string before = text.substr(at >= 12 ? at - 12 : 0, at >= 12 ? 12 : at);
+        if (before.find("no ") == std::string::npos && before.find("without") == std::string::npos && before.find("not ") == std::string::npos) {
+            return true;
+        }
+    }
+    return false;
 }
 
 // Expert parallelism, the recipe's MoE settings, and DeepSeek-V3's and async TP's overlaps.
@@ -371,6 +479,20 @@ void map_experts_and_overlap(RowMapper& x)
             t.moe_dispatcher = MoeDispatcher::Flex;
             x.note("expert dispatch through the performance preset's flex dispatcher (HybridEP/DeepEP): permutation fused, "
                    "one copy per remote NVLink domain");
+        } else if (const auto named = dispatcher_named(r)) {
+            // The row names its dispatcher (Megatron-Core --moe-token-dispatcher-type flex with
+            // --moe-flex-dispatcher-backend deepep/hybridep, or alltoall).
+            t.moe_dispatcher = *named;
+            x.note(*named == MoeDispatcher::Flex ? "expert dispatch: the row names DeepEP/HybridEP (Megatron-Core's flex dispatcher): permutation "
+                                                   "fused, one copy per remote NVLink domain"
+                                                 : "expert dispatch: the row names the all-to-all dispatcher");
+        }
+        if (p.ep > 1 && names_a2a_overlap(r)) {
+            // Megatron-Core --overlap-moe-expert-parallel-comm (Megatron-Bridge moe_a2a_overlap): the all-to-all of one
+            // micro-batch runs beside another's compute in the merged 1F1B step.
+            p.moe_overlap = true;
+            open.moe_overlap = false;
+            x.note("expert all-to-all overlapped: the row names the 1F1B all-to-all overlap");
         }
     }
     if (sw.framework == Framework::DeepSeekHaiLlm) {
@@ -536,6 +658,9 @@ RowMapping map_run(const RunRow& r)
     }
     if (!why) {
         map_software_and_precision(x);
+        why = map_training_mode(x);
+    }
+    if (!why) {
         why = map_batch(x);
     }
     if (!why) {

@@ -6,8 +6,9 @@
 // releases).
 #include <algorithm>
 #include <cmath>
-#include <regex>
 
+#include "model/model_math.h"
+#include "validation/text_scan.h"
 #include "validation/validation_detail.h"
 #include "vtrain/json_fields.h"
 
@@ -20,6 +21,9 @@ const char* to_string(FlopConvention c)
     case FlopConvention::KorthikantiModel: return "korthikanti_model";
     case FlopConvention::KorthikantiHardware: return "korthikanti_hardware";
     case FlopConvention::MegatronLmModel: return "megatron_lm_model";
+    case FlopConvention::MegatronLm2024Model: return "megatron_lm_2024_model";
+    case FlopConvention::NemoFormulas: return "nemo_flops_formulas";
+    case FlopConvention::MegatronBridge: return "megatron_bridge_flop_utils";
     }
     return "unknown";
 }
@@ -101,13 +105,180 @@ std::optional<double> megatron_lm_model_flops(const ModelSpec& m, double batch)
     return batch * s * (mlp + attention * layers + mtp + logits);
 }
 
+std::optional<double> megatron_lm_2024_model_flops(const ModelSpec& m, double batch)
+{
+    // megatron/training/training.py num_floating_point_operations of core_r0.5 .. core_r0.10 (2024): one
+    // expression for every layer; the attention core's s/h is not halved for the causal mask.
+    if (!m.layer_pattern.empty() || m.attention == AttentionKind::Mla) {
+        return std::nullopt;
+    }
+    const double h = m.hidden, s = m.seq_len, L = m.layers, a = m.heads;
+    const double q_ratio = static_cast<double>(m.head_dim()) * a / h;
+    const double glu = m.activation == FfnActivation::SwiGlu ? 1.5 : 1.0;
+    const double routed = m.moe.enabled() ? m.moe.top_k : 1.0;
+    const double ffn = m.moe.enabled() && m.moe.expert_ffn_hidden > 0 ? m.moe.expert_ffn_hidden : m.effective_ffn_hidden();
+    const double shared = m.moe.enabled() ? shared_expert_ffn_hidden_total(m) : 0.0;
+    return 12.0 * batch * s * L * h * h *
+           ((1.0 + m.effective_kv_heads() / a + s / h) * q_ratio + ffn / h * routed * glu + shared / h * glu + m.vocab / (2.0 * L * h));
+}
+
+namespace {
+
+// NeMo 2's model families (nemo/utils/flops_formulas.py) as a model name spells them; nullptr for another.
+const char* nemo_family(const std::string& model_name)
+{
+    const std::string n = json_fields::lowercase(model_name);
+    auto has = [&](const char* w) { return n.find(w) != std::string::npos; };
+    if (has("mixtral")) {
+        return "mixtral";
+    }
+    if (has("nemotron") && !has("nemotron-h") && !has("nemotron_h") && !has("nemotron 3") && !has("nemotron_3")) {
+        return "nemotron";
+    }
+    if (has("llama3") || has("llama 3") || has("llama-3") || has("llama_3")) {
+        return "llama3";
+    }
+    if (has("llama2") || has("llama 2") || has("llama-2") || has("llama_2")) {
+        return "llama2";
+    }
+    if (has("gpt") && !has("gpt-oss") && !has("gpt oss") && !has("gpt_oss")) {
+        return "gpt3";
+    }
+    return nullptr;
+}
+
+} // namespace
+
+std::optional<double> nemo_formula_model_flops(const std::string& model_name, const ModelSpec& m, double batch)
+{
+    const char* family = nemo_family(model_name);
+    if (family == nullptr) {
+        return std::nullopt;
+    }
+    const std::string f = family;
+    const double B = batch, s = m.seq_len, L = m.layers, h = m.hidden;
+    const double g = m.effective_kv_heads(), a = m.heads;
+    // LLM_VOCAB_SIZE_MAP (nemo/collections/common/parts/perf_metrics_utils.py): the family's, not the model's.
+    if (f == "gpt3") {
+        const double V = 51200;
+        return (24 * B * s * h * h + 4 * B * s * s * h) * (3 * L) + 6 * B * s * h * V;
+    }
+    const double V = f == "llama3" ? 128256 : f == "nemotron" ? 256000 : 32000;
+    const double ffn = f == "mixtral" ? (m.moe.expert_ffn_hidden > 0 ? m.moe.expert_ffn_hidden : m.effective_ffn_hidden()) * m.moe.top_k
+                                      : static_cast<double>(m.effective_ffn_hidden());
+    const double ffn_coefficient = f == "nemotron" ? 12 : 18;
+    return B * s * L * h * h * (12 + 12 * g / a + ffn_coefficient * ffn / h + 12 * s / h + 6 * V / (L * h));
+}
+
+std::optional<double> megatron_bridge_model_flops(const ModelSpec& m, double batch)
+{
+    if (m.sliding_window > 0) {
+        return std::nullopt;
+    }
+    if (m.layer_pattern.empty()) {
+        return megatron_lm_model_flops(m, batch);
+    }
+    // flop_utils.py hybrid_flops: layers counted from the pattern, MTP depths adding their block's layers.
+    int attention = 0, mamba = 0, mlp = 0, moe = 0;
+    for (const char c : m.layer_pattern) {
+        attention += c == '*' ? 1 : 0;
+        mamba += c == 'M' ? 1 : 0;
+        mlp += c == '-' ? 1 : 0;
+        moe += c == 'E' ? 1 : 0;
+    }
+    if (m.mtp_layers > 0) {
+        const LayerKind k = mtp_block_kind(m);
+        attention += k.mixer == MixerKind::Attention ? m.mtp_layers : 0;
+        mlp += k.ffn == FfnKind::Dense ? m.mtp_layers : 0;
+        moe += k.ffn == FfnKind::Moe ? m.mtp_layers : 0;
+    }
+    const double B = batch, s = m.seq_len, h = m.hidden;
+    const double glu = m.activation == FfnActivation::SwiGlu ? 1.5 : 1.0;
+    const double p = static_cast<double>(m.head_dim()) * m.heads / h;
+    const double attn = 4 * B * s * h * p * (h + h * m.effective_kv_heads() / m.heads + s / 2);
+    const double mlp_flops = 4 * (m.effective_ffn_hidden() / h) * glu * B * s * h * h;
+    const MoeSpec& e = m.moe;
+    const double expert = e.expert_ffn_hidden > 0 ? e.expert_ffn_hidden : m.effective_ffn_hidden();
+    const double routed = e.latent_size > 0 ? 4 * B * s * e.latent_size * expert * e.top_k * glu + 4 * B * s * h * e.latent_size
+                                            : 4 * B * s * h * expert * e.top_k * glu;
+    const double moe_flops = routed + 4 * B * s * h * shared_expert_ffn_hidden_total(m) * glu;
+    const double d_in = 2 * h; // hybrid_flops takes the mixer's inner width as 2 h
+    const double N = m.mamba.state_dim, G = m.mamba.groups, heads = mamba_heads(m);
+    const double mamba_flops = 2 * B * s * h * (2 * d_in + 2 * G * N + heads) + 7 * B * s * d_in * N + 2 * B * s * d_in * h;
+    const double logits = 2 * B * s * h * m.vocab * (1 + m.mtp_layers);
+    return 3 * (attention * attn + mlp * mlp_flops + moe * moe_flops + mamba * mamba_flops + logits);
+}
+
 namespace validation_detail {
+
+namespace {
+
+// The Megatron-Core release a row's software names ("Megatron-Core v0.9", "core_r0.8.0", "mcore 0.12") as
+// minor version, 0 when none: its num_floating_point_operations changed to the causal count after core_r0.10.
+int megatron_core_minor(const RunRow& r)
+{
+    const std::string text = lowercase(r.software.value_or("") + " " + r.flops_definition.value_or(""));
+    if (text.size() > 4096) {
+        return 0;
+    }
+    // (megatron-core|mcore|core_r)\s*v?0\.(\d{1,3}), scanned by hand (no std::regex: issue 32).
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        std::size_t j = std::string::npos;
+        for (const std::string_view name : {"megatron-core", "mcore", "core_r"}) {
+            if (scan::at_icase(text, i, name)) {
+                j = i + name.size();
+                break;
+            }
+        }
+        if (j == std::string::npos) {
+            continue;
+        }
+        j = scan::skip_spaces(text, j);
+        j += j < text.size() && text[j] == 'v' ? 1 : 0;
+        if (j + 2 < text.size() && text[j] == '0' && text[j + 1] == '.' && scan::is_digit(text[j + 2])) {
+            const std::size_t end = std::min(scan::digits_end(text, j + 2), j + 5); // at most three digits
+            return std::stoi(text.substr(j + 2, end - (j + 2)));
+        }
+    }
+    return 0;
+}
+
+// A release year a row's software or FLOP definition names (2019-2029), 0 when none.
+int named_year(const RunRow& r)
+{
+    const std::string text = r.software.value_or("") + " " + r.flops_definition.value_or("");
+    if (text.size() > 4096) {
+        return 0;
+    }
+    // \b(20[12][0-9])\b, scanned by hand.
+    for (std::size_t i = 0; i + 4 <= text.size(); ++i) {
+        const bool bounded = (i == 0 || !scan::is_word(text[i - 1])) && (i + 4 == text.size() || !scan::is_word(text[i + 4]));
+        if (bounded && text[i] == '2' && text[i + 1] == '0' && (text[i + 2] == '1' || text[i + 2] == '2') && scan::is_digit(text[i + 3])) {
+            return 2000 + (text[i + 2] - '0') * 10 + (text[i + 3] - '0');
+        }
+    }
+    return 0;
+}
+
+} // namespace
 
 std::optional<FlopConvention> detect_convention(const RunRow& r, bool hardware)
 {
     const std::string text = lowercase(r.flops_definition.value_or("") + " " + r.tflops_kind.value_or(""));
-    if (text.find("megatron-lm") != std::string::npos && text.find("num_floating_point_operations") != std::string::npos) {
-        return FlopConvention::MegatronLmModel;
+    auto has = [&](const char* w) { return text.find(w) != std::string::npos; };
+    // Megatron-Bridge's own calculator (flop_utils.py) names itself; NeMo 2's FLOPs callback its formulas file.
+    if (has("flop_utils") || (has("megatron-bridge") && (has("model flops") || has("tflop")))) {
+        return FlopConvention::MegatronBridge;
+    }
+    if (has("flops_formulas") || has("flopsmeasurementcallback") || (has("nemo") && has("flops") && !has("megatron-lm"))) {
+        return FlopConvention::NemoFormulas;
+    }
+    if ((has("megatron-lm") || has("megatron-core") || has("mcore")) && (has("num_floating_point_operations") || has("log-throughput"))) {
+        // The 2024 releases counted the attention core over the full matrix (see megatron_lm_2024_model_flops).
+        const int minor = megatron_core_minor(r);
+        const int year = named_year(r);
+        const bool release_2024 = (minor > 0 && minor <= 10) || (minor == 0 && year > 0 && year <= 2024);
+        return release_2024 ? FlopConvention::MegatronLm2024Model : FlopConvention::MegatronLmModel;
     }
     if (text.find("sc21_eq3") != std::string::npos || text.find("sc'21 eq") != std::string::npos || text.find("eq.(3)") != std::string::npos ||
         text.find("96*b*s*l*h^2") != std::string::npos) {
@@ -129,8 +300,43 @@ double convention_flops(FlopConvention c, const ModelSpec& m, const TrainingSpec
     case FlopConvention::KorthikantiModel: return korthikanti_model_flops(t.global_batch, m.layers, m.seq_len, m.hidden, m.vocab);
     case FlopConvention::KorthikantiHardware: return korthikanti_hardware_flops(t.global_batch, m.layers, m.seq_len, m.hidden, m.vocab, recompute);
     case FlopConvention::MegatronLmModel: return megatron_lm_model_flops(m, t.global_batch).value_or(0);
+    case FlopConvention::MegatronLm2024Model: return megatron_lm_2024_model_flops(m, t.global_batch).value_or(0);
+    case FlopConvention::NemoFormulas: return nemo_formula_model_flops(m.name, m, t.global_batch).value_or(0);
+    case FlopConvention::MegatronBridge: return megatron_bridge_model_flops(m, t.global_batch).value_or(0);
     }
     return 0;
+}
+
+std::optional<std::string> convention_not_reproduced(FlopConvention c, const ModelSpec& m, const TrainingSpec& t)
+{
+    const bool counted = convention_flops(c, m, t, Recompute::None) > 0;
+    switch (c) {
+    case FlopConvention::MegatronLmModel:
+    case FlopConvention::MegatronLm2024Model:
+        if (!counted) {
+            return std::string("Megatron-LM's num_floating_point_operations counts hybrid (Mamba) stacks another way; not reproduced");
+        }
+        break;
+    case FlopConvention::NemoFormulas:
+        if (!counted) {
+            return std::string("NeMo 2's flops_formulas.py has no formula for this model family (gpt3, llama2, llama3, nemotron, mixtral)");
+        }
+        break;
+    case FlopConvention::MegatronBridge:
+        if (!counted) {
+            return std::string("Megatron-Bridge's flop_utils.py counts sliding-window attention differently between releases; not reproduced");
+        }
+        // Packed fine-tuning batches: Bridge counts attention over the real sub-sequences (accumulate_flops_metadata,
+        // sum of s_i^2 from cu_seqlens) and LoRA on Llama 3 70B from the packed dataset's statistics
+        // (calculate_avg_seqlen): data the row does not give.
+        if (t.mode != TrainingMode::Pretrain) {
+            return std::string("Megatron-Bridge counts a fine-tuning batch's FLOPs from its packed samples' lengths (flop_utils.py), which the row "
+                               "does not give");
+        }
+        break;
+    default: break;
+    }
+    return std::nullopt;
 }
 
 std::optional<std::string> choose_metric(const RunRow& r, MappedRun& run)
@@ -177,32 +383,52 @@ std::optional<std::string> choose_metric(const RunRow& r, MappedRun& run)
     }
     if (r.tflops_per_gpu) {
         const auto conv = detect_convention(r, true);
-        if (!conv || (*conv == FlopConvention::MegatronLmModel && !megatron_lm_model_flops(run.scenario.model, 1))) {
+        if (!conv) {
             return std::string("tflops_per_gpu under a FLOP convention the tool does not reproduce, and no tokens/s or time");
+        }
+        if (auto why = convention_not_reproduced(*conv, run.scenario.model, run.scenario.training)) {
+            return "tflops_per_gpu: " + *why + ", and no tokens/s or time";
         }
         // A software-optimisation ladder (the same run under successive software changes) says in its notes
         // which step to score ("score the final row (970.01)"); the other steps are kept as skipped rows.
-        static const std::regex final_row(R"(score the final row \(([0-9]{1,9}(?:\.[0-9]{1,9})?)\))", std::regex::icase);
         for (const auto& n : r.notes) {
             if (n.size() > 4096) {
-                continue; // std::regex recurses per character
+                continue;
             }
-            std::smatch m;
-            if (std::regex_search(n, m, final_row) && std::abs(std::stod(m[1]) - *r.tflops_per_gpu) > 1e-6 * *r.tflops_per_gpu) {
+            const auto score = scan::final_row_score(n);
+            if (score && std::abs(std::stod(*score) - *r.tflops_per_gpu) > 1e-6 * *r.tflops_per_gpu) {
                 return std::string("an intermediate step of a software-optimisation ladder (the source scores the final row)");
             }
         }
         run.metric = ValidationMetric::TflopsPerGpu;
         run.convention = *conv;
         run.measured = *r.tflops_per_gpu;
-        if (*conv == FlopConvention::MegatronLmModel) {
+        switch (*conv) {
+        case FlopConvention::MegatronLmModel:
             run.notes.push_back("measured TFLOP/s under Megatron-LM's num_floating_point_operations (reproduced: megatron_lm_model_flops)");
+            break;
+        case FlopConvention::MegatronLm2024Model:
+            run.notes.push_back("measured TFLOP/s under Megatron-LM's 2024 num_floating_point_operations, attention over the full matrix "
+                                "(reproduced: megatron_lm_2024_model_flops)");
+            break;
+        case FlopConvention::NemoFormulas:
+            run.notes.push_back("measured TFLOP/s under NeMo 2's flops_formulas.py (reproduced: nemo_formula_model_flops, the family's vocabulary)");
+            break;
+        case FlopConvention::MegatronBridge:
+            run.notes.push_back("measured TFLOP/s under Megatron-Bridge's flop_utils.py (reproduced: megatron_bridge_model_flops)");
+            break;
+        default: break;
         }
         return std::nullopt;
     }
     if (r.mfu_pct || r.hfu_pct) {
         const bool hardware = !r.mfu_pct;
         const auto conv = detect_convention(r, hardware);
+        if (conv) {
+            if (auto why = convention_not_reproduced(*conv, run.scenario.model, run.scenario.training)) {
+                return std::string(hardware ? "hfu_pct: " : "mfu_pct: ") + *why + ", and no tokens/s or time";
+            }
+        }
         if (!conv) {
             return std::string(hardware ? "hfu_pct" : "mfu_pct") + " under a FLOP convention the tool does not reproduce, and no tokens/s or time";
         }

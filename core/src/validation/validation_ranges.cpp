@@ -12,6 +12,8 @@
 //   virtual stages        every v > 1 that divides the layers per pipeline stage
 //   overlap flags         off and on (parameter all-gather, TP communication, expert all-to-all)
 //   activation offload    0, 1/4, 1/2, 3/4 of the layers, where the framework's FSDP recipes offload
+//   precision             bf16, fp16, fp8, nvfp4: those the GPU profile has a dense rate for (issue 29)
+//   LoRA target modules   qkv only, every linear layer (LoRA rows that name none)
 // Values a plan cannot take (an interleaving the batch does not allow, ...) are dropped when predicted.
 // Where the framework documents the value its recipes use (SoftwareSettings::recipe_*, e.g. Megatron-
 // Bridge's performance recipes: no recompute, sequence parallelism, overlapped parameter gather and TP
@@ -170,6 +172,38 @@ void expand_candidates(MappedRun& run, const OpenSettings& open, const SoftwareS
         }
         run.open_settings.push_back("activation offload not given: {0, 0.25, 0.5, 0.75} of the layers (Megatron-FSDP recipes offload instead "
                                     "of recomputing)");
+        axes.push_back(std::move(a));
+    }
+    if (open.lora_targets) {
+        // LoRA's target modules when the row names none: Megatron-Bridge's LoRA default, every linear layer
+        // (peft/lora.py), or the query-key-value projection alone, which its performance recipes set
+        // (scripts/performance/configs/llama/llama3_llm_finetune.py: cfg.peft.target_modules = ["linear_qkv"]).
+        Axis a{"lora_targets", {"qkv", "qkv, proj, fc1, fc2"}, {}};
+        for (const unsigned targets : {static_cast<unsigned>(kLoraQkv), kLoraAllLinear}) {
+            a.apply.push_back([targets](Scenario& s, Plan&) { s.training.lora_targets = targets; });
+        }
+        a.preferred = open.lora_targets_preferred_qkv ? 0 : -1;
+        run.open_settings.push_back("LoRA target modules not given: {qkv, qkv + proj + fc1 + fc2}");
+        axes.push_back(std::move(a));
+    }
+    if (open.precision) {
+        // No precision stated: every training precision, the software's default first; a candidate whose precision
+        // the GPU has no dense rate for is dropped when predicted (predict_candidate), so the range is over what
+        // the GPU supports (V100: fp16; A100: bf16, fp16; Hopper: + fp8; Blackwell: + nvfp4). The default is the
+        // documented value where the framework documents one.
+        Axis a{"precision", {}, {}};
+        std::vector<Precision> values{sw.precision};
+        for (const Precision p : {Precision::Bf16, Precision::Fp16, Precision::Fp8, Precision::Nvfp4}) {
+            if (p != sw.precision) {
+                values.push_back(p);
+            }
+        }
+        for (const Precision p : values) {
+            a.labels.emplace_back(to_string(p));
+            a.apply.push_back([p, &sw](Scenario& s, Plan&) { apply_precision(s.training, p, sw, PrecisionChoice{}); });
+        }
+        a.preferred = sw.framework != Framework::Unknown ? 0 : -1;
+        run.open_settings.push_back("precision not stated: {" + join(a.labels, ", ") + "} (those the GPU has a dense rate for)");
         axes.push_back(std::move(a));
     }
     // Each open line says which value the recipe documents.

@@ -55,7 +55,8 @@ RunRow parse_row(const nlohmann::json& j, std::size_t index, Diagnostics& diags)
             rd.error("primary_metric", "names " + r.primary_metric + ", which the row's derived object does not hold as a number");
         }
     }
-    for (const char* key : {"source_ref", "source_url", "transcribed_via"}) {
+    r.source_ref = rd.optional_string("source_ref"); // the table or figure a row comes from (fine-tuning reads it)
+    for (const char* key : {"source_url", "transcribed_via"}) {
         rd.optional_string(key);
     }
     r.intra_node_interconnect = rd.optional_string("intra_node_interconnect");
@@ -193,6 +194,9 @@ Expected<std::vector<RunRow>> runs_from_json(const nlohmann::json& json)
 {
     if (!json.is_array()) {
         return Diagnostic{"", std::string("RUNS.json must be a list of row objects, not ") + json.type_name()};
+    }
+    if (json.empty()) {
+        return Diagnostic{"", "RUNS.json holds no rows (a list of row objects is expected): nothing to validate or fit"};
     }
     Diagnostics diags;
     std::vector<RunRow> rows;

@@ -3,8 +3,11 @@
 // network of its system. Each is a documented property of a framework or a system (never of one row),
 // and map_run writes the one it used into the row's notes.
 #include <algorithm>
-#include <regex>
+#include <cmath>
+#include <cstdio>
+#include <string_view>
 
+#include "validation/text_scan.h"
 #include "validation/validation_detail.h"
 #include "vtrain/scenario_json.h"
 
@@ -63,12 +66,7 @@ int nemo_container(const RunRow& r)
     if (!r.software || r.software->size() > 4096) {
         return 0;
     }
-    static const std::regex version(R"(nemo\s+(\d{2})\.(\d{2})(?:\.(\d{2}))?)", std::regex::icase);
-    std::smatch m;
-    if (!std::regex_search(*r.software, m, version)) {
-        return 0;
-    }
-    return std::stoi(m[1]) * 10000 + std::stoi(m[2]) * 100 + (m[3].matched ? std::stoi(m[3]) : 0);
+    return scan::nemo_version(*r.software).value_or(0);
 }
 
 // Regressions the framework's maintainers document, by model, GPU and NeMo container range (yymmpp). The
@@ -220,9 +218,7 @@ SoftwareSettings software_settings(const RunRow& r)
         return s;
     }
     if (contains(r.software, "megatron")) {
-        static const std::regex year("(20[0-9][0-9])");
-        std::smatch m;
-        const int y = std::regex_search(*r.software, m, year) ? std::stoi(m[1]) : 0;
+        const int y = scan::first_year(*r.software).value_or(0);
         if (y == 2021) {
             // Megatron-LM 2021 (SC'21): as below, and each micro-batch's fp16 weight gradients are added into
             // fp32 main_grad buffers by a separate kernel (10 bytes per parameter); the fused weight-gradient
@@ -475,6 +471,158 @@ SoftwareSettings software_settings(const RunRow& r)
     return s;
 }
 
+void apply_precision(TrainingSpec& t, Precision precision, const SoftwareSettings& sw, const PrecisionChoice& pc)
+{
+    t.precision = precision;
+    t.fp8_recipe = precision != Precision::Fp8 ? Fp8Recipe::Delayed : pc.recipe ? *pc.recipe : sw.fp8_recipe; // (the field's default off FP8)
+    // torchao rowwise: axiswise scales computed per pass for input, weight and grad_output (model/low_precision.cpp).
+    t.fp8_axiswise_casts = t.precision == Precision::Fp8 && pc.recipe && pc.recipe_approximated;
+    t.bf16_gradients = sw.bf16_gradients && t.precision != Precision::Fp32;
+    t.fp8_param_gather =
+        sw.fp8_param_gather && t.precision == Precision::Fp8 && (t.fp8_recipe == Fp8Recipe::Current || t.fp8_recipe == Fp8Recipe::Delayed);
+    t.bf16_edge_layers = t.precision == Precision::Fp8 && t.fp8_recipe == Fp8Recipe::Current ? sw.current_scaling_bf16_edge_layers : 0;
+}
+
+namespace {
+
+// 400, 12.5, 3200: a rate as a reader writes it (no trailing zeros).
+std::string number_text(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
+
+bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+bool is_letter(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// Whether `text` at `at` starts with `word` (exact case).
+bool starts_with_at(const std::string& text, std::size_t at, std::string_view word)
+{
+    return text.size() >= at + word.size() && std::string_view(text).substr(at, word.size()) == word;
+}
+
+// The unit after a number at `at` ("Gb/s", "GB/s", "Gbps", "Gbit/s", "Tbps", "400G", ...): Gb/s per unit
+// and the unit's length, or nothing when it is not a data rate (GT/s, GHz, a GPU count, ...).
+std::optional<std::pair<double, std::size_t>> rate_unit(const std::string& text, std::size_t at, bool glued)
+{
+    if (at >= text.size()) {
+        return std::nullopt;
+    }
+    double scale = 0;
+    switch (text[at]) {
+    case 'G':
+    case 'g': scale = 1; break;
+    case 'T':
+    case 't': scale = 1000; break;
+    case 'M': scale = 0.001; break;
+    default: return std::nullopt;
+    }
+    std::size_t end = at + 1;
+    const char kind = end < text.size() ? text[end] : ' ';
+    if (kind == 'b') { // bits: Gb, Gb/s, Gbps, Gbit, Gbit/s, Gbits/s
+        ++end;
+    } else if (kind == 'B') { // bytes: GB, GB/s, GBps, GByte/s
+        scale *= 8;
+        ++end;
+    } else if (!is_letter(kind) && glued && text[at] == 'G') {
+        return std::make_pair(scale, std::size_t{1}); // "400G": port naming, gigabits
+    } else {
+        return std::nullopt; // GT/s (transfers), GHz, ...
+    }
+    for (const std::string_view tail : {"its/s", "it/s", "its", "it", "ytes/s", "yte/s", "ytes", "yte", "ps", "/s", "E"}) {
+        if (starts_with_at(text, end, tail)) {
+            end += tail.size();
+            break;
+        }
+    }
+    if (end < text.size() && is_letter(text[end])) {
+        return std::nullopt; // part of a longer word
+    }
+    return std::make_pair(scale, end - at);
+}
+
+// The scope written after a rate: "per GPU" or "per node" (any case), whichever comes first.
+void rate_scope(const std::string& text, std::size_t from, NetworkRate& out)
+{
+    const std::string rest = lowercase(text.substr(from, 200));
+    const std::size_t gpu = rest.find("per gpu");
+    const std::size_t node = rest.find("per node");
+    out.per_gpu = gpu != std::string::npos && (node == std::string::npos || gpu < node);
+    out.node_total = !out.per_gpu && node != std::string::npos;
+}
+
+} // namespace
+
+std::optional<NetworkRate> parse_network_rate(const std::string& text_in)
+{
+    const std::string text = text_in.substr(0, 4096);
+    std::optional<int> count;    // "8x" seen before the rate
+    std::size_t after_count = 0; // where the text after that "x" starts
+    for (std::size_t i = 0; i < text.size();) {
+        const bool glued_to_word = i > 0 && i != after_count && (is_letter(text[i - 1]) || is_digit(text[i - 1]) || text[i - 1] == '.');
+        if (!is_digit(text[i]) || glued_to_word) {
+            ++i; // not a number's start (a model name such as CX7 or H100 ends in digits)
+            continue;
+        }
+        const std::size_t start = i;
+        while (i < text.size() && (is_digit(text[i]) || (text[i] == '.' && i + 1 < text.size() && is_digit(text[i + 1])))) {
+            ++i;
+        }
+        if (i - start > 12) {
+            continue;
+        }
+        const double value = std::stod(text.substr(start, i - start));
+        const bool glued = i < text.size() && is_letter(text[i]);
+        std::size_t j = i;
+        while (j < text.size() && text[j] == ' ') {
+            ++j;
+        }
+        // A count: "8x400", "8 x 50", "8x NVIDIA ...", "8×" (UTF-8 multiplication sign).
+        const bool times_sign = starts_with_at(text, j, "\xc3\x97");
+        if ((j < text.size() && (text[j] == 'x' || text[j] == 'X') && (j + 1 >= text.size() || !is_letter(text[j + 1]))) || times_sign) {
+            if (value >= 1 && value <= 64 && value == std::floor(value)) {
+                count = static_cast<int>(value);
+            }
+            i = j + (times_sign ? 2 : 1);
+            after_count = i;
+            continue;
+        }
+        const std::optional<std::pair<double, std::size_t>> unit = rate_unit(text, j, glued && j == i);
+        if (!unit || value <= 0) {
+            continue; // a number that is no rate ("+2 for storage", "16 GT/s") leaves an earlier count in place
+        }
+        NetworkRate out;
+        out.count = count;
+        out.gbit_per_s = value * unit->first;
+        out.as_written = text.substr(start, j + unit->second - start);
+        rate_scope(text, j + unit->second, out);
+        return out;
+    }
+    // No rate written: the InfiniBand generation names its 4x port rate (InfiniBand Trade Association roadmap:
+    // EDR 100, HDR 200, NDR 400, XDR 800 Gb/s), with any count before it.
+    static constexpr std::pair<std::string_view, double> kGenerations[] = {{"EDR", 100}, {"HDR", 200}, {"NDR", 400}, {"XDR", 800}};
+    for (const auto& [name, gbit] : kGenerations) {
+        const std::size_t at = text.find(name);
+        if (at != std::string::npos && (at == 0 || !is_letter(text[at - 1])) &&
+            (at + name.size() >= text.size() || !is_letter(text[at + name.size()]))) {
+            NetworkRate out;
+            out.count = count;
+            out.gbit_per_s = gbit;
+            out.as_written = std::string(name) + " (" + number_text(gbit) + " Gb/s)";
+            rate_scope(text, at + name.size(), out);
+            return out;
+        }
+    }
+    return std::nullopt;
+}
+
 NetworkFacts network_facts(const RunRow& r, int gpus_per_node)
 {
     NetworkFacts f;
@@ -510,27 +658,34 @@ NetworkFacts network_facts(const RunRow& r, int gpus_per_node)
         f.description = "DGX H100/B200: 8 x 400 Gb/s ConnectX-7 per node";
         return f;
     }
-    // (std::regex recurses per character: only text of a sane length is parsed.)
-    if (r.inter_node_interconnect && r.inter_node_interconnect->size() <= 4096) {
-        // "400 Gb/s per GPU" or "IB (50 GB/s) per GPU": one NIC per GPU at that rate.
-        static const std::regex per_gpu(R"((\d{1,6})\s*(Gb/s|Gbit/s|Gbps|GB/s)\)?\"?\s*per GPU)", std::regex::icase);
-        std::smatch g;
-        if (std::regex_search(*r.inter_node_interconnect, g, per_gpu) && gpus_per_node > 0) {
-            const double rate = std::stod(g[1]) * (g[2].str() == "GB/s" ? 8.0 : 1.0);
-            f.nics_per_node = gpus_per_node;
-            f.nic_gbit_per_s = rate;
-            f.description = "inter_node_interconnect: " + std::to_string(gpus_per_node) + " x " + std::to_string(static_cast<int>(rate)) +
-                            " Gb/s per node (one per GPU)";
+    if (r.inter_node_interconnect) {
+        const std::optional<NetworkRate> rate = parse_network_rate(*r.inter_node_interconnect);
+        if (!rate) {
             return f;
         }
-        // "8x ... 200 Gbps ...": NIC count and line rate as the row states them.
-        static const std::regex pattern(R"((\d{1,6})\s*x\D*?(\d{1,6})\s*G(b|bps|bit))", std::regex::icase);
-        std::smatch m;
-        if (std::regex_search(*r.inter_node_interconnect, m, pattern)) {
-            f.nics_per_node = std::stoi(m[1]);
-            f.nic_gbit_per_s = std::stod(m[2]);
-            f.description = "inter_node_interconnect: " + m[1].str() + " x " + m[2].str() + " Gb/s per node";
+        std::string how;
+        if (rate->per_gpu && gpus_per_node > 0) {
+            f.nics_per_node = rate->count.value_or(1) * gpus_per_node;
+            f.nic_gbit_per_s = rate->gbit_per_s;
+            how = rate->count ? "per GPU" : "one per GPU";
+        } else if (rate->count && !rate->per_gpu) {
+            f.nics_per_node = *rate->count;
+            f.nic_gbit_per_s = rate->gbit_per_s;
+        } else if (rate->node_total && gpus_per_node > 0) {
+            // A node's aggregate: one NIC per GPU (the DGX/HGX layout), the total split evenly.
+            f.nics_per_node = gpus_per_node;
+            f.nic_gbit_per_s = rate->gbit_per_s / gpus_per_node;
+            how = "the node's total over one NIC per GPU";
+        } else {
+            // One NIC's rate without a count: the profile's NICs per node at that rate.
+            f.nic_gbit_per_s = rate->gbit_per_s;
+            how = "the profile's NIC count";
         }
+        f.description = "inter_node_interconnect \"" + rate->as_written + "\" read as " +
+                        (f.nics_per_node ? std::to_string(*f.nics_per_node) + " x " : std::string("NICs of ")) + number_text(*f.nic_gbit_per_s) +
+                        " Gb/s per node" +
+                        (f.nics_per_node ? " = " + number_text(*f.nics_per_node * *f.nic_gbit_per_s / 8) + " GB/s" : std::string()) +
+                        (how.empty() ? std::string() : " (" + how + ")");
     }
     return f;
 }

@@ -5,16 +5,17 @@
 // row's notes.
 #include <algorithm>
 #include <cctype>
-#include <regex>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
+#include "validation/text_scan.h"
 #include "validation/validation_detail.h"
 #include "vtrain/json_fields.h"
 
 namespace vtrain {
 namespace validation_detail {
-
 
 bool contains(const std::optional<std::string>& s, const char* what)
 {
@@ -45,27 +46,34 @@ std::optional<SelectiveModules> selective_modules(const std::string& activation_
         return std::nullopt;
     }
     // The list itself, without its parenthetical asides ("(after \"Remove up_proj recompute\")").
-    const std::string list = std::regex_replace(rc.substr(colon + 1), std::regex(R"(\([^)]*\))"), " ");
+    const std::string list = scan::replace_spans(std::string_view(rc).substr(colon + 1), '(', ')', " ");
     // Megatron-Core's module names (transformer_config.py recompute_modules) and the prose a paper uses for
     // them; "mlp" as a word is the dense layers' MLP, not moe_act or a DeepSeek "mlp + up_proj" token.
+    // Each name as the words or substrings that spell it (the patterns were core_attn|attention core,
+    // \blayernorm\b|rmsnorm, mla_up_proj|\bup_proj\b|mla up-projection, moe_act, \bmlp\b, shared_experts and
+    // \bmoe\b(?!_)); found by plain search, so any length of text is read in one pass.
     struct Name {
-        const char* pattern;
+        std::vector<std::string_view> substrings;
+        std::vector<std::string_view> words; // with a word boundary on both sides
         const char* name;
         unsigned bit; // 0: not costed by the simulator
         bool core_attn;
     };
     static const Name names[] = {
-        {R"(core_attn|attention core)", "core_attn", 0, true},
-        {R"(\blayernorm\b|rmsnorm)", "layernorm", kRecomputeLayernorm, false},
-        {R"(mla_up_proj|\bup_proj\b|mla up-projection)", "mla_up_proj", kRecomputeMlaUpProj, false},
-        {R"(moe_act)", "moe_act", kRecomputeMoeAct, false},
-        {R"(\bmlp\b)", "mlp", 0, false},
-        {R"(shared_experts)", "shared_experts", 0, false},
-        {R"(\bmoe\b(?!_))", "moe", kRecomputeMoe, false},
+        {{"core_attn", "attention core"}, {}, "core_attn", 0, true},
+        {{"rmsnorm"}, {"layernorm"}, "layernorm", kRecomputeLayernorm, false},
+        {{"mla_up_proj", "mla up-projection"}, {"up_proj"}, "mla_up_proj", kRecomputeMlaUpProj, false},
+        {{"moe_act"}, {}, "moe_act", kRecomputeMoeAct, false},
+        {{}, {"mlp"}, "mlp", 0, false},
+        {{"shared_experts"}, {}, "shared_experts", 0, false},
+        {{}, {"moe"}, "moe", kRecomputeMoe, false},
     };
     SelectiveModules out;
     for (const Name& n : names) {
-        if (!std::regex_search(list, std::regex(n.pattern))) {
+        const bool named =
+            std::any_of(n.substrings.begin(), n.substrings.end(), [&](std::string_view s) { return list.find(s) != std::string::npos; }) ||
+            std::any_of(n.words.begin(), n.words.end(), [&](std::string_view w) { return scan::has_word(list, w); });
+        if (!named) {
             continue;
         }
         out.names.emplace_back(n.name);
@@ -83,11 +91,13 @@ std::optional<SelectiveModules> selective_modules(const std::string& activation_
 
 namespace {
 
-// The README's canonical ids ("Vocabulary used in both files"), as profile ids.
+// The README's canonical ids ("Vocabulary used in both files") and every other shipped profile's id
+// (profiles/*.json, what `vtrain profiles` lists; tst_validation checks the two agree).
 const std::set<std::string>& canonical_gpu_ids()
 {
-    static const std::set<std::string> ids{"h100-sxm5-80gb", "h800-sxm5-80gb", "b200-sxm-180gb", "gb200-nvl72", "h100-hbm2e-96gb", "a100-sxm4-40gb",
-                                           "a100-sxm4-80gb", "h200-sxm-141gb", "b300",           "gb300-nvl72", "mi300x"};
+    static const std::set<std::string> ids{"h100-sxm5-80gb", "h800-sxm5-80gb", "b200-sxm-180gb", "gb200-nvl72",    "h100-hbm2e-96gb",
+                                           "a100-sxm4-40gb", "a100-sxm4-80gb", "h200-sxm-141gb", "b300",           "gb300-nvl72",
+                                           "mi300x",         "mi325x",         "mi355x",         "v100-sxm3-32gb", "h100-measured"};
     return ids;
 }
 
@@ -120,7 +130,8 @@ std::string gpu_profile_id(const RunRow& r, Notes& notes)
     bool defaulted = false;
     const std::string id = profile_for_gpu_type(*r.gpu_type, r.gpu_memory_gb, defaulted);
     if (defaulted) {
-        notes.push_back("A100 memory variant not stated: profile a100-sxm4-80gb");
+        notes.push_back(id == "v100-sxm3-32gb" ? "V100 memory variant not stated: profile v100-sxm3-32gb (DGX-2)"
+                                               : "A100 memory variant not stated: profile a100-sxm4-80gb");
     }
     return id;
 }
@@ -187,6 +198,193 @@ PrecisionChoice precision_of(const RunRow& r)
         c.recipe_on_hopper = true;
     }
     return c;
+}
+
+namespace {
+
+// Hand-written scanners for fine_tuning_of() (no std::regex: issue 32). Texts are lower case.
+bool letter_or_underscore(char c)
+{
+    return (c >= 'a' && c <= 'z') || c == '_';
+}
+
+// The first of `words` found where no letter or underscore precedes it ("(?:^|[^a-z_])(w1|w2|...)"), and,
+// with `whole`, none follows it ("(?![a-z_])"); alternatives tried in order at each position.
+std::string first_word(std::string_view text, std::initializer_list<std::string_view> words, bool whole)
+{
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (i > 0 && letter_or_underscore(text[i - 1])) {
+            continue;
+        }
+        for (const std::string_view w : words) {
+            const std::size_t end = i + w.size();
+            if (text.substr(i, w.size()) == w && (!whole || end == text.size() || !letter_or_underscore(text[end]))) {
+                return std::string(w);
+            }
+        }
+    }
+    return {};
+}
+
+// "(sft|supervised fine-?tuning|full fine-?tuning|fine-?tuning|finetun\w*|instruction tuning)" after a
+// non-letter: the words a supervised fine-tuning row uses.
+std::string sft_word(std::string_view text)
+{
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (i > 0 && letter_or_underscore(text[i - 1])) {
+            continue;
+        }
+        for (const std::string_view w : {"sft", "supervised fine-tuning", "supervised finetuning", "full fine-tuning", "full finetuning",
+                                         "fine-tuning", "finetuning", "instruction tuning"}) {
+            if (text.substr(i, w.size()) == w) {
+                return std::string(w);
+            }
+        }
+        if (text.substr(i, 7) == "finetun") {
+            std::size_t end = i + 7;
+            while (end < text.size() && scan::is_word(text[end])) {
+                ++end;
+            }
+            return std::string(text.substr(i, end - i));
+        }
+    }
+    return {};
+}
+
+// MLA's compressed widths ("q_lora_rank", "kv LoRA rank 512"): "(?:q|kv)[ _-]?lora[ _-]?rank" replaced by a space.
+std::string without_mla_lora_ranks(std::string_view text)
+{
+    auto separator = [&](std::size_t j) { return j < text.size() && (text[j] == ' ' || text[j] == '_' || text[j] == '-') ? j + 1 : j; };
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t after_prefix = text.substr(i, 2) == "kv" ? i + 2 : text.substr(i, 1) == "q" ? i + 1 : std::string_view::npos;
+        if (after_prefix != std::string_view::npos) {
+            std::size_t j = separator(after_prefix);
+            if (text.substr(j, 4) == "lora") {
+                j = separator(j + 4);
+                if (text.substr(j, 4) == "rank") {
+                    out += ' ';
+                    i = j + 4;
+                    continue;
+                }
+            }
+        }
+        out += text[i++];
+    }
+    return out;
+}
+
+// The rank a LoRA row names: "(?:lora[ _-]?(?:rank|dim|r)|peft\.dim|adapter[ _-]?(?:rank|dim)|\brank|\bdim)
+// \s*[=:]?\s*(\d{1,4})\b" ("LoRA rank 16", "lora_rank=8", "dim 32", "r=16").
+std::optional<int> lora_rank_named(std::string_view text)
+{
+    auto separator = [&](std::size_t j) { return j < text.size() && (text[j] == ' ' || text[j] == '_' || text[j] == '-') ? j + 1 : j; };
+    // The number after a key ending at `j`, as the pattern's tail reads it.
+    auto number_after = [&](std::size_t j) -> std::optional<int> {
+        j = scan::skip_spaces(text, j);
+        j += j < text.size() && (text[j] == '=' || text[j] == ':') ? 1 : 0;
+        j = scan::skip_spaces(text, j);
+        const std::size_t end = scan::digits_end(text, j);
+        if (end == j || end - j > 4 || (end < text.size() && scan::is_word(text[end]))) {
+            return std::nullopt;
+        }
+        return std::stoi(std::string(text.substr(j, end - j)));
+    };
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        std::vector<std::size_t> key_ends;
+        if (text.substr(i, 4) == "lora") {
+            const std::size_t j = separator(i + 4);
+            for (const std::string_view w : {"rank", "dim", "r"}) {
+                if (text.substr(j, w.size()) == w) {
+                    key_ends.push_back(j + w.size());
+                }
+            }
+        }
+        if (text.substr(i, 8) == "peft.dim") {
+            key_ends.push_back(i + 8);
+        }
+        if (text.substr(i, 7) == "adapter") {
+            const std::size_t j = separator(i + 7);
+            for (const std::string_view w : {"rank", "dim"}) {
+                if (text.substr(j, w.size()) == w) {
+                    key_ends.push_back(j + w.size());
+                }
+            }
+        }
+        const bool boundary = i == 0 || !scan::is_word(text[i - 1]);
+        for (const std::string_view w : {"rank", "dim"}) {
+            if (boundary && text.substr(i, w.size()) == w) {
+                key_ends.push_back(i + w.size());
+            }
+        }
+        for (const std::size_t end : key_ends) {
+            if (const std::optional<int> n = number_after(end)) {
+                return n;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+FineTuningChoice fine_tuning_of(const RunRow& r)
+{
+    FineTuningChoice f;
+    // What a row says of itself: its model name, software, the table it comes from and its notes (never its id
+    // or subset). Each field is bounded; the scanners read it once.
+    std::string text;
+    for (const std::optional<std::string>* field : {&r.model_name, &r.software, &r.source_ref}) {
+        if (*field && (*field)->size() <= 4096) {
+            text += " " + lowercase(**field);
+        }
+    }
+    for (const std::string& n : r.notes) {
+        if (n.size() <= 4096) {
+            text += " " + lowercase(n);
+        }
+    }
+    // MLA's compressed widths are attention dimensions, not fine-tuning; the rest is read as whole words.
+    text = without_mla_lora_ranks(text);
+    const std::string lora = first_word(text, {"qlora", "lora"}, true);
+    const std::string dora = first_word(text, {"dora"}, true);
+    const std::string peft = first_word(text, {"peft"}, true);
+    const std::string sft = sft_word(text);
+    if (lora == "qlora") {
+        return FineTuningChoice{TrainingMode::Pretrain, {}, 0, {}, "", "QLoRA (a 4-bit quantized frozen base) is not modeled"};
+    }
+    if (!dora.empty()) {
+        return FineTuningChoice{TrainingMode::Pretrain, {}, 0, {}, "", "DoRA (weight-decomposed LoRA) is not modeled"};
+    }
+    if (!lora.empty()) {
+        f.mode = TrainingMode::Lora;
+        f.evidence = "the row says LoRA";
+    } else if (!peft.empty()) {
+        return FineTuningChoice{TrainingMode::Pretrain, {}, 0, {}, "", "a PEFT run without its method named (LoRA, DoRA, ...) is not modeled"};
+    } else if (!sft.empty()) {
+        f.mode = TrainingMode::Sft;
+        f.evidence = "the row says \"" + sft + "\"";
+    } else {
+        return f;
+    }
+    if (f.mode == TrainingMode::Lora) {
+        // "LoRA rank 16", "lora_rank=8", "dim 32", "r=16".
+        if (const std::optional<int> rank = lora_rank_named(text)) {
+            f.rank = std::max(1, *rank);
+        }
+        for (const auto& [name, bit] : {std::pair{"qkv", kLoraQkv}, {"proj", kLoraProj}, {"fc1", kLoraFc1}, {"fc2", kLoraFc2}}) {
+            if (text.find(std::string("linear_") + name) != std::string::npos) {
+                f.targets |= bit;
+            }
+        }
+    }
+    if (!first_word(text, {"unpacked", "not packed", "no packing", "without packing", "padded"}, false).empty()) {
+        f.packing = false;
+    } else if (!first_word(text, {"packed", "packing"}, false).empty()) {
+        f.packing = true;
+    }
+    return f;
 }
 
 std::optional<int> fsdp_degree(const RunRow& r)
@@ -336,11 +534,8 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
         if (r.moe_layer_freq && r.moe_layer_freq->size() <= 4096) {
             // An integer, or text ending in the integer in parentheses ("every layer is MoE (1)"); the
             // leading dense layers come from moe_first_dense_layers.
-            static const std::regex leading_int(R"(^\s*(\d{1,6})\s*$)");
-            static const std::regex in_parens(R"(\((\d{1,6})\))");
-            std::smatch match;
-            if (std::regex_search(*r.moe_layer_freq, match, leading_int) || std::regex_search(*r.moe_layer_freq, match, in_parens)) {
-                e.layer_freq = std::max(1, std::stoi(match[1]));
+            if (const auto freq = scan::lone_or_parenthesised_int(*r.moe_layer_freq)) {
+                e.layer_freq = std::max(1, *freq);
             }
         }
         // README: vendor benchmarks are force-balanced and dropless unless the model name says "tokendrop".
@@ -380,21 +575,78 @@ std::optional<std::string> model_of(const RunRow& r, ModelSpec& m, Notes& notes)
 
 } // namespace validation_detail
 
+namespace {
+
+// "(?:^|[^0-9])(16|32|40|80)\s*-?\s*g(?:b|ib)?(?:[^a-z]|$)" in a lower-case GPU name: "a100-sxm4-40gb",
+// "a100 40g", "v100 32 gb".
+std::optional<int> spelled_memory_gb(std::string_view t)
+{
+    for (std::size_t i = 0; i + 2 <= t.size(); ++i) {
+        if (i > 0 && validation_detail::scan::is_digit(t[i - 1])) {
+            continue;
+        }
+        const std::string_view two = t.substr(i, 2);
+        if (two != "16" && two != "32" && two != "40" && two != "80") {
+            continue;
+        }
+        std::size_t j = validation_detail::scan::skip_spaces(t, i + 2);
+        j += j < t.size() && t[j] == '-' ? 1 : 0;
+        j = validation_detail::scan::skip_spaces(t, j);
+        if (j >= t.size() || t[j] != 'g') {
+            continue;
+        }
+        ++j;
+        for (const std::size_t end :
+             {t.substr(j, 1) == "b" ? j + 1 : std::string_view::npos, t.substr(j, 2) == "ib" ? j + 2 : std::string_view::npos, j}) {
+            if (end != std::string_view::npos && (end == t.size() || !(t[end] >= 'a' && t[end] <= 'z'))) {
+                return (two[0] - '0') * 10 + (two[1] - '0');
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
 std::string profile_for_gpu_type(const std::string& gpu_type, std::optional<double> memory_gb, bool& defaulted)
 {
     using json_fields::lowercase;
     defaulted = false;
     const std::string t = lowercase(gpu_type);
     auto has = [&](const char* s) { return t.find(s) != std::string::npos; };
+    // The memory a name spells ("A100-SXM4-40GB", "A100 40G", "V100 32 GB"), else the row's gpu_memory_gb.
+    std::optional<double> memory = memory_gb;
+    if (t.size() <= 4096) {
+        if (const std::optional<int> gb = spelled_memory_gb(t)) {
+            memory = *gb;
+        }
+    }
     if (has("a100")) {
-        if (has("40gb") || has("40 gb") || (memory_gb && *memory_gb <= 48)) {
+        if (memory && *memory <= 48) {
             return "a100-sxm4-40gb";
         }
-        if (has("80gb") || has("80 gb") || (memory_gb && *memory_gb > 48)) {
+        if (memory) {
             return "a100-sxm4-80gb";
         }
         defaulted = true;
         return "a100-sxm4-80gb";
+    }
+    if (has("v100")) {
+        // Only the 32 GB SXM3 part of DGX-2 (16 GPUs on NVSwitch) has a profile; a 16 GB V100 (DGX-1's hybrid
+        // cube-mesh NVLink, or PCIe) is another system and has none.
+        if (memory && *memory <= 16) {
+            return {};
+        }
+        if (!memory) {
+            defaulted = true;
+        }
+        return "v100-sxm3-32gb";
+    }
+    if (has("mi355")) {
+        return "mi355x";
+    }
+    if (has("mi325")) {
+        return "mi325x";
     }
     if (has("gb200")) {
         return "gb200-nvl72";
