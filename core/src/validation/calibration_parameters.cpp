@@ -17,7 +17,7 @@ const std::vector<CalibrationParameter>& calibration_parameters()
     static const std::vector<CalibrationParameter> list{
         {"gemm_max_efficiency", 0.5, 0.9, false, "fraction of peak", false,
          "large BF16/FP16 GEMMs: at most 0.9 of the dense datasheet peak, which assumes the boost clock that GEMMs do not hold "
-         "under the power limit (cuBLAS ~86% on A100; sustained 0.75 on H100 SXM, profiles/h100-sxm5-80gb-measured.json "
+         "under the power limit (cuBLAS ~86% on A100; sustained 0.75 on H100 SXM, profiles/h100-measured.json "
          "source_details.sustained_gemm); at least 0.5, since Megatron-LM itself reaches 52% of A100 peak end to end "
          "(163 of 312 TFLOP/s, Narayanan et al. SC'21 Table 1)",
          true},
@@ -41,7 +41,7 @@ const std::vector<CalibrationParameter>& calibration_parameters()
          "the backward pass runs below the forward's rate in both FlashAttention-2 and -3 (same papers)", true},
         {"memory_efficiency", 0.6, 0.95, false, "fraction of bandwidth", false,
          "streaming kernels cannot beat the HBM datasheet rate; refresh and protocol overheads keep copies ~10% below it "
-         "(device copy 0.90 of 3,350 GB/s measured on H100, profiles/h100-sxm5-80gb-measured.json)",
+         "(device copy 0.90 of 3,350 GB/s measured on H100, profiles/h100-measured.json)",
          true},
         {"memory_half_bytes", 1e4, 1e8, true, "bytes", false, "tensor size at which a streaming kernel reaches half its bandwidth: 10 KB to 100 MB", true},
         {"memory_fixed_us", 0.5, 20, true, "us", false, "fixed cost of one memory-bound kernel: microseconds, as a kernel launch", true},
@@ -50,7 +50,7 @@ const std::vector<CalibrationParameter>& calibration_parameters()
          "add tens (15 us fitted on A100)",
          false, 2.0,
          "prior x/÷ 2: a launch gap with the host ahead is 2-5 us; PyTorch eager back-to-back kernels take 14.5 us on H100 "
-         "(profiles/h100-sxm5-80gb-measured.json, kernel_launch_overhead_us)"},
+         "(profiles/h100-measured.json, kernel_launch_overhead_us)"},
         {"host_overhead_us", 1, 200, true, "us", true, "framework CPU time per operator (PyTorch eager dispatch: tens of microseconds)", false, 3.0,
          "prior x/÷ 3: one eager PyTorch operator's dispatch, 10-30 us on the CPUs of these clusters (the eager back-to-back "
          "kernel above is 14.5 us), more for Python-level modules"},
