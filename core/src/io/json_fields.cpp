@@ -500,7 +500,8 @@ std::string excerpt(const nlohmann::json& value, std::size_t max_chars)
         out.resize(max_chars);
         out += "...";
     }
-    return out;
+    // JSON's dump leaves DEL (and C1 controls) raw in keys and strings: every message shows them escaped.
+    return printable(out);
 }
 
 std::string lowercase(std::string text)
