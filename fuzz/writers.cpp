@@ -34,41 +34,6 @@ const Scenario& base_scenario()
     return scenario;
 }
 
-bool valid_utf8(std::string_view text)
-{
-    for (std::size_t i = 0; i < text.size();) {
-        const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-        const unsigned char lead = b(i);
-        std::size_t n = 0;
-        unsigned char low = 0x80, high = 0xBF;
-        if (lead < 0x80) {
-            n = 1;
-        } else if (lead >= 0xC2 && lead <= 0xDF) {
-            n = 2;
-        } else if (lead >= 0xE0 && lead <= 0xEF) {
-            n = 3;
-            low = lead == 0xE0 ? 0xA0 : 0x80;
-            high = lead == 0xED ? 0x9F : 0xBF;
-        } else if (lead >= 0xF0 && lead <= 0xF4) {
-            n = 4;
-            low = lead == 0xF0 ? 0x90 : 0x80;
-            high = lead == 0xF4 ? 0x8F : 0xBF;
-        } else {
-            return false;
-        }
-        if (i + n > text.size() || (n > 1 && (b(i + 1) < low || b(i + 1) > high))) {
-            return false;
-        }
-        for (std::size_t k = 2; k < n; ++k) {
-            if (b(i + k) < 0x80 || b(i + k) > 0xBF) {
-                return false;
-            }
-        }
-        i += n;
-    }
-    return true;
-}
-
 // A C0 control character or DEL: what a terminal or a line-based format takes as more than text.
 bool has_control(std::string_view text)
 {
@@ -154,7 +119,7 @@ void check_toml(const std::string& name)
     if (!value || has_control(comment)) {
         violated("the name in the TOML comment is not a TOML basic string's body: " + comment);
     }
-    if (valid_utf8(name) && *value != name) {
+    if (json_fields::valid_utf8(name) && *value != name) {
         violated("the name in the TOML comment reads back as another string: " + *value);
     }
 }
@@ -165,7 +130,7 @@ void check_json(const std::string& name, const std::string& description)
     s.model.name = name;
     s.description = description;
     const nlohmann::json j = scenario_to_json(s);
-    if (!valid_utf8(name) || !valid_utf8(description)) {
+    if (!json_fields::valid_utf8(name) || !json_fields::valid_utf8(description)) {
         // JSON text is UTF-8, as every reader's strings are; other bytes are written as U+FFFD, never a throw.
         (void)j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
         return;

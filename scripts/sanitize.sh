@@ -19,5 +19,8 @@ cmake --build "$build" -j"$jobs"
 built=$(date +%s)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-ctest --test-dir "$build" -j"$jobs" --output-on-failure
+# tst_validation_held_out (two leave-one-source-out runs, 3 minutes optimised) is left out: under ASan it
+# would take most of CI's budget, and the code it drives is the calibration and validation code that
+# tst_grouped_validation, tst_calibration and tst_validation_public run here.
+ctest --test-dir "$build" -j"$jobs" --output-on-failure -E '^tst_validation_held_out$'
 echo "sanitize.sh: built in $((built - start)) s, tests ran in $(( $(date +%s) - built )) s"

@@ -9,24 +9,31 @@
 
 namespace vtrain::test {
 
-// A GPU with free communication (huge bandwidth, no latency): schedules can be checked in isolation.
-inline GpuProfile free_network_profile()
+// The test GPU's hardware: 80 GiB (2 reserved), 2 TB/s, 300 TFLOP/s bf16, 100 SMs, 8 per node with 8 NICs
+// at full efficiency; links and latencies are each test's own.
+inline HardwareSpec test_hardware(const char* id, const char* name)
 {
     HardwareSpec hw;
-    hw.id = "test-gpu";
-    hw.name = "Test GPU";
+    hw.id = id;
+    hw.name = name;
     hw.memory_gib = 80;
     hw.memory_reserve_gib = 2;
     hw.memory_bandwidth_gbytes_per_s = 2000;
     hw.peak_tflops = {{"bf16", 300}, {"tf32", 150}};
     hw.sm_count = 100;
     hw.links.gpus_per_node = 8;
-    hw.links.nvlink_bus_gbytes_per_s = 1e12;
     hw.links.nics_per_node = 8;
-    hw.links.nic_gbit_per_s = 1e12;
     hw.links.nic_efficiency = 1;
-    ModelParameters p;
-    return make_modeled_profile(hw, p);
+    return hw;
+}
+
+// A GPU with free communication (huge bandwidth, no latency): schedules can be checked in isolation.
+inline GpuProfile free_network_profile()
+{
+    HardwareSpec hw = test_hardware("test-gpu", "Test GPU");
+    hw.links.nvlink_bus_gbytes_per_s = 1e12;
+    hw.links.nic_gbit_per_s = 1e12;
+    return make_modeled_profile(hw, ModelParameters{});
 }
 
 inline GpuProfile shipped_profile(const std::string& id)

@@ -72,21 +72,11 @@ double intra_node_closed_form(const LinkSpec& l, Collective kind, double bytes, 
 // NICs at full efficiency (25 GB/s per GPU), 8 GPUs per node.
 GpuProfile known_links_profile()
 {
-    HardwareSpec hw;
-    hw.id = "test-links";
-    hw.name = "Test links";
-    hw.memory_gib = 80;
-    hw.memory_reserve_gib = 2;
-    hw.memory_bandwidth_gbytes_per_s = 2000;
-    hw.peak_tflops = {{"bf16", 300}, {"tf32", 150}};
-    hw.sm_count = 100;
-    hw.links.gpus_per_node = 8;
+    HardwareSpec hw = test::test_hardware("test-links", "Test links");
     hw.links.nvlink_bus_gbytes_per_s = 200;
     hw.links.nvlink_base_latency_us = 20;
     hw.links.nvlink_step_latency_us = 2;
-    hw.links.nics_per_node = 8;
     hw.links.nic_gbit_per_s = 200;
-    hw.links.nic_efficiency = 1;
     hw.links.inter_node_base_latency_us = 10;
     hw.links.inter_node_latency_us = 5;
     return make_modeled_profile(hw, ModelParameters{});

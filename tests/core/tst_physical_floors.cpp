@@ -17,6 +17,7 @@
 #include "model/model_math.h"
 #include "model/model_support.h"
 #include "test_support.h"
+#include "validation_data.h"
 #include "vtrain/physical_floors.h"
 #include "vtrain/plan_check.h"
 #include "vtrain/plausibility.h"
@@ -282,14 +283,6 @@ void check_case(const Case& c, FastSimScratch& scratch, Sweep& out, bool sample)
             out.below.push_back("simulate(): " + describe(c, r->floors, r->iteration_time_s));
         }
     }
-}
-
-std::filesystem::path validation_dir()
-{
-    if (const char* dir = std::getenv("VTRAIN_VALIDATION_DIR")) {
-        return dir;
-    }
-    return std::filesystem::path(VTRAIN_VALIDATION_FILE).parent_path();
 }
 
 GpuProfile fixed_profile()
@@ -571,7 +564,7 @@ private slots:
     // The same property on every row of the validation sets, every candidate setting of each.
     void no_validation_row_below_its_floor()
     {
-        const auto dir = validation_dir();
+        const auto dir = test::validation_data_dir();
         if (!std::filesystem::exists(dir / "modern_runs.json")) {
             QSKIP(("validation sets not found in " + dir.string() + " (they live outside the repository)").c_str());
         }

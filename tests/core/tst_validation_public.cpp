@@ -15,6 +15,7 @@
 #include <map>
 
 #include "test_support.h"
+#include "validation_data.h"
 #include "vtrain/validation.h"
 
 using namespace vtrain;
@@ -68,35 +69,11 @@ const std::map<std::string, Pin>& modern_set_pins()
 constexpr int kModernRowsModeled = 201; // coverage pin: rows modeled of 222 (latent MoE and DualPipe: +15)
 constexpr int kModernRowsUnscored = 4;  // of them, listed but not scored (documented regressions): no more may join silently
 
-std::filesystem::path data_dir()
-{
-    if (const char* dir = std::getenv("VTRAIN_VALIDATION_DIR")) {
-        return dir;
-    }
-    return std::filesystem::path(VTRAIN_VALIDATION_FILE).parent_path();
-}
-
-// Every profile the rows name that the repository ships; rows of other GPUs are skipped ("no profile").
-std::map<std::string, GpuProfile> shipped_profiles_for(const std::vector<RunRow>& rows)
-{
-    std::map<std::string, GpuProfile> profiles;
-    for (const RunRow& r : rows) {
-        const RowMapping m = map_run(r);
-        if (m.run && profiles.count(m.run->profile_id) == 0) {
-            GpuProfile p = test::shipped_profile(m.run->profile_id);
-            if (!p.id.empty()) {
-                profiles.emplace(m.run->profile_id, std::move(p));
-            }
-        }
-    }
-    return profiles;
-}
-
 void check_file(const std::filesystem::path& path, const std::map<std::string, Pin>& pins, int coverage_pin, int unscored_pin = 0)
 {
     const auto rows = load_runs(path);
     QVERIFY2(rows.ok(), rows.first_error().c_str());
-    const ValidationReport report = validate_runs(*rows, shipped_profiles_for(*rows));
+    const ValidationReport report = validate_runs(*rows, test::shipped_profiles_for(*rows));
 
     // No row may disappear: every row is either predicted or skipped with a reason.
     std::size_t time_rows = 0;
@@ -146,7 +123,7 @@ class TestValidationPublic : public QObject {
 private slots:
     void old_set_holds_its_pins()
     {
-        const auto path = data_dir() / "public_runs.json";
+        const auto path = test::validation_data_dir() / "public_runs.json";
         if (!std::filesystem::exists(path)) {
             QSKIP(("public validation set not found at " + path.string() + " (it lives outside the repository)").c_str());
         }
@@ -155,7 +132,7 @@ private slots:
 
     void modern_set_holds_its_pins()
     {
-        const auto path = data_dir() / "modern_runs.json";
+        const auto path = test::validation_data_dir() / "modern_runs.json";
         if (!std::filesystem::exists(path)) {
             QSKIP(("modern validation set not found at " + path.string() + " (it lives outside the repository)").c_str());
         }

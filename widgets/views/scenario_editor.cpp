@@ -355,7 +355,11 @@ void ScenarioEditor::showPresetOf(const Scenario& s)
     m_preset->setCurrentIndex(0);
     showDescription(m_presetDescription, QString());
     for (int i = 1; i < m_preset->count(); ++i) {
-        if (presetScenario(m_preset->itemData(i).toString()).value_or(Scenario{}).model.name == s.model.name) {
+        // The same model on the same cluster: a preset of the model on another cluster or in another training
+        // mode would name GPUs and a plan the file does not have.
+        const Scenario preset = presetScenario(m_preset->itemData(i).toString()).value_or(Scenario{});
+        if (preset.model.name == s.model.name && preset.cluster.gpu == s.cluster.gpu && preset.cluster.num_gpus == s.cluster.num_gpus &&
+            preset.training.mode == s.training.mode) {
             m_preset->setCurrentIndex(i);
             showDescription(m_presetDescription, m_preset->itemData(i, Qt::ToolTipRole).toString());
             break;

@@ -77,6 +77,12 @@ std::string bounded(const std::string& text, std::size_t max_chars = 80);
 // as \xNN. Everything else (printable ASCII and UTF-8 text) is kept as it is.
 std::string printable(std::string_view text);
 
+// The length of the UTF-8 character at `text[i]` (1 for ASCII, 2 to 4), or 0 when the bytes there are not
+// one (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF, or cut short).
+std::size_t utf8_char_length(std::string_view text, std::size_t i);
+// Whether the whole text is well-formed UTF-8.
+bool valid_utf8(std::string_view text);
+
 // Why `id` cannot be a GPU profile id, which names a file in a profile folder and is never a path: empty,
 // longer than 128 characters, a character other than letters, digits, '.', '-', '_' and '+' (no '/',
 // no space, no control character), or a leading '.' or '-' (no "..", no hidden file, no option).

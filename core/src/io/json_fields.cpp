@@ -500,7 +500,8 @@ std::string excerpt(const nlohmann::json& value, std::size_t max_chars)
         out.resize(max_chars);
         out += "...";
     }
-    return out;
+    // JSON's dump leaves DEL (and C1 controls) raw in keys and strings: every message shows them escaped.
+    return printable(out);
 }
 
 std::string lowercase(std::string text)
@@ -509,14 +510,13 @@ std::string lowercase(std::string text)
     return text;
 }
 
-namespace {
-
-// The length of the UTF-8 character at `text[i]` (2 to 4), or 0 when the bytes there are not one
-// (a stray continuation byte, an overlong form, a surrogate, past U+10FFFF, or cut short).
-std::size_t utf8_length(std::string_view text, std::size_t i)
+std::size_t utf8_char_length(std::string_view text, std::size_t i)
 {
     const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
     const unsigned char lead = byte(i);
+    if (lead < 0x80) {
+        return 1;
+    }
     std::size_t n = 0;
     unsigned char low = 0x80, high = 0xBF; // the second byte's range
     if (lead >= 0xC2 && lead <= 0xDF) {
@@ -543,6 +543,20 @@ std::size_t utf8_length(std::string_view text, std::size_t i)
     return n;
 }
 
+bool valid_utf8(std::string_view text)
+{
+    for (std::size_t i = 0; i < text.size();) {
+        const std::size_t n = utf8_char_length(text, i);
+        if (n == 0) {
+            return false;
+        }
+        i += n;
+    }
+    return true;
+}
+
+namespace {
+
 std::string hex_escape(unsigned value, const char* prefix)
 {
     static const char* const digits = "0123456789abcdef";
@@ -565,7 +579,7 @@ std::string printable_piece(std::string_view text, std::size_t& i)
         default: return c < 0x20 || c == 0x7F ? hex_escape(c, "\\x") : std::string(1, static_cast<char>(c));
         }
     }
-    const std::size_t n = utf8_length(text, i);
+    const std::size_t n = utf8_char_length(text, i); // 2 to 4 here: ASCII was handled above
     if (n == 0) {
         ++i;
         return hex_escape(c, "\\x"); // not UTF-8: the byte itself

@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Plans as framework launch flags.
+// Plans as Megatron-LM launch flags (torchtitan: launch_torchtitan.cpp; Megatron-DeepSpeed: launch_deepspeed.cpp;
+// Megatron-Bridge: launch_bridge.cpp), and the helpers they share (io/launch_detail.h).
 //
 // Megatron-LM flag names follow megatron/training/arguments.py on NVIDIA/Megatron-LM main as of late 2025
 // (commit 000c4ac, Megatron-Core 0.14/0.15 era): --attention-backend, --ddp-bucket-size (elements),
 // --num-layers-per-virtual-pipeline-stage, --recompute-granularity/-method/-num-layers, --recompute-modules
 // (core_attn, layernorm, mla_up_proj, moe_act), --train-samples.
-// DeepSpeed keys follow docs/_pages/config-json.md ("DeepSpeed Configuration JSON"): reduce_bucket_size
-// counts elements; train_batch_size = micro-batch x gradient_accumulation_steps x data-parallel GPUs.
-// Megatron-DeepSpeed flags (--zero-stage, --no-pipeline-parallel, --deepspeed-activation-checkpointing,
-// --use-flash-attn-v2, --deepspeed_config) follow microsoft/Megatron-DeepSpeed megatron/arguments.py.
 // Today's Megatron-LM flags (checked against Megatron-LM's arguments.py and NVIDIA's published launch
 // scripts): --context-parallel-size, --cp-comm-type p2p|a2a; --fp8-format e4m3|hybrid with --fp8-recipe
 // delayed|tensorwise|blockwise|mxfp8, --fp4-format e2m1 --fp4-recipe nvfp4; --use-megatron-fsdp
@@ -20,10 +17,10 @@
 // --expert-tensor-parallel-size, --overlap-moe-expert-parallel-comm --delay-wgrad-compute;
 // --multi-latent-attention with --q-lora-rank, --kv-lora-rank, --qk-head-dim, --qk-pos-emb-head-dim,
 // --v-head-dim; --mtp-num-layers; --use-tp-pp-dp-mapping; --optimizer-cpu-offload, --optimizer-offload-fraction;
-// --cpu-offloading, --cpu-offloading-num-layers. torchtitan keys follow pytorch/torchtitan's JobConfig (2025): [parallelism]
-// data_parallel_replicate_degree/_shard_degree, tensor/pipeline/context/expert_parallel_degree,
-// enable_async_tensor_parallel, pipeline_parallel_schedule, fsdp_reshard_after_forward; [float8].
+// --cpu-offloading, --cpu-offloading-num-layers.
 #include "vtrain/launch_config.h"
+
+#include "io/launch_detail.h"
 
 #include <algorithm>
 #include <cmath>
@@ -31,51 +28,18 @@
 #include <optional>
 #include <string_view>
 
+#include "vtrain/json_fields.h"
 #include "vtrain/pipeline_layout.h"
 #include "vtrain/plan_check.h"
 #include "vtrain/rank_layout.h"
 #include "vtrain/scenario_json.h"
 
 namespace vtrain {
-namespace {
+namespace launch_detail {
 
 std::string str(long long v)
 {
     return std::to_string(v);
-}
-
-// The length of the UTF-8 character at text[i] (1 for ASCII), or 0 when the bytes there are not one.
-std::size_t utf8_char_length(std::string_view text, std::size_t i)
-{
-    const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-    const unsigned char lead = b(i);
-    if (lead < 0x80) {
-        return 1;
-    }
-    std::size_t n = 0;
-    unsigned char low = 0x80, high = 0xBF;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-        n = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-        n = 3;
-        low = lead == 0xE0 ? 0xA0 : 0x80;
-        high = lead == 0xED ? 0x9F : 0xBF;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        n = 4;
-        low = lead == 0xF0 ? 0x90 : 0x80;
-        high = lead == 0xF4 ? 0x8F : 0xBF;
-    } else {
-        return 0;
-    }
-    if (i + n > text.size() || b(i + 1) < low || b(i + 1) > high) {
-        return 0;
-    }
-    for (std::size_t k = 2; k < n; ++k) {
-        if (b(i + k) < 0x80 || b(i + k) > 0xBF) {
-            return 0;
-        }
-    }
-    return n;
 }
 
 std::string join_lines(const std::string& head, const std::vector<std::string>& lines)
@@ -86,12 +50,6 @@ std::string join_lines(const std::string& head, const std::vector<std::string>& 
     }
     return text + '\n';
 }
-
-// How the plan's GPUs sit on nodes; launchers start the same number of processes on every node.
-struct NodeLayout {
-    int nodes = 1;
-    int processes_per_node = 1;
-};
 
 NodeLayout node_layout(int num_gpus, int gpus_per_node, std::vector<std::string>& warnings)
 {
@@ -344,9 +302,9 @@ std::string vocabulary_warning(const ModelSpec& m)
            str(m.vocab) + " entries";
 }
 
-const char* kStillToSet = "still to set: --data-path (or --mock-data), the optimizer and schedule (--lr, --min-lr, "
-                          "--lr-decay-style, --lr-warmup-samples, --lr-decay-samples, --weight-decay, --clip-grad), "
-                          "--save/--load with --save-interval";
+const char* const kStillToSet = "still to set: --data-path (or --mock-data), the optimizer and schedule (--lr, --min-lr, "
+                                "--lr-decay-style, --lr-warmup-samples, --lr-decay-samples, --weight-decay, --clip-grad), "
+                                "--save/--load with --save-interval";
 
 std::string environment_prefix(const Plan& p)
 {
@@ -355,14 +313,16 @@ std::string environment_prefix(const Plan& p)
     return p.tp > 1 ? "CUDA_DEVICE_MAX_CONNECTIONS=1 " : "";
 }
 
-} // namespace
+} // namespace launch_detail
+
+using namespace launch_detail;
 
 std::string toml_escaped(std::string_view text)
 {
     std::string out;
     out.reserve(text.size());
     for (std::size_t i = 0; i < text.size();) {
-        const std::size_t n = utf8_char_length(text, i);
+        const std::size_t n = json_fields::utf8_char_length(text, i);
         if (n == 0) {
             out += "\\uFFFD"; // not UTF-8, which TOML files are
             ++i;
@@ -415,120 +375,6 @@ std::string shell_quoted(std::string_view text)
     return out + "'";
 }
 
-std::string TorchtitanLaunch::command_text() const
-{
-    return launch_command + '\n';
-}
-
-Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& s, const Plan& p, int gpus_per_node)
-{
-    if (const auto refusal = refuse(s, p, gpus_per_node)) {
-        return *refusal;
-    }
-    if (s.model.moe.enabled() || s.model.attention == AttentionKind::Mla || !s.model.layer_pattern.empty()) {
-        return Diagnostic{"model", "torchtitan's TOML is written for dense Llama-style models only"};
-    }
-    TorchtitanLaunch out;
-    auto& w = out.warnings;
-    if (p.rank_order != RankOrder{} || p.offload_optimizer || p.offload_activations > 0) {
-        w.emplace_back("torchtitan has no setting for the plan's rank order or host offload: they are not written");
-    }
-    if (p.recompute_modules != 0) {
-        w.push_back("recompute_modules (" + recompute_modules_flag_value(p.recompute_modules) +
-                    ") have no torchtitan setting ([activation_checkpoint] recomputes whole layers or its own op list): not written");
-    }
-    if (s.training.mode == TrainingMode::Lora) {
-        // pytorch/torchtitan issue #2515 (open, 2026-03): LoRA as a model converter is proposed (PR #2484), not released.
-        w.emplace_back("torchtitan has no released LoRA (pytorch/torchtitan#2515, a LoRA model converter in review): the job config "
-                       "trains every weight, not the simulated adapters");
-    } else if (s.training.mode == TrainingMode::Sft) {
-        w.emplace_back("torchtitan's trainer reads pretraining text ([training] dataset): an SFT dataset (packed or padded samples) "
-                       "is yours to register");
-    }
-    const NodeLayout layout = node_layout(s.cluster.num_gpus, gpus_per_node, w);
-    out.launch_command = "torchrun --nproc_per_node " + str(layout.processes_per_node) + " --nnodes " + str(layout.nodes);
-    if (layout.nodes > 1) {
-        out.launch_command += " --node_rank $NODE_RANK --master_addr $MASTER_ADDR --master_port 29500";
-    }
-    out.launch_command += " -m torchtitan.train --job.config_file vtrain.toml";
-
-    // FSDP2 shards over data_parallel_shard_degree and replicates over data_parallel_replicate_degree, and
-    // torchtitan's world is replicate x shard x cp x tp x pp; CP ranks join the shard mesh for weights
-    // (dp_shard_cp), as in Megatron, so the plan's shard_group (counted in dp x cp ranks) is shard x cp.
-    const int shard_ranks = p.zero_stage >= 1 ? (p.shard_group > 0 ? p.shard_group : p.dp * p.cp) : p.cp;
-    const int shard = std::max(1, shard_ranks / p.cp);
-    const int replicate = std::max(1, p.dp / shard);
-    if (shard_ranks % p.cp != 0) {
-        w.push_back("shard_group " + str(p.shard_group) + " is not a multiple of cp = " + str(p.cp) +
-                    ": torchtitan shards over whole context-parallel groups (data_parallel_shard_degree x cp)");
-    }
-    std::string t;
-    // The names are user text: escaped, they stay inside this one comment line.
-    t += "# torchtitan job config written by vtrain launch for " + toml_escaped(s.model.name) + " on " + str(s.cluster.num_gpus) + " x " +
-         toml_escaped(s.cluster.gpu) + "\n";
-    t += "[model]\nname = \"llama3\"\nflavor = \"custom\"  # set the flavor whose dims match the scenario\n";
-    if (s.training.precision == Precision::Fp8) {
-        t += "converters = [\"float8\"]\n";
-    }
-    t += "\n[training]\nlocal_batch_size = " + str(p.micro_batch) + "\nglobal_batch_size = " + str(s.training.global_batch) +
-         "\nseq_len = " + str(s.model.seq_len) + "\n";
-    if (s.training.tokens > 0) {
-        const double per_step = static_cast<double>(s.training.global_batch) * s.model.seq_len;
-        t += "steps = " + str(static_cast<long long>(std::ceil(s.training.tokens / per_step))) + "\n";
-    }
-    t += "mixed_precision_param = \"" + std::string(s.training.precision == Precision::Fp32 ? "float32" : "bfloat16") +
-         "\"\nmixed_precision_reduce = \"float32\"\n";
-    t += "\n[parallelism]\ndata_parallel_replicate_degree = " + str(replicate) + "\ndata_parallel_shard_degree = " + str(shard) +
-         "\ntensor_parallel_degree = " + str(p.tp) + "\ncontext_parallel_degree = " + str(p.cp) + "\npipeline_parallel_degree = " + str(p.pp) + "\n";
-    if (p.pp > 1) {
-        const char* schedule = p.schedule == Schedule::GPipe                                          ? "GPipe"
-                               : p.schedule == Schedule::OneFOneB || p.schedule == Schedule::DualPipe ? "1F1B"
-                                                                                                      : "Interleaved1F1B";
-        t += "pipeline_parallel_schedule = \"" + std::string(schedule) + "\"\npipeline_parallel_microbatch_size = " + str(p.micro_batch) + "\n";
-        if (p.schedule == Schedule::Interleaved || p.first_stage_layers > 0 || p.last_stage_layers > 0 || !p.pipeline_layout.empty()) {
-            w.emplace_back("torchtitan splits layers over pipeline stages by its own rule (pipeline_parallel_layers_per_stage): "
-                           "check it matches the simulated stages");
-        }
-    }
-    // ZeRO-2 keeps gathered parameters after forward; ZeRO-3 reshards them (FSDP2 reshard_after_forward).
-    if (p.zero_stage >= 1) {
-        t += std::string("fsdp_reshard_after_forward = \"") + (p.zero_stage >= 3 ? "always" : "never") + "\"\n";
-        if (p.zero_stage == 1) {
-            w.emplace_back("torchtitan has no ZeRO-1: FSDP2 shards gradients too (written as ZeRO-2, reshard_after_forward = never)");
-        }
-    }
-    if (p.tp_overlap) {
-        t += "enable_async_tensor_parallel = true\n";
-    }
-    t += "\n[activation_checkpoint]\nmode = \"" + std::string(to_string(p.recompute)) + "\"\n";
-    t += "\n[compile]\nenable = " + std::string(p.tp_overlap ? "true" : "false") + "\n";
-    if (p.tp_overlap) {
-        w.emplace_back("async tensor parallelism needs torch.compile: [compile] enable = true is set");
-    }
-    if (s.training.precision == Precision::Fp8) {
-        // FSDP2 gathers FP8 weights for per-tensor (tensorwise) scaling; rowwise recipes gather bf16.
-        const bool tensorwise = s.training.fp8_recipe == Fp8Recipe::Delayed || s.training.fp8_recipe == Fp8Recipe::Current;
-        t += "\n[float8]\nrecipe_name = \"" + std::string(tensorwise ? "tensorwise" : "rowwise") + "\"\n";
-        t += std::string("enable_fsdp_float8_all_gather = ") + (tensorwise && p.zero_stage >= 1 ? "true" : "false") + "\n";
-        t += std::string("precompute_float8_dynamic_scale_for_fsdp = ") + (tensorwise && p.zero_stage >= 1 ? "true" : "false") + "\n";
-        if (s.training.fp8_recipe == Fp8Recipe::Delayed || s.training.fp8_recipe == Fp8Recipe::Blockwise ||
-            s.training.fp8_recipe == Fp8Recipe::Mxfp8) {
-            w.push_back(std::string("torchtitan's float8 (torchao) has no ") + to_string(s.training.fp8_recipe) +
-                        " recipe: written as the nearest (tensorwise or rowwise; MXFP8 is a separate mx converter on Blackwell)");
-        }
-    } else if (s.training.precision == Precision::Nvfp4 || s.training.precision == Precision::Fp16) {
-        w.push_back(std::string(to_string(s.training.precision)) + " training is not written: torchtitan runs it through other converters");
-    }
-    out.toml = std::move(t);
-    if (p.cp > 1 && p.cp_kind == ContextParallelKind::AllToAll) {
-        w.emplace_back("torchtitan's context parallelism rotates KV by all-gather or all-to-all per its experimental config, "
-                       "not a Ulysses head split");
-    }
-    w.emplace_back("the key names follow torchtitan's JobConfig of 2025; older and newer releases rename some of them");
-    w.emplace_back("still to set: [model] flavor and tokenizer, [training] dataset, [optimizer], [lr_scheduler], [checkpoint]");
-    return out;
-}
-
 long long grad_bucket_elements(const Plan& plan, Precision precision)
 {
     const double bytes_per_gradient = precision == Precision::Fp16 ? 2.0 : 4.0;
@@ -540,17 +386,6 @@ std::string MegatronLaunch::command_text() const
     return join_lines(launch_command, arguments);
 }
 
-std::string DeepSpeedLaunch::command_text() const
-{
-    return join_lines(launch_command, arguments);
-}
-
-// Rank order: Megatron-LM's only choice besides its default "tp-cp-ep-dp-pp" is --use-tp-pp-dp-mapping
-// ("tp-cp-ep-pp-dp", arguments.py); other orders exist in parallel_state.initialize_model_parallel(order=)
-// but have no flag. Offload: --optimizer-cpu-offload with --optimizer-offload-fraction (HybridDeviceOptimizer),
-// and Transformer Engine's activation offload, --cpu-offloading with --cpu-offloading-num-layers (whole
-// layers, per model chunk), which Megatron refuses with pipeline parallelism or recomputation
-// (TransformerConfig.__post_init__).
 void add_rank_order_and_offload(const ModelSpec& m, const Plan& p, std::vector<std::string>& args, std::vector<std::string>& warnings)
 {
     RankOrder pp_dp;
@@ -713,148 +548,6 @@ Expected<MegatronLaunch> megatron_launch(const Scenario& s, const Plan& p, int g
     }
     warnings.push_back(vocabulary_warning(s.model));
     warnings.emplace_back(kStillToSet);
-    return out;
-}
-
-Expected<DeepSpeedLaunch> deepspeed_launch(const Scenario& s, const Plan& p, int gpus_per_node)
-{
-    if (const auto refusal = refuse(s, p, gpus_per_node)) {
-        return *refusal;
-    }
-    DeepSpeedLaunch out;
-    auto& args = out.arguments;
-    auto& warnings = out.warnings;
-
-    nlohmann::ordered_json& c = out.config;
-    c["train_batch_size"] = s.training.global_batch;
-    c["train_micro_batch_size_per_gpu"] = p.micro_batch;
-    c["gradient_accumulation_steps"] = s.training.global_batch / (p.micro_batch * p.dp);
-    if (s.training.precision == Precision::Bf16) {
-        c["bf16"] = {{"enabled", true}};
-    } else if (s.training.precision == Precision::Fp16) {
-        c["fp16"] = {{"enabled", true}};
-    }
-    nlohmann::ordered_json zero = {{"stage", p.zero_stage}};
-    if (p.zero_stage >= 1) {
-        zero["reduce_bucket_size"] = grad_bucket_elements(p, s.training.precision);
-        zero["overlap_comm"] = p.overlap_grad_reduce;
-    }
-    if (p.offload_optimizer) {
-        // ZeRO-Offload: optimizer states and the step on the CPU (config-json.md "offload_optimizer").
-        zero["offload_optimizer"] = {{"device", "cpu"}, {"pin_memory", true}};
-    }
-    c["zero_optimization"] = zero;
-    if (p.recompute == Recompute::Full) {
-        // Every layer checkpointed, activations kept whole on each GPU, on the GPU (as simulated).
-        c["activation_checkpointing"] = {{"partition_activations", false},
-                                         {"cpu_checkpointing", false},
-                                         {"contiguous_memory_optimization", false},
-                                         {"synchronize_checkpoint_boundary", false}};
-    }
-
-    const NodeLayout layout = node_layout(s.cluster.num_gpus, gpus_per_node, warnings);
-    out.launch_command = environment_prefix(p) + "deepspeed";
-    if (layout.nodes > 1) {
-        out.launch_command += " --hostfile hostfile --num_nodes " + str(layout.nodes);
-        warnings.push_back("write `hostfile` with the " + str(layout.nodes) +
-                           " nodes, one line each: <host> slots=" + str(layout.processes_per_node));
-        if (p.tp > 1) {
-            warnings.emplace_back("the deepspeed launcher starts remote ranks over pdsh: put CUDA_DEVICE_MAX_CONNECTIONS=1 in "
-                                  ".deepspeed_env so every node gets it");
-        }
-    }
-    out.launch_command += " --num_gpus " + str(layout.processes_per_node) + " pretrain_gpt.py";
-
-    // Megatron-DeepSpeed builds the tensor-parallel layers and, for p > 1, DeepSpeed's PipelineModule.
-    add_model_arguments(s.model, args);
-    if (s.training.attention == AttentionKernel::Flash) {
-        args.emplace_back("--use-flash-attn-v2");
-    }
-    args.push_back("--tensor-model-parallel-size " + str(p.tp));
-    args.push_back("--pipeline-model-parallel-size " + str(p.pp));
-    if (p.pp == 1) {
-        args.emplace_back("--no-pipeline-parallel");
-    }
-    if (p.sequence_parallel) {
-        args.emplace_back("--sequence-parallel");
-    }
-    add_batch_arguments(s, p, args, warnings);
-    add_recompute_arguments(p.recompute, args);
-    if (p.recompute == Recompute::Full) {
-        args.emplace_back("--deepspeed-activation-checkpointing");
-    }
-    args.push_back("--zero-stage " + str(p.zero_stage));
-    args.emplace_back("--deepspeed");
-    args.emplace_back("--deepspeed_config ds_config.json");
-
-    if (p.tp > 1 || p.pp > 1) {
-        warnings.emplace_back("tensor and pipeline parallelism of a GPT's layers come from the model code, not ds_config.json: "
-                              "Megatron-DeepSpeed builds them from the arguments given (with p > 1 as a DeepSpeed "
-                              "PipelineModule); a plain DeepSpeed script gets data parallelism and ZeRO only");
-    }
-    if (p.pp > 1 && p.schedule != Schedule::OneFOneB) {
-        warnings.push_back(std::string("DeepSpeed's pipeline engine runs 1F1B with one model chunk per stage: the simulated ") +
-                           to_string(p.schedule) + " schedule has no equivalent" +
-                           (p.schedule == Schedule::Interleaved ? " (the bubble will be larger than simulated)" : ""));
-    }
-    if (p.pp > 1 && p.zero_stage >= 2) {
-        warnings.emplace_back("DeepSpeed's pipeline engine refuses ZeRO stage 2 (gradient partitioning): use stage 1 with p > 1");
-    }
-    if (p.overlap_grad_reduce && p.dp > 1) {
-        if (p.pp > 1) {
-            warnings.emplace_back("DeepSpeed's pipeline engine reduces data-parallel gradients after the pipeline flush: "
-                                  "the simulated overlap of gradient buckets with the backward pass will not happen");
-        } else if (p.zero_stage == 0) {
-            warnings.emplace_back("at ZeRO stage 0 DeepSpeed all-reduces gradients after the backward pass in its own buckets; "
-                                  "reduce_bucket_size and overlap_comm take effect from stage 1");
-        }
-    }
-    if (p.recompute == Recompute::Selective) {
-        warnings.emplace_back("selective recomputation has no ds_config key: it is Megatron-DeepSpeed's "
-                              "--recompute-granularity selective");
-    }
-    if (p.recompute_modules != 0) {
-        warnings.push_back("recompute_modules (" + recompute_modules_flag_value(p.recompute_modules) +
-                           ") have no Megatron-DeepSpeed flag or ds_config key: those parts stay in memory");
-    }
-    if (p.cp > 1) {
-        warnings.emplace_back("context parallelism (cp = " + str(p.cp) +
-                              ") has no Megatron-DeepSpeed flag: DeepSpeed-Ulysses "
-                              "(--ds-sequence-parallel-size) is the nearest equivalent");
-    }
-    if (p.offload_optimizer && p.zero_stage < 1) {
-        warnings.emplace_back("DeepSpeed offloads the optimizer only with ZeRO stage 1 or more: set zero_optimization.stage");
-    }
-    if (p.offload_activations > 0) {
-        warnings.emplace_back("activation offload is DeepSpeed's activation_checkpointing.cpu_checkpointing, which moves "
-                              "checkpoints of full recomputation only: the simulated share of each layer has no ds_config key");
-    }
-    if (p.rank_order != RankOrder{}) {
-        warnings.push_back("rank order " + to_string(p.rank_order) + " has no DeepSpeed setting: ranks follow its own topology");
-    }
-    if (p.first_stage_layers > 0 || p.last_stage_layers > 0 || !p.pipeline_layout.empty()) {
-        warnings.emplace_back("DeepSpeed's pipeline engine splits layers by its own partition method: the simulated uneven "
-                              "stages need a custom partition");
-    }
-    if (s.training.precision == Precision::Fp8 || s.training.precision == Precision::Nvfp4) {
-        warnings.emplace_back(std::string(to_string(s.training.precision)) +
-                              " training has no ds_config key: it comes from Transformer Engine in the model code");
-    }
-    if (p.tp_overlap) {
-        warnings.emplace_back("tensor-parallel overlap has no Megatron-DeepSpeed flag: the simulated overlap will not happen");
-    }
-    if (p.ep > 1) {
-        warnings.emplace_back("expert parallelism is DeepSpeed-MoE's ep_size in the model code, not ds_config.json");
-    }
-    if (s.training.mode == TrainingMode::Lora) {
-        warnings.emplace_back("LoRA has no ds_config key or Megatron-DeepSpeed flag: the config trains every weight, not the simulated "
-                              "adapters");
-    } else if (s.training.mode == TrainingMode::Sft) {
-        warnings.emplace_back("supervised fine-tuning data (packed or padded samples) is the training script's: ds_config.json has no "
-                              "key for it");
-    }
-    warnings.push_back(vocabulary_warning(s.model));
-    warnings.emplace_back(std::string(kStillToSet) + "; in ds_config.json: optimizer, scheduler, gradient_clipping");
     return out;
 }
 

@@ -115,6 +115,7 @@ public:
         const ChunkCosts* plain = nullptr;
         int plain_layers = -1;
         for (int s = 0; s < p.pp; ++s) {
+            m_buckets_beside_compute = s == 0 || o.chunks > 1;
             StageCosts& st = o.stage[s];
             st.params = ParamShare{};
             st.trained = ParamShare{};
@@ -130,15 +131,6 @@ public:
                         plain = &ch;
                         plain_layers = v.layers;
                     }
-                }
-                if (s > 0 && o.chunks == 1 && p.zero_stage < 3 && ch.dp_contention_bucketed_backward_s > 0) {
-                    // Megatron-LM with overlap_grad_reduce (align_grad_reduce, its default): in a pipeline without
-                    // virtual stages only the first stage reduces its buckets during its last backward; the others
-                    // launch theirs after it, in the drain bubble, beside no compute of their own
-                    // (megatron/core/pipeline_parallel/schedules.py, the 1F1B cooldown: "Other pipeline stages do
-                    // grad reduction during pipeline bubble").
-                    ch.dp_contention_bucketed_backward_s = 0;
-                    ch.finish();
                 }
                 st.params += ch.params;
                 st.trained += ch.trained;
@@ -273,7 +265,7 @@ private:
         if (p.zero_stage >= 3) {
             fill_fsdp(v, ch);
         }
-        if (m_out.bucket_overlap && p.zero_stage < 3) {
+        if (m_out.bucket_overlap && p.zero_stage < 3 && m_buckets_beside_compute) {
             // The buckets reduce beside the chunk's last backward: NCCL's SMs slow it.
             ch.dp_contention_bucketed_backward_s = overlap_contention_seconds(ch.buckets * ch.bucket_s, ch.backward.total_s(), m_nccl_sm_fraction);
         }
@@ -408,6 +400,11 @@ private:
     LinkSpec m_links;
     long long m_pp_stride = 1;
     double m_nccl_sm_fraction = 0; // of the GPU's SMs an overlapped data-parallel collective takes
+    // Megatron-LM with overlap_grad_reduce (align_grad_reduce, its default): in a pipeline without virtual stages
+    // only the first stage reduces its buckets during its last backward; the others launch theirs after it, in
+    // the drain bubble, beside no compute of their own (megatron/core/pipeline_parallel/schedules.py, the 1F1B
+    // cooldown: "Other pipeline stages do grad reduction during pipeline bubble"). Set per stage by build().
+    bool m_buckets_beside_compute = true; // for the stage being filled
 };
 
 TaskComm comm_of(const PhaseTime& t, double dp_s)

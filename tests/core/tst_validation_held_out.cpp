@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: MIT
+// Pins the held-out-by-source figures (issue 28 item 1): every row of both public files predicted by the
+// calibration refitted without the row's source (validate_grouped, as `vtrain validate FILE --cv source`),
+// each subset's MAPE held at or below its pin and no row off by 2x beyond the pinned count, so a change that
+// makes predictions worse on sources no fit saw fails. The pins are session 35's figures (docs/validation.md)
+// plus 0.2 points for the refits' floating-point order; lower them when the model improves. Skipped when the
+// data is absent (it lives outside the repository). The wall time of each run is printed, not asserted
+// (scripts/grouped-validation.sh reports it too).
+#include <QtTest>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "validation_data.h"
+#include "vtrain/grouped_validation.h"
+
+using namespace vtrain;
+
+namespace {
+
+struct HeldOutPin {
+    double mape_pct = 0;
+    int off_by_2x = 0;
+};
+
+const std::map<std::string, HeldOutPin>& modern_pins()
+{
+    static const std::map<std::string, HeldOutPin> pins{
+        {"deepseek_v3", {11.7, 0}},
+        {"mcore_dsv3_gb200_optimization", {7.9, 0}},
+        {"megatron_bridge_dense_b200", {6.9, 0}},
+        {"megatron_bridge_dense_gb200", {15.7, 0}},
+        {"megatron_bridge_dense_h100", {5.4, 0}},
+        {"megatron_bridge_moe_b200", {29.7, 0}},
+        {"megatron_bridge_moe_gb200", {26.1, 0}},
+        {"megatron_bridge_moe_h100", {26.9, 0}},
+        {"torchtitan_asynctp_h100", {22.2, 0}},
+        {"torchtitan_docs_2024", {11.4, 0}},
+        {"torchtitan_h100", {28.1, 0}},
+    };
+    return pins;
+}
+
+const std::map<std::string, HeldOutPin>& old_set_pins()
+{
+    // vtrain_single_node: a fit to the other sources' large models leaves the small models' overheads
+    // unidentified (issue 28 item 4, open); its pin records today's defect so that it cannot grow.
+    static const std::map<std::string, HeldOutPin> pins{
+        {"korthikanti_per_layer", {2.8, 0}}, {"korthikanti_recompute", {1.3, 0}}, {"mtnlg", {11.9, 0}},
+        {"sc21_weak_scaling", {3.5, 0}},     {"vtrain_multi_node", {7.2, 1}},     {"vtrain_single_node", {97.4, 813}},
+    };
+    return pins;
+}
+
+void check_held_out(const std::string& file, const std::map<std::string, HeldOutPin>& pins, double overall_pin)
+{
+    const auto path = test::validation_data_dir() / file;
+    if (!std::filesystem::exists(path)) {
+        QSKIP((file + " not found at " + path.string() + " (it lives outside the repository)").c_str());
+    }
+    const auto rows = load_runs(path);
+    QVERIFY2(rows.ok(), rows.first_error().c_str());
+    GroupedValidationOptions grouped;
+    grouped.by = CvGrouping::Source;
+    const GroupedValidationReport held = validate_grouped(*rows, test::shipped_profiles_for(*rows), ValidationOptions{}, grouped);
+    qInfo("%s held out by source: %zu refits, %.0f s wall", file.c_str(), held.fits.size(), held.seconds);
+    QVERIFY(!held.fits.empty());
+    for (const auto& [subset, pin] : pins) {
+        const auto it = held.report.subsets.find(subset);
+        QVERIFY2(it != held.report.subsets.end(), subset.c_str());
+        const SubsetStats& s = it->second;
+        const std::string line = subset + ": " + std::to_string(s.used) + " rows, held-out MAPE " + std::to_string(s.mape_pct) + "%, " +
+                                 std::to_string(s.off_by_2x) + " off by 2x";
+        qInfo("%s", line.c_str());
+        QVERIFY2(s.used > 0, line.c_str());
+        QVERIFY2(s.mape_pct <= pin.mape_pct, ("held-out MAPE above its pin " + std::to_string(pin.mape_pct) + "%: " + line).c_str());
+        QVERIFY2(s.off_by_2x <= pin.off_by_2x, ("more rows off by 2x than the pin " + std::to_string(pin.off_by_2x) + ": " + line).c_str());
+    }
+    qInfo("all scored rows: held-out MAPE %.2f%% (pin %.1f%%)", held.report.overall.mape_pct, overall_pin);
+    QVERIFY(held.report.overall.mape_pct <= overall_pin);
+}
+
+} // namespace
+
+class TestValidationHeldOut : public QObject {
+    Q_OBJECT
+private slots:
+    void modern_set_held_out_by_source_holds_its_pins() { check_held_out("modern_runs.json", modern_pins(), 21.9); }
+    void old_set_held_out_by_source_holds_its_pins() { check_held_out("public_runs.json", old_set_pins(), 89.3); }
+};
+
+QTEST_APPLESS_MAIN(TestValidationHeldOut)
+#include "tst_validation_held_out.moc"
