@@ -161,8 +161,7 @@ int run_calibrate(const std::vector<std::string>& argv)
     }
     for (const auto& bad :
          {number_option(*args, "--prior-weight", 0, 1e3, options.prior_weight),
-          whole_option(*args, "--max-evals", 1, 10'000'000, options.max_evaluations),
-          whole_option(*args, "--starts", 1, 1000, options.starts),
+          whole_option(*args, "--max-evals", 1, 10'000'000, options.max_evaluations), whole_option(*args, "--starts", 1, 1000, options.starts),
           whole_option(*args, "--min-rows-per-precision", 1, 100'000, options.min_rows_per_precision),
           whole_option(*args, "--threads", 1, static_cast<int>(kMaxThreads), options.threads)}) {
         if (!bad.empty()) {
@@ -299,8 +298,8 @@ int run_calibrate(const std::vector<std::string>& argv)
         for (const auto& f : result->folds) {
             char line[160];
             const auto all = f.held_out.find("all");
-            std::snprintf(line, sizeof line, "  fold %d: %3d train rows, %3d held out, held-out MAPE %6.2f%%", f.fold + 1, f.train_rows,
-                          f.test_rows, all != f.held_out.end() ? all->second.mape_pct : 0.0);
+            std::snprintf(line, sizeof line, "  fold %d: %3d train rows, %3d held out, held-out MAPE %6.2f%%", f.fold + 1, f.train_rows, f.test_rows,
+                          all != f.held_out.end() ? all->second.mape_pct : 0.0);
             std::cout << line << (f.source.empty() ? "" : "  (source " + f.source + (f.prior ? ": the prior, too few rows left)" : ")")) << "\n";
         }
     }

@@ -204,8 +204,8 @@ void print_table(std::ostream& out, const ValidationReport& report)
         out << pad(name, 32) << rpad(std::to_string(rows), 6) << rpad(std::to_string(s.used), 9) << rpad(any ? fmt("%.2f%%", s.mape_pct) : "-", 9)
             << rpad(any ? fmt("%.2f%%", s.median_pct) : "-", 9) << rpad(any ? fmt("%.2f%%", s.max_pct) : "-", 9)
             << rpad(any ? fmt("%+.2f%%", s.bias_pct) : "-", 9) << rpad(any ? fmt("%.0f%%", 100.0 * s.within_10pct / s.used) : "-", 7)
-            << rpad(any ? std::to_string(s.off_by_2x) : "-", 5)
-            << rpad(s.range_rows > 0 ? fmt("%.0f%%", 100.0 * s.in_range / s.range_rows) : "-", 10) << rpad(target, 11) << "\n";
+            << rpad(any ? std::to_string(s.off_by_2x) : "-", 5) << rpad(s.range_rows > 0 ? fmt("%.0f%%", 100.0 * s.in_range / s.range_rows) : "-", 10)
+            << rpad(target, 11) << "\n";
     };
     for (const auto& [name, s] : report.subsets) {
         const auto t = target_for_subset(name);

@@ -174,8 +174,8 @@ struct RowResult {
     // it. Time-like and throughput rows only (not memory).
     std::optional<double> range_low, range_high;
     std::optional<bool> in_range;
-    std::string skipped_reason; // empty when used
-    std::string unscored_reason;                         // predicted but not scored (MappedRun::unscored_reason)
+    std::string skipped_reason;  // empty when used
+    std::string unscored_reason; // predicted but not scored (MappedRun::unscored_reason)
     std::string profile_id;
     std::vector<std::string> notes;
     bool memory = false; // a memory comparison (reported under "SUBSET:memory")

@@ -446,8 +446,8 @@ void refit_until_centres_settle(std::vector<FitRow>& fit, const HardwareSpec& hw
 // Step 6. Cross-validation: each fold refitted from the prior on the others (the prior itself where fewer
 // than min_fit_rows rows are left, as grouped validation does); each row's held-out error.
 std::vector<double> cross_validate(const std::vector<FitRow>& fit, const std::vector<std::string>& subset_names, int folds,
-                                   const std::vector<std::string>& fold_sources, int min_fit_rows, Evaluator& evaluator,
-                                   const Fitter& fitter, CalibrationResult& result)
+                                   const std::vector<std::string>& fold_sources, int min_fit_rows, Evaluator& evaluator, const Fitter& fitter,
+                                   CalibrationResult& result)
 {
     std::vector<double> cv(fit.size(), 0.0);
     for (int k = 0; k < folds; ++k) {
@@ -531,11 +531,11 @@ nlohmann::json calibration_block(const CalibrationResult& result, const Calibrat
     c["method"] = std::string("vtrain calibrate: Nelder-Mead on the unit cube of the bounded parameters (log scale for sizes and overheads)") +
                   (options.starts > 1 ? ", from the prior and " + std::to_string(options.starts - 1) + " Halton points, the best polished" : "") +
                   (result.kept_previous ? "; the fit on all rows refitted from the previous fit, which ended lower (folds from the prior)" : "");
-    c["objective"] = std::string(options.loss == CalibrationLoss::SquaredLog
-                                     ? "mean over subsets of the mean squared log error ln(predicted / measured)^2 of each row's scored metric"
-                                     : "mean over subsets of the mean absolute log error |ln(predicted / measured)| of each row's scored metric") +
-                     (options.prior_weight > 0 ? ", plus prior_weight x the sum of z^2 / 2 over the fitted parameters (MAP penalty towards the prior)"
-                                               : "");
+    c["objective"] =
+        std::string(options.loss == CalibrationLoss::SquaredLog
+                        ? "mean over subsets of the mean squared log error ln(predicted / measured)^2 of each row's scored metric"
+                        : "mean over subsets of the mean absolute log error |ln(predicted / measured)| of each row's scored metric") +
+        (options.prior_weight > 0 ? ", plus prior_weight x the sum of z^2 / 2 over the fitted parameters (MAP penalty towards the prior)" : "");
     if (options.prior_weight > 0) {
         c["prior_weight"] = options.prior_weight;
     }

@@ -20,30 +20,34 @@ const std::vector<CalibrationParameter>& calibration_parameters()
          "under the power limit (cuBLAS ~86% on A100; sustained 0.75 on H100 SXM, profiles/h100-measured.json "
          "source_details.sustained_gemm); at least 0.5, since Megatron-LM itself reaches 52% of A100 peak end to end "
          "(163 of 312 TFLOP/s, Narayanan et al. SC'21 Table 1)",
-         true},
+         true, 0.1,
+         "fitted only when named: +- 0.1 of the datasheet value, the spread of cuBLAS between shapes and power states (A100 ~0.86 vs H100 SXM 0.75 "
+         "sustained)"},
         {"gemm_max_efficiency_fp8", 0.4, 0.8, false, "fraction of the FP8 peak", false,
          "DeepGEMM's best dense FP8 GEMMs reach 1,426 of 1,979 TFLOP/s (72%) on H800 and Megatron's MXFP8 grouped GEMM 2,672 of "
          "5,000 (53%) on GB200 (shared/research/modern-training.md section 10.1): 0.8 leaves room for better kernels, 0.4 for "
          "smaller shapes and the quantisation around the GEMM",
-         true},
+         true, 0.1, "fitted only when named: +- 0.1, between DeepGEMM's 0.72 and Megatron's grouped MXFP8 0.53"},
         {"gemm_max_efficiency_fp4", 0.3, 0.8, false, "fraction of the FP4 peak", false,
          "no public FP4 training-GEMM rate: at most the FP8 ceiling (the fixed per-tile work does not shrink with the element "
          "size), at least 0.3",
-         true},
-        {"gemm_k_half", 1, 512, true, "elements", false, "GEMM main loops pipeline k-tiles of 32-128 elements, so half speed is reached within a few k-tiles",
-         true},
+         true, 0.12, "fitted only when named: +- 0.12, no public FP4 training-GEMM rate"},
+        {"gemm_k_half", 1, 512, true, "elements", false,
+         "GEMM main loops pipeline k-tiles of 32-128 elements, so half speed is reached within a few k-tiles", true},
         {"gemm_fixed_us", 0.5, 20, true, "us", false, "prologue and epilogue of one GEMM kernel: microseconds, as a kernel launch", true},
         {"flash_forward_efficiency", 0.25, 0.75, false, "fraction of peak", false,
          "FlashAttention-2 forward reaches 50-73% of A100 peak (Dao 2023, arXiv 2307.08691), FlashAttention-3 up to 75% of "
          "H100's (740 TFLOP/s FP16, Shah et al. 2024, arXiv 2407.08608)",
-         true},
+         true, 0.12, "fitted only when named: +- 0.12, FlashAttention-2 vs -3 and cuDNN on the same part (same papers)"},
         {"flash_backward_efficiency", 0.2, 0.65, false, "fraction of peak", false,
-         "the backward pass runs below the forward's rate in both FlashAttention-2 and -3 (same papers)", true},
+         "the backward pass runs below the forward's rate in both FlashAttention-2 and -3 (same papers)", true, 0.12,
+         "fitted only when named: +- 0.12, as the forward"},
         {"memory_efficiency", 0.6, 0.95, false, "fraction of bandwidth", false,
          "streaming kernels cannot beat the HBM datasheet rate; refresh and protocol overheads keep copies ~10% below it "
          "(device copy 0.90 of 3,350 GB/s measured on H100, profiles/h100-measured.json)",
+         true, 0.08, "fitted only when named: +- 0.08 around the datasheet value (a device copy reaches 0.90 on H100)"},
+        {"memory_half_bytes", 1e4, 1e8, true, "bytes", false, "tensor size at which a streaming kernel reaches half its bandwidth: 10 KB to 100 MB",
          true},
-        {"memory_half_bytes", 1e4, 1e8, true, "bytes", false, "tensor size at which a streaming kernel reaches half its bandwidth: 10 KB to 100 MB", true},
         {"memory_fixed_us", 0.5, 20, true, "us", false, "fixed cost of one memory-bound kernel: microseconds, as a kernel launch", true},
         {"kernel_launch_overhead_us", 1, 30, true, "us", true,
          "GPU-side gap between kernels and the floor of any kernel's time: a CUDA launch takes a few microseconds, eager frameworks "
@@ -65,8 +69,7 @@ const std::vector<CalibrationParameter>& calibration_parameters()
         {"nic_efficiency", 0.45, 0.98, false, "fraction of line rate", true,
          "nccl-tests reach 46-49 GB/s on a 400 Gb/s NIC (0.92-0.98, modern-training.md section 10 item 9); inside training NCCL "
          "runs up to ~30% slower than alone (vTrain, shared/research/vtrain-method.md), hence the floor",
-         false, 0.15,
-         "prior +- 0.15: nccl-tests' 0.92-0.98 alone less vTrain's up to 30% inside training (0.65-0.9)"},
+         false, 0.15, "prior +- 0.15: nccl-tests' 0.92-0.98 alone less vTrain's up to 30% inside training (0.65-0.9)"},
         {"nvlink_bus_gbytes_per_s", 50, 240, false, "GB/s", true,
          "nccl-tests reach ~230 GB/s all-reduce bus bandwidth on 8 A100 (vTrain's trace/a100 LUT); calibration_parameters_for "
          "scales this range to the part's NVLink rate",

@@ -449,10 +449,17 @@ nlohmann::json validation_to_json(const ValidationReport& report)
                         {"plausibility", {{"flags", plausibility_codes(r.plausibility_flags)}, {"reasons", r.plausibility}}}});
     }
     const auto stats_json = [](const SubsetStats& s) {
-        return nlohmann::json{{"used", s.used},         {"skipped", s.skipped},           {"unscored", s.unscored},
-                              {"mape_pct", s.mape_pct}, {"median_pct", s.median_pct},     {"max_pct", s.max_pct},
-                              {"bias_pct", s.bias_pct}, {"within_10pct", s.within_10pct}, {"off_by_2x", s.off_by_2x},
-                              {"range_rows", s.range_rows}, {"in_range", s.in_range},
+        return nlohmann::json{{"used", s.used},
+                              {"skipped", s.skipped},
+                              {"unscored", s.unscored},
+                              {"mape_pct", s.mape_pct},
+                              {"median_pct", s.median_pct},
+                              {"max_pct", s.max_pct},
+                              {"bias_pct", s.bias_pct},
+                              {"within_10pct", s.within_10pct},
+                              {"off_by_2x", s.off_by_2x},
+                              {"range_rows", s.range_rows},
+                              {"in_range", s.in_range},
                               {"in_range_pct", s.range_rows > 0 ? nlohmann::json(100.0 * s.in_range / s.range_rows) : nlohmann::json(nullptr)}};
     };
     nlohmann::json subsets = nlohmann::json::object();
