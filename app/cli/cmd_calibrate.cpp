@@ -14,9 +14,9 @@
 
 namespace vtrain::cli {
 
-const char* const kCalibrateHelp = R"(usage: vtrain calibrate RUNS.json --gpu ID -o PROFILE.json [--precision P] [--subset NAME]... [--folds K]
-                        [--params a,b,...] [--max-evals N] [--starts K] [--from-previous] [--min-trust high] [--spec SPEC.json]
-                        [--profile-dir DIR] [--min-rows-per-precision N] [--threads N]
+const char* const kCalibrateHelp = R"(usage: vtrain calibrate RUNS.json --gpu ID -o PROFILE.json [--precision P] [--subset NAME]...
+                        [--folds K|source] [--params a,b,...] [--prior-weight W] [--max-evals N] [--starts K] [--from-previous]
+                        [--min-trust high] [--spec SPEC.json] [--profile-dir DIR] [--min-rows-per-precision N] [--threads N]
 
 Fits the free parameters of a modeled GPU profile (GEMM, memory-bound and host overheads, link
 efficiencies; see docs/validation.md) to the rows of RUNS.json that run on that GPU, and writes the
@@ -31,7 +31,11 @@ scored metric (tokens/s for the modern rows; every subset weighs the same). Opti
 bounded parameters. Without --precision, one fit covers every precision of the GPU: the BF16, FP8 and FP4
 GEMM efficiencies are its per-precision parameters, each fitted only with enough rows of its precision.
 A profile calibrated before is refitted from the prior it recorded (its uncalibrated parameters).
-Cross-validation refits on k-1 folds from that prior and predicts the held-out fold.
+Cross-validation refits on k-1 folds from that prior and predicts the held-out fold; --folds source holds
+out one source at a time (leave-one-source-out), and the profile's 80% band then comes from those grouped
+folds. By default only the software terms are fitted (host, per-micro-batch and launch overheads, MoE host
+terms, NIC and NVLink efficiency inside training); hardware terms (GEMM, attention and HBM efficiencies
+and their curves) come from the profile's datasheet and are fitted only when named with --params.
 
 options:
   --gpu ID           the profile to calibrate (e.g. a100-sxm4-80gb, h100-sxm5-80gb, gb200-nvl72); its rows
@@ -40,8 +44,11 @@ options:
                      and precision
   -o FILE            write the calibrated profile here
   --subset NAME      fit only these rows (repeatable); validate on others with vtrain validate --profile-dir
-  --folds K          k-fold cross-validation (default 5; 0 = none)
-  --params LIST      fit only these parameters (default: every parameter some row depends on)
+  --folds K|source   k-fold cross-validation (default 5; 0 = none); source: one fold per source_id
+                     (leave-one-source-out; a fold left with fewer than 10 rows predicts with the prior)
+  --params LIST      fit only these parameters (default: every software parameter some row depends on)
+  --prior-weight W   MAP penalty towards the prior: W x the sum over fitted parameters of z^2 / 2, z the
+                     distance from the prior in units of the parameter's documented prior width (default 0)
   --objective NAME   msle (default): mean squared log error; male: mean absolute log error (the log
                      counterpart of MAPE, robust to a few anomalous rows)
   --min-trust LEVEL  fit only rows whose "trust" is at least LEVEL (high, medium); the others are still
@@ -108,7 +115,7 @@ int run_calibrate(const std::vector<std::string>& argv)
     std::string error;
     const auto args = parse_args(argv,
                                  {"--gpu", "--precision", "-o", "--output", "--subset", "--folds", "--params", "--max-evals", "--starts", "--spec",
-                                  "--profile-dir", "--min-trust", "--objective", "--min-rows-per-precision", "--threads"},
+                                  "--profile-dir", "--min-trust", "--objective", "--min-rows-per-precision", "--threads", "--prior-weight"},
                                  {"--from-previous"}, error, {"--subset"});
     if (!args) {
         return report_bad_input(error);
@@ -147,9 +154,14 @@ int run_calibrate(const std::vector<std::string>& argv)
             options.subsets.push_back(value);
         }
     }
+    if (args->value("--folds") == std::optional<std::string>("source")) {
+        options.folds_by_source = true;
+    } else if (const std::string bad = whole_option(*args, "--folds", 0, 100, options.folds); !bad.empty()) {
+        return report_bad_input(bad + " (or source)");
+    }
     for (const auto& bad :
-         {whole_option(*args, "--folds", 0, 100, options.folds), whole_option(*args, "--max-evals", 1, 10'000'000, options.max_evaluations),
-          whole_option(*args, "--starts", 1, 1000, options.starts),
+         {number_option(*args, "--prior-weight", 0, 1e3, options.prior_weight),
+          whole_option(*args, "--max-evals", 1, 10'000'000, options.max_evaluations), whole_option(*args, "--starts", 1, 1000, options.starts),
           whole_option(*args, "--min-rows-per-precision", 1, 100'000, options.min_rows_per_precision),
           whole_option(*args, "--threads", 1, static_cast<int>(kMaxThreads), options.threads)}) {
         if (!bad.empty()) {
@@ -286,9 +298,9 @@ int run_calibrate(const std::vector<std::string>& argv)
         for (const auto& f : result->folds) {
             char line[160];
             const auto all = f.held_out.find("all");
-            std::snprintf(line, sizeof line, "  fold %d: %3d train rows, %3d held out, held-out MAPE %6.2f%%\n", f.fold + 1, f.train_rows,
-                          f.test_rows, all != f.held_out.end() ? all->second.mape_pct : 0.0);
-            std::cout << line;
+            std::snprintf(line, sizeof line, "  fold %d: %3d train rows, %3d held out, held-out MAPE %6.2f%%", f.fold + 1, f.train_rows, f.test_rows,
+                          all != f.held_out.end() ? all->second.mape_pct : 0.0);
+            std::cout << line << (f.source.empty() ? "" : "  (source " + f.source + (f.prior ? ": the prior, too few rows left)" : ")")) << "\n";
         }
     }
     if (block.contains("band")) {

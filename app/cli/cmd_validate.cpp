@@ -198,13 +198,14 @@ std::string scatter_svg(const ValidationReport& report)
 void print_table(std::ostream& out, const ValidationReport& report)
 {
     out << pad("subset", 32) << rpad("n", 6) << rpad("modeled", 9) << rpad("MAPE", 9) << rpad("median", 9) << rpad("max", 9) << rpad("bias", 9)
-        << rpad("<=10%", 7) << rpad("2x", 5) << rpad("target", 11) << "\n";
+        << rpad("<=10%", 7) << rpad("2x", 5) << rpad("in range", 10) << rpad("target", 11) << "\n";
     const auto line = [&out](const std::string& name, const SubsetStats& s, int rows, const std::string& target) {
         const bool any = s.used > 0;
         out << pad(name, 32) << rpad(std::to_string(rows), 6) << rpad(std::to_string(s.used), 9) << rpad(any ? fmt("%.2f%%", s.mape_pct) : "-", 9)
             << rpad(any ? fmt("%.2f%%", s.median_pct) : "-", 9) << rpad(any ? fmt("%.2f%%", s.max_pct) : "-", 9)
             << rpad(any ? fmt("%+.2f%%", s.bias_pct) : "-", 9) << rpad(any ? fmt("%.0f%%", 100.0 * s.within_10pct / s.used) : "-", 7)
-            << rpad(any ? std::to_string(s.off_by_2x) : "-", 5) << rpad(target, 11) << "\n";
+            << rpad(any ? std::to_string(s.off_by_2x) : "-", 5) << rpad(s.range_rows > 0 ? fmt("%.0f%%", 100.0 * s.in_range / s.range_rows) : "-", 10)
+            << rpad(target, 11) << "\n";
     };
     for (const auto& [name, s] : report.subsets) {
         const auto t = target_for_subset(name);
@@ -215,6 +216,7 @@ void print_table(std::ostream& out, const ValidationReport& report)
         line(name, s, s.used + s.skipped + s.unscored, target);
     }
     line("all scored rows (memory apart)", report.overall, report.overall.used, "-");
+    out << "in range: the measured value inside the row's open-settings range widened by its profile's 80% band\n";
     const double share = report.rows_in_file > 0 ? 100.0 * report.rows_modeled / report.rows_in_file : 0.0;
     out << "\ncoverage: " << report.rows_modeled << " / " << report.rows_in_file << " rows modeled (" << fmt("%.1f%%", share) << ")";
     if (report.rows_unscored > 0) {
@@ -270,7 +272,8 @@ void print_rows(std::ostream& out, const ValidationReport& report)
         }
         out << pad(r.id, 52) << pad(r.metric, 24) << rpad(r.measured ? fmt("%.4g", *r.measured) : "-", 11)
             << rpad(r.predicted ? fmt("%.4g", *r.predicted) : "-", 11) << rpad(range, 27)
-            << rpad(r.error_pct ? fmt("%+.1f%%", *r.error_pct) : "skip", 9) << (r.unscored_reason.empty() ? "" : "  not scored") << "\n";
+            << rpad(r.error_pct ? fmt("%+.1f%%", *r.error_pct) : "skip", 9) << (r.in_range ? (*r.in_range ? "  in range" : "  OUT of range") : "")
+            << (r.unscored_reason.empty() ? "" : "  not scored") << "\n";
         if (!r.skipped_reason.empty()) {
             out << "      skipped: " << r.skipped_reason << "\n";
         }

@@ -11,6 +11,7 @@
 #include "vtrain/scenario_json.h"
 #include "vtrain/simulator.h"
 #include "vtrain/uncertainty.h"
+#include "vtrain/validation.h"
 
 using namespace vtrain;
 
@@ -350,6 +351,114 @@ private slots:
         }
         QCOMPARE(held_out, 8);
         QCOMPARE(result->calibration_block["cross_validated_error"]["fold_results"].size(), std::size_t{2});
+    }
+
+    // The MAP penalty is z^2 / 2 with z in units of the documented prior width: a factor for log-scale
+    // parameters, an absolute width otherwise; a prior outside the range counts from the nearest bound.
+    void prior_penalty_is_half_z_squared()
+    {
+        const auto parameter = [](const std::string& name) {
+            for (const auto& p : calibration_parameters()) {
+                if (p.name == name) {
+                    return p;
+                }
+            }
+            qFatal("no parameter %s", name.c_str());
+        };
+        const CalibrationParameter host = parameter("host_overhead_us"); // log scale, x/÷ 3
+        const CalibrationParameter nic = parameter("nic_efficiency");    // linear, +- 0.15
+        QCOMPARE(host.prior_width, 3.0);
+        QCOMPARE(nic.prior_width, 0.15);
+        QVERIFY(std::abs(prior_penalty(host, 60, 20) - 0.5) < 1e-12);     // one width up: z = 1
+        QVERIFY(std::abs(prior_penalty(host, 20.0 / 9, 20) - 2) < 1e-12); // two widths down: z = -2
+        QVERIFY(std::abs(prior_penalty(nic, 0.65, 0.8) - 0.5) < 1e-12);
+        QVERIFY(std::abs(prior_penalty(host, 3, 0) - 0.5) < 1e-12); // a 0 us prior counts from the 1 us bound
+        QCOMPARE(prior_penalty(host, 20, 20), 0.0);
+        CalibrationParameter no_width = host;
+        no_width.prior_width = 0;
+        QCOMPARE(prior_penalty(no_width, 60, 20), 0.0);
+        // Every software term the calibration fits by default has a width and says where it comes from.
+        for (const auto& p : calibration_parameters()) {
+            if (p.fitted_by_default) {
+                QVERIFY2(p.prior_width > 0 && !p.prior_why.empty(), p.name.c_str());
+                QVERIFY2(!p.hardware, p.name.c_str());
+            }
+        }
+    }
+
+    // The prior pulls a fitted parameter from the rows' optimum towards it, the more the larger the weight;
+    // the calibration block records the weight and the widths.
+    void the_prior_weight_pulls_the_fit_towards_the_prior()
+    {
+        const std::vector<RunRow> rows = synthetic_runs(known_truth());           // GEMM efficiency 0.7
+        const GpuProfile start = build_profile(a100_like(), away_from_truth(40)); // prior 0.88
+        CalibrationOptions options = fit_gemm_and_host(160);
+        options.parameters = {"gemm_max_efficiency"};
+        options.folds = 0;
+        double previous = 0;
+        for (const double weight : {0.0, 0.01, 1.0}) {
+            options.prior_weight = weight;
+            const auto result = calibrate(rows, start, options);
+            QVERIFY2(result.ok(), result.first_error().c_str());
+            const double fitted = result->fitted.model.gemm_max_efficiency;
+            if (weight == 0) {
+                QVERIFY2(std::abs(fitted - 0.7) < 0.01, std::to_string(fitted).c_str());
+                QVERIFY(!result->calibration_block.contains("prior_weight"));
+            } else {
+                QVERIFY2(fitted > previous + 1e-3 && fitted < 0.88, std::to_string(fitted).c_str());
+                QCOMPARE(result->calibration_block["prior_weight"].get<double>(), weight);
+                QCOMPARE(result->calibration_block["prior_widths"]["gemm_max_efficiency"].get<double>(), 0.1);
+            }
+            previous = fitted;
+        }
+    }
+
+    // Folds by source: each source is held out once; a source whose absence leaves too few rows to fit
+    // predicts with the prior, and says so.
+    void folds_by_source_hold_out_each_source()
+    {
+        std::vector<RunRow> rows = synthetic_runs(known_truth());
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            rows[i].source_id = i < 6 ? "big" : "small";
+        }
+        const GpuProfile start = build_profile(a100_like(), away_from_truth(10));
+        CalibrationOptions options = fit_gemm_and_host(120);
+        options.folds_by_source = true;
+        options.min_fit_rows = 3;
+        const auto result = calibrate(rows, start, options);
+        QVERIFY2(result.ok(), result.first_error().c_str());
+        QCOMPARE(result->folds.size(), std::size_t{2});
+        for (const auto& f : result->folds) {
+            if (f.source == "big") {
+                // 2 rows left to fit: fewer than 3, so the prior predicts the 6 held-out rows.
+                QCOMPARE(f.train_rows, 2);
+                QCOMPARE(f.test_rows, 6);
+                QVERIFY(f.prior);
+                QCOMPARE(f.fitted.model.gemm_max_efficiency, 0.88);
+            } else {
+                QCOMPARE(f.source, std::string("small"));
+                QCOMPARE(f.train_rows, 6);
+                QVERIFY(!f.prior);
+            }
+        }
+        const nlohmann::json& cv = result->calibration_block["cross_validated_error"];
+        QCOMPARE(cv["grouping"].get<std::string>(), std::string("source"));
+        QCOMPARE(cv["fold_results"][0]["source"].get<std::string>(), std::string("big"));
+        QVERIFY(result->calibration_block["band"]["source"].get<std::string>().find("leave-one-source-out") == 0);
+    }
+
+    // The honest range: a time range widens by the band as it is, a throughput range by its inverse.
+    void band_widens_a_range_by_metric()
+    {
+        GpuProfile p = build_profile(a100_like(), ParameterSet{});
+        p.calibration = {{"band", {{"low", 0.9}, {"high", 1.2}, {"coverage", 0.8}}}};
+        const auto time = band_widened_range(ValidationMetric::IterationTime, 10, 12, p);
+        QVERIFY(time.has_value());
+        QVERIFY(std::abs(time->first - 9) < 1e-12 && std::abs(time->second - 14.4) < 1e-12);
+        const auto tokens = band_widened_range(ValidationMetric::TokensPerSecPerGpu, 1200, 1800, p);
+        QVERIFY(tokens.has_value());
+        QVERIFY(std::abs(tokens->first - 1000) < 1e-9 && std::abs(tokens->second - 2000) < 1e-9);
+        QVERIFY(!band_widened_range(ValidationMetric::PeakMemory, 50, 60, p).has_value());
     }
 
     void calibrate_refuses_a_gpu_without_rows()

@@ -422,6 +422,32 @@ private slots:
     }
 
     // Pipeline sends, context parallelism, the expert all-to-all and the host link.
+    // DualPipe: a device runs half the micro-batches through stage d and half through stage pp - 1 - d, so its
+    // compute floor is the mean of the pair's; with the LM head on the last stage, 1F1B's busiest device is
+    // that stage alone.
+    void dualpipe_compute_floor_is_the_pair_mean()
+    {
+        const GpuProfile gpu = fixed_profile();
+        Scenario s;
+        s.model = test::gpt(4, 1024, 16, 1024, 128000); // the head outweighs a layer
+        s.training.global_batch = 8;
+        s.cluster.gpu = gpu.id;
+        s.cluster.num_gpus = 4;
+        Plan p;
+        p.pp = 4;
+        p.micro_batch = 1;
+        const PhysicalFloors one_f_one_b = physical_floors(s.model, s.training, s.cluster, p, gpu);
+        p.schedule = Schedule::DualPipe;
+        const PhysicalFloors dualpipe = physical_floors(s.model, s.training, s.cluster, p, gpu);
+        // Per stage (one layer each), model FLOPs: 3 x the forward's; the last stage adds the head.
+        const double h = 1024, seq = 1024, tokens = 8 * seq;
+        const double layer = 3 * tokens * (24 * h * h + 2 * seq * h); // as closed_forms_tensor_parallel
+        const double head = 3 * tokens * 2 * h * 128000;
+        const double peak = 100e12; // fixed_profile()
+        QVERIFY(std::abs(term(one_f_one_b, FloorTerm::ModelFlops, FloorResource::Compute) / ((layer + head) / peak) - 1) < 1e-9);
+        QVERIFY(std::abs(term(dualpipe, FloorTerm::ModelFlops, FloorResource::Compute) / ((2 * layer + head) / 2 / peak) - 1) < 1e-9);
+    }
+
     void closed_forms_pipeline_context_experts_offload()
     {
         const GpuProfile gpu = fixed_profile();

@@ -622,9 +622,9 @@ private slots:
         QCOMPARE(j["coverage"]["modeled"].get<int>(), 2);
         QCOMPARE(report.skip_reasons.at("gated DeltaNet (linear attention) layers are not modeled"), 1);
         for (const auto& row : j["rows"]) {
-            QCOMPARE(row.size(), std::size_t{12});
+            QCOMPARE(row.size(), std::size_t{15});
             for (const char* key : {"id", "subset", "metric", "measured", "predicted", "error_pct", "skipped_reason", "unscored_reason",
-                                    "predicted_low", "predicted_high", "candidates", "plausibility"}) {
+                                    "predicted_low", "predicted_high", "candidates", "plausibility", "range_low", "range_high", "in_range"}) {
                 QVERIFY2(row.contains(key), key);
             }
         }
@@ -633,12 +633,16 @@ private slots:
         const double predicted = first["predicted"].get<double>();
         QCOMPARE(first["error_pct"].get<double>(), (predicted - 1.5) / 1.5 * 100);
         QVERIFY(first["skipped_reason"].is_null());
+        // The honest range holds the central prediction and says whether the measured value lies inside it.
+        QVERIFY(first["range_low"].get<double>() <= predicted && predicted <= first["range_high"].get<double>() * (1 + 1e-12));
+        QCOMPARE(first["in_range"].get<bool>(), 1.5 >= first["range_low"].get<double>() && 1.5 <= first["range_high"].get<double>());
         const auto& second = j["rows"][1];
         QVERIFY(second["predicted"].is_null());
         QVERIFY(second["skipped_reason"].get<std::string>().find("DeltaNet") != std::string::npos);
         QVERIFY(first["unscored_reason"].is_null());
         QCOMPARE(j["coverage"]["unscored"].get<int>(), 0);
-        for (const char* key : {"used", "skipped", "unscored", "mape_pct", "median_pct", "max_pct", "bias_pct", "within_10pct", "off_by_2x"}) {
+        for (const char* key : {"used", "skipped", "unscored", "mape_pct", "median_pct", "max_pct", "bias_pct", "within_10pct", "off_by_2x",
+                                "range_rows", "in_range"}) {
             QVERIFY2(j["subsets"]["test"].contains(key), key);
         }
         // The OOM comparison: 0 = fits, the run fitted, so the error is 0.

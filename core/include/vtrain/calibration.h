@@ -47,6 +47,15 @@ struct CalibrationParameter {
     std::string unit;
     bool fitted_by_default = true; // false: only when named with --params
     std::string why;               // why the range is physically plausible (with its source)
+    // A hardware term (peak fractions, HBM and GEMM/attention curves): it comes from datasheets and
+    // microbenchmarks, cited in the profile, and is fitted only when named with --params.
+    bool hardware = false;
+    // The documented uncertainty of the prior, for the MAP penalty (CalibrationOptions::prior_weight): a
+    // factor for log-scale parameters (the prior x/÷ prior_width is one standard deviation), an absolute
+    // width otherwise (for nvlink_bus_gbytes_per_s, a fraction of the part's per-direction NVLink rate,
+    // scaled by calibration_parameters_for); 0 = no penalty.
+    double prior_width = 0;
+    std::string prior_why; // where the prior's value and width come from
 };
 
 // Every parameter calibrate can fit: the ModelParameters fields and the links' nic_efficiency and
@@ -100,6 +109,15 @@ struct CalibrationOptions {
     bool from_previous = false;
     int min_rows_per_precision = 3; // a precision's GEMM efficiency is fitted only with this many rows of it
     int threads = 0;
+    // MAP penalty towards the prior, added to the objective: prior_weight x sum over the fitted parameters of
+    // z^2 / 2, z = ln(value / prior) / ln(prior_width) (log-scale) or (value - prior) / prior_width. A parameter
+    // the rows do not identify then stays near its documented prior instead of wandering to a bound. 0 = none.
+    double prior_weight = 0;
+    // Cross-validation folds: false = `folds` folds dealt by a hash of the row id inside each subset (random
+    // folds); true = one fold per source (the row's source_id; leave-one-source-out), `folds` ignored. A
+    // fold whose training rows number fewer than min_fit_rows keeps the prior (as grouped validation does).
+    bool folds_by_source = false;
+    int min_fit_rows = 10;
 };
 
 struct CalibrationRow {
@@ -116,6 +134,8 @@ struct CalibrationRow {
 // One fold of the cross-validation: fitted on the other folds, scored on this one.
 struct CalibrationFold {
     int fold = 0;
+    std::string source; // folds_by_source: the source this fold holds out
+    bool prior = false; // too few training rows: the fold predicts with the prior
     int train_rows = 0;
     int test_rows = 0;
     ParameterSet fitted;
@@ -155,6 +175,9 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
 // The objective for a set of predictions: mean over subsets of the subset's mean loss.
 double calibration_objective(const std::vector<std::string>& subsets, const std::vector<double>& log_errors,
                              CalibrationLoss loss = CalibrationLoss::SquaredLog);
+
+// The MAP penalty of `value` against `prior` for one parameter (z^2 / 2, see prior_weight); 0 without a width.
+double prior_penalty(const CalibrationParameter& parameter, double value, double prior);
 
 // Derivative-free minimisation of f on [0, 1]^n from x0 (Nelder-Mead, coordinates clamped to the cube).
 struct MinimizeResult {

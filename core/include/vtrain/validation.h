@@ -169,8 +169,13 @@ struct RowResult {
     std::optional<double> error_pct;                     // signed: (predicted - measured) / measured x 100
     std::optional<double> predicted_low, predicted_high; // the range over the row's open settings
     int candidates = 0;                                  // settings predicted (1 = nothing open)
-    std::string skipped_reason;                          // empty when used
-    std::string unscored_reason;                         // predicted but not scored (MappedRun::unscored_reason)
+    // The honest range (issue 28): the open-settings range widened by the profile's 80% band (a time x
+    // [band low, band high], a throughput / [band high, band low]), and whether the measured value lies in
+    // it. Time-like and throughput rows only (not memory).
+    std::optional<double> range_low, range_high;
+    std::optional<bool> in_range;
+    std::string skipped_reason;  // empty when used
+    std::string unscored_reason; // predicted but not scored (MappedRun::unscored_reason)
     std::string profile_id;
     std::vector<std::string> notes;
     bool memory = false; // a memory comparison (reported under "SUBSET:memory")
@@ -190,6 +195,8 @@ struct SubsetStats {
     double bias_pct = 0;   // mean signed error
     int within_10pct = 0;  // rows with |error| <= 10%
     int off_by_2x = 0;     // rows predicted at least twice or at most half the measured value
+    int range_rows = 0;    // scored rows with a range (RowResult::in_range set)
+    int in_range = 0;      // of those, rows whose measured value lies in the band-widened range
 };
 
 struct ValidationOptions {
@@ -233,6 +240,10 @@ struct PredictionPlausibility {
 std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate& candidate, const GpuProfile& profile, std::string& reason,
                                         bool* fits_memory = nullptr, double* peak_memory_gib = nullptr, double* usable_memory_gib = nullptr,
                                         PredictionPlausibility* plausibility = nullptr);
+
+// A row's range [low, high] of its metric widened by the profile's band (prediction_band): times scale by
+// [band low, band high], throughputs by [1 / band high, 1 / band low]; nullopt for memory metrics.
+std::optional<std::pair<double, double>> band_widened_range(ValidationMetric metric, double low, double high, const GpuProfile& profile);
 
 // Statistics of signed errors in percent.
 SubsetStats error_statistics(const std::vector<double>& errors_pct, int skipped = 0);

@@ -535,7 +535,7 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
         st.optimizer_start = opt_start;
     }
 
-    out.iteration_time_s = makespan - ic.closed_form_bubble_saving_s; // as task_graph_simulation.cpp: DualPipe's bubble in closed form
+    out.iteration_time_s = std::max(makespan - ic.closed_form_bubble_saving_s, ic.closed_form_min_makespan_s); // as task_graph_simulation.cpp
     stages.resize(static_cast<std::size_t>(pp));
     for (int s = 0; s < pp; ++s) {
         const FastSimScratch::Stage& st = w.stage[s];

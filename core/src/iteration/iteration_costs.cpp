@@ -439,15 +439,22 @@ void build_iteration_costs(const ModelSpec& model, const TrainingSpec& training,
 {
     Builder(model, training, cluster, plan, costs, out).build();
     out.closed_form_bubble_saving_s = 0;
+    out.closed_form_min_makespan_s = 0;
     if (plan.schedule == Schedule::DualPipe && out.stages > 1) {
         // The slowest stage sets both bubbles (its forward and backward, recompute included).
         double f = 0, b = 0;
+        std::vector<double> work_s(static_cast<std::size_t>(out.stages));
         for (int s = 0; s < out.stages; ++s) {
             const ChunkCosts& c = out.at(s, 0);
             f = std::max(f, c.forward_total_s);
             b = std::max(b, c.backward_total_s[0] + c.recompute.total_s());
+            work_s[static_cast<std::size_t>(s)] = c.forward_total_s + c.backward_total_s[0] + c.recompute.total_s();
         }
         out.closed_form_bubble_saving_s = dualpipe_bubble_saving_s(out.stages, f, b);
+        for (int s = 0; s < out.stages; ++s) {
+            const double pair_s = work_s[static_cast<std::size_t>(s)] + work_s[static_cast<std::size_t>(out.stages - 1 - s)];
+            out.closed_form_min_makespan_s = std::max(out.closed_form_min_makespan_s, out.micro_batches * pair_s / 2);
+        }
     }
 }
 

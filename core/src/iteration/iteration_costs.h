@@ -91,6 +91,10 @@ struct IterationCosts {
     std::vector<ChunkCosts> chunk; // index stage * chunks + chunk
     std::vector<StageCosts> stage;
     double closed_form_bubble_saving_s = 0; // DualPipe: 1F1B's bubble minus DualPipe's, subtracted from the graph's makespan
+    // DualPipe: the busiest device's own work, which no bubble saving can go below. Device d runs half the
+    // micro-batches through stage d and half through stage pp - 1 - d, so a heavy last stage (the LM head)
+    // is shared with the first; the 1F1B task graph charges it all to one device.
+    double closed_form_min_makespan_s = 0;
 
     const ChunkCosts& at(int s, int c) const { return chunk[static_cast<std::size_t>(s) * chunks + c]; }
     // A phase's duration and its communication parts; `first_of_stage`: the stage's first forward (which

@@ -34,7 +34,9 @@
 //     on-chip cache (tens of MB) can hold the weights of a very small stage across micro-batches; this
 //     floor counts them from HBM as the brief of issue 28 defines it.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <vector>
 
 #include "model/model_math.h"
 #include "vtrain/physical_floors.h"
@@ -439,6 +441,10 @@ PhysicalFloors FloorModel::floors(const Plan& p, const PipelineLayout& layout, c
     busiest.fill(-1);
     StageFloors network_mean;
     const int stages = std::min(p.pp, layout.stages);
+    // DualPipe: device d runs half the micro-batches through stage d and half through stage pp - 1 - d
+    // (DeepSeek-V3 report Sec. 3.2.1), so its compute is the mean of the pair's, not one stage's.
+    const bool paired = p.schedule == Schedule::DualPipe && stages > 1;
+    std::vector<std::array<double, kFloorTerms>> stage_compute(paired ? static_cast<std::size_t>(stages) : 0);
     for (int s = 0; s < stages; ++s) {
         StageFloors f;
         Sums sum;
@@ -612,8 +618,17 @@ PhysicalFloors FloorModel::floors(const Plan& p, const PipelineLayout& layout, c
             f.add(FloorTerm::ActivationOffload, FloorResource::HostLink, micro_batches * stash / hw.host_link_bytes_per_s);
         }
 
+        const auto compute = static_cast<std::size_t>(FloorResource::Compute);
+        if (paired) {
+            for (std::size_t term = 0; term < kFloorTerms; ++term) {
+                stage_compute[static_cast<std::size_t>(s)][term] = f.s[term][compute];
+            }
+        }
         for (std::size_t r = 0; r < kFloorResources; ++r) {
             const double total = f.total(static_cast<FloorResource>(r));
+            if (paired && r == compute) {
+                continue;
+            }
             if (total > busiest[r]) {
                 busiest[r] = total;
                 for (std::size_t term = 0; term < kFloorTerms; ++term) {
@@ -624,6 +639,23 @@ PhysicalFloors FloorModel::floors(const Plan& p, const PipelineLayout& layout, c
         const auto net = static_cast<std::size_t>(FloorResource::Network);
         for (std::size_t term = 0; term < kFloorTerms; ++term) {
             network_mean.s[term][net] += f.s[term][net] / stages;
+        }
+    }
+    if (paired) {
+        const auto compute = static_cast<std::size_t>(FloorResource::Compute);
+        for (int s = 0; s < stages; ++s) {
+            const auto& a = stage_compute[static_cast<std::size_t>(s)];
+            const auto& b = stage_compute[static_cast<std::size_t>(stages - 1 - s)];
+            double total = 0;
+            for (std::size_t term = 0; term < kFloorTerms; ++term) {
+                total += (a[term] + b[term]) / 2;
+            }
+            if (total > busiest[compute]) {
+                busiest[compute] = total;
+                for (std::size_t term = 0; term < kFloorTerms; ++term) {
+                    out.term_s[term][compute] = (a[term] + b[term]) / 2;
+                }
+            }
         }
     }
     if (!stage_domains) {

@@ -389,7 +389,8 @@ SimulationResult simulate_checked(const ModelSpec& model, const TrainingSpec& tr
         simulate_events(ws.graph, ws.times, ws.scratch);
         r.task_count = ws.graph.size();
         r.micro_batches = builder.micro_batches();
-        T = ws.times.makespan - costs.closed_form_bubble_saving_s; // DualPipe's bubble in closed form
+        // DualPipe's bubble in closed form, never below the busiest device's own work
+        T = std::max(ws.times.makespan - costs.closed_form_bubble_saving_s, costs.closed_form_min_makespan_s);
         breakdown = account_stages(ws.graph, ws.times, info, plan.pp, costs.async_sends);
     }
     const MetricsBasis basis = metrics_basis(model, training);

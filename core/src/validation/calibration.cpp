@@ -8,6 +8,7 @@
 #include <cmath>
 #include <iterator>
 #include <numeric>
+#include <tuple>
 
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -229,9 +230,28 @@ FitRows select_fit_rows(const std::vector<RunRow>& rows, const GpuProfile& start
     return out;
 }
 
-// Step 2. Folds: inside each subset, rows ordered by a hash of their id, dealt round-robin.
-void assign_folds(std::vector<FitRow>& fit, std::size_t subsets, int folds)
+// Step 2. Folds: inside each subset, rows ordered by a hash of their id, dealt round-robin (random folds);
+// or one fold per source (leave-one-source-out: rows of one source share model, release, cluster and recipe,
+// so a random fold still sees a held-out row's siblings). Returns the number of folds and, by source, their names.
+std::string source_of(const FitRow& r)
 {
+    return r.row->source_id && !r.row->source_id->empty() ? *r.row->source_id : std::string("unstated");
+}
+
+int assign_folds(std::vector<FitRow>& fit, std::size_t subsets, int folds, bool by_source, std::vector<std::string>& fold_sources)
+{
+    if (by_source) {
+        for (FitRow& r : fit) {
+            const std::string source = source_of(r);
+            auto it = std::find(fold_sources.begin(), fold_sources.end(), source);
+            if (it == fold_sources.end()) {
+                fold_sources.push_back(source);
+                it = fold_sources.end() - 1;
+            }
+            r.fold = static_cast<int>(it - fold_sources.begin());
+        }
+        return static_cast<int>(fold_sources.size());
+    }
     for (std::size_t s = 0; s < subsets; ++s) {
         std::vector<std::size_t> members;
         for (std::size_t i = 0; i < fit.size(); ++i) {
@@ -244,6 +264,7 @@ void assign_folds(std::vector<FitRow>& fit, std::size_t subsets, int folds)
             fit[members[k]].fold = static_cast<int>(k % folds);
         }
     }
+    return folds;
 }
 
 std::string precision_of(const FitRow& r)
@@ -340,7 +361,8 @@ public:
         }
         int count = 0;
         auto f = [&](const std::vector<double>& x) {
-            const double v = m_evaluator.objective(at(x), which, m_subset_names, m_options.loss);
+            const ParameterSet ps = at(x);
+            const double v = m_evaluator.objective(ps, which, m_subset_names, m_options.loss) + penalty(ps);
             ++count;
             if (m_progress && count % 20 == 0) {
                 m_progress(stage, count, v);
@@ -349,6 +371,21 @@ public:
         };
         const MinimizeResult m = multi_start_minimize(f, x0, m_options.max_evaluations, m_options.starts);
         return std::pair{at(m.x), m};
+    }
+
+    const ParameterSet& prior() const { return m_prior; }
+
+    // The MAP penalty of a parameter set against the prior (CalibrationOptions::prior_weight).
+    double penalty(const ParameterSet& ps) const
+    {
+        if (!(m_options.prior_weight > 0)) {
+            return 0;
+        }
+        double sum = 0;
+        for (const auto* p : m_params) {
+            sum += prior_penalty(*p, ps.get(p->name), m_prior.get(p->name));
+        }
+        return m_options.prior_weight * sum;
     }
 
 private:
@@ -406,9 +443,11 @@ void refit_until_centres_settle(std::vector<FitRow>& fit, const HardwareSpec& hw
     }
 }
 
-// Step 6. k-fold cross-validation: each fold refitted from the prior on the others; each row's held-out error.
-std::vector<double> cross_validate(const std::vector<FitRow>& fit, const std::vector<std::string>& subset_names, int folds, Evaluator& evaluator,
-                                   const Fitter& fitter, CalibrationResult& result)
+// Step 6. Cross-validation: each fold refitted from the prior on the others (the prior itself where fewer
+// than min_fit_rows rows are left, as grouped validation does); each row's held-out error.
+std::vector<double> cross_validate(const std::vector<FitRow>& fit, const std::vector<std::string>& subset_names, int folds,
+                                   const std::vector<std::string>& fold_sources, int min_fit_rows, Evaluator& evaluator, const Fitter& fitter,
+                                   CalibrationResult& result)
 {
     std::vector<double> cv(fit.size(), 0.0);
     for (int k = 0; k < folds; ++k) {
@@ -416,12 +455,19 @@ std::vector<double> cross_validate(const std::vector<FitRow>& fit, const std::ve
         for (std::size_t i = 0; i < fit.size(); ++i) {
             (fit[i].fold == k ? test : train).push_back(i);
         }
-        if (test.empty() || train.empty()) {
+        if (test.empty() || (train.empty() && fold_sources.empty())) {
             continue;
         }
-        const auto [fold_fit, fold_min] = fitter.fit(train, "cross-validation fold " + std::to_string(k + 1) + "/" + std::to_string(folds));
-        const auto e = evaluator.errors(fold_fit, test);
         CalibrationFold f;
+        const bool prior = !fold_sources.empty() && static_cast<int>(train.size()) < min_fit_rows;
+        ParameterSet fold_fit = fitter.prior();
+        MinimizeResult fold_min;
+        if (!prior) {
+            std::tie(fold_fit, fold_min) = fitter.fit(train, "cross-validation fold " + std::to_string(k + 1) + "/" + std::to_string(folds));
+        }
+        const auto e = evaluator.errors(fold_fit, test);
+        f.prior = prior;
+        f.source = static_cast<std::size_t>(k) < fold_sources.size() ? fold_sources[k] : std::string();
         f.fold = k;
         f.train_rows = static_cast<int>(train.size());
         f.test_rows = static_cast<int>(test.size());
@@ -485,9 +531,14 @@ nlohmann::json calibration_block(const CalibrationResult& result, const Calibrat
     c["method"] = std::string("vtrain calibrate: Nelder-Mead on the unit cube of the bounded parameters (log scale for sizes and overheads)") +
                   (options.starts > 1 ? ", from the prior and " + std::to_string(options.starts - 1) + " Halton points, the best polished" : "") +
                   (result.kept_previous ? "; the fit on all rows refitted from the previous fit, which ended lower (folds from the prior)" : "");
-    c["objective"] = options.loss == CalibrationLoss::SquaredLog
-                         ? "mean over subsets of the mean squared log error ln(predicted / measured)^2 of each row's scored metric"
-                         : "mean over subsets of the mean absolute log error |ln(predicted / measured)| of each row's scored metric";
+    c["objective"] =
+        std::string(options.loss == CalibrationLoss::SquaredLog
+                        ? "mean over subsets of the mean squared log error ln(predicted / measured)^2 of each row's scored metric"
+                        : "mean over subsets of the mean absolute log error |ln(predicted / measured)| of each row's scored metric") +
+        (options.prior_weight > 0 ? ", plus prior_weight x the sum of z^2 / 2 over the fitted parameters (MAP penalty towards the prior)" : "");
+    if (options.prior_weight > 0) {
+        c["prior_weight"] = options.prior_weight;
+    }
     c["gpu"] = options.gpu;
     if (!options.precision.empty()) {
         c["precision"] = options.precision;
@@ -512,14 +563,24 @@ nlohmann::json calibration_block(const CalibrationResult& result, const Calibrat
     nlohmann::json fitted_json = nlohmann::json::object();
     nlohmann::json bounds = nlohmann::json::object();
     nlohmann::json why = nlohmann::json::object();
+    nlohmann::json widths = nlohmann::json::object();
+    nlohmann::json widths_why = nlohmann::json::object();
     for (const auto* p : params) {
         fitted_json[p->name] = result.fitted.get(p->name);
         bounds[p->name] = {p->low, p->high};
         why[p->name] = p->why;
+        if (p->prior_width > 0) {
+            widths[p->name] = p->prior_width;
+            widths_why[p->name] = p->prior_why;
+        }
     }
     c["parameters"] = fitted_json;
     c["bounds"] = bounds;
     c["bounds_why"] = why;
+    if (options.prior_weight > 0) {
+        c["prior_widths"] = widths;
+        c["prior_widths_why"] = widths_why;
+    }
     c["at_bound"] = result.at_bound;
     if (!result.kept_for_lack_of_rows.empty()) {
         c["kept_at_prior"] = result.kept_for_lack_of_rows;
@@ -551,19 +612,29 @@ nlohmann::json calibration_block(const CalibrationResult& result, const Calibrat
             for (const auto* p : params) {
                 fitted_fold[p->name] = f.fitted.get(p->name);
             }
-            fold_results.push_back({{"fold", f.fold + 1},
+            nlohmann::json entry = {{"fold", f.fold + 1},
                                     {"train_rows", f.train_rows},
                                     {"test_rows", f.test_rows},
                                     {"objective_train", f.objective_train},
                                     {"evaluations", f.evaluations},
                                     {"parameters", fitted_fold},
-                                    {"held_out", stats_map_to_json(f.held_out)}});
+                                    {"held_out", stats_map_to_json(f.held_out)}};
+            if (options.folds_by_source) {
+                entry["source"] = f.source;
+                entry["prior"] = f.prior;
+            }
+            fold_results.push_back(entry);
         }
         c["cross_validated_error"] = {{"folds", folds},
+                                      {"grouping", options.folds_by_source ? "source" : "random (by a hash of the row id inside each subset)"},
                                       {"by_subset", stats_map_to_json(result.cross_validated)},
                                       {"by_precision", stats_map_to_json(result.cross_validated_by_precision)},
                                       {"fold_results", fold_results}};
-        band_source = std::to_string(folds) + "-fold cross-validation on " + std::to_string(fit.size()) + " measured runs";
+        band_source = options.folds_by_source
+                          ? "leave-one-source-out cross-validation (" + std::to_string(folds) + " source" + (folds == 1 ? "" : "s") +
+                                "; a source left with fewer than " + std::to_string(options.min_fit_rows) + " rows to fit keeps the prior) on " +
+                                std::to_string(fit.size()) + " measured runs"
+                          : std::to_string(folds) + "-fold cross-validation on " + std::to_string(fit.size()) + " measured runs";
     }
     band_source += ", every subset weighted equally";
     if (const auto band = band_from_errors(band_errors, band_weights, 0.8, band_source)) {
@@ -593,9 +664,10 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
                                        (options.precision.empty() ? std::string() : " with precision " + options.precision) +
                                        " (and the chosen subsets); " + std::to_string(result.skipped.size()) + " rows skipped"};
     }
-    const int folds = options.folds >= 2 ? options.folds : 0;
-    if (folds > 0) {
-        assign_folds(fit, subset_names.size(), folds);
+    std::vector<std::string> fold_sources;
+    int folds = options.folds >= 2 || options.folds_by_source ? options.folds : 0;
+    if (folds > 0 || options.folds_by_source) {
+        folds = assign_folds(fit, subset_names.size(), folds, options.folds_by_source, fold_sources);
     }
 
     const std::vector<CalibrationParameter> bounded = calibration_parameters_for(start);
@@ -638,7 +710,7 @@ Expected<CalibrationResult> calibrate(const std::vector<RunRow>& rows, const Gpu
     }
 
     const auto in_sample = evaluator.errors(result.fitted, all);
-    const std::vector<double> cv = cross_validate(fit, subset_names, folds, evaluator, fitter, result);
+    const std::vector<double> cv = cross_validate(fit, subset_names, folds, fold_sources, options.min_fit_rows, evaluator, fitter, result);
     const ErrorsBy errors = summarise_errors(fit, subset_names, base_errors, in_sample, cv, folds > 0, result);
     result.calibration_block = calibration_block(result, options, fit, params, errors, folds);
     return result;

@@ -58,6 +58,9 @@ CalibrationOptions refit_options(const GpuProfile& fit, const GroupedValidationO
     if (c.contains("min_trust") && c["min_trust"].is_string()) {
         o.min_trust = c["min_trust"].get<std::string>();
     }
+    if (c.contains("prior_weight") && c["prior_weight"].is_number()) {
+        o.prior_weight = c["prior_weight"].get<double>();
+    }
     // The subsets the shipped fit used (a refit is the same fit less the group's rows, never a wider one).
     const std::set<std::string> subsets = fitted_subsets(fit);
     o.subsets.assign(subsets.begin(), subsets.end());
@@ -68,7 +71,8 @@ CalibrationOptions refit_options(const GpuProfile& fit, const GroupedValidationO
 }
 
 // `profile`'s prior with the fit's values of `fitted` (a fit made on another part of the same family keeps
-// this part's hardware and its other parameters).
+// this part's hardware and its other parameters). It keeps the shipped profile's band: the band a user gets,
+// whose coverage `validate --cv` reports (RowResult::in_range).
 GpuProfile held_out_profile(const GpuProfile& profile, const ParameterSet* fitted, const std::vector<std::string>& names)
 {
     ParameterSet ps = prior_parameters_of(profile);
@@ -79,6 +83,10 @@ GpuProfile held_out_profile(const GpuProfile& profile, const ParameterSet* fitte
     }
     GpuProfile p = build_profile(hardware_spec_of(profile), ps);
     p.id = profile.id;
+    if (profile.calibration.is_object() && profile.calibration.contains("band")) {
+        p.calibration = {{"band", profile.calibration["band"]}};
+    }
+    p.default_band = profile.default_band;
     return p;
 }
 

@@ -27,6 +27,25 @@ double calibration_objective(const std::vector<std::string>& subsets, const std:
     return total / static_cast<double>(by_subset.size());
 }
 
+double prior_penalty(const CalibrationParameter& p, double value, double prior)
+{
+    if (!(p.prior_width > 0)) {
+        return 0;
+    }
+    // A prior outside the range (a datasheet's 0 us overhead) is taken at the nearest bound.
+    prior = std::clamp(prior, p.low, p.high);
+    double z = 0;
+    if (p.log_scale) {
+        if (!(p.prior_width > 1) || !(value > 0)) {
+            return 0;
+        }
+        z = std::log(value / prior) / std::log(p.prior_width);
+    } else {
+        z = (value - prior) / p.prior_width;
+    }
+    return 0.5 * z * z;
+}
+
 MinimizeResult nelder_mead(const std::function<double(const std::vector<double>&)>& f, std::vector<double> x0, int max_evaluations,
                            double initial_step)
 {

@@ -20,6 +20,7 @@
 #include "vtrain/plan_check.h"
 #include "vtrain/plausibility.h"
 #include "vtrain/simulator.h"
+#include "vtrain/uncertainty.h"
 
 namespace vtrain {
 
@@ -194,6 +195,25 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
     return out;
 }
 
+std::optional<std::pair<double, double>> band_widened_range(ValidationMetric metric, double low, double high, const GpuProfile& profile)
+{
+    const auto band = prediction_band(profile);
+    if (!band) {
+        return std::nullopt;
+    }
+    switch (metric) {
+    case ValidationMetric::IterationTime:
+    case ValidationMetric::LayerTime: return std::pair{low * band->low, high * band->high};
+    case ValidationMetric::TokensPerSecPerGpu:
+    case ValidationMetric::TflopsPerGpu:
+    case ValidationMetric::MfuPct:
+    case ValidationMetric::HfuPct: return std::pair{low / band->high, high / band->low};
+    case ValidationMetric::PeakMemory:
+    case ValidationMetric::OutOfMemory: break;
+    }
+    return std::nullopt;
+}
+
 SubsetStats error_statistics(const std::vector<double>& errors, int skipped)
 {
     SubsetStats s;
@@ -276,6 +296,11 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileFor
             base.plausibility_flags = range->plausibility_flags;
             base.plausibility = range->plausibility;
             base.error_pct = (*base.predicted - run.measured) / run.measured * 100.0;
+            if (const auto widened = band_widened_range(run.metric, range->low, range->high, *profile)) {
+                base.range_low = widened->first;
+                base.range_high = widened->second;
+                base.in_range = run.measured >= widened->first && run.measured <= widened->second;
+            }
             for (const auto& d : range->dropped) {
                 base.notes.push_back("dropped from the range: " + d);
             }
@@ -362,6 +387,16 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileFor
         }
     }
     report.overall = error_statistics(all_time_errors);
+    // Coverage of the band-widened ranges, over the scored rows (unscored regressions apart).
+    for (const RowResult& r : report.rows) {
+        if (r.memory || !r.error_pct || !r.unscored_reason.empty() || !r.in_range) {
+            continue;
+        }
+        for (SubsetStats* st : {&report.subsets[r.subset], &report.overall}) {
+            ++st->range_rows;
+            st->in_range += *r.in_range ? 1 : 0;
+        }
+    }
     for (const RowResult& r : report.rows) {
         if (r.memory) {
             continue;
@@ -406,14 +441,26 @@ nlohmann::json validation_to_json(const ValidationReport& report)
                         {"predicted_low", opt(r.predicted_low)},
                         {"predicted_high", opt(r.predicted_high)},
                         {"candidates", r.candidates},
+                        {"range_low", opt(r.range_low)},
+                        {"range_high", opt(r.range_high)},
+                        {"in_range", r.in_range ? nlohmann::json(*r.in_range) : nlohmann::json(nullptr)},
                         {"skipped_reason", r.skipped_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.skipped_reason)},
                         {"unscored_reason", r.unscored_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.unscored_reason)},
                         {"plausibility", {{"flags", plausibility_codes(r.plausibility_flags)}, {"reasons", r.plausibility}}}});
     }
     const auto stats_json = [](const SubsetStats& s) {
-        return nlohmann::json{{"used", s.used},         {"skipped", s.skipped},           {"unscored", s.unscored},
-                              {"mape_pct", s.mape_pct}, {"median_pct", s.median_pct},     {"max_pct", s.max_pct},
-                              {"bias_pct", s.bias_pct}, {"within_10pct", s.within_10pct}, {"off_by_2x", s.off_by_2x}};
+        return nlohmann::json{{"used", s.used},
+                              {"skipped", s.skipped},
+                              {"unscored", s.unscored},
+                              {"mape_pct", s.mape_pct},
+                              {"median_pct", s.median_pct},
+                              {"max_pct", s.max_pct},
+                              {"bias_pct", s.bias_pct},
+                              {"within_10pct", s.within_10pct},
+                              {"off_by_2x", s.off_by_2x},
+                              {"range_rows", s.range_rows},
+                              {"in_range", s.in_range},
+                              {"in_range_pct", s.range_rows > 0 ? nlohmann::json(100.0 * s.in_range / s.range_rows) : nlohmann::json(nullptr)}};
     };
     nlohmann::json subsets = nlohmann::json::object();
     for (const auto& [name, s] : report.subsets) {
