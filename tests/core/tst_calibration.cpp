@@ -324,6 +324,10 @@ private slots:
         calibrated.calibration = {{"start_parameters", prior.to_json()}};
         QCOMPARE(prior_parameters_of(calibrated).model.gemm_max_efficiency, 0.8);
         QCOMPARE(prior_parameters_of(build_profile(a100_like(), earlier_fit)).model.gemm_max_efficiency, 0.6);
+        // A MoE term absent from the recorded prior had its default there (JSON omits defaults), not the fit's value.
+        GpuProfile moe_fit = calibrated;
+        moe_fit.moe_host_op_us = 55;
+        QCOMPARE(prior_parameters_of(moe_fit).model.moe_host_op_us, ModelParameters{}.moe_host_op_us);
 
         CalibrationOptions options;
         options.gpu = "a100-sxm4-80gb";

@@ -276,7 +276,14 @@ ParameterSet prior_parameters_of(const GpuProfile& p)
     if (p.calibration.is_object()) {
         const auto it = p.calibration.find("start_parameters");
         if (it != p.calibration.end() && it->is_object()) {
-            return parameters_from_json(*it, own);
+            // The MoE terms are written only where they differ from their defaults (model_parameters_to_json),
+            // so a prior without them had the defaults: taking the fitted values instead would leak the fit
+            // into every refit and every held-out fold that falls back to the prior.
+            ParameterSet base = own;
+            const ModelParameters defaults;
+            base.model.moe_host_op_us = defaults.moe_host_op_us;
+            base.model.expert_all_to_all_efficiency = defaults.expert_all_to_all_efficiency;
+            return parameters_from_json(*it, base);
         }
     }
     return own;
