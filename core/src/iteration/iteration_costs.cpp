@@ -442,19 +442,16 @@ void build_iteration_costs(const ModelSpec& model, const TrainingSpec& training,
     out.closed_form_min_makespan_s = 0;
     if (plan.schedule == Schedule::DualPipe && out.stages > 1) {
         // The slowest stage sets both bubbles (its forward and backward, recompute included).
+        const auto backward_s = [&out](int s) { return out.at(s, 0).backward_total_s[0] + out.at(s, 0).recompute.total_s(); };
         double f = 0, b = 0;
-        std::vector<double> work_s(static_cast<std::size_t>(out.stages));
         for (int s = 0; s < out.stages; ++s) {
-            const ChunkCosts& c = out.at(s, 0);
-            f = std::max(f, c.forward_total_s);
-            b = std::max(b, c.backward_total_s[0] + c.recompute.total_s());
-            work_s[static_cast<std::size_t>(s)] = c.forward_total_s + c.backward_total_s[0] + c.recompute.total_s();
-        }
-        out.closed_form_bubble_saving_s = dualpipe_bubble_saving_s(out.stages, f, b);
-        for (int s = 0; s < out.stages; ++s) {
-            const double pair_s = work_s[static_cast<std::size_t>(s)] + work_s[static_cast<std::size_t>(out.stages - 1 - s)];
+            f = std::max(f, out.at(s, 0).forward_total_s);
+            b = std::max(b, backward_s(s));
+            const int mirror = out.stages - 1 - s;
+            const double pair_s = out.at(s, 0).forward_total_s + backward_s(s) + out.at(mirror, 0).forward_total_s + backward_s(mirror);
             out.closed_form_min_makespan_s = std::max(out.closed_form_min_makespan_s, out.micro_batches * pair_s / 2);
         }
+        out.closed_form_bubble_saving_s = dualpipe_bubble_saving_s(out.stages, f, b);
     }
 }
 
