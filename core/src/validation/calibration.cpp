@@ -232,17 +232,13 @@ FitRows select_fit_rows(const std::vector<RunRow>& rows, const GpuProfile& start
 
 // Step 2. Folds: inside each subset, rows ordered by a hash of their id, dealt round-robin (random folds);
 // or one fold per source (leave-one-source-out: rows of one source share model, release, cluster and recipe,
-// so a random fold still sees a held-out row's siblings). Returns the number of folds and, by source, their names.
-std::string source_of(const FitRow& r)
-{
-    return r.row->source_id && !r.row->source_id->empty() ? *r.row->source_id : std::string("unstated");
-}
-
+// so a random fold still sees a held-out row's siblings; the source as `validate --cv source` groups it). Returns the
+// number of folds and, by source, their names.
 int assign_folds(std::vector<FitRow>& fit, std::size_t subsets, int folds, bool by_source, std::vector<std::string>& fold_sources)
 {
     if (by_source) {
         for (FitRow& r : fit) {
-            const std::string source = source_of(r);
+            const std::string source = validation_detail::source_group_of(*r.row);
             auto it = std::find(fold_sources.begin(), fold_sources.end(), source);
             if (it == fold_sources.end()) {
                 fold_sources.push_back(source);

@@ -12,6 +12,7 @@
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 
+#include "validation/validation_detail.h"
 #include "vtrain/json_fields.h"
 
 namespace vtrain {
@@ -141,7 +142,7 @@ std::optional<CvGrouping> cv_grouping_from_string(const std::string& text)
 std::string cv_group_of(const RunRow& row, CvGrouping by)
 {
     switch (by) {
-    case CvGrouping::Source: return row.source_id && !row.source_id->empty() ? *row.source_id : kUnstated;
+    case CvGrouping::Source: return validation_detail::source_group_of(row);
     case CvGrouping::Family: return row.arch_family && !row.arch_family->empty() ? *row.arch_family : kUnstated;
     case CvGrouping::Release: return release_of(row);
     case CvGrouping::Gpu: {

@@ -22,6 +22,12 @@ namespace vtrain::validation_detail {
 
 using json_fields::lowercase;
 bool contains(const std::optional<std::string>& s, const char* what);
+// The source a row belongs to for leave-one-source-out folds (`calibrate --folds source`, `validate --cv
+// source`): its source_id, "unstated" when it has none.
+inline std::string source_group_of(const RunRow& r)
+{
+    return r.source_id && !r.source_id->empty() ? *r.source_id : std::string("unstated");
+}
 int round_up(int v, int multiple);
 
 using Notes = std::vector<std::string>;
