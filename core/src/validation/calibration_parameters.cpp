@@ -33,8 +33,8 @@ const std::vector<CalibrationParameter>& calibration_parameters()
          "size), at least 0.3",
          true, 0.12, "fitted only when named: +- 0.12, no public FP4 training-GEMM rate"},
         {"gemm_k_half", 1, 512, true, "elements", false,
-         "GEMM main loops pipeline k-tiles of 32-128 elements, so half speed is reached within a few k-tiles", true},
-        {"gemm_fixed_us", 0.5, 20, true, "us", false, "prologue and epilogue of one GEMM kernel: microseconds, as a kernel launch", true},
+         "GEMM main loops pipeline k-tiles of 32-128 elements, so half speed is reached within a few k-tiles", true, 0, ""},
+        {"gemm_fixed_us", 0.5, 20, true, "us", false, "prologue and epilogue of one GEMM kernel: microseconds, as a kernel launch", true, 0, ""},
         {"flash_forward_efficiency", 0.25, 0.75, false, "fraction of peak", false,
          "FlashAttention-2 forward reaches 50-73% of A100 peak (Dao 2023, arXiv 2307.08691), FlashAttention-3 up to 75% of "
          "H100's (740 TFLOP/s FP16, Shah et al. 2024, arXiv 2407.08608)",
@@ -47,8 +47,8 @@ const std::vector<CalibrationParameter>& calibration_parameters()
          "(device copy 0.90 of 3,350 GB/s measured on H100, profiles/h100-measured.json)",
          true, 0.08, "fitted only when named: +- 0.08 around the datasheet value (a device copy reaches 0.90 on H100)"},
         {"memory_half_bytes", 1e4, 1e8, true, "bytes", false, "tensor size at which a streaming kernel reaches half its bandwidth: 10 KB to 100 MB",
-         true},
-        {"memory_fixed_us", 0.5, 20, true, "us", false, "fixed cost of one memory-bound kernel: microseconds, as a kernel launch", true},
+         true, 0, ""},
+        {"memory_fixed_us", 0.5, 20, true, "us", false, "fixed cost of one memory-bound kernel: microseconds, as a kernel launch", true, 0, ""},
         {"kernel_launch_overhead_us", 1, 30, true, "us", true,
          "GPU-side gap between kernels and the floor of any kernel's time: a CUDA launch takes a few microseconds, eager frameworks "
          "add tens (15 us fitted on A100)",
@@ -76,8 +76,8 @@ const std::vector<CalibrationParameter>& calibration_parameters()
          false, 36,
          "prior +- 0.15 of the per-direction NVLink rate (36 GB/s on A100's 240 GB/s range): NCCL inside training runs up to ~30% "
          "below nccl-tests alone (vTrain)"},
-        {"nvlink_base_latency_us", 1, 500, true, "us", false, "collective start-up latency inside a node"},
-        {"inter_node_base_latency_us", 1, 1000, true, "us", false, "collective start-up latency across nodes"},
+        {"nvlink_base_latency_us", 1, 500, true, "us", false, "collective start-up latency inside a node", false, 0, ""},
+        {"inter_node_base_latency_us", 1, 1000, true, "us", false, "collective start-up latency across nodes", false, 0, ""},
     };
     return list;
 }
