@@ -97,7 +97,9 @@ private slots:
     }
 
     // FSDP under a pipeline: every layer of the stage stays gathered (bf16) and its unsharded gradients
-    // (bf16) accumulate until the last micro-batch; the loss holds what the training states per logit.
+    // accumulate until the last micro-batch in the reduce dtype (fp32: FSDP2 upcasts them,
+    // FSDPParam.to_accumulated_grad_if_needed); with bf16 gradients they stay bf16. The loss holds what the
+    // training states per logit.
     void fsdp_under_pipeline_keeps_the_stage_gathered()
     {
         const ModelSpec m = test::gpt(8, 4096, 32, 4096, 64000);
@@ -110,8 +112,11 @@ private slots:
         const auto params = stage_params(m, 1, 2);
         const auto mem = plan_memory(m, tr, p);
         QCOMPARE(mem[1].weights_bytes, params[1] * 2 / 4 + params[1] * 2);
-        QCOMPARE(mem[1].gradients_bytes, params[1] * 4 / 4 + params[1] * 2);
+        QCOMPARE(mem[1].gradients_bytes, params[1] * 4 / 4 + params[1] * 4);
         QCOMPARE(mem[1].optimizer_bytes, params[1] * 12 / 4);
+        TrainingSpec bf16_reduce = tr;
+        bf16_reduce.bf16_gradients = true;
+        QCOMPARE(plan_memory(m, bf16_reduce, p)[1].gradients_bytes, params[1] * 2 / 4 + params[1] * 2);
         tr.loss_bytes_per_logit = 12;
         const auto twelve = plan_memory(m, tr, p);
         QCOMPARE(twelve[1].working_bytes - mem[1].working_bytes, 4.0 * 4096 * 64000);

@@ -273,11 +273,13 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
             // reshard after forward to avoid per-microbatch all-gathers", torchtitan parallelize_llama.py
             // apply_fsdp), and gradients are reduce-scattered only after the last micro-batch (PyTorch
             // pipelining's backward_maybe_with_nosync: set_requires_gradient_sync(last_backward)), so the
-            // stage's unsharded gradients accumulate in the parameter dtype (bf16) until then.
+            // stage's unsharded gradients accumulate until then, in the reduce dtype when it differs from the
+            // parameter dtype (FSDPParam.to_accumulated_grad_if_needed upcasts them; torchtitan reduces in
+            // fp32 by default, mixed_precision_reduce "float32"): 4 bytes per parameter of the stage.
             const double stage_params = params.dense + params.vocab;
             const double trained_stage = trained.dense + trained.vocab;
             mem.weights_bytes = sharded * bytes.weight + stage_params * (bytes.gather + bytes.low_precision);
-            mem.gradients_bytes = trained_sharded * bytes.gradient + trained_stage * e;
+            mem.gradients_bytes = trained_sharded * bytes.gradient + trained_stage * bytes.gradient;
         } else if (plan.zero_stage >= 3) {
             mem.weights_bytes = sharded * bytes.weight + 2.0 * unit * (bytes.layer_weight + bytes.low_precision);
             mem.gradients_bytes = trained_sharded * bytes.gradient + (t.frozen_base() ? 0.0 : unit * bytes.gradient);
