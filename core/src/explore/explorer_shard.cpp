@@ -9,6 +9,7 @@
 #include "explore/explorer_order.h"
 #include "explore/explorer_shard_work.h"
 #include "model/model_math.h"
+#include "util/parallel.h"
 #include "vtrain/plan_check.h"
 
 namespace vtrain {
@@ -87,7 +88,7 @@ std::vector<double> estimate_group_costs(const Scenario& scenario, const std::ma
     }
     const double params = total_params(scenario.model);
     std::vector<double> costs(space.groups(), 0.0);
-    tbb::parallel_for(std::uint64_t{0}, space.groups(), [&](std::uint64_t g) {
+    parallel::parallel_for(std::uint64_t{0}, space.groups(), [&](std::uint64_t g) {
         const PlanGroup group = space.group(g);
         const Plan plan = group.plan(PlanVariant{});
         const bool rejected = plan.dp == 0 || check_plan(scenario.model, scenario.training, plan, group.num_gpus).has_value() ||
@@ -158,7 +159,7 @@ std::vector<double> estimate_pruned_group_costs(const Scenario& scenario, const 
         node_size[i] = it == profiles.end() ? 1 : gpus_per_node_for(scenario, it->second);
     }
     std::vector<double> costs(space.groups(), 0.0);
-    tbb::parallel_for(std::uint64_t{0}, space.groups(), [&](std::uint64_t g) {
+    parallel::parallel_for(std::uint64_t{0}, space.groups(), [&](std::uint64_t g) {
         const PlanGroup group = space.group(g);
         const Plan plan = group.plan(PlanVariant{});
         const bool rejected = group.size == 0 || plan.dp == 0 || check_plan(scenario.model, scenario.training, plan, group.num_gpus).has_value() ||

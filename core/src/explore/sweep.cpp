@@ -25,6 +25,7 @@
 #include "explore/explorer_evaluate.h"
 #include "explore/explorer_order.h"
 #include "explore/explorer_shard_work.h"
+#include "util/parallel.h"
 #include "vtrain/explorer_space.h"
 
 namespace vtrain {
@@ -100,7 +101,7 @@ public:
         m_ranges = clamped_ranges(m_options, m_space);
         m_next_group = m_ranges.empty() ? 0 : m_ranges[0].begin;
         tbb::task_arena arena(threads);
-        arena.execute([&] {
+        parallel::execute(arena, [&] {
             if (m_options.prune && !m_options.keep_all_rows) {
                 run_waves(result, sink);
             } else {
@@ -158,20 +159,29 @@ private:
 
     void run_pipeline(int threads, ExploreResult& result, const RowSink& sink)
     {
+        auto take = [&](tbb::flow_control& fc) -> Chunk* {
+            Chunk* chunk = next_chunk();
+            if (chunk == nullptr) {
+                fc.stop();
+            }
+            return chunk;
+        };
+        auto sweep = [&](Chunk* chunk) -> Chunk* {
+            evaluate(*chunk);
+            return chunk;
+        };
+        auto keep = [&](Chunk* chunk) {
+            merge(*chunk, result, sink);
+            delete chunk;
+        };
+        // Each stage a task of one hand-off (util/parallel.h): a chunk passes from stage to stage through it.
+        const parallel::HandOff h;
+        h.publish();
         tbb::parallel_pipeline(static_cast<std::size_t>(threads) * kTokensPerThread,
-                               tbb::make_filter<void, Chunk*>(tbb::filter_mode::serial_in_order, [&](tbb::flow_control& fc) -> Chunk* {
-                                   Chunk* chunk = next_chunk();
-                                   if (chunk == nullptr) {
-                                       fc.stop();
-                                   }
-                                   return chunk;
-                               }) & tbb::make_filter<Chunk*, Chunk*>(tbb::filter_mode::parallel, [&](Chunk* chunk) {
-                                   evaluate(*chunk);
-                                   return chunk;
-                               }) & tbb::make_filter<Chunk*, void>(tbb::filter_mode::serial_in_order, [&](Chunk* chunk) {
-                                   merge(*chunk, result, sink);
-                                   delete chunk;
-                               }));
+                               tbb::make_filter<void, Chunk*>(tbb::filter_mode::serial_in_order, h.task(take)) &
+                                   tbb::make_filter<Chunk*, Chunk*>(tbb::filter_mode::parallel, h.task(sweep)) &
+                                   tbb::make_filter<Chunk*, void>(tbb::filter_mode::serial_in_order, h.task(keep)));
+        h.receive();
     }
 
     // Rows of a few promising groups, found before the sweep: thresholds only (the sweep meets the same
@@ -194,7 +204,7 @@ private:
             n += r.end - r.begin;
         }
         std::vector<std::optional<PlanRow>> best(candidates.size());
-        tbb::parallel_for(std::size_t{0}, candidates.size(), [&](std::size_t i) {
+        parallel::parallel_for(std::size_t{0}, candidates.size(), [&](std::size_t i) {
             if (!m_control.cancel.load(std::memory_order_relaxed)) {
                 best[i] = m_evaluator.group_best_case(m_space.group(candidates[i]), m_states.local());
             }
@@ -221,7 +231,7 @@ private:
         chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
         std::vector<ChunkResult> parts(chosen.size());
         const PruneThresholds none;
-        tbb::parallel_for(std::size_t{0}, chosen.size(), [&](std::size_t i) {
+        parallel::parallel_for(std::size_t{0}, chosen.size(), [&](std::size_t i) {
             if (!m_control.cancel.load(std::memory_order_relaxed)) {
                 // Seed plans are not progress (the sweep counts them when it meets them); a cancel stops them.
                 m_evaluator.evaluate_group(m_space.group(chosen[i]), m_states.local(), parts[i], m_control, none, false);
@@ -292,7 +302,7 @@ private:
             }
         }
         std::vector<std::optional<std::uint64_t>> past(groups.size());
-        tbb::parallel_for(std::size_t{0}, groups.size(), [&](std::size_t i) {
+        parallel::parallel_for(std::size_t{0}, groups.size(), [&](std::size_t i) {
             if (!m_control.cancel.load(std::memory_order_relaxed)) {
                 past[i] = m_evaluator.plans_past_bound(m_space.group(groups[i]), m_states.local(), m_prune);
             }
@@ -354,7 +364,7 @@ private:
                 return;
             }
             update_thresholds();
-            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, wave.size(), 1), [&](const tbb::blocked_range<std::size_t>& r) {
+            parallel::parallel_for(tbb::blocked_range<std::size_t>(0, wave.size(), 1), [&](const tbb::blocked_range<std::size_t>& r) {
                 for (std::size_t i = r.begin(); i != r.end(); ++i) {
                     evaluate(*wave[i]);
                 }

@@ -10,6 +10,7 @@
 #include <numeric>
 #include <tuple>
 
+#include "util/parallel.h"
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
@@ -74,8 +75,8 @@ public:
     {
         const GpuProfile profile = build_profile(m_hw, ps);
         std::vector<double> out(which.size(), 0.0);
-        m_arena.execute([&] {
-            tbb::parallel_for(std::size_t{0}, which.size(), [&](std::size_t i) {
+        parallel::execute(m_arena, [&] {
+            parallel::parallel_for(std::size_t{0}, which.size(), [&](std::size_t i) {
                 const FitRow& r = m_rows[which[i]];
                 double sum = 0;
                 bool ok = true;

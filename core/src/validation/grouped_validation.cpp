@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 
+#include "util/parallel.h"
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
@@ -166,8 +167,8 @@ GroupedValidationReport validate_grouped(const std::vector<RunRow>& rows, const 
 
     // Each row's group and the profile it maps to.
     std::vector<std::string> group(rows.size()), profile_id(rows.size());
-    arena.execute([&] {
-        tbb::parallel_for(std::size_t{0}, rows.size(), [&](std::size_t i) {
+    parallel::execute(arena, [&] {
+        parallel::parallel_for(std::size_t{0}, rows.size(), [&](std::size_t i) {
             group[i] = cv_group_of(rows[i], grouped.by);
             const RowMapping m = map_run(rows[i]);
             profile_id[i] = m.run ? m.run->profile_id : "";
@@ -206,8 +207,8 @@ GroupedValidationReport validate_grouped(const std::vector<RunRow>& rows, const 
     // The refits, in parallel (each fit's rows in parallel too, inside the same arena).
     out.fits.resize(needs.size());
     std::mutex progress_mutex;
-    arena.execute([&] {
-        tbb::parallel_for(std::size_t{0}, needs.size(), [&](std::size_t k) {
+    parallel::execute(arena, [&] {
+        parallel::parallel_for(std::size_t{0}, needs.size(), [&](std::size_t k) {
             const Need& need = needs[k];
             const GpuProfile& fit = profiles.at(need.fit);
             HeldOutFit& f = out.fits[k];

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <iterator>
 
+#include "util/parallel.h"
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
@@ -355,7 +356,7 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileFor
     };
     const int threads = options.threads > 0 ? options.threads : tbb::info::default_concurrency();
     tbb::task_arena arena(threads);
-    arena.execute([&] { tbb::parallel_for(std::size_t{0}, selected.size(), [&](std::size_t i) { evaluate(i); }); });
+    parallel::execute(arena, [&] { parallel::parallel_for(std::size_t{0}, selected.size(), [&](std::size_t i) { evaluate(i); }); });
 
     ValidationReport report;
     std::map<std::string, std::vector<double>> errors;
