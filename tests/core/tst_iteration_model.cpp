@@ -327,11 +327,11 @@ private slots:
         // The optimizer updates an eighth of the parameters; nothing is gathered after it.
         QCOMPARE(ic.stage[0].param_gather_s, 0.0);
 
-        // Memory per rank: 2 + 4 + 12 bytes per parameter over 8 shards, plus two gathered layers (bf16)
-        // and one layer's unsharded fp32 gradients.
+        // Memory per rank: 2 + 4 + 12 bytes per parameter over 8 shards, plus two gathered layers and the
+        // gathered embedding and output layer (bf16), and one layer's unsharded fp32 gradients.
         const double P = layer * 32 + rest;
         const auto mem = plan_memory(m, t, p);
-        QCOMPARE(mem[0].weights_bytes, 2 * P / 8 + 2 * layer * 2);
+        QCOMPARE(mem[0].weights_bytes, 2 * P / 8 + 2 * layer * 2 + 2 * (embedding_params(m) + output_params(m)));
         QCOMPARE(mem[0].gradients_bytes, 4 * P / 8 + layer * 4);
         QCOMPARE(mem[0].optimizer_bytes, 12 * P / 8);
         // Hybrid shard over groups of 4: state over 4 shards, gradients all-reduced across the 2 replicas.

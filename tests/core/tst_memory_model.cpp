@@ -11,6 +11,24 @@
 
 using namespace vtrain;
 
+namespace {
+// ZeRO-3 over `dp` ranks and `pp` stages, 64 sequences per iteration (the FSDP cases below).
+TrainingSpec sharded_training()
+{
+    TrainingSpec tr;
+    tr.global_batch = 64;
+    return tr;
+}
+Plan sharded_plan(int pp, int dp)
+{
+    Plan p;
+    p.pp = pp;
+    p.dp = dp;
+    p.zero_stage = 3;
+    return p;
+}
+} // namespace
+
 class TestMemoryModel : public QObject {
     Q_OBJECT
 private slots:
@@ -70,6 +88,26 @@ private slots:
         QCOMPARE(plan_memory(m, tr, p)[1].gradients_bytes, 4 * params[1] / 8);
     }
 
+    // ZeRO-3 without a pipeline: the sharded states, two gathered layers, and -- with per-layer fetches
+    // (FSDP) -- the root unit (embedding and output layer) gathered in 16 bits for the whole iteration;
+    // DeepSpeed's per-module fetches release it like every other module.
+    void zero3_keeps_the_root_unit_gathered_under_fsdp()
+    {
+        const ModelSpec m = test::gpt(8, 4096, 32, 4096, 64000);
+        TrainingSpec tr = sharded_training();
+        const Plan p = sharded_plan(1, 8);
+        const double vocab = 64000.0 * 4096 + 4096.0 * 4096; // tied token embedding and output, learned positions
+        const auto fsdp = plan_memory(m, tr, p);
+        tr.zero3_fetch = Zero3Fetch::Module;
+        const auto deepspeed = plan_memory(m, tr, p);
+        QCOMPARE(fsdp[0].weights_bytes - deepspeed[0].weights_bytes, 2 * vocab);
+        // FP8 gathers the layers' weights in FP8; the root unit stays 16-bit.
+        tr.precision = Precision::Fp8;
+        const auto fp8_module = plan_memory(m, tr, p);
+        tr.zero3_fetch = Zero3Fetch::Layer;
+        QCOMPARE(plan_memory(m, tr, p)[0].weights_bytes - fp8_module[0].weights_bytes, 2 * vocab);
+    }
+
     // torchtitan's per-op SAC keeps the block input and the outputs on its save list: wq, wv, w1, w2 (mm),
     // SDPA (output + fp32 LSE per head), and with TP the two reduce-scatters. Llama-3-8B layer, 2 x 8192.
     void per_op_sac_keeps_the_save_list()
@@ -103,12 +141,8 @@ private slots:
     void fsdp_under_pipeline_keeps_the_stage_gathered()
     {
         const ModelSpec m = test::gpt(8, 4096, 32, 4096, 64000);
-        TrainingSpec tr;
-        tr.global_batch = 64;
-        Plan p;
-        p.pp = 2;
-        p.dp = 4;
-        p.zero_stage = 3;
+        TrainingSpec tr = sharded_training();
+        const Plan p = sharded_plan(2, 4);
         const auto params = stage_params(m, 1, 2);
         const auto mem = plan_memory(m, tr, p);
         QCOMPARE(mem[1].weights_bytes, params[1] * 2 / 4 + params[1] * 2);

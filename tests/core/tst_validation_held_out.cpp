@@ -38,8 +38,8 @@ const std::map<std::string, HeldOutPin>& modern_pins()
         {"torchtitan_asynctp_h100", {21.9, 0}},
         {"torchtitan_docs_2024", {9.7, 0}},
         {"torchtitan_h100", {26.9, 0}},
-        // Peak memory is not fitted: held out = in sample (session 37: FSDP2's fp32 gradient accumulator under PP).
-        {"torchtitan_h100:memory", {8.7, 0}},
+        // Peak memory is not fitted, so held out = in sample (session 37: 7.21%).
+        {"torchtitan_h100:memory", {7.4, 0}},
     };
     return pins;
 }

@@ -282,6 +282,14 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
             mem.gradients_bytes = trained_sharded * bytes.gradient + trained_stage * bytes.gradient;
         } else if (plan.zero_stage >= 3) {
             mem.weights_bytes = sharded * bytes.weight + 2.0 * unit * (bytes.layer_weight + bytes.low_precision);
+            if (t.zero3_fetch == Zero3Fetch::Layer) {
+                // The root unit -- embedding, final norm and output layer, which no transformer block owns -- is
+                // gathered when the forward starts and stays gathered until the end of the backward: FSDP2 does
+                // not reshard the root after its forward ("the parameters would be freed and all-gathered
+                // immediately", FSDPState._lazy_init sets the root group's post_forward_mesh_info to None).
+                // In the 16-bit dtype: FP8 recipes leave the embedding and the output layer unquantized.
+                mem.weights_bytes += params.vocab * bytes.weight;
+            }
             mem.gradients_bytes = trained_sharded * bytes.gradient + (t.frozen_base() ? 0.0 : unit * bytes.gradient);
         } else {
             mem.weights_bytes = params.vocab * bytes.weight + layer_params * (bytes.layer_weight + bytes.low_precision);
