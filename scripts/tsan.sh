@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Builds core, its tests (the fuzz corpus replay included) and the GUI's sweep-runner test with
 # ThreadSanitizer (-fsanitize=thread, -O1) in build-tsan/ and runs `ctest -L core` and tst_sweep_runner
-# (offscreen). Not in .ci/run yet (tst_sweep_runner raced once, see there). halt_on_error: any report fails the
+# (offscreen, with the plan-detail and case-study runners); .ci/run runs it. halt_on_error: any report fails the
 # test that hit it. scripts/tsan.supp holds the suppressions, each a proven oneTBB false positive with its
-# reason; add nothing else there.
+# reason; add nothing else there. Every test runs with oneTBB's allocator forwarded to malloc
+# (tests/tsan/tbbmalloc_shim.cpp, preloaded by ctest), and this script checks that it is in force.
 #   usage: scripts/tsan.sh [BUILD_DIR]      (env: JOBS, default 2; TSAN_OPTIONS is extended, not replaced)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +18,7 @@ command -v ccache >/dev/null 2>&1 && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=cca
 # test links vtrain_models) but only the targets below are built.
 cmake -S . -B "$build" -G Ninja "${launcher[@]}" -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" \
   -DVTRAIN_ENABLE_TSAN=ON -DVTRAIN_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build" -j"$jobs" --target tests/core/all tst_fuzz_replay tst_sweep_runner
+cmake --build "$build" -j"$jobs" --target tests/core/all tst_fuzz_replay tst_sweep_runner vtrain_tsan_tbbmalloc
 built=$(date +%s)
 supp="$PWD/scripts/tsan.supp"
 
@@ -49,6 +50,19 @@ expect reported "$proof/tbb_handoff" "$base_options"
 expect clean "$proof/tbb_handoff" "$base_options:suppressions=$supp"
 expect reported "$proof/plain_race" "$base_options:suppressions=$supp"
 echo "tsan.sh: suppressions proven (oneTBB hand-offs reported without them, clean with them; a plain race still reported)"
+
+# The allocator shim: with it preloaded, libtbb must not load the real libtbbmalloc (TBB_VERSION=1 makes
+# tbbmalloc print its banner, "TBBmalloc: ...", when it is loaded).
+shim="$build/tsan-shim/libtbbmalloc.so.2"
+TBB_VERSION=1 TSAN_OPTIONS="$base_options:suppressions=$supp" "$proof/tbb_handoff" >"$proof/tbb_version.log" 2>&1
+grep -q "^oneTBB: VERSION" "$proof/tbb_version.log" || { echo "tsan.sh: TBB_VERSION=1 printed no oneTBB banner" >&2; exit 1; }
+grep -q "^TBBmalloc:" "$proof/tbb_version.log" || { echo "tsan.sh: without the shim libtbb should load libtbbmalloc" >&2; exit 1; }
+TBB_VERSION=1 LD_PRELOAD="$shim" TSAN_OPTIONS="$base_options:suppressions=$supp" "$proof/tbb_handoff" >"$proof/tbb_version.log" 2>&1
+if grep -q "^TBBmalloc:" "$proof/tbb_version.log"; then
+  echo "tsan.sh: libtbb loaded the real libtbbmalloc although $shim was preloaded" >&2
+  exit 1
+fi
+echo "tsan.sh: oneTBB allocates through malloc under the shim"
 
 export TSAN_OPTIONS="$base_options:suppressions=$supp"
 ctest --test-dir "$build" -j"$jobs" --output-on-failure -L core

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 // The sweep runner: a sweep completes off the UI thread and streams every feasible row; the latest job
 // wins (a superseded sweep never delivers); cancelling stops a long sweep with a consistent result; and
-// the UI thread keeps turning while a sweep of a million plans runs.
+// the UI thread keeps turning while a sweep of a million plans runs. The two other background runners
+// (plan detail, case study) share its worker hand-off and are checked here too, so that scripts/tsan.sh
+// runs all three under ThreadSanitizer.
 #include <QElapsedTimer>
 #include <QtTest>
 
 #include "gui_test_support.h"
+#include "models/optimal_model_runner.h"
+#include "models/plan_detail_runner.h"
 #include "models/profile_catalog.h"
 #include "models/sweep_runner.h"
 
@@ -13,6 +17,8 @@ using namespace vtrain;
 using namespace vtrain::ui;
 
 Q_DECLARE_METATYPE(std::shared_ptr<const vtrain::ExploreResult>)
+Q_DECLARE_METATYPE(std::shared_ptr<const vtrain::SimulationResult>)
+Q_DECLARE_METATYPE(std::shared_ptr<const vtrain::OptimalModelResult>)
 
 class TestSweepRunner : public QObject {
     Q_OBJECT
@@ -35,6 +41,8 @@ private Q_SLOTS:
     void initTestCase()
     {
         qRegisterMetaType<std::shared_ptr<const ExploreResult>>();
+        qRegisterMetaType<std::shared_ptr<const SimulationResult>>();
+        qRegisterMetaType<std::shared_ptr<const OptimalModelResult>>();
         QVERIFY2(!m_catalog.ids().isEmpty(), "no GPU profiles found (VTRAIN_PROFILE_PATH)");
     }
 
@@ -201,6 +209,61 @@ private Q_SLOTS:
         }
         qInfo("%d edits in %lld ms: %d sweeps started, %d finished signals (latest job only)", kEdits, static_cast<long long>(clock.elapsed()),
               started, int(finishedJobs.size()));
+    }
+
+    // Three plan selections in a row: only the last one's timeline is delivered, and it is the one a
+    // direct simulate() of that plan gives.
+    void planDetailLatestRequestWins()
+    {
+        PlanDetailRunner runner;
+        QSignalSpy ready(&runner, &PlanDetailRunner::resultReady);
+        QSignalSpy failed(&runner, &PlanDetailRunner::failed);
+        const Scenario s = test::smallScenario();
+        const auto profiles = profilesFor(s);
+        const auto profile = std::make_shared<const GpuProfile>(profiles.at(s.cluster.gpu));
+        std::uint64_t last = 0;
+        Plan plan = s.plan.value_or(Plan{});
+        for (int micro : {1, 2, 4}) {
+            plan.micro_batch = micro;
+            last = runner.request(s, plan, s.cluster.gpu, s.cluster.num_gpus, profile);
+        }
+        QVERIFY(runner.isBusy());
+        QTRY_VERIFY_WITH_TIMEOUT(!runner.isBusy(), 30000);
+        QTest::qWait(200); // a stale delivery would come now
+        QCOMPARE(failed.count(), 0);
+        QCOMPARE(ready.count(), 1);
+        QCOMPARE(ready.at(0).at(0).value<std::uint64_t>(), last);
+        SimulationOptions options;
+        options.timeline = true;
+        const auto direct = simulate(s, plan, *profile, options);
+        QVERIFY(direct.ok());
+        QCOMPARE(runner.lastResult()->iteration_time_s, direct->iteration_time_s);
+        QCOMPARE(runner.lastResult()->timeline.size(), direct->timeline.size());
+    }
+
+    // The case-study runner: a study superseded right after its start never delivers; the latest one
+    // does, with its own request.
+    void studyLatestJobWins()
+    {
+        OptimalModelRunner runner;
+        runner.setThreads(1);
+        QSignalSpy finished(&runner, &OptimalModelRunner::finished);
+        const auto profile = std::make_shared<const GpuProfile>(profilesFor(test::smallScenario()).begin()->second);
+        OptimalModelRequest first;
+        first.gpu = profile->id;
+        first.num_gpus = 1024;
+        first.budget_days = 30;
+        OptimalModelRequest second = first;
+        second.num_gpus = 8;
+        runner.start(first, profile);
+        const std::uint64_t latest = runner.start(second, profile);
+        QVERIFY(finished.wait(60000));
+        QTest::qWait(200); // a stale delivery would come now
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(finished.at(0).at(0).value<std::uint64_t>(), latest);
+        QCOMPARE(runner.lastResult()->request.num_gpus, 8);
+        QVERIFY(!runner.lastResult()->candidates.empty());
+        QCOMPARE(runner.state(), StudyRunner::State::Finished);
     }
 };
 

@@ -3,8 +3,9 @@
 
 #include <algorithm>
 #include <exception>
+#include <system_error>
 
-#include <QtConcurrent/QtConcurrentRun>
+#include "models/worker_thread.h"
 
 namespace vtrain::ui {
 
@@ -20,7 +21,8 @@ double StudyProgress::fraction() const
 struct StudyRunner::Job {
     std::uint64_t id = 0;
     StudyControl control;
-    QElapsedTimer clock;
+    QElapsedTimer clock;          // UI thread only
+    WorkerThread<Outcome> worker; // last: joined before the members above go
 };
 
 StudyRunner::StudyRunner(QObject* parent) : QObject(parent)
@@ -43,9 +45,8 @@ StudyRunner::~StudyRunner()
     if (m_job) {
         m_job->control.sweep.cancel = true;
     }
-    for (QFuture<void>& f : m_futures) {
-        f.waitForFinished();
-    }
+    m_job.reset(); // joins; superseded jobs are cancelled already
+    m_superseded.clear();
 }
 
 std::uint64_t StudyRunner::launch(Work work)
@@ -53,26 +54,31 @@ std::uint64_t StudyRunner::launch(Work work)
     m_debounce.stop();
     m_scheduled = nullptr;
     if (m_job) {
-        m_job->control.sweep.cancel = true; // the old worker stops soon; what it still sends is stale
+        m_job->control.sweep.cancel = true; // the old worker stops soon; what it still delivers is dropped
+        m_superseded.push_back(std::move(m_job));
     }
-    std::erase_if(m_futures, [](const QFuture<void>& f) { return f.isFinished(); });
+    std::erase_if(m_superseded, [](const std::unique_ptr<Job>& j) { return j->worker.finished(); });
 
-    auto job = std::make_shared<Job>();
+    m_job = std::make_unique<Job>();
+    Job* job = m_job.get();
     job->id = ++m_jobId;
     job->clock.start();
-    m_job = job;
-    m_futures.push_back(QtConcurrent::run([this, job, work = std::move(work)] {
-        auto outcome = std::make_shared<Outcome>();
-        try {
-            *outcome = work(job->control);
-        } catch (const std::exception& e) {
-            *outcome = Outcome{{Diagnostic{"", std::string("the study failed: ") + e.what()}}, false, nullptr};
-        }
-        // Queued to the runner's thread; the destructor waits for this worker, so `this` is alive here.
-        QMetaObject::invokeMethod(
-            this, [this, job, outcome] { onJobDone(job, outcome); }, Qt::QueuedConnection);
-    }));
     setState(State::Running);
+    try {
+        job->worker.start(this, "onWorkerDone", [job, work = std::move(work)]() -> Outcome {
+            try {
+                return work(job->control);
+            } catch (const std::exception& e) {
+                return Outcome{{Diagnostic{"", std::string("the study failed: ") + e.what()}}, false, nullptr};
+            } catch (...) {
+                return Outcome{{Diagnostic{"", "the study failed: unknown error"}}, false, nullptr};
+            }
+        });
+    } catch (const std::system_error& e) {
+        Q_EMIT started(job->id);
+        finish(Outcome{{Diagnostic{"", std::string("the study could not start a thread: ") + e.what()}}, false, nullptr});
+        return job->id;
+    }
     m_tick.start();
     Q_EMIT started(job->id);
     Q_EMIT progressChanged(progress());
@@ -116,21 +122,30 @@ StudyProgress StudyRunner::progress() const
     return p;
 }
 
-void StudyRunner::onJobDone(const std::shared_ptr<Job>& job, const std::shared_ptr<Outcome>& outcome)
+void StudyRunner::onWorkerDone()
 {
-    std::erase_if(m_futures, [](const QFuture<void>& f) { return f.isFinished(); });
-    if (job != m_job) {
-        return; // a newer job started since: this one's result is stale
-    }
-    m_tick.stop();
-    Q_EMIT progressChanged(progress());
-    if (!outcome->errors.empty() || !outcome->deliver) {
-        setState(State::Failed);
-        Q_EMIT failed(job->id, outcome->errors.empty() ? Diagnostics{{"", "the study produced no result"}} : outcome->errors);
+    std::erase_if(m_superseded, [](const std::unique_ptr<Job>& j) { return j->worker.finished(); });
+    if (!m_job) {
         return;
     }
-    setState(outcome->cancelled || job->control.cancelled() ? State::Cancelled : State::Finished);
-    outcome->deliver(job->id);
+    if (auto outcome = m_job->worker.take()) { // empty: the wake was a superseded job's
+        finish(std::move(*outcome));
+    }
+}
+
+void StudyRunner::finish(Outcome outcome)
+{
+    const std::uint64_t id = m_job->id;
+    const bool cancelRequested = m_job->control.cancelled();
+    m_tick.stop();
+    Q_EMIT progressChanged(progress());
+    if (!outcome.errors.empty() || !outcome.deliver) {
+        setState(State::Failed);
+        Q_EMIT failed(id, outcome.errors.empty() ? Diagnostics{{"", "the study produced no result"}} : outcome.errors);
+        return;
+    }
+    setState(outcome.cancelled || cancelRequested ? State::Cancelled : State::Finished);
+    outcome.deliver(id);
 }
 
 void StudyRunner::setState(State state)

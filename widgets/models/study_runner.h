@@ -3,14 +3,14 @@
 // Runs one case study (many explore calls) off the UI thread, like SweepRunner: latest job wins -- a new
 // start cancels the running job, and whatever an older job still delivers is dropped by job id. Progress
 // is read from the core's StudyControl atomics by a 10 Hz timer on the UI thread (no signal per plan).
-// The typed runners (OptimalModelRunner, ScheduleRunner) supply the work and emit the typed result.
+// The typed runners (OptimalModelRunner, ScheduleRunner) supply the work and emit the typed result. The
+// worker hands its outcome back through models/worker_thread.h.
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <vector>
 
 #include <QElapsedTimer>
-#include <QFuture>
 #include <QObject>
 #include <QTimer>
 
@@ -71,13 +71,17 @@ protected:
     // Starts `work` after `delayMs` unless another launch or schedule comes first (debounces edits).
     void schedule(Work work, int delayMs);
 
+private Q_SLOTS:
+    // Queued by a worker when its work returned (the current job's or a superseded one's).
+    void onWorkerDone();
+
 private:
     struct Job;
-    void onJobDone(const std::shared_ptr<Job>& job, const std::shared_ptr<Outcome>& outcome);
+    void finish(Outcome outcome);
     void setState(State state);
 
-    std::shared_ptr<Job> m_job;
-    std::vector<QFuture<void>> m_futures;
+    std::unique_ptr<Job> m_job;                     // the current job
+    std::vector<std::unique_ptr<Job>> m_superseded; // cancelled, kept until their workers return
     std::uint64_t m_jobId = 0;
     State m_state = State::Idle;
     QTimer m_tick;

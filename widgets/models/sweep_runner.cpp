@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: MIT
 #include "models/sweep_runner.h"
 
-#include <QtConcurrent/QtConcurrentRun>
+#include <exception>
+#include <system_error>
+
+#include "models/worker_thread.h"
 
 namespace vtrain::ui {
 
 struct SweepRunner::Job {
     std::uint64_t id = 0;
     RunControl control;
-    QElapsedTimer clock;
+    QElapsedTimer clock; // UI thread only
     std::mutex mutex;
-    std::vector<PlanRow> pending; // rows the worker produced and the UI has not taken yet
+    std::vector<PlanRow> pending;                 // rows the worker produced and the UI has not taken yet (under `mutex`)
+    WorkerThread<Expected<ExploreResult>> worker; // last: joined before the members above go
 };
 
 SweepRunner::SweepRunner(QObject* parent) : QObject(parent)
@@ -33,9 +37,8 @@ SweepRunner::~SweepRunner()
     if (m_job) {
         m_job->control.cancel = true;
     }
-    for (QFuture<void>& f : m_futures) {
-        f.waitForFinished();
-    }
+    m_job.reset(); // joins; superseded jobs are cancelled already
+    m_superseded.clear();
 }
 
 std::uint64_t SweepRunner::start(const Scenario& scenario, std::map<std::string, GpuProfile> profiles, ExploreOptions options)
@@ -43,34 +46,38 @@ std::uint64_t SweepRunner::start(const Scenario& scenario, std::map<std::string,
     m_debounce.stop();
     m_scheduled.reset();
     if (m_job) {
-        m_job->control.cancel = true; // the old worker stops soon; whatever it still sends is stale
+        m_job->control.cancel = true; // the old worker stops soon; whatever it still delivers is dropped
+        m_superseded.push_back(std::move(m_job));
     }
-    std::erase_if(m_futures, [](const QFuture<void>& f) { return f.isFinished(); });
+    std::erase_if(m_superseded, [](const std::unique_ptr<Job>& j) { return j->worker.finished(); });
 
-    auto job = std::make_shared<Job>();
+    m_job = std::make_unique<Job>();
+    Job* job = m_job.get();
     job->id = ++m_jobId;
     job->clock.start();
-    m_job = job;
     m_lastError.clear();
     if (options.threads == 0) {
         options.threads = m_threads;
     }
-
-    m_futures.push_back(QtConcurrent::run([this, job, scenario, profiles = std::move(profiles), options] {
-        auto outcome = std::make_shared<Expected<ExploreResult>>(Diagnostic{});
-        try {
-            *outcome = explore(scenario, profiles, options, job->control, [&job](const PlanRow& row) {
-                const std::lock_guard lock(job->mutex);
-                job->pending.push_back(row);
-            });
-        } catch (const std::exception& e) {
-            *outcome = Diagnostic{"", std::string("the sweep failed: ") + e.what()};
-        }
-        // Queued to the runner's thread; the runner waits for this worker in its destructor, so `this`
-        // is alive here, and Qt drops the event if the runner is gone by delivery time.
-        QMetaObject::invokeMethod(
-            this, [this, job, outcome] { onJobDone(job, outcome); }, Qt::QueuedConnection);
-    }));
+    try {
+        job->worker.start(this, "onWorkerDone", [job, scenario, profiles = std::move(profiles), options]() -> Expected<ExploreResult> {
+            try {
+                return explore(scenario, profiles, options, job->control, [job](const PlanRow& row) {
+                    const std::lock_guard lock(job->mutex);
+                    job->pending.push_back(row);
+                });
+            } catch (const std::exception& e) {
+                return Diagnostic{"", std::string("the sweep failed: ") + e.what()};
+            } catch (...) {
+                return Diagnostic{"", "the sweep failed: unknown error"};
+            }
+        });
+    } catch (const std::system_error& e) {
+        setState(State::Running); // so that the failure below is a state change like any other
+        Q_EMIT started(job->id, scenario);
+        finish(Diagnostic{"", std::string("the sweep could not start a thread: ") + e.what()});
+        return job->id;
+    }
 
     setState(State::Running);
     m_tick.start();
@@ -134,26 +141,35 @@ void SweepRunner::drainRows()
     }
 }
 
-void SweepRunner::onJobDone(const std::shared_ptr<Job>& job, const std::shared_ptr<Expected<ExploreResult>>& outcome)
+void SweepRunner::onWorkerDone()
 {
-    std::erase_if(m_futures, [](const QFuture<void>& f) { return f.isFinished(); });
-    if (job != m_job) {
-        return; // a newer sweep started since: this one's results are stale
-    }
-    drainRows();
-    m_tick.stop();
-    if (!outcome->ok()) {
-        m_lastError = QString::fromStdString(outcome->first_error());
-        setState(State::Failed);
-        Q_EMIT progressChanged(progress());
-        Q_EMIT failed(job->id, m_lastError);
+    std::erase_if(m_superseded, [](const std::unique_ptr<Job>& j) { return j->worker.finished(); });
+    if (!m_job) {
         return;
     }
-    auto result = std::make_shared<const ExploreResult>(std::move(*outcome).value());
+    if (auto outcome = m_job->worker.take()) { // empty: the wake was a superseded job's
+        finish(std::move(*outcome));
+    }
+}
+
+void SweepRunner::finish(Expected<ExploreResult> outcome)
+{
+    const std::uint64_t id = m_job->id;
+    const bool cancelRequested = m_job->control.cancel;
+    drainRows(); // the worker pushed its last row before its outcome: all of them are here now
+    m_tick.stop();
+    if (!outcome.ok()) {
+        m_lastError = QString::fromStdString(outcome.first_error());
+        setState(State::Failed);
+        Q_EMIT progressChanged(progress());
+        Q_EMIT failed(id, m_lastError);
+        return;
+    }
+    auto result = std::make_shared<const ExploreResult>(std::move(outcome).value());
     m_lastResult = result;
-    setState(result->cancelled || job->control.cancel ? State::Cancelled : State::Finished);
+    setState(result->cancelled || cancelRequested ? State::Cancelled : State::Finished);
     Q_EMIT progressChanged(progress());
-    Q_EMIT finished(job->id, result);
+    Q_EMIT finished(id, result);
 }
 
 void SweepRunner::setState(State state)

@@ -3,7 +3,8 @@
 // Runs core explore() off the UI thread. Latest job wins: starting a sweep cancels the running one and
 // anything the old one still delivers is dropped by job id. Feasible rows stream in: the worker's row
 // sink appends to a locked buffer that a 10 Hz timer on the UI thread drains (one model insert per tick,
-// never a signal per plan), and the same tick reads progress from core's atomics.
+// never a signal per plan), and the same tick reads progress from core's atomics. The worker hands its
+// result back through models/worker_thread.h.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -12,7 +13,6 @@
 #include <vector>
 
 #include <QElapsedTimer>
-#include <QFuture>
 #include <QObject>
 #include <QTimer>
 
@@ -62,15 +62,19 @@ Q_SIGNALS:
     void failed(std::uint64_t job, const QString& message);
     void stateChanged(vtrain::ui::SweepRunner::State state);
 
+private Q_SLOTS:
+    // Queued by a worker when its explore() returned (the current job's or a superseded one's).
+    void onWorkerDone();
+
 private:
     struct Job;
     void onTick();
     void drainRows();
-    void onJobDone(const std::shared_ptr<Job>& job, const std::shared_ptr<Expected<ExploreResult>>& outcome);
+    void finish(Expected<ExploreResult> outcome);
     void setState(State state);
 
-    std::shared_ptr<Job> m_job; // the current job; older ones run on until they see their cancel flag
-    std::vector<QFuture<void>> m_futures;
+    std::unique_ptr<Job> m_job;                     // the current job
+    std::vector<std::unique_ptr<Job>> m_superseded; // cancelled, kept until their workers return
     std::uint64_t m_jobId = 0;
     State m_state = State::Idle;
     QTimer m_tick;
