@@ -7,6 +7,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -490,7 +491,8 @@ private slots:
         QCOMPARE(r.scenario.training.precision, Precision::Fp8);
         QCOMPARE(r.scenario.training.fp8_recipe, Fp8Recipe::Current);
         QVERIFY(r.scenario.training.per_op_sac);
-        QCOMPARE(r.scenario.model.layers, 32); // llama3 8B flavor
+        QVERIFY(r.scenario.training.loss_parallel); // torchtitan's default with TP
+        QCOMPARE(r.scenario.model.layers, 32);      // llama3 8B flavor
         QVERIFY(near(total_params(r.scenario.model), 8.03e9, 0.002));
         const auto launch = torchtitan_launch(r.scenario, p, 8);
         QVERIFY2(launch.ok(), launch.first_error().c_str());
@@ -517,6 +519,24 @@ private slots:
                      qPrintable(QString::fromStdString(std::string(section) + "." + key + ": " + (*source)[section][key].dump() + " vs " +
                                                        (*written)[section][key].dump())));
         }
+    }
+
+    // parallelism.disable_loss_parallel turns the loss_parallel output layer off, and with TP says that the
+    // replicated logits are not modeled.
+    void torchtitan_disable_loss_parallel_is_read()
+    {
+        std::string text = read_file("examples/import/llama3-8b-torchtitan.toml");
+        const auto at = text.find("[parallelism]\n");
+        QVERIFY(at != std::string::npos);
+        text.insert(at + 14, "disable_loss_parallel = true\n");
+        ImportOptions o;
+        o.format = ImportFormat::TorchtitanToml;
+        const auto r = import_scenario_text(text, o);
+        QVERIFY2(r.ok(), r.first_error().c_str());
+        QVERIFY(!r->scenario.training.loss_parallel);
+        const bool noted =
+            std::any_of(r->notes.begin(), r->notes.end(), [](const Diagnostic& n) { return n.field == "parallelism.disable_loss_parallel"; });
+        QVERIFY(noted);
     }
 
     void torchtitan_custom_flavor_needs_the_model()

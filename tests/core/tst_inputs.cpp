@@ -88,6 +88,11 @@ private slots:
         const auto third = scenario_from_json(scenario_to_json(sc));
         QVERIFY2(third.ok(), third.first_error().c_str());
         QCOMPARE(third->training.loss_bytes_per_logit, 12.0);
+        QVERIFY(!third->training.loss_parallel); // default: the output layer as Megatron's
+        sc.training.loss_parallel = true;
+        const auto fourth = scenario_from_json(scenario_to_json(sc));
+        QVERIFY2(fourth.ok(), fourth.first_error().c_str());
+        QVERIFY(fourth->training.loss_parallel);
     }
 
     void ssd_scan_time_factor_defaults_to_one_and_round_trips()
@@ -182,6 +187,9 @@ private slots:
         QTest::newRow("cp ring pytorch not a bool") << "/training/cp_ring_pytorch"
                                                     << "\"yes\""
                                                     << "training.cp_ring_pytorch";
+        QTest::newRow("loss parallel not a bool") << "/training/loss_parallel"
+                                                  << "1"
+                                                  << "training.loss_parallel";
     }
     void bad_fields()
     {

@@ -157,6 +157,30 @@ private slots:
         QCOMPARE(twelve[0].working_bytes, mem[0].working_bytes); // the first stage has no loss
     }
 
+    // torchtitan's output layer under TP (loss_parallel): the last stage also holds the all-gathered bf16
+    // final-norm output of the micro-batch (tokens x hidden x 2 bytes) and 4 more bytes per local logit;
+    // without TP, or on another stage, nothing changes.
+    void loss_parallel_holds_the_gathered_output_input_and_four_more_bytes_per_logit()
+    {
+        const ModelSpec m = test::gpt(8, 4096, 32, 4096, 64000);
+        TrainingSpec tr = sharded_training();
+        tr.loss_bytes_per_logit = 12;
+        Plan p = sharded_plan(2, 4);
+        p.tp = 4;
+        p.sequence_parallel = true;
+        const auto plain = plan_memory(m, tr, p);
+        TrainingSpec lp = tr;
+        lp.loss_parallel = true;
+        const auto with = plan_memory(m, lp, p);
+        const double tokens = 4096.0 * p.micro_batch;
+        QCOMPARE(with[1].working_bytes - plain[1].working_bytes, tokens * 4096 * 2 + 4.0 * tokens * 64000 / 4);
+        QCOMPARE(with[0].working_bytes, plain[0].working_bytes);
+        QCOMPARE(with[1].activations_bytes, plain[1].activations_bytes);
+        p.tp = 1;
+        p.sequence_parallel = false;
+        QCOMPARE(plan_memory(m, lp, p)[1].working_bytes, plan_memory(m, tr, p)[1].working_bytes);
+    }
+
     // DeepSeek-V3 as trained (PP16 x EP64, ZeRO-1 over dp 128, FP8 blockwise): the expert parts of the
     // model states by hand, DualPipe's two parameter copies, and the report's memory savings.
     void deepseek_v3_expert_states_dualpipe_and_recompute_modules()

@@ -1073,6 +1073,7 @@ private slots:
         QCOMPARE(run.plan.virtual_stages, 2);
         QCOMPARE(run.plan.micro_batch, 8);
         QCOMPARE(run.scenario.training.loss_bytes_per_logit, 12.0);
+        QVERIFY(run.scenario.training.loss_parallel);    // torchtitan's default; it counts with tp > 1
         QVERIFY(!run.scenario.training.cp_ring_pytorch); // cp 1
         row["software"] = "torchtitan 9dec370; FSDP2; torch.compile";
         // On Hopper SDPA's FlashAttention-2 reaches at best 35% of peak; tensorwise FP8 casts per tensor.

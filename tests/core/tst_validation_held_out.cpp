@@ -38,8 +38,8 @@ const std::map<std::string, HeldOutPin>& modern_pins()
         {"torchtitan_asynctp_h100", {21.9, 0}},
         {"torchtitan_docs_2024", {9.7, 0}},
         {"torchtitan_h100", {26.9, 0}},
-        // Peak memory is not fitted, so held out = in sample (session 37: 7.21%).
-        {"torchtitan_h100:memory", {7.4, 0}},
+        // Peak memory is not fitted, so held out = in sample (session 37: 7.21%; session 38, loss_parallel: 5.87%).
+        {"torchtitan_h100:memory", {6.0, 0}},
     };
     return pins;
 }

@@ -387,6 +387,10 @@ std::vector<ChoiceField> buildChoiceFields()
                              tr("Transformer Engine's fused cross-entropy on the 16-bit logits (Megatron-LM "
                                 "--cross-entropy-fusion-impl te) instead of the unfused fp32 loss"),
                              &TrainingSpec::te_cross_entropy));
+    f.push_back(trainingFlag("training.loss_parallel", tr("Loss parallel (torchtitan TP)"),
+                             tr("With TP: torchtitan's output layer saves its all-gathered full-sequence input and the loss is "
+                                "PyTorch's loss_parallel over vocabulary shards (16 bytes per logit at its backward); peak memory only"),
+                             &TrainingSpec::loss_parallel));
     f.push_back(trainingFlag("training.overlap_p2p", tr("Overlapped pipeline sends"),
                              tr("Interleaved schedules post their pipeline sends asynchronously (Megatron-LM's default, "
                                 "overlap_p2p_comm); off: a send holds the sender's next chunk"),

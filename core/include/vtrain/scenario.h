@@ -211,6 +211,9 @@ struct TrainingSpec {
         false; // cp ring as PyTorch's context_parallel: K/V repeated to the query heads, per-step fp32 merges as separate ops, dK/dV passed in fp32
     double loss_bytes_per_logit =
         0; // bytes per logit held at the loss's peak (logits, fp32 copies, gradient); 0 = 8 (fp32 logits and their gradient)
+    bool loss_parallel =
+        false; // "loss_parallel" (with tp > 1): torchtitan's output layer, ColwiseParallel on the all-gathered final-norm output (saved at full
+               // sequence length) and PyTorch's loss_parallel cross-entropy over the vocabulary shards (4 bytes per logit more at its backward)
     CudaGraphs cuda_graphs = CudaGraphs::None; // "cuda_graphs": "none" (default, Megatron-LM's), "scoped" or "full_iteration"
     unsigned cuda_graph_scope =
         kDefaultGraphScope; // "cuda_graph_scope" (with "scoped"): CudaGraphScope bits, default attn, moe_router, moe_preprocess

@@ -40,7 +40,6 @@ const std::set<std::string>& quiet_keys()
                                          "training.warmup_steps",
                                          "training.gc_debug",
                                          "parallelism.context_parallel_rotate_method",
-                                         "parallelism.disable_loss_parallel",
                                          "parallelism.enable_compiled_autograd",
                                          "parallelism.pipeline_parallel_schedule_csv",
                                          "parallelism.module_fqns_per_model_part",
@@ -189,6 +188,16 @@ private:
         }
         if (*tp > 1) {
             d.set("plan.sequence_parallel", true, "parallelism.tensor_parallel_degree");
+        }
+        // torchtitan's output layer and loss under TP (parallelize_llama: ColwiseParallel "output",
+        // loss_parallel unless parallelism.disable_loss_parallel); without loss parallelism the logits are
+        // replicated over the TP group, which the simulator does not model: it says so.
+        const auto no_loss_parallel = flag("parallelism", "disable_loss_parallel");
+        d.set("training.loss_parallel", !(no_loss_parallel && *no_loss_parallel),
+              no_loss_parallel ? "parallelism.disable_loss_parallel" : "parallelism.tensor_parallel_degree");
+        if (no_loss_parallel && *no_loss_parallel && *tp > 1) {
+            d.note("parallelism.disable_loss_parallel", "replicated logits over the TP group are not modeled: the loss's memory is that of "
+                                                        "vocabulary-sharded logits");
         }
         if (*cp > 1) {
             d.set("training.cp_ring_pytorch", true, "parallelism.context_parallel_degree");

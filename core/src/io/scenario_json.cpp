@@ -119,6 +119,7 @@ TrainingSpec read_training(Reader r)
                       "attention_peak_fraction",
                       "cp_ring_pytorch",
                       "loss_bytes_per_logit",
+                      "loss_parallel",
                       "cuda_graphs",
                       "cuda_graph_scope",
                       "fused_grouped_mlp",
@@ -178,6 +179,7 @@ TrainingSpec read_training(Reader r)
     t.attention_peak_fraction = r.optional_number("attention_peak_fraction", 0, 1).value_or(0);
     t.cp_ring_pytorch = r.optional_bool("cp_ring_pytorch").value_or(false);
     t.loss_bytes_per_logit = r.optional_number("loss_bytes_per_logit", 0, 64).value_or(0);
+    t.loss_parallel = r.optional_bool("loss_parallel").value_or(false);
     t.fused_grouped_mlp = r.optional_bool("fused_grouped_mlp").value_or(false);
     t.ssd_scan_time_factor = r.optional_number("ssd_scan_time_factor", 0.1, 100).value_or(1);
     t.te_cross_entropy = r.optional_bool("te_cross_entropy").value_or(false);

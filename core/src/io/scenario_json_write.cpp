@@ -258,6 +258,9 @@ nlohmann::json scenario_to_json(const Scenario& s)
     if (s.training.loss_bytes_per_logit > 0) {
         j["training"]["loss_bytes_per_logit"] = s.training.loss_bytes_per_logit;
     }
+    if (s.training.loss_parallel) {
+        j["training"]["loss_parallel"] = true;
+    }
     if (s.training.cuda_graphs != CudaGraphs::None) {
         j["training"]["cuda_graphs"] = to_string(s.training.cuda_graphs);
     }

@@ -333,7 +333,16 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
         if (s == plan.pp - 1 || (dualpipe && s == 0)) {
             // fp32 logits and their gradient for the micro-batch in the loss (or what the training states).
             const double per_logit = t.loss_bytes_per_logit > 0 ? t.loss_bytes_per_logit : 2.0 * 4.0;
-            mem.working_bytes += per_logit * m.seq_len / cp * plan.micro_batch * (static_cast<double>(m.vocab) / plan.tp);
+            const double logits = m.seq_len / cp * plan.micro_batch * (static_cast<double>(m.vocab) / plan.tp);
+            mem.working_bytes += per_logit * logits;
+            if (t.loss_parallel && plan.tp > 1) {
+                // torchtitan's tensor-parallel output layer (parallelize_llama: "output" ColwiseParallel with
+                // input_layouts Shard(1), loss_parallel): the Linear saves its all-gathered, full-sequence bf16
+                // input (output is left out of Float8) until its backward, past the loss; and loss_parallel's
+                // backward (torch.distributed.tensor.parallel.loss, _nll_loss_and_log_softmax_backward: zeros_like,
+                // exp, add, mul over fp32) holds 16 bytes per logit where aten's fused cross-entropy holds 12.
+                mem.working_bytes += sbh * e + 4.0 * logits;
+            }
         }
         if (plan.offload_optimizer || plan.offload_activations > 0) {
             const int layers = std::max(1, layout.stage_layers(s) + layout.stage_mtp_layers(s));

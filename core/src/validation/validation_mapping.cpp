@@ -300,6 +300,12 @@ Skip map_recompute(RowMapper& x)
         // and their fp32 copy feed log_softmax, whose fp32 output is saved; its backward holds that output,
         // the fp32 incoming gradient and the fp32 input gradient at once: 4 + 4 + 4 bytes per logit.
         t.loss_bytes_per_logit = 12;
+        // torchtitan's default (parallelism.disable_loss_parallel false): with tp > 1 the output layer is
+        // ColwiseParallel on the gathered final-norm output and the loss is loss_parallel.
+        t.loss_parallel = true;
+        if (p.tp > 1) {
+            x.note("torchtitan output layer under TP: all-gathered final-norm output saved, loss_parallel cross-entropy (16 bytes per logit)");
+        }
     }
     if (t.cp_ring_pytorch) {
         x.note("torchtitan context parallelism: PyTorch's ring attention (torch context_parallel, load-balanced, all-gather "
