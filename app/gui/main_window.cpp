@@ -79,7 +79,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     QList<GpuChoice> gpus;
     std::map<std::string, QString> bandNotes; // GPUs whose band is a prior, not a measured error
     for (const QString& id : m_catalog.ids()) {
-        GpuChoice choice{id, id, QString(), 0, 0};
+        GpuChoice choice{id, id, QString(), 0, 0, LinkSpec{}};
         if (const auto profile = m_catalog.profile(id.toStdString())) {
             if (const auto band = prediction_band(*profile); band && !band->calibrated) {
                 bandNotes[id.toStdString()] = QString::fromStdString(band->source);

@@ -23,6 +23,14 @@
 using namespace vtrain;
 
 namespace {
+// The eight-GPU test cluster of these tests (designated fields: the others keep their defaults).
+ClusterSpec test_cluster()
+{
+    ClusterSpec c;
+    c.gpu = "test-gpu";
+    c.num_gpus = 8;
+    return c;
+}
 
 // A Llama-shaped layer (SwiGLU, GQA) small enough to cost quickly.
 ModelSpec llama_like()
@@ -182,7 +190,7 @@ private slots:
         Plan p;
         p.dp = 8;
         const GpuProfile profile = test::free_network_profile();
-        const ResolvedCluster cluster = resolve_cluster(ClusterSpec{"test-gpu", 8}, profile);
+        const ResolvedCluster cluster = resolve_cluster(test_cluster(), profile);
         TrainingSpec t = lora(kLoraQkv);
         t.global_batch = 64;
         const LayerCosts costs = plan_layer_costs(m, t, cluster, p);
@@ -203,8 +211,8 @@ private slots:
         pp2.pp = 2;
         pp2.dp = 4;
         IterationCosts two;
-        build_iteration_costs(tied, t, resolve_cluster(ClusterSpec{"test-gpu", 8}, profile), pp2,
-                              plan_layer_costs(tied, t, resolve_cluster(ClusterSpec{"test-gpu", 8}, profile), pp2), two);
+        build_iteration_costs(tied, t, resolve_cluster(test_cluster(), profile), pp2,
+                              plan_layer_costs(tied, t, resolve_cluster(test_cluster(), profile), pp2), two);
         QVERIFY(!two.embedding_sync);
     }
 

@@ -45,7 +45,9 @@ Latency measure(const Scenario& start, int edits, PrunePolicy prune = PrunePolic
     w.setPrunePolicy(prune, false);
     w.resize(1280, 720);
     w.show();
-    QTest::qWaitForWindowExposed(&w);
+    if (!QTest::qWaitForWindowExposed(&w)) {
+        qWarning("bench_edit_latency: the window was not exposed");
+    }
     {
         QSignalSpy finished(w.sweepRunner(), &SweepRunner::finished);
         w.startSweep();

@@ -236,7 +236,7 @@ void ScenarioEditor::setProfiles(const QStringList& ids, const QHash<QString, do
 {
     QList<GpuChoice> gpus;
     for (const QString& id : ids) {
-        gpus.push_back({id, id, QString(), 0, defaultPrices.value(id, 0)});
+        gpus.push_back({id, id, QString(), 0, defaultPrices.value(id, 0), LinkSpec{}});
     }
     setGpuChoices(std::move(gpus));
 }

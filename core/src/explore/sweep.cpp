@@ -175,13 +175,12 @@ private:
             delete chunk;
         };
         // Each stage a task of one hand-off (util/parallel.h): a chunk passes from stage to stage through it.
-        const parallel::HandOff h;
-        h.publish();
-        tbb::parallel_pipeline(static_cast<std::size_t>(threads) * kTokensPerThread,
-                               tbb::make_filter<void, Chunk*>(tbb::filter_mode::serial_in_order, h.task(take)) &
-                                   tbb::make_filter<Chunk*, Chunk*>(tbb::filter_mode::parallel, h.task(sweep)) &
-                                   tbb::make_filter<Chunk*, void>(tbb::filter_mode::serial_in_order, h.task(keep)));
-        h.receive();
+        parallel::joined([&](const parallel::HandOff& h) {
+            tbb::parallel_pipeline(static_cast<std::size_t>(threads) * kTokensPerThread,
+                                   tbb::make_filter<void, Chunk*>(tbb::filter_mode::serial_in_order, h.task(take)) &
+                                       tbb::make_filter<Chunk*, Chunk*>(tbb::filter_mode::parallel, h.task(sweep)) &
+                                       tbb::make_filter<Chunk*, void>(tbb::filter_mode::serial_in_order, h.task(keep)));
+        });
     }
 
     // Rows of a few promising groups, found before the sweep: thresholds only (the sweep meets the same

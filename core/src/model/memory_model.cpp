@@ -279,7 +279,7 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
             const double stage_params = params.dense + params.vocab;
             const double trained_stage = trained.dense + trained.vocab;
             mem.weights_bytes = sharded * bytes.weight + stage_params * (bytes.gather + bytes.low_precision);
-            mem.gradients_bytes = trained_sharded * bytes.gradient + trained_stage * bytes.gradient;
+            mem.gradients_bytes = (trained_sharded + trained_stage) * bytes.gradient;
         } else if (plan.zero_stage >= 3) {
             mem.weights_bytes = sharded * bytes.weight + 2.0 * unit * (bytes.layer_weight + bytes.low_precision);
             if (t.zero3_fetch == Zero3Fetch::Layer) {

@@ -66,24 +66,29 @@ private:
     char m_token = 0; // gives the object an address of its own
 };
 
+// Runs `loop(h)`, which spawns its tasks with h.task(...) and joins them, between the caller's publish and
+// receive.
+template <class Loop>
+void joined(Loop&& loop)
+{
+    const HandOff h;
+    h.publish();
+    loop(h);
+    h.receive();
+}
+
 // tbb::parallel_for(first, last, body), body(i) for every i in [first, last).
 template <class Index, class Body>
 void parallel_for(Index first, Index last, Body&& body)
 {
-    const HandOff h;
-    h.publish();
-    tbb::parallel_for(first, last, h.task(body));
-    h.receive();
+    joined([&](const HandOff& h) { tbb::parallel_for(first, last, h.task(body)); });
 }
 
 // tbb::parallel_for over a blocked range, body(range) for each sub-range.
 template <class Index, class Body>
 void parallel_for(const tbb::blocked_range<Index>& range, Body&& body)
 {
-    const HandOff h;
-    h.publish();
-    tbb::parallel_for(range, h.task(body));
-    h.receive();
+    joined([&](const HandOff& h) { tbb::parallel_for(range, h.task(body)); });
 }
 
 // arena.execute(f): f may run on one of the arena's threads, not the caller's.
