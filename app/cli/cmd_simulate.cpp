@@ -50,10 +50,15 @@ int run_simulate(const std::vector<std::string>& argv)
     if (!result.ok()) {
         return report_bad_input(result.errors());
     }
+    SimulationResult shown = *result;
+    if (const auto host = host_term_range(scenario, *scenario.plan, loaded->profile); host.ok()) {
+        shown.host_light_s = host->light_s;
+        shown.host_heavy_s = host->heavy_s;
+    }
     if (args->flag("--json")) {
-        nlohmann::json j = result_to_json(*result);
+        nlohmann::json j = result_to_json(shown);
         // The plan's placement and offload always, defaults included (the file form leaves defaults out).
-        const Plan& p = result->plan;
+        const Plan& p = shown.plan;
         nlohmann::json& plan = j["plan"];
         plan["rank_order"] = to_string(p.rank_order);
         plan["overlap_grad_reduce"] = p.overlap_grad_reduce;
@@ -64,7 +69,7 @@ int run_simulate(const std::vector<std::string>& argv)
         }
         std::cout << output_json(j, 2) << '\n';
     } else {
-        print_report(std::cout, scenario, loaded->profile, *result);
+        print_report(std::cout, scenario, loaded->profile, shown);
     }
     return kExitOk;
 }

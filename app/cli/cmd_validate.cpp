@@ -13,6 +13,7 @@
 #include "vtrain/json_fields.h"
 #include "vtrain/plausibility.h"
 #include "vtrain/scenario_json.h"
+#include "vtrain/uncertainty.h"
 #include "vtrain/validation.h"
 
 namespace vtrain::cli {
@@ -276,6 +277,10 @@ void print_rows(std::ostream& out, const ValidationReport& report)
             << (r.unscored_reason.empty() ? "" : "  not scored") << "\n";
         if (!r.skipped_reason.empty()) {
             out << "      skipped: " << r.skipped_reason << "\n";
+        }
+        if (r.host_low && r.host_high && r.predicted && *r.predicted > 0 && (*r.host_high - *r.host_low) > 0.01 * *r.predicted) {
+            out << "      host CPU time per operator ÷/x " << fmt("%g", kHostTermPriorWidth) << ": " << fmt("%.4g", *r.host_low) << ".."
+                << fmt("%.4g", *r.host_high) << "\n";
         }
         for (const auto& flag : r.plausibility) {
             out << "      FLAGGED: " << flag << "\n";

@@ -17,6 +17,7 @@
 #include "views/memory_view.h"
 #include "views/timeline_view.h"
 #include "vtrain/simulation_result.h"
+#include "vtrain/uncertainty.h"
 
 namespace vtrain::ui {
 
@@ -162,8 +163,21 @@ void DetailsPanel::setResult(std::shared_ptr<const SimulationResult> result, boo
                                             .arg(qRound(100 * r.band_coverage))
                                             .arg(QString::fromStdString(r.band_source))
                                       : tr("This GPU profile has no uncertainty band (it was not calibrated)");
+    // What the time does if the framework's CPU cost per operator differs from the profile's by the prior's
+    // width (host_term_range): said in the header when it moves the time by more than 5%.
+    QString host;
+    if (r.host_heavy_s > 0 && r.iteration_time_s > 0) {
+        tip += tr("\n\nWith the framework's CPU time per operator ÷/× %1: %2 to %3")
+                   .arg(kHostTermPriorWidth)
+                   .arg(formatSeconds(r.host_light_s), formatSeconds(r.host_heavy_s));
+        if ((r.host_heavy_s - r.host_light_s) / r.iteration_time_s > 0.05) {
+            host = tr(" · host-bound (%1–%2 at ÷/× %3 CPU time per operator)")
+                       .arg(formatSeconds(r.host_light_s), formatSeconds(r.host_heavy_s))
+                       .arg(kHostTermPriorWidth);
+        }
+    }
     // The binding physical floor (physical_floors.h) and the plausibility flags (plausibility.h).
-    QString floor;
+    QString floor = host;
     if (r.floors.binding_s() > 0 && r.iteration_time_s > 0) {
         floor = tr(" · %1-bound floor %2")
                     .arg(QString::fromLatin1(to_string(r.floors.binding)), formatPercent(r.floors.binding_s() / r.iteration_time_s));

@@ -12,6 +12,7 @@
 #include "vtrain/result_json.h"
 #include "vtrain/scenario_json.h"
 #include "vtrain/simulator.h"
+#include "vtrain/uncertainty.h"
 
 using namespace vtrain;
 
@@ -176,6 +177,30 @@ private slots:
         run(big, *big.plan, true);
         run(big, *big.plan);
         QVERIFY(result_to_json(run(small, *small.plan)) == first);
+    }
+
+    // host_term_range brackets the prediction; with the host terms at zero there is nothing to scale, and
+    // scaling by f moves a time by at most f (only the host's share of it scales).
+    void host_term_range_brackets_the_prediction()
+    {
+        const Scenario s = example("gpt-1.3b.json");
+        const GpuProfile profile = test::shipped_profile(s.cluster.gpu);
+        const SimulationResult r = run(s, *s.plan);
+        const auto range = host_term_range(s, *s.plan, profile);
+        QVERIFY(range.ok());
+        QVERIFY(range->light_s <= r.iteration_time_s * (1 + 1e-12) && r.iteration_time_s <= range->heavy_s * (1 + 1e-12));
+        QVERIFY(range->heavy_s <= r.iteration_time_s * kHostTermPriorWidth * (1 + 1e-9));
+        QVERIFY(range->light_s >= r.iteration_time_s / kHostTermPriorWidth * (1 - 1e-9));
+        GpuProfile no_host = profile;
+        no_host.host_overhead_us = 0;
+        no_host.moe_host_op_us = 0;
+        const auto flat = host_term_range(s, *s.plan, no_host);
+        QVERIFY(flat.ok());
+        QCOMPARE(flat->light_s, flat->heavy_s);
+        const GpuProfile scaled = with_host_terms_scaled(profile, 2);
+        QCOMPARE(scaled.host_overhead_us, 2 * profile.host_overhead_us);
+        QCOMPARE(scaled.moe_host_op_us, 2 * profile.moe_host_op_us);
+        QCOMPARE(scaled.kernel_launch_overhead_us, profile.kernel_launch_overhead_us); // the GPU-side gap is not a host term
     }
 
     void impossible_plan_is_refused_not_simulated()

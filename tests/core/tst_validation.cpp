@@ -11,6 +11,7 @@
 #include "model/model_support.h"
 #include "test_support.h"
 #include "validation/validation_detail.h"
+#include "vtrain/uncertainty.h"
 #include "vtrain/validation.h"
 
 using namespace vtrain;
@@ -596,6 +597,44 @@ private slots:
         QCOMPARE(error_statistics({}).used, 0);
     }
 
+    // A small model at micro-batch 1 on wide tensor parallelism waits for the host: its time moves with the
+    // framework's CPU cost per operator, and its range says so; a large model's kernels hide the host and its
+    // range does not move. Scaling the host terms by f cannot move a time by more than f (GPU time is fixed).
+    void host_terms_widen_the_range_of_host_bound_rows_only()
+    {
+        // One node of 8 GPUs, all of them tensor-parallel.
+        auto one_node = [](const char* id, int layers, int hidden, int heads, int micro_batch) {
+            nlohmann::json r = base_row(id);
+            r["num_layers"] = layers;
+            r["hidden_size"] = hidden;
+            r["num_attention_heads"] = heads;
+            r["num_gpus"] = 8;
+            r["tp"] = 8;
+            r["pp"] = 1;
+            r["dp"] = 1;
+            r["micro_batch_size"] = micro_batch;
+            r["global_batch_size"] = 8 * micro_batch;
+            return r;
+        };
+        nlohmann::json small = one_node("small", 12, 1024, 16, 1);
+        small["seq_length"] = 1024;
+        const nlohmann::json large = one_node("large", 8, 12288, 96, 8);
+        const auto rows = runs_from_json(nlohmann::json::array({small, large}));
+        QVERIFY(rows.ok());
+        std::map<std::string, GpuProfile> profiles{{"a100-sxm4-80gb", test::shipped_profile("a100-sxm4-80gb")}};
+        const ValidationReport report = validate_runs(*rows, profiles);
+        QCOMPARE(report.rows.size(), std::size_t{2});
+        for (const RowResult& r : report.rows) {
+            QVERIFY2(r.predicted && r.host_low && r.host_high, r.id.c_str());
+            QVERIFY(*r.host_low <= *r.predicted * (1 + 1e-12) && *r.predicted <= *r.host_high * (1 + 1e-12));
+            QVERIFY(*r.host_high / *r.host_low <= kHostTermPriorWidth * kHostTermPriorWidth * (1 + 1e-9));
+        }
+        const RowResult& s = report.rows[0].id == "small" ? report.rows[0] : report.rows[1];
+        const RowResult& l = report.rows[0].id == "small" ? report.rows[1] : report.rows[0];
+        QVERIFY2(*s.host_high / *s.host_low > 2, qPrintable(QString::number(*s.host_high / *s.host_low)));
+        QVERIFY2(*l.host_high / *l.host_low < 1.01, qPrintable(QString::number(*l.host_high / *l.host_low)));
+    }
+
     void validate_reports_every_row_and_the_exact_json_shape()
     {
         nlohmann::json good = base_row("good");
@@ -613,6 +652,11 @@ private slots:
         QCOMPARE(report.subsets.at("test").used, 1);
         QCOMPARE(report.subsets.at("test").skipped, 1);
         QCOMPARE(report.subsets.at("other:memory").used, 2);
+        for (const RowResult& r : report.rows) {
+            if (r.memory) { // a memory comparison carries no time range
+                QVERIFY(!r.in_range && !r.range_low && !r.range_high && !r.host_low && !r.host_high);
+            }
+        }
 
         const nlohmann::json j = validation_to_json(report);
         QCOMPARE(j.size(), std::size_t{4});           // rows, subsets, overall, coverage
@@ -622,9 +666,10 @@ private slots:
         QCOMPARE(j["coverage"]["modeled"].get<int>(), 2);
         QCOMPARE(report.skip_reasons.at("gated DeltaNet (linear attention) layers are not modeled"), 1);
         for (const auto& row : j["rows"]) {
-            QCOMPARE(row.size(), std::size_t{15});
-            for (const char* key : {"id", "subset", "metric", "measured", "predicted", "error_pct", "skipped_reason", "unscored_reason",
-                                    "predicted_low", "predicted_high", "candidates", "plausibility", "range_low", "range_high", "in_range"}) {
+            QCOMPARE(row.size(), std::size_t{17});
+            for (const char* key :
+                 {"id", "subset", "metric", "measured", "predicted", "error_pct", "skipped_reason", "unscored_reason", "predicted_low",
+                  "predicted_high", "candidates", "plausibility", "range_low", "range_high", "in_range", "host_low", "host_high"}) {
                 QVERIFY2(row.contains(key), key);
             }
         }
@@ -636,6 +681,13 @@ private slots:
         // The honest range holds the central prediction and says whether the measured value lies inside it.
         QVERIFY(first["range_low"].get<double>() <= predicted && predicted <= first["range_high"].get<double>() * (1 + 1e-12));
         QCOMPARE(first["in_range"].get<bool>(), 1.5 >= first["range_low"].get<double>() && 1.5 <= first["range_high"].get<double>());
+        // ... and spans the centre at both ends of the host CPU terms' prior, widened by the band like the rest.
+        const double host_low = first["host_low"].get<double>(), host_high = first["host_high"].get<double>();
+        QVERIFY(host_low <= predicted * (1 + 1e-12) && predicted <= host_high * (1 + 1e-12));
+        const auto band = prediction_band(profiles.at("a100-sxm4-80gb"));
+        QVERIFY(band.has_value());
+        QCOMPARE(first["range_low"].get<double>(), std::min(first["predicted_low"].get<double>(), host_low) * band->low);
+        QCOMPARE(first["range_high"].get<double>(), std::max(first["predicted_high"].get<double>(), host_high) * band->high);
         const auto& second = j["rows"][1];
         QVERIFY(second["predicted"].is_null());
         QVERIFY(second["skipped_reason"].get<std::string>().find("DeltaNet") != std::string::npos);

@@ -86,6 +86,11 @@ struct SimulationResult {
     double iteration_time_high_s = 0;
     double band_coverage = 0;
     std::string band_source;
+    // The iteration time with the host CPU terms at both ends of their prior (host_term_range, simulator.h):
+    // how far the prediction rests on the framework's CPU time per operator. Not filled by simulate() (it
+    // costs two more simulations); 0 until a caller that shows it (the CLI, the GUI's plan detail) sets it.
+    double host_light_s = 0;
+    double host_heavy_s = 0;
     double tokens_per_s = 0;
     bool tokens_useful_only = false;    // tokens_per_s counts the useful tokens of padded fine-tuning samples, not seq_len each
     double model_tflops_per_gpu = 0;    // no recompute counted

@@ -23,4 +23,13 @@ struct SimulationOptions {
 // without a task graph (task_count 0, no timeline).
 Expected<SimulationResult> simulate(const Scenario& scenario, const Plan& plan, const GpuProfile& profile, const SimulationOptions& options = {});
 
+// How much a prediction rests on the framework's CPU time per operator, which no datasheet gives: the
+// iteration time with the profile's host CPU terms at both ends of their documented prior (÷ and x
+// kHostTermPriorWidth, uncertainty.h). Errors as simulate().
+struct HostTermRange {
+    double light_s = 0; // host terms ÷ kHostTermPriorWidth
+    double heavy_s = 0; // host terms x kHostTermPriorWidth
+};
+Expected<HostTermRange> host_term_range(const Scenario& scenario, const Plan& plan, const GpuProfile& profile);
+
 } // namespace vtrain

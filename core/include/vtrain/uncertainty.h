@@ -43,6 +43,16 @@ std::optional<PredictionBand> prediction_band(const GpuProfile& profile);
 // The wide band reported for profiles that no published run has calibrated (see uncertainty.cpp for why).
 PredictionBand default_uncalibrated_band();
 
+// The framework's CPU time per operator (GpuProfile::host_overhead_us, and moe_host_op_us after a MoE
+// layer's tokens-per-expert sync) belongs to the software stack, not to the GPU, and stacks differ by more
+// than any band measured on one: on A100 the documented prior is 20 us and vTrain's 2021 Megatron stack fits
+// 67 us. Its documented prior width is x/÷ 3 (calibration_parameters.cpp), so a prediction states what it
+// becomes with both terms at their prior's ends. Plans whose GPU work hides the host barely move; host-bound
+// ones (small models, micro-batch 1, wide tensor parallelism) move by up to that factor.
+constexpr double kHostTermPriorWidth = 3.0;
+// The profile with host_overhead_us and moe_host_op_us multiplied by `factor` (> 0).
+GpuProfile with_host_terms_scaled(const GpuProfile& profile, double factor);
+
 // "+-6.1%" (symmetric to 0.5 points) or "-4.0%/+8.2%": the band around a prediction, for reports.
 std::string band_label(const PredictionBand& band);
 

@@ -174,6 +174,10 @@ struct RowResult {
     // it. Time-like and throughput rows only (not memory).
     std::optional<double> range_low, range_high;
     std::optional<bool> in_range;
+    // The centre's prediction with the profile's host CPU terms at both ends of their documented prior
+    // (x/÷ kHostTermPriorWidth, uncertainty.h), low <= high; the honest range spans these too. Time-like and
+    // throughput rows only.
+    std::optional<double> host_low, host_high;
     std::string skipped_reason;  // empty when used
     std::string unscored_reason; // predicted but not scored (MappedRun::unscored_reason)
     std::string profile_id;
@@ -240,6 +244,10 @@ struct PredictionPlausibility {
 std::optional<double> predict_candidate(const MappedRun& run, const RunCandidate& candidate, const GpuProfile& profile, std::string& reason,
                                         bool* fits_memory = nullptr, double* peak_memory_gib = nullptr, double* usable_memory_gib = nullptr,
                                         PredictionPlausibility* plausibility = nullptr);
+
+// The centre of `range` predicted with the profile's host CPU terms at ÷ and x kHostTermPriorWidth
+// (uncertainty.h), as (low, high); nullopt for memory metrics or when either prediction fails.
+std::optional<std::pair<double, double>> host_term_range(const MappedRun& run, const RangePrediction& range, const GpuProfile& profile);
 
 // A row's range [low, high] of its metric widened by the profile's band (prediction_band): times scale by
 // [band low, band high], throughputs by [1 / band high, 1 / band low]; nullopt for memory metrics.

@@ -73,6 +73,9 @@ nlohmann::json result_to_json(const SimulationResult& r)
         j["iteration_time_band_s"] = {r.iteration_time_low_s, r.iteration_time_high_s};
         j["iteration_time_band"] = {{"coverage", r.band_coverage}, {"source", r.band_source}, {"calibrated", r.band_calibrated}};
     }
+    if (r.host_heavy_s > 0) {
+        j["host_term_range_s"] = {r.host_light_s, r.host_heavy_s};
+    }
     j["tokens_per_s"] = r.tokens_per_s;
     if (r.tokens_useful_only) {
         j["tokens_per_s_counts"] = "useful tokens of padded samples (training.sample_tokens each), not seq_len";

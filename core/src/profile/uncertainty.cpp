@@ -20,6 +20,14 @@ double quantile(const std::vector<double>& sorted, double q)
 
 } // namespace
 
+GpuProfile with_host_terms_scaled(const GpuProfile& profile, double factor)
+{
+    GpuProfile p = profile;
+    p.host_overhead_us *= factor;
+    p.moe_host_op_us *= factor;
+    return p;
+}
+
 std::optional<PredictionBand> band_from_errors(std::vector<double> errors_pct, double coverage, std::string source)
 {
     errors_pct.erase(std::remove_if(errors_pct.begin(), errors_pct.end(), [](double e) { return !std::isfinite(e) || e <= -100; }), errors_pct.end());

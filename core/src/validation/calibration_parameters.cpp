@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "vtrain/calibration.h"
+#include "vtrain/uncertainty.h"
 
 namespace vtrain {
 
@@ -55,13 +56,14 @@ const std::vector<CalibrationParameter>& calibration_parameters()
          false, 2.0,
          "prior x/÷ 2: a launch gap with the host ahead is 2-5 us; PyTorch eager back-to-back kernels take 14.5 us on H100 "
          "(profiles/h100-measured.json, kernel_launch_overhead_us)"},
-        {"host_overhead_us", 1, 200, true, "us", true, "framework CPU time per operator (PyTorch eager dispatch: tens of microseconds)", false, 3.0,
+        {"host_overhead_us", 1, 200, true, "us", true, "framework CPU time per operator (PyTorch eager dispatch: tens of microseconds)", false,
+         kHostTermPriorWidth,
          "prior x/÷ 3: one eager PyTorch operator's dispatch, 10-30 us on the CPUs of these clusters (the eager back-to-back "
          "kernel above is 14.5 us), more for Python-level modules"},
         {"moe_host_op_us", 1, 200, true, "us", true,
          "CPU time per operator of a MoE layer's routed-expert section after the tokens-per-expert sync, where no CUDA graph "
          "captures it: one framework call (a TE GEMM or quantize, a permute), as host_overhead_us",
-         false, 3.0, "prior x/÷ 3, as host_overhead_us"},
+         false, kHostTermPriorWidth, "prior x/÷ 3, as host_overhead_us"},
         {"microbatch_overhead_us", 1, 10000, true, "us", true, "per micro-batch on the first and last stage (data loading, loss): up to 10 ms", false,
          4.0,
          "prior x/÷ 4: the data loader's batch and its broadcast to the tensor-parallel ranks, and the loss bookkeeping, are a few "

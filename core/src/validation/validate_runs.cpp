@@ -196,6 +196,30 @@ std::optional<RangePrediction> predict_range(const MappedRun& run, const GpuProf
     return out;
 }
 
+// Where the centre is two settings, their mean at each end (as the centre itself).
+std::optional<std::pair<double, double>> host_term_range(const MappedRun& run, const RangePrediction& range, const GpuProfile& profile)
+{
+    if (run.metric == ValidationMetric::PeakMemory || run.metric == ValidationMetric::OutOfMemory || range.central_indices.empty()) {
+        return std::nullopt;
+    }
+    const GpuProfile light = with_host_terms_scaled(profile, 1 / kHostTermPriorWidth);
+    const GpuProfile heavy = with_host_terms_scaled(profile, kHostTermPriorWidth);
+    double a = 0, b = 0;
+    for (const std::size_t i : range.central_indices) {
+        const RunCandidate candidate = run.candidates.empty() ? RunCandidate{run.scenario, run.plan, {}, 0} : run.candidates.at(i);
+        std::string why;
+        const auto at_light = predict_candidate(run, candidate, light, why);
+        const auto at_heavy = predict_candidate(run, candidate, heavy, why);
+        if (!at_light || !at_heavy) {
+            return std::nullopt;
+        }
+        a += *at_light;
+        b += *at_heavy;
+    }
+    const double n = static_cast<double>(range.central_indices.size());
+    return std::pair{std::min(a, b) / n, std::max(a, b) / n};
+}
+
 std::optional<std::pair<double, double>> band_widened_range(ValidationMetric metric, double low, double high, const GpuProfile& profile)
 {
     const auto band = prediction_band(profile);
@@ -297,7 +321,14 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileFor
             base.plausibility_flags = range->plausibility_flags;
             base.plausibility = range->plausibility;
             base.error_pct = (*base.predicted - run.measured) / run.measured * 100.0;
-            if (const auto widened = band_widened_range(run.metric, range->low, range->high, *profile)) {
+            double low = range->low, high = range->high;
+            if (const auto host = host_term_range(run, *range, *profile)) {
+                base.host_low = host->first;
+                base.host_high = host->second;
+                low = std::min(low, host->first);
+                high = std::max(high, host->second);
+            }
+            if (const auto widened = band_widened_range(run.metric, low, high, *profile)) {
                 base.range_low = widened->first;
                 base.range_high = widened->second;
                 base.in_range = run.measured >= widened->first && run.measured <= widened->second;
@@ -330,6 +361,12 @@ ValidationReport validate_runs(const std::vector<RunRow>& rows, const ProfileFor
             m.predicted.reset();
             m.predicted_low.reset();
             m.predicted_high.reset();
+            m.host_low.reset();
+            m.host_high.reset();
+            // The range is the time row's: a memory comparison has none (it used to carry the time row's).
+            m.range_low.reset();
+            m.range_high.reset();
+            m.in_range.reset();
             m.error_pct.reset();
             m.skipped_reason.clear();
             m.plausibility_flags = 0;
@@ -444,6 +481,8 @@ nlohmann::json validation_to_json(const ValidationReport& report)
                         {"candidates", r.candidates},
                         {"range_low", opt(r.range_low)},
                         {"range_high", opt(r.range_high)},
+                        {"host_low", opt(r.host_low)},
+                        {"host_high", opt(r.host_high)},
                         {"in_range", r.in_range ? nlohmann::json(*r.in_range) : nlohmann::json(nullptr)},
                         {"skipped_reason", r.skipped_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.skipped_reason)},
                         {"unscored_reason", r.unscored_reason.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.unscored_reason)},
