@@ -179,8 +179,8 @@ void DetailsPanel::setResult(std::shared_ptr<const SimulationResult> result, boo
     // The binding physical floor (physical_floors.h) and the plausibility flags (plausibility.h).
     QString floor = host;
     if (r.floors.binding_s() > 0 && r.iteration_time_s > 0) {
-        floor = tr(" · %1-bound floor %2")
-                    .arg(QString::fromLatin1(to_string(r.floors.binding)), formatPercent(r.floors.binding_s() / r.iteration_time_s));
+        floor += tr(" · %1-bound floor %2")
+                     .arg(QString::fromLatin1(to_string(r.floors.binding)), formatPercent(r.floors.binding_s() / r.iteration_time_s));
         tip += QStringLiteral("\n\n") + QString::fromStdString(floor_summary(r.floors, r.floor_hardware, r.iteration_time_s));
     }
     if (r.plausibility != 0) {

@@ -74,6 +74,30 @@ public:
     static void initMain() { test::initTestEnvironment(); }
 
 private Q_SLOTS:
+    // A plan whose time rests on the framework's CPU cost per operator says so in the header, beside its
+    // binding floor; one whose kernels hide the host does not.
+    void details_header_says_when_a_plan_is_host_bound()
+    {
+        DetailsPanel panel;
+        auto result = std::make_shared<SimulationResult>();
+        result->gpu = "a100-sxm4-80gb";
+        result->num_gpus = 8;
+        result->iteration_time_s = 1.0;
+        result->floors.binding = FloorResource::Compute;
+        result->floors.seconds[static_cast<std::size_t>(FloorResource::Compute)] = 0.1;
+        result->host_light_s = 0.4;
+        result->host_heavy_s = 3.0;
+        panel.setResult(result);
+        QVERIFY2(panel.headline().contains(QStringLiteral("host-bound")), qPrintable(panel.headline()));
+        QVERIFY2(panel.headline().contains(QStringLiteral("-bound floor")), qPrintable(panel.headline()));
+        auto hidden = std::make_shared<SimulationResult>(*result);
+        hidden->host_light_s = 0.99;
+        hidden->host_heavy_s = 1.02;
+        panel.setResult(hidden);
+        QVERIFY2(!panel.headline().contains(QStringLiteral("host-bound")), qPrintable(panel.headline()));
+        QVERIFY2(panel.headline().contains(QStringLiteral("-bound floor")), qPrintable(panel.headline()));
+    }
+
     void windowBuilds()
     {
         MainWindow w(smallOptions());
@@ -208,6 +232,11 @@ private Q_SLOTS:
             QVERIFY(w.details()->headline().contains(QStringLiteral("–")));
             const auto* header = w.details()->findChild<QLabel*>(QStringLiteral("detailsHeader"));
             QVERIFY(header && header->toolTip().contains(QStringLiteral("validation runs")));
+        }
+        { // the plan-detail runner also gave the time at both ends of the host CPU terms' prior
+            const auto* header = w.details()->findChild<QLabel*>(QStringLiteral("detailsHeader"));
+            QVERIFY(header && header->toolTip().contains(QStringLiteral("CPU time per operator")));
+            QVERIFY(timeline->result()->host_heavy_s >= timeline->result()->host_light_s && timeline->result()->host_light_s > 0);
         }
 
         // And the other way: choosing a table row moves the plot's selection.
