@@ -171,9 +171,7 @@ void DetailsPanel::setResult(std::shared_ptr<const SimulationResult> result, boo
                    .arg(kHostTermPriorWidth)
                    .arg(formatSeconds(r.host_light_s), formatSeconds(r.host_heavy_s));
         if ((r.host_heavy_s - r.host_light_s) / r.iteration_time_s > 0.05) {
-            host = tr(" · host-bound (%1–%2 at ÷/× %3 CPU time per operator)")
-                       .arg(formatSeconds(r.host_light_s), formatSeconds(r.host_heavy_s))
-                       .arg(kHostTermPriorWidth);
+            host = tr(" · host-bound"); // the two times are in the tooltip (the header must stay short)
         }
     }
     // The binding physical floor (physical_floors.h) and the plausibility flags (plausibility.h).
