@@ -51,10 +51,7 @@ int run_simulate(const std::vector<std::string>& argv)
         return report_bad_input(result.errors());
     }
     SimulationResult shown = *result;
-    if (const auto host = host_term_range(scenario, *scenario.plan, loaded->profile); host.ok()) {
-        shown.host_light_s = host->light_s;
-        shown.host_heavy_s = host->heavy_s;
-    }
+    attach_host_term_range(shown, scenario, *scenario.plan, loaded->profile);
     if (args->flag("--json")) {
         nlohmann::json j = result_to_json(shown);
         // The plan's placement and offload always, defaults included (the file form leaves defaults out).

@@ -7,6 +7,7 @@
 #include "vtrain/json_fields.h"
 #include "vtrain/rank_layout.h"
 #include "vtrain/scenario_json.h"
+#include "vtrain/simulator.h"
 #include "vtrain/uncertainty.h"
 
 namespace vtrain::cli {
@@ -127,10 +128,9 @@ void print_report(std::ostream& out, const Scenario& s, const GpuProfile& profil
     if (r.host_heavy_s > 0 && r.iteration_time_s > 0) {
         // Beside the band: the band is the error of plans like the calibration's; this is what the plan's
         // time does if its framework's CPU cost per operator differs from the profile's by the prior's width.
-        const double spread = (r.host_heavy_s - r.host_light_s) / r.iteration_time_s;
         out << "host CPU terms     " << duration(r.host_light_s) << " to " << duration(r.host_heavy_s)
             << " with the framework's CPU time per operator " << fmt("÷/x %g", kHostTermPriorWidth)
-            << (spread > 0.05 ? " (host-bound work: the prediction rests on a software term no datasheet gives)" : "") << "\n";
+            << (host_bound(r) ? " (host-bound work: the prediction rests on a software term no datasheet gives)" : "") << "\n";
     }
     out << "throughput         " << fmt("%.0f", r.tokens_per_s) << " tokens/s"
         << (r.tokens_useful_only ? " (useful tokens: padded samples of " + std::to_string(s.training.sample_tokens) + " tokens)" : std::string())

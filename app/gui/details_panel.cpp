@@ -17,6 +17,7 @@
 #include "views/memory_view.h"
 #include "views/timeline_view.h"
 #include "vtrain/simulation_result.h"
+#include "vtrain/simulator.h"
 #include "vtrain/uncertainty.h"
 
 namespace vtrain::ui {
@@ -164,13 +165,13 @@ void DetailsPanel::setResult(std::shared_ptr<const SimulationResult> result, boo
                                             .arg(QString::fromStdString(r.band_source))
                                       : tr("This GPU profile has no uncertainty band (it was not calibrated)");
     // What the time does if the framework's CPU cost per operator differs from the profile's by the prior's
-    // width (host_term_range): said in the header when it moves the time by more than 5%.
+    // width (host_term_range): said in the header when it moves the time by more than 5% (host_bound).
     QString host;
     if (r.host_heavy_s > 0 && r.iteration_time_s > 0) {
         tip += tr("\n\nWith the framework's CPU time per operator ÷/× %1: %2 to %3")
                    .arg(kHostTermPriorWidth)
                    .arg(formatSeconds(r.host_light_s), formatSeconds(r.host_heavy_s));
-        if ((r.host_heavy_s - r.host_light_s) / r.iteration_time_s > 0.05) {
+        if (host_bound(r)) {
             host = tr(" · host-bound"); // the two times are in the tooltip (the header must stay short)
         }
     }

@@ -197,6 +197,17 @@ private slots:
         const auto flat = host_term_range(s, *s.plan, no_host);
         QVERIFY(flat.ok());
         QCOMPARE(flat->light_s, flat->heavy_s);
+        // attach_host_term_range writes the same range into a result; host_bound says whether it moves it by 5%.
+        SimulationResult attached = r;
+        attach_host_term_range(attached, s, *s.plan, profile);
+        QCOMPARE(attached.host_light_s, range->light_s);
+        QCOMPARE(attached.host_heavy_s, range->heavy_s);
+        QCOMPARE(host_bound(attached), (range->heavy_s - range->light_s) / r.iteration_time_s > 0.05);
+        attached.host_light_s = 0.5 * r.iteration_time_s;
+        attached.host_heavy_s = 2.0 * r.iteration_time_s;
+        QVERIFY(host_bound(attached));
+        attached.host_heavy_s = attached.host_light_s = r.iteration_time_s;
+        QVERIFY(!host_bound(attached));
         const GpuProfile scaled = with_host_terms_scaled(profile, 2);
         QCOMPARE(scaled.host_overhead_us, 2 * profile.host_overhead_us);
         QCOMPARE(scaled.moe_host_op_us, 2 * profile.moe_host_op_us);

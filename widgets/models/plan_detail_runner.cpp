@@ -36,10 +36,7 @@ std::uint64_t PlanDetailRunner::request(const Scenario& scenario, const Plan& pl
                 auto result = simulate(s, plan, *profile, options);
                 // How far the plan rests on the framework's CPU time per operator (the details header says so).
                 if (result.ok()) {
-                    if (const auto host = host_term_range(s, plan, *profile); host.ok()) {
-                        result.value().host_light_s = host->light_s;
-                        result.value().host_heavy_s = host->heavy_s;
-                    }
+                    attach_host_term_range(result.value(), s, plan, *profile);
                 }
                 return result;
             } catch (const std::exception& e) {

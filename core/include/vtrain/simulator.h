@@ -31,5 +31,11 @@ struct HostTermRange {
     double heavy_s = 0; // host terms x kHostTermPriorWidth
 };
 Expected<HostTermRange> host_term_range(const Scenario& scenario, const Plan& plan, const GpuProfile& profile);
+// The same written into result.host_light_s / host_heavy_s (left 0 when either simulation fails), for the
+// callers that show it with the result (the CLI's simulate, the GUI's plan detail).
+void attach_host_term_range(SimulationResult& result, const Scenario& scenario, const Plan& plan, const GpuProfile& profile);
+// Whether the host terms' range moves the iteration by more than 5% of it: the prediction then rests on the
+// framework's CPU time per operator (reports say "host-bound").
+bool host_bound(const SimulationResult& result);
 
 } // namespace vtrain

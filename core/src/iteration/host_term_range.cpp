@@ -20,4 +20,18 @@ Expected<HostTermRange> host_term_range(const Scenario& scenario, const Plan& pl
     return HostTermRange{light->iteration_time_s, heavy->iteration_time_s};
 }
 
+void attach_host_term_range(SimulationResult& result, const Scenario& scenario, const Plan& plan, const GpuProfile& profile)
+{
+    if (const auto host = host_term_range(scenario, plan, profile); host.ok()) {
+        result.host_light_s = host->light_s;
+        result.host_heavy_s = host->heavy_s;
+    }
+}
+
+bool host_bound(const SimulationResult& result)
+{
+    constexpr double kHostBoundSpread = 0.05;
+    return result.iteration_time_s > 0 && (result.host_heavy_s - result.host_light_s) / result.iteration_time_s > kHostBoundSpread;
+}
+
 } // namespace vtrain
