@@ -134,6 +134,35 @@ private slots:
         QVERIFY(layer_activation_bytes_at(m, tr, p, 0) > tokens * 2.0 * 30000);
     }
 
+    // Eager PyTorch (no torch.compile): each RMSNorm also keeps its fp32 upcast (4 bytes per element more than
+    // the fused kernel's saved input) and SwiGLU keeps silu's output (2 bytes per FFN element). Under per-op SAC
+    // the stored save list is unchanged; the layer recomputed in its backward holds the difference.
+    void eager_elementwise_keeps_fp32_norm_inputs_and_the_silu_output()
+    {
+        ModelSpec m = test::gpt(32, 4096, 32, 8192, 128256);
+        m.kv_heads = 8;
+        m.ffn_hidden = 14336;
+        m.activation = FfnActivation::SwiGlu;
+        m.normalization = Normalization::RmsNorm;
+        TrainingSpec fused;
+        fused.global_batch = 16;
+        TrainingSpec eager = fused;
+        eager.eager_elementwise = true;
+        Plan p;
+        p.micro_batch = 2;
+        const double tokens = 2 * 8192;
+        const double delta = tokens * (2 * 4.0 * 4096 + 2.0 * 14336);
+        QCOMPARE(layer_activation_bytes_at(m, eager, p, 0) - layer_activation_bytes_at(m, fused, p, 0), delta);
+        fused.per_op_sac = eager.per_op_sac = true;
+        p.recompute = Recompute::Selective;
+        QCOMPARE(layer_activation_bytes_at(m, eager, p, 0), layer_activation_bytes_at(m, fused, p, 0));
+        QCOMPARE(plan_memory(m, eager, p)[0].working_bytes - plan_memory(m, fused, p)[0].working_bytes, delta);
+        // A LayerNorm is one aten kernel in eager too: only SwiGLU's extra output remains.
+        m.normalization = Normalization::LayerNorm;
+        p.recompute = Recompute::None;
+        QCOMPARE(layer_activation_bytes_at(m, eager, p, 0) - layer_activation_bytes_at(m, fused, p, 0), tokens * 2.0 * 14336);
+    }
+
     // FSDP under a pipeline: every layer of the stage stays gathered (bf16) and its unsharded gradients
     // accumulate until the last micro-batch in the reduce dtype (fp32: FSDP2 upcasts them,
     // FSDPParam.to_accumulated_grad_if_needed); with bf16 gradients they stay bf16. The loss holds what the

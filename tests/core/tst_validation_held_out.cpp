@@ -35,13 +35,14 @@ const std::map<std::string, HeldOutPin>& modern_pins()
         {"megatron_bridge_dense_gb200", {15.6, 0}},
         {"megatron_bridge_dense_h100", {5.3, 0}},
         {"megatron_bridge_moe_b200", {27.5, 0}},
-        {"megatron_bridge_moe_gb200", {25.9, 0}},
+        {"megatron_bridge_moe_gb200", {24.7, 0}}, // session 40: the 26.06.01 GPT-OSS row its source footnotes as a regression is not scored
         {"megatron_bridge_moe_h100", {22.8, 0}},
         {"torchtitan_asynctp_h100", {21.9, 0}},
         {"torchtitan_docs_2024", {9.7, 0}},
         {"torchtitan_h100", {26.9, 0}},
-        // Peak memory is not fitted, so held out = in sample (session 37: 7.21%; session 38, loss_parallel: 5.87%).
-        {"torchtitan_h100:memory", {6.0, 0}},
+        // Peak memory is not fitted, so held out = in sample (session 37: 7.21%; session 38, loss_parallel: 5.87%;
+        // session 40, eager PyTorch's saved fp32 norm inputs and silu output: 5.73%).
+        {"torchtitan_h100:memory", {5.8, 0}},
     };
     return pins;
 }

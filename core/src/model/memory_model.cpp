@@ -452,6 +452,31 @@ double kind_bytes_per_token(const ModelSpec& m, const TrainingSpec& t, const Pla
     return bytes;
 }
 
+// What eager PyTorch keeps on top of the fused count, bytes per token of a layer whose norms and activation
+// are stored (TrainingSpec::eager_elementwise; the op sequences are layer_builder.h's). An RMSNorm run as
+// x.float() -> pow -> mean -> rsqrt -> x * rsqrt -> type_as -> * weight saves its fp32 upcast (pow's and the
+// multiply's input, 4 bytes) and the normalized tensor before the weight multiply (the weight's gradient), where
+// the fused kernel keeps the input: 4 bytes more per element. silu(w1 x) * w3 x saves silu's output for the
+// multiply's backward besides its input. RoPE's complex multiply saves only the frequency table, and
+// aten's layer norm is one kernel in eager too. torchtitan's 8B FSDP rows (mbs 2 x 8192, per-op SAC) measure
+// 5.0-5.4 GiB more without torch.compile than with it; ~0.9 GiB of it is this, held by the one layer being
+// recomputed in its backward; the rest is not modeled (the allocator's blocks, docs/validation.md).
+double eager_activation_delta(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, const LayerKind& k, const ActivationCtx& c)
+{
+    if (!t.eager_elementwise) {
+        return 0;
+    }
+    double delta = 0;
+    if (m.normalization == Normalization::RmsNorm && (plan.recompute_modules & kRecomputeLayernorm) == 0) {
+        const int norms = (k.mixer != MixerKind::None ? 1 : 0) + (k.ffn != FfnKind::None ? 1 : 0);
+        delta += norms * 4.0 * c.h / c.rep;
+    }
+    if (k.ffn == FfnKind::Dense && m.activation == FfnActivation::SwiGlu) {
+        delta += c.e * m.effective_ffn_hidden() / c.tp;
+    }
+    return delta;
+}
+
 // What LoRA changes in a layer's stored activations, bytes per token (model/fine_tuning.h). A frozen linear
 // layer does not keep its input: Transformer Engine saves it only for the weight gradient
 // (linear.py / layernorm_linear.py: backward_needs_input = is_grad_enabled and weight.requires_grad). A
@@ -520,7 +545,8 @@ double kind_bytes(const ModelSpec& m, const TrainingSpec& t, const Plan& plan, c
     if (recompute == Recompute::Selective) {
         flash.attention = AttentionKernel::Flash;
     }
-    return c.tokens * (kind_bytes_per_token(m, flash, plan, k, c) + lora_activation_delta(m, t, plan, k, c));
+    return c.tokens *
+           (kind_bytes_per_token(m, flash, plan, k, c) + lora_activation_delta(m, t, plan, k, c) + eager_activation_delta(m, t, plan, k, c));
 }
 
 } // namespace
