@@ -56,7 +56,7 @@ const std::map<std::string, Pin>& modern_set_pins()
                                                  {"megatron_bridge_dense_gb200", {37, 6.3}},
                                                  {"megatron_bridge_moe_h100", {22, 6.7}},
                                                  {"megatron_bridge_moe_b200", {26, 17.7}},
-                                                 {"megatron_bridge_moe_gb200", {53, 13.5}},
+                                                 {"megatron_bridge_moe_gb200", {52, 12.5}}, // 26.06.01's footnoted GPT-OSS row unscored
                                                  {"mcore_dsv3_gb200_optimization", {1, 4.2}},
                                                  {"deepseek_v3", {1, 11.6}},
                                                  {"torchtitan_h100", {18, 11.9}},
@@ -67,7 +67,7 @@ const std::map<std::string, Pin>& modern_set_pins()
     return pins;
 }
 constexpr int kModernRowsModeled = 201; // coverage pin: rows modeled of 222 (latent MoE and DualPipe: +15)
-constexpr int kModernRowsUnscored = 4;  // of them, listed but not scored (documented regressions): no more may join silently
+constexpr int kModernRowsUnscored = 5;  // of them, listed but not scored (documented regressions): no more may join silently
 
 void check_file(const std::filesystem::path& path, const std::map<std::string, Pin>& pins, int coverage_pin, int unscored_pin = 0)
 {
