@@ -19,7 +19,7 @@
 namespace vtrain::cli {
 
 const char* const kValidateHelp = R"(usage: vtrain validate RUNS.json [--subset NAME] [--json] [--rows] [--profile-dir DIR] [--svg PLOT.svg]
-                       [--cv source|gpu|family|release [--cv-evals N]]
+                       [--cv source|gpu|family|release [--cv-evals N] [--cv-starts K]]
 
 Predicts every row of RUNS.json (published or your own measurements, in the format of
 ../shared/validation/README.md) and compares it with the row's measured quantity: iteration time where
@@ -51,6 +51,8 @@ options:
                      (each row's "predicted" is its held-out prediction, "cv_group" its group; "cv" lists
                      the refits). The refits run in parallel; the time is printed.
   --cv-evals N       objective evaluations per refit (default 600, as the shipped fits)
+  --cv-starts K      Nelder-Mead starts per refit: the prior and K - 1 points spread over the parameter
+                     ranges, the best one polished (default 4; 1 = from the prior alone)
 
 exit status: 0 on success, 2 on bad input (the message names the row and the field).
 
@@ -320,8 +322,8 @@ std::map<std::string, GpuProfile> load_profiles_for_rows(const std::vector<RunRo
 int run_validate(const std::vector<std::string>& argv)
 {
     std::string error;
-    const auto args =
-        parse_args(argv, {"--subset", "--profile-dir", "--svg", "--scenarios", "--threads", "--cv", "--cv-evals"}, {"--json", "--rows"}, error);
+    const auto args = parse_args(argv, {"--subset", "--profile-dir", "--svg", "--scenarios", "--threads", "--cv", "--cv-evals", "--cv-starts"},
+                                 {"--json", "--rows"}, error);
     if (!args) {
         return report_bad_input(error);
     }
@@ -359,13 +361,15 @@ int run_validate(const std::vector<std::string>& argv)
         }
         grouped.by = *cv;
         grouped.threads = run_options.threads;
-        const std::string bad = whole_option(*args, "--cv-evals", 1, 100'000, grouped.max_evaluations);
-        if (!bad.empty()) {
-            return report_bad_input(bad);
+        for (const std::string& bad :
+             {whole_option(*args, "--cv-evals", 1, 100'000, grouped.max_evaluations), whole_option(*args, "--cv-starts", 1, 64, grouped.starts)}) {
+            if (!bad.empty()) {
+                return report_bad_input(bad);
+            }
         }
         grouped.progress = [](const std::string& line) { std::cerr << "cv: " << line << '\n'; };
-    } else if (args->value("--cv-evals")) {
-        return report_bad_input("--cv-evals needs --cv");
+    } else if (args->value("--cv-evals") || args->value("--cv-starts")) {
+        return report_bad_input(std::string(args->value("--cv-evals") ? "--cv-evals" : "--cv-starts") + " needs --cv");
     }
     GroupedValidationReport held_out;
     if (cv) {

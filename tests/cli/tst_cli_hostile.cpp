@@ -343,6 +343,13 @@ private slots:
             QVERIFY2(r.exit_code == 2 && r.err.contains(QStringLiteral("--threads: \"4096\" is not a whole number from 1 to 1024")),
                      qPrintable(r.err));
         }
+        // validate's refit options: each is range-checked and needs --cv.
+        const Run starts = vtrain(
+            {QStringLiteral("validate"), runs, QStringLiteral("--cv"), QStringLiteral("source"), QStringLiteral("--cv-starts"), QStringLiteral("0")});
+        QVERIFY2(starts.exit_code == 2 && starts.err.contains(QStringLiteral("--cv-starts: \"0\" is not a whole number from 1 to 64")),
+                 qPrintable(starts.err));
+        const Run lone = vtrain({QStringLiteral("validate"), runs, QStringLiteral("--cv-starts"), QStringLiteral("2")});
+        QVERIFY2(lone.exit_code == 2 && lone.err.contains(QStringLiteral("--cv-starts needs --cv")), qPrintable(lone.err));
         // launch --profile FILE is read, even where the scenario gives the node size.
         const Run profile = vtrain(
             {QStringLiteral("launch"), QStringLiteral("examples/gpt-1.3b.json"), QStringLiteral("--profile"), QStringLiteral("/nonexistent.json")});

@@ -163,6 +163,7 @@ private slots:
         GroupedValidationOptions grouped;
         grouped.by = CvGrouping::Source;
         grouped.max_evaluations = gemm_fit().max_evaluations;
+        grouped.starts = gemm_fit().starts; // the refit below is the same fit: same evaluations, same starts
         grouped.min_fit_rows = 5;
         grouped.threads = 2;
         const GroupedValidationReport held = validate_grouped(rows, profiles, {}, grouped);

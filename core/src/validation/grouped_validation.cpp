@@ -68,6 +68,7 @@ CalibrationOptions refit_options(const GpuProfile& fit, const GroupedValidationO
     o.subsets.assign(subsets.begin(), subsets.end());
     o.folds = 0;
     o.max_evaluations = grouped.max_evaluations;
+    o.starts = grouped.starts;
     o.threads = grouped.threads;
     return o;
 }
