@@ -539,6 +539,27 @@ private slots:
         QVERIFY(noted);
     }
 
+    // A torchtitan pipeline runs torch.distributed.pipelining's schedules: the import says so (their
+    // interleaved warm-up differs from Megatron-Core's); without a pipeline the runtime stays the default.
+    void torchtitan_pipelines_run_pytorch_schedules()
+    {
+        std::string text = read_file("examples/import/llama3-8b-torchtitan.toml");
+        ImportOptions o;
+        o.format = ImportFormat::TorchtitanToml;
+        const auto flat = import_scenario_text(text, o);
+        QVERIFY2(flat.ok(), flat.first_error().c_str());
+        QVERIFY(flat->scenario.training.pipeline_runtime == PipelineRuntime::Megatron);
+        const auto at = text.find("pipeline_parallel_degree = 1");
+        QVERIFY(at != std::string::npos);
+        text.replace(at, std::string("pipeline_parallel_degree = 1").size(),
+                     "pipeline_parallel_degree = 2\npipeline_parallel_schedule = \"Interleaved1F1B\"");
+        const auto piped = import_scenario_text(text, o);
+        QVERIFY2(piped.ok(), piped.first_error().c_str());
+        QCOMPARE(piped->scenario.plan->pp, 2);
+        QCOMPARE(piped->scenario.plan->schedule, Schedule::Interleaved);
+        QVERIFY(piped->scenario.training.pipeline_runtime == PipelineRuntime::PyTorch);
+    }
+
     void torchtitan_custom_flavor_needs_the_model()
     {
         const ImportResult r = imported("llama3-8b-torchtitan.toml");

@@ -93,6 +93,13 @@ private slots:
         const auto fourth = scenario_from_json(scenario_to_json(sc));
         QVERIFY2(fourth.ok(), fourth.first_error().c_str());
         QVERIFY(fourth->training.loss_parallel);
+        QVERIFY(fourth->training.pipeline_runtime == PipelineRuntime::Megatron); // default: Megatron-Core's schedules
+        QVERIFY(!scenario_to_json(sc)["training"].contains("pipeline_runtime"));
+        sc.training.pipeline_runtime = PipelineRuntime::PyTorch;
+        QCOMPARE(scenario_to_json(sc)["training"]["pipeline_runtime"].get<std::string>(), std::string("pytorch"));
+        const auto fifth = scenario_from_json(scenario_to_json(sc));
+        QVERIFY2(fifth.ok(), fifth.first_error().c_str());
+        QVERIFY(fifth->training.pipeline_runtime == PipelineRuntime::PyTorch);
     }
 
     void ssd_scan_time_factor_defaults_to_one_and_round_trips()
@@ -190,6 +197,12 @@ private slots:
         QTest::newRow("loss parallel not a bool") << "/training/loss_parallel"
                                                   << "1"
                                                   << "training.loss_parallel";
+        QTest::newRow("pipeline runtime unknown") << "/training/pipeline_runtime"
+                                                  << "\"deepspeed\""
+                                                  << "training.pipeline_runtime";
+        QTest::newRow("pipeline runtime not a string") << "/training/pipeline_runtime"
+                                                       << "2"
+                                                       << "training.pipeline_runtime";
     }
     void bad_fields()
     {

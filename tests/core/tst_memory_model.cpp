@@ -272,6 +272,28 @@ private slots:
         QCOMPARE(sum, total_params(m) + double(m.vocab) * m.hidden);
     }
 
+    // torchtitan's interleaved pipeline (PipelineRuntime::PyTorch) with as many micro-batches as ranks: the last
+    // rank holds (v - 1) p + 1 = 9 of the 16 activation sets Megatron-Core's all-forwards-first warm-up leaves
+    // on it; the first rank holds all 16 either way.
+    void pytorch_interleaved_warmup_holds_fewer_sets_on_the_last_ranks()
+    {
+        const ModelSpec m = test::gpt(32, 4096, 32, 4096, 64000);
+        TrainingSpec megatron;
+        megatron.global_batch = 8;
+        TrainingSpec pytorch = megatron;
+        pytorch.pipeline_runtime = PipelineRuntime::PyTorch;
+        Plan p;
+        p.pp = 8;
+        p.schedule = Schedule::Interleaved;
+        p.virtual_stages = 2;
+        p.recompute = Recompute::Full;
+        const auto a = plan_memory(m, megatron, p);
+        const auto b = plan_memory(m, pytorch, p);
+        QCOMPARE(b[0].activations_bytes, a[0].activations_bytes);
+        QCOMPARE(b[7].activations_bytes, a[7].activations_bytes * 9.0 / 16.0);
+        QCOMPARE(b[7].weights_bytes, a[7].weights_bytes);
+    }
+
     void in_flight_closed_form_matches_schedule_data()
     {
         QTest::addColumn<int>("schedule");

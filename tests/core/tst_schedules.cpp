@@ -129,6 +129,33 @@ private slots:
         }
     }
 
+    // With exactly p micro-batches, Megatron-Core's interleaved schedule runs every forward first; PyTorch's
+    // ScheduleInterleaved1F1B keeps its general warm-up, (v - 1) p + 2 (p - 1 - s) forwards (capped at v m), and
+    // then alternates. p = 8, v = 2, m = 8 (torchtitan's 405B interleaved run): the last rank starts its
+    // backwards after 8 + 1 forwards and holds 9 activation sets, the first rank all 16; with 2p micro-batches
+    // the two runtimes order the passes alike.
+    void interleaved_warmup_depends_on_the_runtime()
+    {
+        auto leading_forwards = [](const StageOrder& order) {
+            int n = 0;
+            while (n < static_cast<int>(order.size()) && order[n].kind == PipelineOp::Kind::Forward) {
+                ++n;
+            }
+            return n;
+        };
+        const auto megatron = interleaved_schedule(8, 8, 2, PipelineRuntime::Megatron);
+        const auto pytorch = interleaved_schedule(8, 8, 2, PipelineRuntime::PyTorch);
+        for (int s = 0; s < 8; ++s) {
+            QCOMPARE(leading_forwards(megatron[s]), 16);
+            QCOMPARE(leading_forwards(pytorch[s]), std::min(16, 8 + 2 * (8 - 1 - s) + 1));
+            QCOMPARE(peak_in_flight_closed_form(Schedule::Interleaved, 8, 8, 2, s, PipelineRuntime::PyTorch), int(peak_in_flight_chunks(pytorch)[s]));
+        }
+        QCOMPARE(peak_in_flight_closed_form(Schedule::Interleaved, 8, 8, 2, 7, PipelineRuntime::PyTorch), 9);
+        QCOMPARE(peak_in_flight_closed_form(Schedule::Interleaved, 8, 8, 2, 7, PipelineRuntime::Megatron), 16);
+        QVERIFY(interleaved_schedule(4, 8, 2, PipelineRuntime::PyTorch) == interleaved_schedule(4, 8, 2, PipelineRuntime::Megatron));
+        QVERIFY(build_schedule(Schedule::Interleaved, 8, 8, 2, PipelineRuntime::PyTorch) == pytorch);
+    }
+
     void closed_forms_data()
     {
         QTest::addColumn<int>("schedule");

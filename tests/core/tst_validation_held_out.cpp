@@ -41,8 +41,9 @@ const std::map<std::string, HeldOutPin>& modern_pins()
         {"torchtitan_docs_2024", {9.7, 0}},
         {"torchtitan_h100", {26.9, 0}},
         // Peak memory is not fitted, so held out = in sample (session 37: 7.21%; session 38, loss_parallel: 5.87%;
-        // session 40, eager PyTorch's saved fp32 norm inputs and silu output: 5.73%).
-        {"torchtitan_h100:memory", {5.8, 0}},
+        // session 40, eager PyTorch's saved fp32 norm inputs and silu output: 5.73%; PyTorch's interleaved warm-up:
+        // 5.22%).
+        {"torchtitan_h100:memory", {5.3, 0}},
     };
     return pins;
 }

@@ -184,6 +184,14 @@ struct ClusterSpec {
 //     deepspeed/runtime/zero/config.py @ 03dc2b9: reduce_bucket_size 5e8, stage3_prefetch_bucket_size 5e7).
 enum class Zero3Fetch { Layer, Module };
 
+// The runtime that orders a pipeline's passes. They differ where an interleaved schedule has exactly as many
+// micro-batches as pipeline ranks: Megatron-Core then runs every forward first (schedules.py,
+// forward_backward_pipelining_with_interleaving: num_microbatches == pipeline_parallel_size makes every
+// micro-batch a warm-up one), while PyTorch's ScheduleInterleaved1F1B (torch.distributed.pipelining, as
+// torchtitan runs it) keeps its general warm-up, (v - 1) x pp + 2 (pp - 1 - rank) forwards, and the last
+// rank starts its backwards after pp of them. Peak activation memory and the timeline follow.
+enum class PipelineRuntime { Megatron, PyTorch };
+
 struct TrainingSpec {
     int global_batch = 0; // sequences per iteration
     double tokens = 0;    // training tokens; 0 = not given (no time or cost)
@@ -222,7 +230,8 @@ struct TrainingSpec {
     double ssd_scan_time_factor = 1; // Mamba-2 SSD chunked scan: its kernels' time over the batched-GEMM estimate (1 = as the profile's tables say)
     bool overlap_p2p = false; // "overlap_p2p": interleaved schedules post pipeline sends asynchronously (Megatron-Core overlap_p2p_comm): a send does
                               // not hold the sender's next chunk
-    Zero3Fetch zero3_fetch = Zero3Fetch::Layer; // "zero3_fetch": "layer" (FSDP, Megatron-FSDP) or "module" (DeepSpeed ZeRO-3)
+    Zero3Fetch zero3_fetch = Zero3Fetch::Layer;                   // "zero3_fetch": "layer" (FSDP, Megatron-FSDP) or "module" (DeepSpeed ZeRO-3)
+    PipelineRuntime pipeline_runtime = PipelineRuntime::Megatron; // "pipeline_runtime": "megatron" or "pytorch" (torchtitan)
     bool te_cross_entropy = false; // "te_cross_entropy": the loss as Transformer Engine's fused parallel cross-entropy (online softmax on the 16-bit
                                    // logits, gradient written in place): 6 bytes moved per logit, not the unfused fp32 passes
 

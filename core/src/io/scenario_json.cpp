@@ -127,6 +127,7 @@ TrainingSpec read_training(Reader r)
                       "te_cross_entropy",
                       "overlap_p2p",
                       "zero3_fetch",
+                      "pipeline_runtime",
                       "mode",
                       "lora_rank",
                       "lora_alpha",
@@ -204,6 +205,16 @@ TrainingSpec read_training(Reader r)
             r.error("zero3_fetch", "must be \"layer\" (FSDP, Megatron-FSDP: one all-gather per layer) or \"module\" (DeepSpeed ZeRO-3: one per "
                                    "submodule), not \"" +
                                        json_fields::bounded(*f) + "\"");
+        }
+    }
+    if (const auto f = r.optional_string("pipeline_runtime")) {
+        const std::string v = lowercase(*f);
+        if (v == "megatron" || v == "pytorch") {
+            t.pipeline_runtime = v == "pytorch" ? PipelineRuntime::PyTorch : PipelineRuntime::Megatron;
+        } else {
+            r.error("pipeline_runtime", "must be \"megatron\" (Megatron-Core's schedules) or \"pytorch\" (torch.distributed.pipelining, "
+                                        "torchtitan), not \"" +
+                                            json_fields::bounded(*f) + "\"");
         }
     }
     if (const auto g = r.optional_string("cuda_graphs")) {

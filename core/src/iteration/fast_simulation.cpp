@@ -17,16 +17,18 @@ constexpr double kExtensionError = 1e-12; // bound on an extended time's error, 
 constexpr int kWindowOps = 4;             // operations after a cut whose incoming messages a state holds
 constexpr int kTimesPerStage = 5;         // clocks of a stage in a state (Walk::clocks)
 
-void prepare_schedule(FastSimScratch& w, Schedule schedule, int stages, int micro_batches, int chunks)
+void prepare_schedule(FastSimScratch& w, Schedule schedule, PipelineRuntime runtime, int stages, int micro_batches, int chunks)
 {
-    if (!w.orders.empty() && w.schedule == schedule && w.stages == stages && w.micro_batches == micro_batches && w.chunks == chunks) {
+    if (!w.orders.empty() && w.schedule == schedule && w.runtime == runtime && w.stages == stages && w.micro_batches == micro_batches &&
+        w.chunks == chunks) {
         return;
     }
     w.schedule = schedule;
+    w.runtime = runtime;
     w.stages = stages;
     w.micro_batches = micro_batches;
     w.chunks = chunks;
-    w.orders = build_schedule(schedule, stages, micro_batches, chunks);
+    w.orders = build_schedule(schedule, stages, micro_batches, chunks, runtime);
     w.period = schedule_period(schedule, stages, chunks);
     w.split_here.resize(static_cast<std::size_t>(stages));
     w.splits_before.resize(static_cast<std::size_t>(stages));
@@ -470,7 +472,7 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
     out.extended_micro_batches = 0;
     out.settled_at_cut = -1;
     out.cycle = 0;
-    prepare_schedule(w, p.schedule, pp, walked, v);
+    prepare_schedule(w, p.schedule, ic.runtime, pp, walked, v);
     Walk walk(w, ic);
     walk.reset();
     while (walked < m) {
@@ -486,14 +488,14 @@ bool fast_simulate(const ModelSpec& model, const TrainingSpec& training, const R
         ++out.walks;
         if (outcome == Walk::Outcome::Stalled) {
             walked = m; // a cut that is not closed: a bug in schedule_period(); walk everything afresh
-            prepare_schedule(w, p.schedule, pp, walked, v);
+            prepare_schedule(w, p.schedule, ic.runtime, pp, walked, v);
             walk.reset();
             break;
         }
         budget = std::max(4, 4 * budget);
         walked = outcome == Walk::Outcome::OtherCycle ? walked + static_cast<int>(periods % cycle) * period->micro_batches
                                                       : std::max(walked, reduced_micro_batches(*period, m, budget));
-        prepare_schedule(w, p.schedule, pp, walked, v);
+        prepare_schedule(w, p.schedule, ic.runtime, pp, walked, v);
         walk.lengthen();
     }
     if (out.extended_micro_batches == 0 && !walk.run_to(nullptr)) {

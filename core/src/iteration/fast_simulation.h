@@ -38,6 +38,7 @@ struct FastSimScratch {
 
     // The last schedule built, reused while the next plan has the same shape.
     Schedule schedule = Schedule::OneFOneB;
+    PipelineRuntime runtime = PipelineRuntime::Megatron;
     int stages = 0, micro_batches = 0, chunks = 0;
     std::vector<StageOrder> orders;
     std::vector<std::vector<char>> split_here;   // per stage and op: the last backward of its chunk

@@ -152,6 +152,7 @@ public:
 
         // Megatron-Core's overlap_p2p_comm exists for the interleaved schedule only (one chunk per rank keeps batch_p2p_comm).
         o.async_sends = m_training.overlap_p2p && p.schedule == Schedule::Interleaved && p.pp > 1;
+        o.runtime = m_training.pipeline_runtime;
         o.embedding_sync = p.pp >= 2 && m_model.tied_embeddings && !m_training.frozen_base(); // a frozen table has no gradient
         o.embedding_sync_s = 0;
         if (o.embedding_sync) {

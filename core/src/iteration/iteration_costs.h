@@ -86,6 +86,7 @@ struct IterationCosts {
     // Pipeline sends run beside the sender's compute (TrainingSpec::overlap_p2p with an interleaved schedule):
     // they still gate the receiver, but neither hold the sender nor count as its exposed time.
     bool async_sends = false;
+    PipelineRuntime runtime = PipelineRuntime::Megatron; // whose interleaved warm-up orders the passes (TrainingSpec)
     double embedding_sync_s = 0;
     PipelineLayout layout;
     std::vector<ChunkCosts> chunk; // index stage * chunks + chunk

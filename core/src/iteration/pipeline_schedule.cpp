@@ -53,7 +53,24 @@ std::vector<StageOrder> one_f_one_b_schedule(int stages, int micro_batches)
     return orders;
 }
 
-std::vector<StageOrder> interleaved_schedule(int stages, int micro_batches, int chunks)
+namespace {
+
+// Forwards stage s runs before its first backward in an interleaved schedule: the general warm-up of both
+// runtimes, 2 (p - s - 1) + (v - 1) p (Megatron-Core's num_warmup_microbatches; PyTorch's
+// get_rank_warmup_ops with p micro-batches per round), or every forward where Megatron-Core has only p
+// micro-batches.
+int interleaved_warmup(int stages, int micro_batches, int chunks, int stage, PipelineRuntime runtime)
+{
+    const int total = micro_batches * chunks;
+    if (micro_batches == stages && runtime == PipelineRuntime::Megatron) {
+        return total;
+    }
+    return std::min((stages - stage - 1) * 2 + (chunks - 1) * stages, total);
+}
+
+} // namespace
+
+std::vector<StageOrder> interleaved_schedule(int stages, int micro_batches, int chunks, PipelineRuntime runtime)
 {
     const int p = stages;
     const int v = chunks;
@@ -69,8 +86,7 @@ std::vector<StageOrder> interleaved_schedule(int stages, int micro_batches, int 
     for (int s = 0; s < p; ++s) {
         StageOrder& order = orders[s];
         order.reserve(2 * static_cast<std::size_t>(total));
-        // Megatron-LM's warm-up: every forward up front when there are only p micro-batches.
-        const int warmup = micro_batches == p ? total : std::min((p - s - 1) * 2 + (v - 1) * p, total);
+        const int warmup = interleaved_warmup(p, micro_batches, v, s, runtime);
         for (int k = 0; k < warmup; ++k) {
             order.push_back(forward(micro_batch_of(k), chunk_of(k, true)));
         }
@@ -86,13 +102,13 @@ std::vector<StageOrder> interleaved_schedule(int stages, int micro_batches, int 
     return orders;
 }
 
-std::vector<StageOrder> build_schedule(Schedule schedule, int stages, int micro_batches, int chunks)
+std::vector<StageOrder> build_schedule(Schedule schedule, int stages, int micro_batches, int chunks, PipelineRuntime runtime)
 {
     switch (schedule) {
     case Schedule::GPipe: return gpipe_schedule(stages, micro_batches);
     case Schedule::OneFOneB:
     case Schedule::DualPipe: return one_f_one_b_schedule(stages, micro_batches);
-    case Schedule::Interleaved: return interleaved_schedule(stages, micro_batches, chunks);
+    case Schedule::Interleaved: return interleaved_schedule(stages, micro_batches, chunks, runtime);
     }
     return {};
 }
@@ -165,18 +181,14 @@ std::vector<double> peak_in_flight_chunks(const std::vector<StageOrder>& orders)
 } // namespace vtrain
 
 namespace vtrain {
-int peak_in_flight_closed_form(Schedule schedule, int stages, int micro_batches, int chunks, int stage)
+int peak_in_flight_closed_form(Schedule schedule, int stages, int micro_batches, int chunks, int stage, PipelineRuntime runtime)
 {
     switch (schedule) {
     case Schedule::GPipe: return micro_batches;
     case Schedule::OneFOneB: return std::min(stages - stage, micro_batches);
     case Schedule::Interleaved: {
         const int total = micro_batches * chunks;
-        if (micro_batches == stages) {
-            return total;
-        }
-        const int warmup = std::min((stages - stage - 1) * 2 + (chunks - 1) * stages, total);
-        return std::min(warmup + 1, total);
+        return std::min(interleaved_warmup(stages, micro_batches, chunks, stage, runtime) + 1, total);
     }
     case Schedule::DualPipe: return dualpipe_peak_in_flight(stages, micro_batches);
     }

@@ -26,12 +26,14 @@ std::vector<StageOrder> gpipe_schedule(int stages, int micro_batches);
 // 1F1B (PipeDream-flush): stage s warms up with p - s - 1 forwards, then alternates.
 std::vector<StageOrder> one_f_one_b_schedule(int stages, int micro_batches);
 // Interleaved 1F1B (Narayanan et al. SC'21): `chunks` model chunks per stage, micro-batches in groups of
-// `stages`; needs micro_batches % stages == 0.
-std::vector<StageOrder> interleaved_schedule(int stages, int micro_batches, int chunks);
+// `stages`; needs micro_batches % stages == 0. With exactly `stages` micro-batches Megatron-Core runs every
+// forward first; PyTorch's ScheduleInterleaved1F1B keeps its general warm-up (PipelineRuntime).
+std::vector<StageOrder> interleaved_schedule(int stages, int micro_batches, int chunks, PipelineRuntime runtime = PipelineRuntime::Megatron);
 
 // DualPipe's orders are 1F1B's (the same work per device); its bubble is taken in closed form
 // (pipeline_schedule_dualpipe.cpp).
-std::vector<StageOrder> build_schedule(Schedule schedule, int stages, int micro_batches, int chunks);
+std::vector<StageOrder> build_schedule(Schedule schedule, int stages, int micro_batches, int chunks,
+                                       PipelineRuntime runtime = PipelineRuntime::Megatron);
 
 // DualPipe (DeepSeek-V3 report Table 2), per device: the bubble (PP/2 - 1)(F&B + B - 3W) for a chunk's
 // forward F and full backward B, what it saves against 1F1B's (PP - 1)(F + B), and the activation sets
@@ -67,5 +69,6 @@ std::vector<double> peak_in_flight_chunks(const std::vector<StageOrder>& orders)
 
 namespace vtrain {
 // The same peak as peak_in_flight_chunks(build_schedule(...))[stage], in closed form.
-int peak_in_flight_closed_form(Schedule schedule, int stages, int micro_batches, int chunks, int stage);
+int peak_in_flight_closed_form(Schedule schedule, int stages, int micro_batches, int chunks, int stage,
+                               PipelineRuntime runtime = PipelineRuntime::Megatron);
 } // namespace vtrain

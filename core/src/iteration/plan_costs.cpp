@@ -15,7 +15,7 @@ std::vector<int> in_flight_chunks(const TrainingSpec& t, const Plan& p)
     const int micro_batches = t.global_batch / (p.dp * p.micro_batch);
     std::vector<int> out(static_cast<std::size_t>(p.pp));
     for (int s = 0; s < p.pp; ++s) {
-        out[s] = peak_in_flight_closed_form(p.schedule, p.pp, micro_batches, v, s);
+        out[s] = peak_in_flight_closed_form(p.schedule, p.pp, micro_batches, v, s, t.pipeline_runtime);
     }
     return out;
 }

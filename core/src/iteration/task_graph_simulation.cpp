@@ -60,7 +60,7 @@ public:
         const int pp = m_costs->stages;
         m_micro_batches = m_costs->micro_batches;
         m_chunks = m_costs->chunks;
-        const auto orders = build_schedule(schedule, pp, m_micro_batches, m_chunks);
+        const auto orders = build_schedule(schedule, pp, m_micro_batches, m_chunks, m_costs->runtime);
 
         // Index of every (stage, chunk, micro-batch) forward and backward task, for cross-stage edges.
         const std::size_t slots = static_cast<std::size_t>(pp) * m_chunks * m_micro_batches;

@@ -119,17 +119,18 @@ struct SoftwareSettings {
     double grad_accumulation_bytes = 0; // see TrainingSpec::grad_accumulation_bytes
     AttentionKernel attention = AttentionKernel::Flash;
     Precision precision = Precision::Bf16;
-    Fp8Recipe fp8_recipe = Fp8Recipe::Delayed; // the framework's FP8 default when the row names none
-    bool has_sequence_parallel = true;         // the framework has Megatron-style sequence parallelism
-    bool has_selective_recompute = true;       // it can recompute the attention core alone (Megatron-LM >= 2022)
-    bool sequence_parallel_with_tp = false;    // it is always on with tp > 1 (torchtitan's TP plan)
-    bool distributed_optimizer = false;        // optimizer states sharded over data parallelism by default
-    bool no_grad_accumulation = false;         // the global batch is local batch x dp (torchtitan 2024-25)
-    bool bf16_gradients = false;               // gradients kept and reduced in bf16 (TrainingSpec::bf16_gradients)
-    bool fp8_param_gather = false;             // per-tensor FP8 recipes keep and gather FP8 weights only (TrainingSpec)
-    int current_scaling_bf16_edge_layers = 0;  // FP8 current scaling keeps the first/last n layers in BF16 (TrainingSpec)
-    bool eager_elementwise = false;            // elementwise ops as eager PyTorch sequences (TrainingSpec)
-    bool tp_overlap_forward_only = false;      // its TP overlap (async TP) hides forward traffic only (TrainingSpec)
+    Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;                    // the framework's FP8 default when the row names none
+    bool has_sequence_parallel = true;                            // the framework has Megatron-style sequence parallelism
+    bool has_selective_recompute = true;                          // it can recompute the attention core alone (Megatron-LM >= 2022)
+    bool sequence_parallel_with_tp = false;                       // it is always on with tp > 1 (torchtitan's TP plan)
+    bool distributed_optimizer = false;                           // optimizer states sharded over data parallelism by default
+    bool no_grad_accumulation = false;                            // the global batch is local batch x dp (torchtitan 2024-25)
+    bool bf16_gradients = false;                                  // gradients kept and reduced in bf16 (TrainingSpec::bf16_gradients)
+    bool fp8_param_gather = false;                                // per-tensor FP8 recipes keep and gather FP8 weights only (TrainingSpec)
+    int current_scaling_bf16_edge_layers = 0;                     // FP8 current scaling keeps the first/last n layers in BF16 (TrainingSpec)
+    bool eager_elementwise = false;                               // elementwise ops as eager PyTorch sequences (TrainingSpec)
+    PipelineRuntime pipeline_runtime = PipelineRuntime::Megatron; // whose schedules order the pipeline (TrainingSpec)
+    bool tp_overlap_forward_only = false;                         // its TP overlap (async TP) hides forward traffic only (TrainingSpec)
     double hopper_attention_peak_fraction = 0; // its attention kernel's best fraction of peak on Hopper (TrainingSpec::attention_peak_fraction)
     double blackwell_ssd_scan_time_factor =
         1; // its Mamba-2 SSD kernels on Blackwell over the batched-GEMM table (TrainingSpec::ssd_scan_time_factor)

@@ -292,6 +292,7 @@ Skip map_recompute(RowMapper& x)
         x.note("torchtitan per-op selective checkpointing: every second matmul of a layer and the elementwise ops recomputed");
     }
     t.eager_elementwise = sw.eager_elementwise;
+    t.pipeline_runtime = sw.pipeline_runtime;
     t.te_cross_entropy = sw.te_cross_entropy;
     t.overlap_p2p = sw.overlap_p2p_interleaved;
     t.cp_ring_pytorch = sw.framework == Framework::Torchtitan && p.cp > 1;

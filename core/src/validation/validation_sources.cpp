@@ -288,6 +288,9 @@ SoftwareSettings software_settings(const RunRow& r)
         // pipeline_parallel_degree * len(stages) for multi-stage schedules") an interleaved schedule ran
         // pp micro-batches, not one per virtual stage: releases dated 2024 keep that default.
         s.microbatches_are_pp_ranks = contains(r.software, "(2024/") || contains(r.software, "late 2024");
+        // Its pipelines are torch.distributed.pipelining's schedules (torchtitan parallelize/pipeline_llama.py
+        // build_pipeline_schedule), whose interleaved warm-up differs from Megatron-Core's (PipelineRuntime).
+        s.pipeline_runtime = PipelineRuntime::PyTorch;
         // torch.compile fuses the norms, RoPE and SwiGLU; without it (training.compile defaults to false)
         // they run as eager op sequences (model/layer_builder.h, kEager*).
         s.eager_elementwise = !contains(r.software, "compile");
