@@ -337,6 +337,7 @@ private Q_SLOTS:
         choose("training.precision", QStringLiteral("fp8"));
         choose("training.fp8_recipe", QStringLiteral("blockwise"));
         choose("training.cuda_graphs", QStringLiteral("full_iteration"));
+        choose("training.pipeline_runtime", QStringLiteral("pytorch"));
         QVERIFY2(editor.isValid(), qPrintable(editor.errors().join(QLatin1Char('\n'))));
         s = *editor.scenario();
         QCOMPARE(s.model.attention, AttentionKind::Mla);
@@ -344,6 +345,7 @@ private Q_SLOTS:
         QCOMPARE(s.training.precision, Precision::Fp8);
         QCOMPARE(s.training.fp8_recipe, Fp8Recipe::Blockwise);
         QCOMPARE(s.training.cuda_graphs, CudaGraphs::FullIteration);
+        QVERIFY(s.training.pipeline_runtime == PipelineRuntime::PyTorch);
         QCOMPARE(s.search->precision, std::vector<Precision>{Precision::Fp8}); // a single precision to explore follows the choice
 
         // The new search axes: checked values reach the search block (and count in the estimate).

@@ -395,6 +395,22 @@ std::vector<ChoiceField> buildChoiceFields()
                              tr("Interleaved schedules post their pipeline sends asynchronously (Megatron-LM's default, "
                                 "overlap_p2p_comm); off: a send holds the sender's next chunk"),
                              &TrainingSpec::overlap_p2p));
+    // Whose schedules order the pipeline: they differ in an interleaved schedule with as many micro-batches as ranks.
+    f.push_back({QStringLiteral("training.pipeline_runtime"),
+                 Group::Cluster,
+                 tr("Pipeline runtime"),
+                 tr("Megatron-Core's schedules, or PyTorch's (torch.distributed.pipelining, as torchtitan runs them). With as "
+                    "many micro-batches as pipeline ranks, Megatron-Core's interleaved schedule runs every forward first; "
+                    "PyTorch's keeps its 1F1B warm-up, so its last ranks hold fewer activations"),
+                 {tr("Megatron-Core"), tr("PyTorch (torchtitan)")},
+                 {QStringLiteral("megatron"), QStringLiteral("pytorch")},
+                 [](const Scenario& s) {
+                     return QVariant(s.training.pipeline_runtime == PipelineRuntime::PyTorch ? QStringLiteral("pytorch")
+                                                                                             : QStringLiteral("megatron"));
+                 },
+                 [](const QVariant& v, Scenario& s) {
+                     s.training.pipeline_runtime = v.toString() == u"pytorch" ? PipelineRuntime::PyTorch : PipelineRuntime::Megatron;
+                 }});
     f.push_back({QStringLiteral("plan.schedule"),
                  Group::Plan,
                  tr("Schedule"),
