@@ -175,6 +175,20 @@ private slots:
         QVERIFY(!has(m->arguments, "--no-overlap-p2p-communication"));
         QVERIFY(has(m->arguments, "--cross-entropy-loss-fusion"));
         QCOMPARE(value_of(m->arguments, "--cross-entropy-fusion-impl"), std::string("te"));
+        // A plan simulated with PyTorch's interleaved warm-up says so when launched on Megatron-LM, and the
+        // other way round on torchtitan.
+        QVERIFY(!mentions(m->warnings, "pipeline_runtime"));
+        s.training.pipeline_runtime = PipelineRuntime::PyTorch;
+        m = megatron_launch(s, p, 8);
+        QVERIFY(m.ok());
+        QVERIFY(mentions(m->warnings, "PyTorch's interleaved warm-up"));
+        const auto titan = torchtitan_launch(s, p, 8);
+        QVERIFY2(titan.ok(), titan.first_error().c_str());
+        QVERIFY(!mentions(titan->warnings, "Megatron-Core's interleaved warm-up"));
+        s.training.pipeline_runtime = PipelineRuntime::Megatron;
+        const auto titan_megatron = torchtitan_launch(s, p, 8);
+        QVERIFY2(titan_megatron.ok(), titan_megatron.first_error().c_str());
+        QVERIFY(mentions(titan_megatron->warnings, "Megatron-Core's interleaved warm-up"));
         // 1F1B has no overlapped sends to turn off.
         p.schedule = Schedule::OneFOneB;
         p.virtual_stages = 1;

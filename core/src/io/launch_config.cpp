@@ -480,6 +480,11 @@ Expected<MegatronLaunch> megatron_launch(const Scenario& s, const Plan& p, int g
     args.push_back("--tensor-model-parallel-size " + str(p.tp));
     args.push_back("--pipeline-model-parallel-size " + str(p.pp));
     add_layout_arguments(s.model, p, args);
+    if (p.pp > 1 && p.schedule == Schedule::Interleaved && s.training.pipeline_runtime == PipelineRuntime::PyTorch) {
+        warnings.emplace_back("simulated with PyTorch's interleaved warm-up (training.pipeline_runtime \"pytorch\"); with as many "
+                              "micro-batches as pipeline ranks Megatron-LM runs every forward first and holds more activations: "
+                              "simulate with \"megatron\" for this launch");
+    }
     if (p.sequence_parallel) {
         args.emplace_back("--sequence-parallel");
     }

@@ -91,6 +91,11 @@ Expected<TorchtitanLaunch> torchtitan_launch(const Scenario& s, const Plan& p, i
                                : p.schedule == Schedule::OneFOneB || p.schedule == Schedule::DualPipe ? "1F1B"
                                                                                                       : "Interleaved1F1B";
         t += "pipeline_parallel_schedule = \"" + std::string(schedule) + "\"\npipeline_parallel_microbatch_size = " + str(p.micro_batch) + "\n";
+        if (p.schedule == Schedule::Interleaved && s.training.pipeline_runtime == PipelineRuntime::Megatron) {
+            w.emplace_back("simulated with Megatron-Core's interleaved warm-up; torchtitan runs PyTorch's ScheduleInterleaved1F1B, "
+                           "whose last ranks hold fewer activations when micro-batches equal pipeline ranks: simulate with "
+                           "training.pipeline_runtime \"pytorch\" for this launch");
+        }
         if (p.schedule == Schedule::Interleaved || p.first_stage_layers > 0 || p.last_stage_layers > 0 || !p.pipeline_layout.empty()) {
             w.emplace_back("torchtitan splits layers over pipeline stages by its own rule (pipeline_parallel_layers_per_stage): "
                            "check it matches the simulated stages");
