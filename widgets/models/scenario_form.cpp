@@ -403,13 +403,10 @@ std::vector<ChoiceField> buildChoiceFields()
                     "many micro-batches as pipeline ranks, Megatron-Core's interleaved schedule runs every forward first; "
                     "PyTorch's keeps its 1F1B warm-up, so its last ranks hold fewer activations"),
                  {tr("Megatron-Core"), tr("PyTorch (torchtitan)")},
-                 {QStringLiteral("megatron"), QStringLiteral("pytorch")},
-                 [](const Scenario& s) {
-                     return QVariant(s.training.pipeline_runtime == PipelineRuntime::PyTorch ? QStringLiteral("pytorch")
-                                                                                             : QStringLiteral("megatron"));
-                 },
+                 {QString::fromLatin1(to_string(PipelineRuntime::Megatron)), QString::fromLatin1(to_string(PipelineRuntime::PyTorch))},
+                 [](const Scenario& s) { return QVariant(QString::fromLatin1(to_string(s.training.pipeline_runtime))); },
                  [](const QVariant& v, Scenario& s) {
-                     s.training.pipeline_runtime = v.toString() == u"pytorch" ? PipelineRuntime::PyTorch : PipelineRuntime::Megatron;
+                     s.training.pipeline_runtime = pipeline_runtime_from_string(v.toString().toStdString()).value_or(PipelineRuntime::Megatron);
                  }});
     f.push_back({QStringLiteral("plan.schedule"),
                  Group::Plan,

@@ -191,6 +191,7 @@ enum class Zero3Fetch { Layer, Module };
 // torchtitan runs it) keeps its general warm-up, (v - 1) x pp + 2 (pp - 1 - rank) forwards, and the last
 // rank starts its backwards after pp of them. Peak activation memory and the timeline follow.
 enum class PipelineRuntime { Megatron, PyTorch };
+const char* to_string(PipelineRuntime value); // "megatron", "pytorch" (pipeline_runtime_from_string reads them)
 
 struct TrainingSpec {
     int global_batch = 0; // sequences per iteration

@@ -26,7 +26,8 @@ std::optional<Recompute> recompute_from_string(const std::string& s);
 std::optional<Precision> precision_from_string(const std::string& s);
 std::optional<Fp8Recipe> fp8_recipe_from_string(const std::string& s);
 std::optional<CudaGraphs> cuda_graphs_from_string(const std::string& s);
-std::optional<TrainingMode> training_mode_from_string(const std::string& s); // "pretrain", "sft", "lora"
+std::optional<TrainingMode> training_mode_from_string(const std::string& s);       // "pretrain", "sft", "lora"
+std::optional<PipelineRuntime> pipeline_runtime_from_string(const std::string& s); // "megatron", "pytorch"
 // LoRA target modules: the LoraTarget bit of one name ("qkv", or Megatron-Bridge's "linear_qkv"; 0 for a name
 // that is none), and the short names of a set's bits in a fixed order (qkv, proj, fc1, fc2).
 unsigned lora_target_bit(const std::string& name);

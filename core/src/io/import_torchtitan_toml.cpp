@@ -236,7 +236,7 @@ private:
         m_pp = *pp;
         if (*pp > 1) {
             // torch.distributed.pipelining's schedules, not Megatron-Core's (TrainingSpec::pipeline_runtime).
-            d.set("training.pipeline_runtime", "pytorch", "parallelism.pipeline_parallel_degree");
+            d.set("training.pipeline_runtime", to_string(PipelineRuntime::PyTorch), "parallelism.pipeline_parallel_degree");
             const std::string schedule = text("parallelism", "pipeline_parallel_schedule").value_or("1F1B");
             const auto per_stage = integer("parallelism", "pipeline_parallel_layers_per_stage", 0, 0);
             if (schedule == "1F1B") {

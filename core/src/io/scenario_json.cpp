@@ -208,9 +208,8 @@ TrainingSpec read_training(Reader r)
         }
     }
     if (const auto f = r.optional_string("pipeline_runtime")) {
-        const std::string v = lowercase(*f);
-        if (v == "megatron" || v == "pytorch") {
-            t.pipeline_runtime = v == "pytorch" ? PipelineRuntime::PyTorch : PipelineRuntime::Megatron;
+        if (const auto v = pipeline_runtime_from_string(*f)) {
+            t.pipeline_runtime = *v;
         } else {
             r.error("pipeline_runtime", "must be \"megatron\" (Megatron-Core's schedules) or \"pytorch\" (torch.distributed.pipelining, "
                                         "torchtitan), not \"" +

@@ -276,8 +276,8 @@ nlohmann::json scenario_to_json(const Scenario& s)
     if (s.training.zero3_fetch == Zero3Fetch::Module) {
         j["training"]["zero3_fetch"] = "module";
     }
-    if (s.training.pipeline_runtime == PipelineRuntime::PyTorch) {
-        j["training"]["pipeline_runtime"] = "pytorch";
+    if (s.training.pipeline_runtime != PipelineRuntime::Megatron) {
+        j["training"]["pipeline_runtime"] = to_string(s.training.pipeline_runtime);
     }
     if (s.training.te_cross_entropy) {
         j["training"]["te_cross_entropy"] = true;

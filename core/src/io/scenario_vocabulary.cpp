@@ -41,6 +41,10 @@ const char* to_string(TrainingMode v)
 {
     return v == TrainingMode::Lora ? "lora" : v == TrainingMode::Sft ? "sft" : "pretrain";
 }
+const char* to_string(PipelineRuntime v)
+{
+    return v == PipelineRuntime::PyTorch ? "pytorch" : "megatron";
+}
 const char* to_string(Precision v)
 {
     switch (v) {
@@ -215,6 +219,18 @@ std::optional<CudaGraphs> cuda_graphs_from_string(const std::string& s)
     }
     if (v == "full_iteration") {
         return CudaGraphs::FullIteration;
+    }
+    return std::nullopt;
+}
+
+std::optional<PipelineRuntime> pipeline_runtime_from_string(const std::string& s)
+{
+    const std::string v = lowercase(s);
+    if (v == "megatron") {
+        return PipelineRuntime::Megatron;
+    }
+    if (v == "pytorch") {
+        return PipelineRuntime::PyTorch;
     }
     return std::nullopt;
 }
