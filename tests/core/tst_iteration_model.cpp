@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "iteration/iteration_costs.h"
+#include "iteration/pipeline_schedule.h"
 #include "iteration/task_graph_simulation.h"
 #include "model/layer_comm.h"
 #include "model/model_math.h"
@@ -538,6 +539,59 @@ private slots:
         qInfo("qwen3-235b h100 256: %.2f s per iteration, %.1f%% exposed expert all-to-all, %.0f tokens/s/GPU", r->iteration_time_s,
               100 * r->breakdown.ep_comm_s / r->iteration_time_s, 2048.0 * 4096 / r->iteration_time_s / 256);
         QVERIFY(r->breakdown.ep_comm_s < 0.5 * r->iteration_time_s);
+    }
+
+    // Megatron-Core's expert all-to-all overlap pairs a forward with another micro-batch's backward
+    // (combined_1f1b.py): a stage's unpaired passes (unpaired_passes(): the first forward and the last
+    // backward without a pipeline, warm-up + 1 of each in 1F1B) expose what the overlap hides elsewhere. Each
+    // stage's exposed all-to-all in closed form: m passes' exposed part plus the unpaired share of the hidden.
+    // And Megatron refuses the overlap with the whole layer recomputed.
+    void expert_overlap_exposes_the_unpaired_passes()
+    {
+        ModelSpec m = qwen3_235b();
+        m.layers = 8;
+        const GpuProfile profile = test::shipped_profile("h100-sxm5-80gb");
+        Scenario sc;
+        sc.model = m;
+        sc.training = training(64);
+        sc.cluster.gpu = profile.id;
+        sc.cluster.num_gpus = 32;
+        sc.cluster.gpus_per_node = 8;
+        for (const int pp : {1, 2}) {
+            Plan p;
+            p.pp = pp;
+            p.dp = 32 / pp;
+            p.ep = 16;
+            p.etp = 1;
+            p.zero_stage = 1;
+            p.moe_overlap = true;
+            p.recompute = Recompute::Selective;
+            const int micro_batches = 64 / p.dp;
+            QVERIFY2(!check_plan(m, sc.training, p, 32), "plan refused");
+            const ResolvedCluster cluster = resolve_cluster(sc.cluster, profile);
+            const LayerCosts costs = plan_layer_costs(m, sc.training, cluster, p);
+            const double hidden = costs.layer_at(0).forward.ep_hidden_s + costs.layer_at(0).backward.ep_hidden_s;
+            const double exposed = costs.layer_at(0).forward.ep_comm_s + costs.layer_at(0).backward.ep_comm_s;
+            QVERIFY(hidden > 0);
+            SimulationOptions options;
+            options.timeline = false;
+            const auto r = simulate(sc, p, profile, options);
+            QVERIFY(r.ok());
+            const int layers_per_stage = m.layers / pp;
+            for (int s = 0; s < pp; ++s) {
+                const int alone = pp == 1 ? 1 : pp - s; // warm-up p - s - 1, plus one
+                QCOMPARE(unpaired_passes(p.schedule, pp, micro_batches, 1, s), alone);
+                const double expected = layers_per_stage * (micro_batches * exposed + alone * hidden);
+                const double got = r->stages[static_cast<std::size_t>(s)].breakdown.ep_comm_s;
+                QVERIFY2(std::abs(got / expected - 1) < 1e-9, qPrintable(QString("pp %1 stage %2: %3 vs %4").arg(pp).arg(s).arg(got).arg(expected)));
+            }
+            p.recompute = Recompute::Full;
+            const auto refused = check_plan(m, sc.training, p, 32);
+            QVERIFY(refused && refused->reason == RejectReason::OverlapInvalid && refused->diagnostic.field == "plan.moe_overlap");
+            p.recompute = Recompute::Selective;
+            p.recompute_modules = kRecomputeMoe;
+            QVERIFY(check_plan(m, sc.training, p, 32).has_value());
+        }
     }
 
     void fp8_memory_per_parameter_for_each_recipe()

@@ -520,6 +520,15 @@ private slots:
         }
         QVERIFY(!has(m->arguments, "--moe-expert-capacity-factor 1"));
         QVERIFY(!has(m->arguments, "--moe-pad-expert-input-to-capacity"));
+        // The overlap pairs micro-batches in Megatron-Core's combined 1F1B step: interleaved or no pipeline only.
+        QVERIFY(!mentions(m->warnings, "needs virtual pipeline stages"));
+        Plan plain = p;
+        plain.schedule = Schedule::OneFOneB;
+        plain.virtual_stages = 1;
+        plain.pipeline_layout = "Et*3|(t*4|)*14t*2mL"; // 61 layers + MTP over 16 stages
+        const auto one_chunk = megatron_launch(s, plain, 8);
+        QVERIFY2(one_chunk.ok(), one_chunk.first_error().c_str());
+        QVERIFY(mentions(one_chunk->warnings, "needs virtual pipeline stages"));
         // Token dropping, then padded to capacity.
         s.model.moe.dropless = false;
         s.model.moe.capacity_factor = 1.0;
@@ -642,8 +651,12 @@ private slots:
         m = megatron_launch(s, p, 8);
         QCOMPARE(value_of(m->arguments, "--recompute-modules"), std::string("core_attn layernorm mla_up_proj moe_act"));
         QCOMPARE(std::count(m->arguments.begin(), m->arguments.end(), std::string("--recompute-granularity selective")), 1L);
-        // Full recomputation covers every module: no list, and the warning says why.
+        // Full recomputation covers every module: no list, and the warning says why. Megatron-Core refuses it
+        // beside the expert all-to-all overlap (transformer_config.py), and so does the launch.
         p.recompute = Recompute::Full;
+        m = megatron_launch(s, p, 8);
+        QVERIFY(!m.ok() && m.first_error().find("plan.moe_overlap") != std::string::npos);
+        p.moe_overlap = false;
         m = megatron_launch(s, p, 8);
         QVERIFY(value_of(m->arguments, "--recompute-modules").empty());
         QVERIFY(has(m->arguments, "--recompute-granularity full"));

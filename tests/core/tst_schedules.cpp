@@ -16,6 +16,16 @@ using namespace vtrain;
 
 namespace {
 
+// Forwards a stage runs before its first backward.
+int leading_forwards(const StageOrder& order)
+{
+    int n = 0;
+    while (n < static_cast<int>(order.size()) && order[n].kind == PipelineOp::Kind::Forward) {
+        ++n;
+    }
+    return n;
+}
+
 // Uniform per-layer costs with nothing on the first or last stage.
 LayerCosts uniform_costs(double f_per_layer, double b_per_layer)
 {
@@ -136,13 +146,6 @@ private slots:
     // the two runtimes order the passes alike.
     void interleaved_warmup_depends_on_the_runtime()
     {
-        auto leading_forwards = [](const StageOrder& order) {
-            int n = 0;
-            while (n < static_cast<int>(order.size()) && order[n].kind == PipelineOp::Kind::Forward) {
-                ++n;
-            }
-            return n;
-        };
         const auto megatron = interleaved_schedule(8, 8, 2, PipelineRuntime::Megatron);
         const auto pytorch = interleaved_schedule(8, 8, 2, PipelineRuntime::PyTorch);
         for (int s = 0; s < 8; ++s) {
@@ -154,6 +157,31 @@ private slots:
         QCOMPARE(peak_in_flight_closed_form(Schedule::Interleaved, 8, 8, 2, 7, PipelineRuntime::Megatron), 16);
         QVERIFY(interleaved_schedule(4, 8, 2, PipelineRuntime::PyTorch) == interleaved_schedule(4, 8, 2, PipelineRuntime::Megatron));
         QVERIFY(build_schedule(Schedule::Interleaved, 8, 8, 2, PipelineRuntime::PyTorch) == pytorch);
+    }
+
+    // Under the expert all-to-all overlap a stage's passes pair up only after its warm-up, which is one
+    // forward longer than the schedule's (Megatron-Core's combined 1F1B): as many forwards as the schedule's
+    // own order runs before its first backward run alone, and as many backwards at the end.
+    void unpaired_passes_are_the_warmup_plus_one()
+    {
+        // Without a pipeline: the first forward and the last backward run alone (combined_1f1b.py).
+        QCOMPARE(unpaired_passes(Schedule::OneFOneB, 1, 5, 1, 0), 1);
+        QCOMPARE(unpaired_passes(Schedule::OneFOneB, 1, 1, 1, 0), 1);
+        // 1F1B, p 4, m 8: warm-up p - s - 1, one more (the steady forward runs beside the next backward).
+        const auto ofob = one_f_one_b_schedule(4, 8);
+        for (int s = 0; s < 4; ++s) {
+            QCOMPARE(unpaired_passes(Schedule::OneFOneB, 4, 8, 1, s), leading_forwards(ofob[s]));
+            QCOMPARE(unpaired_passes(Schedule::OneFOneB, 4, 8, 1, s), 4 - s);
+        }
+        // Interleaved, p 4, m 16, v 2: 2 (p - s - 1) + (v - 1) p + 1; stage 0 has 11 of its 32 forwards alone.
+        const auto inter = interleaved_schedule(4, 16, 2);
+        for (int s = 0; s < 4; ++s) {
+            QCOMPARE(unpaired_passes(Schedule::Interleaved, 4, 16, 2, s), leading_forwards(inter[s]));
+        }
+        QCOMPARE(unpaired_passes(Schedule::Interleaved, 4, 16, 2, 0), 11);
+        // Never more than the stage has: Megatron runs every forward first with m == p; GPipe pairs nothing.
+        QCOMPARE(unpaired_passes(Schedule::Interleaved, 8, 8, 2, 3), 16);
+        QCOMPARE(unpaired_passes(Schedule::GPipe, 4, 8, 1, 2), 8);
     }
 
     void closed_forms_data()

@@ -21,6 +21,9 @@ struct PhaseTime {
     double tp_comm_s = 0;
     double ep_comm_s = 0; // expert-parallel dispatch + combine (all-to-all or all-gather), exposed part
     double cp_comm_s = 0; // context-parallel KV exchange (ring) or all-to-all, exposed part
+    // Expert dispatch/combine that moe_overlap hid behind the compute of the micro-batch paired with this one
+    // (not part of the phase's time): a pass that runs unpaired exposes it (iteration_costs.cpp).
+    double ep_hidden_s = 0;
     double comm_s() const { return tp_comm_s + ep_comm_s + cp_comm_s; }
     double total_s() const { return compute_s + comm_s(); }
     PhaseTime& operator+=(const PhaseTime& o)
@@ -29,6 +32,7 @@ struct PhaseTime {
         tp_comm_s += o.tp_comm_s;
         ep_comm_s += o.ep_comm_s;
         cp_comm_s += o.cp_comm_s;
+        ep_hidden_s += o.ep_hidden_s;
         return *this;
     }
 };

@@ -24,7 +24,7 @@ enum class RejectReason {
     ExpertParallelInvalid,    // ep / etp: no experts, experts % ep, ep x etp not dividing a stage's GPUs, ...
     PipelineLayoutInvalid,    // first/last stage layers or the explicit layout do not fit the model and pp
     ShardingInvalid,          // zero_stage / shard_group / overlap_param_gather do not go together
-    OverlapInvalid,           // tp_overlap without tp >= 2 and sequence parallelism; moe_overlap without ep > 1
+    OverlapInvalid,           // tp_overlap without tp >= 2 and SP; moe_overlap without ep > 1 or with full recompute
     NotModeled,               // uses a feature the simulator does not model yet (model_support.h)
     TooLargeToSimulate,       // more forward passes per iteration than kMaxSimulatedPasses
     Count

@@ -50,6 +50,7 @@ PhaseTime scaled(const PhaseTime& t, double n)
     out.tp_comm_s = t.tp_comm_s * n;
     out.ep_comm_s = t.ep_comm_s * n;
     out.cp_comm_s = t.cp_comm_s * n;
+    out.ep_hidden_s = t.ep_hidden_s * n;
     return out;
 }
 
@@ -116,6 +117,7 @@ public:
         int plain_layers = -1;
         for (int s = 0; s < p.pp; ++s) {
             m_buckets_beside_compute = s == 0 || o.chunks > 1;
+            m_unpaired_fraction = unpaired_fraction(s);
             StageCosts& st = o.stage[s];
             st.params = ParamShare{};
             st.trained = ParamShare{};
@@ -247,6 +249,11 @@ private:
         ch.forward = phase_of(v, Phase::Forward);
         ch.backward = phase_of(v, Phase::Backward);
         ch.recompute = phase_of(v, Phase::Recompute);
+        for (PhaseTime* t : {&ch.forward, &ch.backward, &ch.recompute}) {
+            const double exposed = m_unpaired_fraction * t->ep_hidden_s;
+            t->ep_comm_s += exposed;
+            t->ep_hidden_s -= exposed;
+        }
         ch.layers = v.layers + v.mtp_layers;
         ch.params = virtual_stage_params(m_model, p, v);
         ch.trained = trainable_stage_params(m_model, m_training, p, v);
@@ -392,6 +399,20 @@ private:
     // The chunk a stage runs first (its first forward: chunk 0 in every schedule).
     static int first_chunk(int) { return 0; }
 
+    // Share of stage s's passes that run without a partner micro-batch under moe_overlap (unpaired_passes,
+    // pipeline_schedule.h): the dispatch and combine they hid are exposed, spread over the stage's passes
+    // (the stage's busy time is exact; where in the schedule they fall is not). DualPipe's own pairing is
+    // its closed-form bubble (DeepSeek-V3 report Sec. 3.2.1) and keeps every pass paired here.
+    double unpaired_fraction(int s) const
+    {
+        const Plan& p = m_plan;
+        if (!p.moe_overlap || p.schedule == Schedule::DualPipe) {
+            return 0;
+        }
+        const int m = m_out.micro_batches, v = m_out.chunks;
+        return static_cast<double>(unpaired_passes(p.schedule, p.pp, m, v, s, m_training.pipeline_runtime)) / (static_cast<double>(m) * v);
+    }
+
     const ModelSpec& m_model;
     const TrainingSpec& m_training;
     const Plan& m_plan;
@@ -410,6 +431,7 @@ private:
     // the drain bubble, beside no compute of their own (megatron/core/pipeline_parallel/schedules.py, the 1F1B
     // cooldown: "Other pipeline stages do grad reduction during pipeline bubble"). Set per stage by build().
     bool m_buckets_beside_compute = true; // for the stage being filled
+    double m_unpaired_fraction = 0;       // for the stage being filled: unpaired_fraction()
 };
 
 TaskComm comm_of(const PhaseTime& t, double dp_s)

@@ -195,3 +195,17 @@ int peak_in_flight_closed_form(Schedule schedule, int stages, int micro_batches,
     return micro_batches;
 }
 } // namespace vtrain
+
+namespace vtrain {
+int unpaired_passes(Schedule schedule, int stages, int micro_batches, int chunks, int stage, PipelineRuntime runtime)
+{
+    const int total = micro_batches * std::max(1, chunks);
+    switch (schedule) {
+    case Schedule::GPipe: return total;
+    case Schedule::OneFOneB:
+    case Schedule::DualPipe: return std::min(std::min(stages - stage - 1, micro_batches) + 1, total);
+    case Schedule::Interleaved: return std::min(interleaved_warmup(stages, micro_batches, chunks, stage, runtime) + 1, total);
+    }
+    return total;
+}
+} // namespace vtrain

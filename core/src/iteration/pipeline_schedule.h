@@ -71,4 +71,13 @@ namespace vtrain {
 // The same peak as peak_in_flight_chunks(build_schedule(...))[stage], in closed form.
 int peak_in_flight_closed_form(Schedule schedule, int stages, int micro_batches, int chunks, int stage,
                                PipelineRuntime runtime = PipelineRuntime::Megatron);
+
+// Megatron-Core's expert all-to-all overlap (--overlap-moe-expert-parallel-comm) runs one micro-batch's
+// forward beside another's backward, layer by layer, so that each hides the other's dispatch and combine
+// (megatron/core/pipeline_parallel/combined_1f1b.py). Only the steady state has such pairs: without a
+// pipeline the first forward and the last backward run alone ("executed alone, no a2a overlapping"), and a
+// pipeline warms up one forward more than its schedule's (schedules.py num_warmup_microbatches + 1 with the
+// overlap) and cools down as many backwards alone. The forwards (= backwards) stage s runs unpaired, of its
+// micro_batches x chunks; every one under GPipe, which never pairs them.
+int unpaired_passes(Schedule schedule, int stages, int micro_batches, int chunks, int stage, PipelineRuntime runtime = PipelineRuntime::Megatron);
 } // namespace vtrain

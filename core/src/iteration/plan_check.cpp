@@ -75,6 +75,17 @@ std::optional<PlanRejection> check_folding(const ModelSpec& m, const Plan& p)
     if (p.moe_overlap && p.ep < 2) {
         return reject(RejectReason::OverlapInvalid, "plan.moe_overlap", "expert communication overlap needs ep >= 2");
     }
+    // The overlap pairs a forward with another micro-batch's backward layer by layer (combined_1f1b.py);
+    // Megatron-Core refuses it with the whole layer recomputed: "disable full recomputation when enabling
+    // overlap_moe_expert_parallel_comm", and with the "moe" recompute module (transformer_config.py).
+    if (p.moe_overlap && p.recompute == Recompute::Full) {
+        return reject(RejectReason::OverlapInvalid, "plan.moe_overlap",
+                      "expert communication overlap does not run with full recomputation (Megatron-Core refuses the pair); use selective");
+    }
+    if (p.moe_overlap && (p.recompute_modules & kRecomputeMoe) != 0) {
+        return reject(RejectReason::OverlapInvalid, "plan.moe_overlap",
+                      "expert communication overlap does not run with the \"moe\" recompute module");
+    }
     if (auto why = rank_order_problem(m, p)) {
         return reject(RejectReason::ExpertParallelInvalid, "plan.rank_order", *why);
     }

@@ -67,6 +67,7 @@ public:
                 // so the hidden part of m is min(c, (1 - f) m).
                 const double hidden = std::min(t.compute_s, (1 - moe_sm_fraction) * t.ep_comm_s);
                 t.ep_comm_s -= hidden;
+                t.ep_hidden_s += hidden;
                 note(phases[i], "expert dispatch/combine hidden behind compute", -hidden, OperatorTime::Stream::Expert);
             }
         }
