@@ -210,6 +210,29 @@ private slots:
         QCOMPARE(plan_memory(m, lp, p)[1].working_bytes, plan_memory(m, tr, p)[1].working_bytes);
     }
 
+    // Transformer Engine's fused cross-entropy writes the gradient into the 16-bit logits
+    // (triton/cross_entropy.py): the loss's peak holds 2 bytes per local logit instead of the 8 of fp32
+    // logits and their gradient; a stated loss_bytes_per_logit still wins; other stages are unchanged.
+    void te_cross_entropy_holds_the_16_bit_logits_alone()
+    {
+        const ModelSpec m = test::gpt(8, 4096, 32, 4096, 64000);
+        TrainingSpec tr = sharded_training();
+        Plan p = sharded_plan(2, 4);
+        p.tp = 2;
+        p.sequence_parallel = true;
+        const auto plain = plan_memory(m, tr, p);
+        TrainingSpec te = tr;
+        te.te_cross_entropy = true;
+        const auto fused = plan_memory(m, te, p);
+        const double logits = 4096.0 * p.micro_batch * 64000 / 2;
+        QCOMPARE(plain[1].working_bytes - fused[1].working_bytes, (8.0 - 2.0) * logits);
+        QCOMPARE(fused[0].working_bytes, plain[0].working_bytes);
+        QCOMPARE(fused[1].activations_bytes, plain[1].activations_bytes);
+        te.loss_bytes_per_logit = 12;
+        tr.loss_bytes_per_logit = 12;
+        QCOMPARE(plan_memory(m, te, p)[1].working_bytes, plan_memory(m, tr, p)[1].working_bytes);
+    }
+
     // DeepSeek-V3 as trained (PP16 x EP64, ZeRO-1 over dp 128, FP8 blockwise): the expert parts of the
     // model states by hand, DualPipe's two parameter copies, and the report's memory savings.
     void deepseek_v3_expert_states_dualpipe_and_recompute_modules()

@@ -219,7 +219,7 @@ struct TrainingSpec {
     bool cp_ring_pytorch =
         false; // cp ring as PyTorch's context_parallel: K/V repeated to the query heads, per-step fp32 merges as separate ops, dK/dV passed in fp32
     double loss_bytes_per_logit =
-        0; // bytes per logit held at the loss's peak (logits, fp32 copies, gradient); 0 = 8 (fp32 logits and their gradient)
+        0; // bytes per logit held at the loss's peak (logits, fp32 copies, gradient); 0 = 8 (fp32 logits and their gradient), 2 with te_cross_entropy
     bool loss_parallel =
         false; // "loss_parallel" (with tp > 1): torchtitan's output layer, ColwiseParallel on the all-gathered final-norm output (saved at full
                // sequence length) and PyTorch's loss_parallel cross-entropy over the vocabulary shards (4 bytes per logit more at its backward)
@@ -234,7 +234,8 @@ struct TrainingSpec {
     Zero3Fetch zero3_fetch = Zero3Fetch::Layer;                   // "zero3_fetch": "layer" (FSDP, Megatron-FSDP) or "module" (DeepSpeed ZeRO-3)
     PipelineRuntime pipeline_runtime = PipelineRuntime::Megatron; // "pipeline_runtime": "megatron" or "pytorch" (torchtitan)
     bool te_cross_entropy = false; // "te_cross_entropy": the loss as Transformer Engine's fused parallel cross-entropy (online softmax on the 16-bit
-                                   // logits, gradient written in place): 6 bytes moved per logit, not the unfused fp32 passes
+                                   // logits, gradient written in place): 6 bytes moved per logit, not the unfused fp32 passes, and
+                                   // the 16-bit logits alone held at the loss's peak
 
     // Fine-tuning (issue 29; model/fine_tuning.h says what each costs).
     TrainingMode mode = TrainingMode::Pretrain; // "mode": "pretrain", "sft" or "lora"

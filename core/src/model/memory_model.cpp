@@ -332,7 +332,10 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
         }
         if (s == plan.pp - 1 || (dualpipe && s == 0)) {
             // fp32 logits and their gradient for the micro-batch in the loss (or what the training states).
-            const double per_logit = t.loss_bytes_per_logit > 0 ? t.loss_bytes_per_logit : 2.0 * 4.0;
+            // Transformer Engine's fused cross-entropy keeps the 16-bit logits and writes the gradient into them
+            // (transformer_engine/pytorch/triton/cross_entropy.py: cross_entropy_backward_kernel stores the
+            // gradient at X_ptr in the input dtype and returns _input), beside 16 bytes per row: no fp32 copy.
+            const double per_logit = t.loss_bytes_per_logit > 0 ? t.loss_bytes_per_logit : t.te_cross_entropy ? e : 2.0 * 4.0;
             const double logits = m.seq_len / cp * plan.micro_batch * (static_cast<double>(m.vocab) / plan.tp);
             mem.working_bytes += per_logit * logits;
             if (t.loss_parallel && plan.tp > 1) {
