@@ -1355,6 +1355,43 @@ private slots:
         }
     }
 
+    // Megatron-Core runs the expert all-to-all overlap in its combined 1F1B step: without a pipeline or with
+    // virtual stages. A row that leaves both open has no candidate with the overlap on a one-chunk pipeline,
+    // nor with full recomputation (check_plan); each refused setting keeps its "off" twin.
+    void open_expert_overlap_only_where_megatron_runs_it()
+    {
+        nlohmann::json row = qwen3_30b_row("qwen-pp2", 16, 1, 512);
+        row["pp"] = 2;
+        row["dp"] = 8;
+        row["ep"] = 8;
+        row["software"] = "Megatron-Bridge (Megatron-Core, Transformer Engine) in NeMo 25.09 container";
+        // A 1F1B pipeline: the overlap stays off in every candidate, and the notes say why.
+        const MappedRun one_chunk = map_one(row);
+        QVERIFY(!one_chunk.candidates.empty());
+        for (const auto& c : one_chunk.candidates) {
+            QVERIFY2(!c.plan.moe_overlap && c.plan.schedule == Schedule::OneFOneB, c.label.c_str());
+        }
+        QVERIFY(has_note(one_chunk, "moe_overlap on only with virtual stages"));
+        // Interleaved with the virtual stages open: the overlap is tried, except beside full recomputation,
+        // which check_plan refuses (the range lists it as dropped).
+        row["pipeline_schedule"] = "interleaved 1F1B";
+        const MappedRun interleaved = map_one(row);
+        bool overlapped = false, full_with_overlap = false;
+        for (const auto& c : interleaved.candidates) {
+            QCOMPARE(c.plan.schedule, Schedule::Interleaved);
+            overlapped = overlapped || c.plan.moe_overlap;
+            full_with_overlap = full_with_overlap || (c.plan.moe_overlap && c.plan.recompute == Recompute::Full);
+        }
+        QVERIFY(overlapped && full_with_overlap);
+        QVERIFY(!has_note(interleaved, "moe_overlap on only with virtual stages"));
+        std::string reason;
+        const auto range = predict_range(interleaved, test::shipped_profile("h100-sxm5-80gb"), reason);
+        QVERIFY2(range.has_value(), reason.c_str());
+        QVERIFY(std::any_of(range->dropped.begin(), range->dropped.end(), [](const std::string& why) {
+            return why.find("plan.moe_overlap") != std::string::npos && why.find("full") != std::string::npos;
+        }));
+    }
+
     void moe_presets_take_their_releases_cuda_graphs()
     {
         // Qwen3-30B-A3B on 8 GB200 (EP8, MXFP8): NeMo 26.04 runs the preset's TE-scoped graphs and no expert

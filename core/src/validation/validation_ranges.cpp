@@ -213,6 +213,16 @@ void expand_candidates(MappedRun& run, const OpenSettings& open, const SoftwareS
         }
     }
 
+    // Megatron-Core pairs micro-batches for the expert all-to-all overlap in its combined 1F1B step, which
+    // exists without a pipeline and for the interleaved schedule only (combined_1f1b.py; transformer_config.py
+    // asks for virtual stages when pp > 1): an open overlap is not tried on a pipeline without them (its
+    // "off" twin stays a candidate).
+    const bool overlap_open = open.moe_overlap && base.ep > 1 && sw.framework == Framework::MegatronCore;
+    auto megatron_refuses = [overlap_open](const Plan& p) {
+        return overlap_open && p.moe_overlap && p.pp > 1 && p.schedule != Schedule::Interleaved;
+    };
+    bool refused_any = false;
+
     // The product of the open settings, the first value of each first.
     run.candidates.clear();
     std::vector<std::size_t> index(axes.size(), 0);
@@ -225,7 +235,11 @@ void expand_candidates(MappedRun& run, const OpenSettings& open, const SoftwareS
             c.departures += axes[k].preferred >= 0 && static_cast<std::size_t>(axes[k].preferred) != index[k] ? 1 : 0;
         }
         c.label = join(label, ", ");
-        run.candidates.push_back(std::move(c));
+        if (megatron_refuses(c.plan)) {
+            refused_any = true;
+        } else {
+            run.candidates.push_back(std::move(c));
+        }
         std::size_t k = 0;
         while (k < axes.size() && ++index[k] == axes[k].labels.size()) {
             index[k] = 0;
@@ -239,6 +253,9 @@ void expand_candidates(MappedRun& run, const OpenSettings& open, const SoftwareS
     run.plan = run.candidates.front().plan;
     for (const auto& line : run.open_settings) {
         run.notes.push_back("range: " + line);
+    }
+    if (refused_any) {
+        run.notes.push_back("range: moe_overlap on only with virtual stages or without a pipeline (Megatron-Core's combined 1F1B step)");
     }
 }
 
