@@ -6,6 +6,7 @@
 #include "model/cuda_graphs.h"
 #include "model/layer_comm.h"
 #include "model/model_math.h"
+#include "model/nccl_tuning.h"
 #include "profile/operator_timer.h"
 #include "test_support.h"
 #include "vtrain/layer_costs.h"
@@ -634,18 +635,24 @@ private slots:
         QCOMPARE(overlapped.forward.ep_comm_s, std::max(0.0, moe.forward.ep_comm_s - moe.forward.compute_s));
         QCOMPARE(overlapped.forward.compute_s, moe.forward.compute_s);
 
-        // The flex dispatcher's kernels hold 20 SMs (DeepSeek-V3 Sec. 3.2.2) while they overlap the compute: on
-        // 132 SMs the phase takes max(m, c + 20/132 m), i.e. max(m - c, 0.1515 m) of the comm stays exposed.
+        // The dispatch kernels hold SMs while they overlap the compute: the flex dispatcher's 20 (DeepSeek-V3 Sec.
+        // 3.2.2), NCCL's all-to-all one CTA per channel as overlapped data-parallel traffic does (24). On 132 SMs
+        // the phase takes max(m, c + f m), i.e. max(m - c, f m) of the comm m stays exposed; the rest is hidden.
         s.profile.sm_count = 132;
-        s.training.moe_dispatcher = MoeDispatcher::Flex;
-        s.in.moe_overlap = false;
-        const BlockCost flex = s.run().layers[3];
-        s.in.moe_overlap = true;
-        const BlockCost flex_overlapped = s.run().layers[3];
-        const double m_s = flex.forward.ep_comm_s, c_s = flex.forward.compute_s;
-        QVERIFY(m_s > 0 && c_s > 0);
-        QVERIFY(qFuzzyCompare(flex_overlapped.forward.ep_comm_s, std::max(m_s - c_s, 20.0 / 132.0 * m_s)));
-        QCOMPARE(flex_overlapped.forward.compute_s, c_s);
+        double m_s = 0, c_s = 0;
+        for (const auto& [dispatcher, sms] : {std::pair{MoeDispatcher::Flex, 20.0}, std::pair{MoeDispatcher::AllToAll, kNcclOverlapSms}}) {
+            s.training.moe_dispatcher = dispatcher;
+            s.in.moe_overlap = false;
+            const BlockCost alone = s.run().layers[3];
+            s.in.moe_overlap = true;
+            const BlockCost beside = s.run().layers[3];
+            m_s = alone.forward.ep_comm_s;
+            c_s = alone.forward.compute_s;
+            QVERIFY(m_s > 0 && c_s > 0);
+            QVERIFY(qFuzzyCompare(beside.forward.ep_comm_s, std::max(m_s - c_s, sms / 132.0 * m_s)));
+            QVERIFY(qFuzzyCompare(beside.forward.ep_hidden_s + beside.forward.ep_comm_s, m_s));
+            QCOMPARE(beside.forward.compute_s, c_s);
+        }
         s.profile.sm_count = 0; // unknown SM count: no contention charged
         QVERIFY(qFuzzyCompare(s.run().layers[3].forward.ep_comm_s + 1, std::max(0.0, m_s - c_s) + 1));
     }

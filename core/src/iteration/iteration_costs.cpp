@@ -8,6 +8,7 @@
 #include "model/fine_tuning.h"
 #include "model/host_offload.h"
 #include "model/model_math.h"
+#include "model/nccl_tuning.h"
 #include "profile/operator_timer.h"
 #include "vtrain/comm_model.h"
 #include "vtrain/rank_layout.h"
@@ -16,14 +17,6 @@ namespace vtrain {
 namespace {
 
 constexpr int kMaxBucketsPerChunk = 32;
-
-// SMs an NCCL collective occupies while it runs beside compute: one CTA per channel, 16-32 of them
-// (Megatron-LM docs/user-guide/features/megatron_fsdp.md @ 11ceb1d: SHARP "reduce[s] utilization of GPU
-// streaming multi-processors (SM) from 16-32 to 1-6 ... [and] frees up GPU-hosted processors for
-// overlapped compute (GEMM) kernels"); an H100 FSDP prefetch all-gather is seen launching 24 blocks
-// beside a 132-block GEMM (NVIDIA developer forum, "Compute-Communication Overlap Causes Severe GEMM
-// Performance Degradation because of Tail Effect", 2025). 24, the middle of the documented range.
-constexpr double kNcclOverlapSms = 24;
 
 // Seconds that compute of `work_s` (at the whole GPU) gains when `comm_s` of data-parallel traffic runs
 // beside it on a `sm_fraction` of the SMs: the compute runs at (1 - f) while they overlap, so it ends

@@ -8,6 +8,7 @@
 #include "model/cuda_graphs.h"
 #include "model/layer_comm.h"
 #include "model/model_math.h"
+#include "model/nccl_tuning.h"
 
 namespace vtrain::layer_ops {
 namespace {
@@ -307,14 +308,17 @@ void moe_ffn(BlockBuilder& b, const Ctx& c, const Ctx& outer)
 }
 
 // The flex dispatchers' kernels (DeepEP, HybridEP) run on SMs of their own: DeepSeek-V3 dedicates 20 of an
-// H800's 132 SMs to its all-to-all (report Sec. 3.2.2), DeepEP's Buffer defaults to 20 SMs. While they overlap
-// a layer's compute, that compute has the remaining SMs. NCCL's all-to-all is not counted (0).
+// H800's 132 SMs to its all-to-all (report Sec. 3.2.2), DeepEP's Buffer defaults to 20 SMs. NCCL's
+// all-to-all (the alltoall dispatcher) holds one CTA per channel as every NCCL collective does
+// (kNcclOverlapSms, as for overlapped data-parallel traffic, iteration_costs.cpp). While they overlap a
+// layer's compute, that compute has the remaining SMs.
 double moe_comm_sm_fraction(const TrainingSpec& t, const GpuProfile& profile)
 {
     constexpr double kFlexDispatchSms = 20;
-    if (t.moe_dispatcher != MoeDispatcher::Flex || profile.sm_count <= 0) {
+    if (profile.sm_count <= 0) {
         return 0;
     }
-    return std::min(1.0, kFlexDispatchSms / profile.sm_count);
+    const double sms = t.moe_dispatcher == MoeDispatcher::Flex ? kFlexDispatchSms : kNcclOverlapSms;
+    return std::min(1.0, sms / profile.sm_count);
 }
 } // namespace vtrain::layer_ops

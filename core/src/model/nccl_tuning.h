@@ -15,6 +15,14 @@
 
 namespace vtrain {
 
+// SMs an NCCL collective occupies while it runs beside compute: one CTA per channel, 16-32 of them
+// (Megatron-LM docs/user-guide/features/megatron_fsdp.md @ 11ceb1d: SHARP "reduce[s] utilization of GPU
+// streaming multi-processors (SM) from 16-32 to 1-6 ... [and] frees up GPU-hosted processors for
+// overlapped compute (GEMM) kernels"); an H100 FSDP prefetch all-gather is seen launching 24 blocks
+// beside a 132-block GEMM (NVIDIA developer forum, "Compute-Communication Overlap Causes Severe GEMM
+// Performance Degradation because of Tail Effect", 2025). 24, the middle of the documented range.
+constexpr double kNcclOverlapSms = 24;
+
 // The collectives NCCL runs as rings or trees (all-to-all is grouped point-to-point: CommModel).
 enum class NcclCollective { AllGather, ReduceScatter, AllReduce };
 enum class NcclAlgorithm { Ring, Tree };
