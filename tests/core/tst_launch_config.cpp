@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include "test_support.h"
+#include "vtrain/launch_bridge.h"
 #include "vtrain/launch_config.h"
 #include "vtrain/rank_layout.h"
 #include "vtrain/scenario_json.h"
@@ -529,6 +530,13 @@ private slots:
         const auto one_chunk = megatron_launch(s, plain, 8);
         QVERIFY2(one_chunk.ok(), one_chunk.first_error().c_str());
         QVERIFY(mentions(one_chunk->warnings, "needs virtual pipeline stages"));
+        QCOMPARE(moe_overlap_refusal(p), std::string());
+        QVERIFY(!moe_overlap_refusal(plain).empty());
+        const auto bridge = megatron_bridge_launch(s, plain, 8);
+        QVERIFY2(bridge.ok(), bridge.first_error().c_str());
+        QVERIFY(mentions(bridge->warnings, "overlap_moe_expert_parallel_comm needs virtual pipeline stages"));
+        plain.pp = 1;
+        QCOMPARE(moe_overlap_refusal(plain), std::string()); // no pipeline: the combined step pairs micro-batches
         // Token dropping, then padded to capacity.
         s.model.moe.dropless = false;
         s.model.moe.capacity_factor = 1.0;

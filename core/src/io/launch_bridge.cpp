@@ -224,6 +224,9 @@ void parallel_overrides(const Scenario& s, const Plan& p, Overrides& o, std::vec
     if (p.schedule == Schedule::DualPipe && p.pp > 1) {
         warnings.emplace_back("DualPipe is DeepSeek's own schedule: the exported plan runs 1F1B, whose bubble is larger than simulated");
     }
+    if (const std::string why = moe_overlap_refusal(p); !why.empty()) {
+        warnings.push_back("comm_overlap.overlap_moe_expert_parallel_comm " + why);
+    }
 }
 
 void training_overrides(const Scenario& s, const Plan& p, Overrides& o, std::vector<std::string>& warnings)

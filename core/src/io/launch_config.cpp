@@ -375,6 +375,15 @@ std::string shell_quoted(std::string_view text)
     return out + "'";
 }
 
+std::string moe_overlap_refusal(const Plan& p)
+{
+    if (!p.moe_overlap || p.pp < 2 || p.schedule == Schedule::Interleaved) {
+        return {};
+    }
+    return "needs virtual pipeline stages when pp > 1 (Megatron-Core's combined 1F1B step): Megatron-Core refuses this plan as "
+           "written; use the interleaved schedule";
+}
+
 long long grad_bucket_elements(const Plan& plan, Precision precision)
 {
     const double bytes_per_gradient = precision == Precision::Fp16 ? 2.0 : 4.0;
@@ -537,12 +546,8 @@ Expected<MegatronLaunch> megatron_launch(const Scenario& s, const Plan& p, int g
         warnings.emplace_back("DualPipe is DeepSeek's own schedule (github.com/deepseek-ai/DualPipe): the exported plan runs 1F1B, "
                               "whose bubble is larger than simulated");
     }
-    if (p.moe_overlap && p.pp > 1 && p.schedule != Schedule::Interleaved) {
-        // Megatron-Core pairs micro-batches for the overlap in its combined 1F1B step, which exists for a run
-        // without a pipeline and for the interleaved schedule only (combined_1f1b.py; transformer_config.py
-        // asks for virtual stages when pp > 1).
-        warnings.emplace_back("--overlap-moe-expert-parallel-comm needs virtual pipeline stages when pp > 1 (Megatron-Core's "
-                              "combined 1F1B step): Megatron-Core refuses this plan as written; use the interleaved schedule");
+    if (const std::string why = moe_overlap_refusal(p); !why.empty()) {
+        warnings.push_back("--overlap-moe-expert-parallel-comm " + why);
     }
     if (p.schedule == Schedule::GPipe && p.pp > 1) {
         warnings.emplace_back("Megatron-LM has no GPipe schedule: it runs pipeline plans with 1F1B, which keeps fewer "
