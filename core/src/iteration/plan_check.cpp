@@ -80,7 +80,7 @@ std::optional<PlanRejection> check_folding(const ModelSpec& m, const Plan& p)
     // overlap_moe_expert_parallel_comm", and with the "moe" recompute module (transformer_config.py).
     if (p.moe_overlap && p.recompute == Recompute::Full) {
         return reject(RejectReason::OverlapInvalid, "plan.moe_overlap",
-                      "expert communication overlap does not run with full recomputation (Megatron-Core refuses the pair); use selective");
+                      "expert communication overlap does not run with full recomputation (Megatron-Core refuses the pair); use selective or none");
     }
     if (p.moe_overlap && (p.recompute_modules & kRecomputeMoe) != 0) {
         return reject(RejectReason::OverlapInvalid, "plan.moe_overlap",
