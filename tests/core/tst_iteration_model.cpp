@@ -55,6 +55,18 @@ TrainingSpec training(int global_batch, Precision precision = Precision::Bf16)
     return t;
 }
 
+// A scenario on `gpus` GPUs of `profile` in nodes of 8.
+Scenario on_nodes_of_8(const ModelSpec& m, const TrainingSpec& t, const GpuProfile& profile, int gpus)
+{
+    Scenario s;
+    s.model = m;
+    s.training = t;
+    s.cluster.gpu = profile.id;
+    s.cluster.num_gpus = gpus;
+    s.cluster.gpus_per_node = 8;
+    return s;
+}
+
 std::optional<RejectReason> reason(const ModelSpec& m, const Plan& p, int gpus)
 {
     const auto r = check_plan(m, training(1024), p, gpus);
@@ -133,12 +145,7 @@ private slots:
         // over tp = 8 -> 398,462,976; the vocabulary table 128,256 x 16,384 / 8 = 262,668,288.
         QCOMPARE(layer_params(m), 3187703808.0);
         const auto profile = test::shipped_profile("h100-sxm5-80gb");
-        Scenario s;
-        s.model = m;
-        s.training = training(2048);
-        s.cluster.gpu = "h100-sxm5-80gb";
-        s.cluster.num_gpus = 16384;
-        s.cluster.gpus_per_node = 8;
+        Scenario s = on_nodes_of_8(m, training(2048), profile, 16384);
         SimulationOptions options;
         options.timeline = false;
         const auto r = simulate(s, p, profile, options);
@@ -368,12 +375,7 @@ private slots:
     void exposed_data_parallel_time_in_closed_form()
     {
         const GpuProfile profile = known_links_profile();
-        Scenario sc;
-        sc.model = test::gpt(12, 2048, 16, 2048, 51200);
-        sc.training = training(16);
-        sc.cluster.gpu = profile.id;
-        sc.cluster.num_gpus = 16;
-        sc.cluster.gpus_per_node = 8;
+        Scenario sc = on_nodes_of_8(test::gpt(12, 2048, 16, 2048, 51200), training(16), profile, 16);
         Plan p;
         p.dp = 16; // two nodes of 8
         p.zero_stage = 1;
@@ -423,12 +425,7 @@ private slots:
     void fsdp_at_scale_pays_the_ring_latency_per_fetch()
     {
         const GpuProfile profile = known_links_profile();
-        Scenario sc;
-        sc.model = test::gpt(24, 2048, 16, 2048, 51200);
-        sc.training = training(1024);
-        sc.cluster.gpu = profile.id;
-        sc.cluster.num_gpus = 1024;
-        sc.cluster.gpus_per_node = 8;
+        Scenario sc = on_nodes_of_8(test::gpt(24, 2048, 16, 2048, 51200), training(1024), profile, 1024);
         Plan p;
         p.dp = 1024;
         p.zero_stage = 3;
@@ -551,12 +548,7 @@ private slots:
         ModelSpec m = qwen3_235b();
         m.layers = 8;
         const GpuProfile profile = test::shipped_profile("h100-sxm5-80gb");
-        Scenario sc;
-        sc.model = m;
-        sc.training = training(64);
-        sc.cluster.gpu = profile.id;
-        sc.cluster.num_gpus = 32;
-        sc.cluster.gpus_per_node = 8;
+        Scenario sc = on_nodes_of_8(m, training(64), profile, 32);
         for (const int pp : {1, 2}) {
             Plan p;
             p.pp = pp;
@@ -670,12 +662,7 @@ private slots:
     {
         const ModelSpec m = llama8b();
         const auto profile = test::shipped_profile("h100-sxm5-80gb");
-        Scenario s;
-        s.model = m;
-        s.training = training(256);
-        s.cluster.gpu = profile.id;
-        s.cluster.num_gpus = 64;
-        s.cluster.gpus_per_node = 8;
+        Scenario s = on_nodes_of_8(m, training(256), profile, 64);
         Plan p;
         p.tp = 2;
         p.pp = 2;

@@ -8,6 +8,7 @@
 #include "test_support.h"
 #include "vtrain/launch_bridge.h"
 #include "vtrain/launch_config.h"
+#include "vtrain/plan_check.h"
 #include "vtrain/rank_layout.h"
 #include "vtrain/scenario_json.h"
 

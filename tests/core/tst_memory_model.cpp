@@ -27,6 +27,20 @@ Plan sharded_plan(int pp, int dp)
     p.zero_stage = 3;
     return p;
 }
+
+// The loss tests' setting: an 8-layer GPT with a 64,000-entry vocabulary over pp 2 x dp 4, tensor parallel
+// with sequence parallelism; the last stage holds the loss.
+ModelSpec loss_model()
+{
+    return test::gpt(8, 4096, 32, 4096, 64000);
+}
+Plan loss_plan(int tp)
+{
+    Plan p = sharded_plan(2, 4);
+    p.tp = tp;
+    p.sequence_parallel = true;
+    return p;
+}
 } // namespace
 
 class TestMemoryModel : public QObject {
@@ -191,12 +205,10 @@ private slots:
     // without TP, or on another stage, nothing changes.
     void loss_parallel_holds_the_gathered_output_input_and_four_more_bytes_per_logit()
     {
-        const ModelSpec m = test::gpt(8, 4096, 32, 4096, 64000);
+        const ModelSpec m = loss_model();
         TrainingSpec tr = sharded_training();
         tr.loss_bytes_per_logit = 12;
-        Plan p = sharded_plan(2, 4);
-        p.tp = 4;
-        p.sequence_parallel = true;
+        Plan p = loss_plan(4);
         const auto plain = plan_memory(m, tr, p);
         TrainingSpec lp = tr;
         lp.loss_parallel = true;
@@ -215,11 +227,9 @@ private slots:
     // logits and their gradient; a stated loss_bytes_per_logit still wins; other stages are unchanged.
     void te_cross_entropy_holds_the_16_bit_logits_alone()
     {
-        const ModelSpec m = test::gpt(8, 4096, 32, 4096, 64000);
+        const ModelSpec m = loss_model();
         TrainingSpec tr = sharded_training();
-        Plan p = sharded_plan(2, 4);
-        p.tp = 2;
-        p.sequence_parallel = true;
+        const Plan p = loss_plan(2);
         const auto plain = plan_memory(m, tr, p);
         TrainingSpec te = tr;
         te.te_cross_entropy = true;

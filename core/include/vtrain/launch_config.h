@@ -64,9 +64,4 @@ std::string shell_quoted(std::string_view text);
 // bytes of one gradient (fp32 main gradients, fp16 ones in fp16 training, as the simulator counts them).
 long long grad_bucket_elements(const Plan& plan, Precision precision);
 
-// Why Megatron-Core (and so Megatron-Bridge) refuses the plan's expert all-to-all overlap as written, or ""
-// when it runs it: the combined 1F1B step that pairs the micro-batches exists without a pipeline and for the
-// interleaved schedule only (combined_1f1b.py; transformer_config.py asks for virtual stages when pp > 1).
-std::string moe_overlap_refusal(const Plan& plan);
-
 } // namespace vtrain

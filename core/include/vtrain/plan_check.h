@@ -40,6 +40,13 @@ struct PlanRejection {
 // Checks divisibility and schedule rules (not memory: that needs the simulation's memory model).
 std::optional<PlanRejection> check_plan(const ModelSpec& model, const TrainingSpec& training, const Plan& plan, int num_gpus);
 
+// Why Megatron-Core (and so Megatron-Bridge) refuses the plan's expert all-to-all overlap as written, or ""
+// when it runs it: the combined 1F1B step that pairs the micro-batches exists without a pipeline and for the
+// interleaved schedule only (combined_1f1b.py; transformer_config.py asks for virtual stages when pp > 1).
+// Not a check_plan rule: the simulator models the overlap on any schedule (DualPipe's own pairing, a
+// 1F1B pipeline's warm-up and cool-down exposed), the launch exports warn and validation ranges skip it.
+std::string moe_overlap_refusal(const Plan& plan);
+
 // Forward passes of one iteration, which the simulator steps through one by one: micro-batches per
 // data-parallel replica (global batch / (dp x micro-batch)) x pipeline stages x model chunks per stage.
 // For a plan check_plan() accepts.

@@ -375,15 +375,6 @@ std::string shell_quoted(std::string_view text)
     return out + "'";
 }
 
-std::string moe_overlap_refusal(const Plan& p)
-{
-    if (!p.moe_overlap || p.pp < 2 || p.schedule == Schedule::Interleaved) {
-        return {};
-    }
-    return "needs virtual pipeline stages when pp > 1 (Megatron-Core's combined 1F1B step): Megatron-Core refuses this plan as "
-           "written; use the interleaved schedule";
-}
-
 long long grad_bucket_elements(const Plan& plan, Precision precision)
 {
     const double bytes_per_gradient = precision == Precision::Fp16 ? 2.0 : 4.0;

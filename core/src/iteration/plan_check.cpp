@@ -116,6 +116,15 @@ std::optional<PlanRejection> check_sharding_and_overlap(const Plan& p)
 
 } // namespace
 
+std::string moe_overlap_refusal(const Plan& p)
+{
+    if (!p.moe_overlap || p.pp < 2 || p.schedule == Schedule::Interleaved) {
+        return {};
+    }
+    return "needs virtual pipeline stages when pp > 1 (Megatron-Core's combined 1F1B step): Megatron-Core refuses this plan as "
+           "written; use the interleaved schedule";
+}
+
 const char* to_string(RejectReason r)
 {
     switch (r) {

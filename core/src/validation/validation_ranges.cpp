@@ -24,6 +24,7 @@
 #include <functional>
 
 #include "validation/validation_detail.h"
+#include "vtrain/plan_check.h"
 
 namespace vtrain::validation_detail {
 namespace {
@@ -213,14 +214,10 @@ void expand_candidates(MappedRun& run, const OpenSettings& open, const SoftwareS
         }
     }
 
-    // Megatron-Core pairs micro-batches for the expert all-to-all overlap in its combined 1F1B step, which
-    // exists without a pipeline and for the interleaved schedule only (combined_1f1b.py; transformer_config.py
-    // asks for virtual stages when pp > 1): an open overlap is not tried on a pipeline without them (its
-    // "off" twin stays a candidate).
+    // An open expert all-to-all overlap is not tried where Megatron-Core refuses it (moe_overlap_refusal:
+    // a pipeline without virtual stages); its "off" twin stays a candidate.
     const bool overlap_open = open.moe_overlap && base.ep > 1 && sw.framework == Framework::MegatronCore;
-    auto megatron_refuses = [overlap_open](const Plan& p) {
-        return overlap_open && p.moe_overlap && p.pp > 1 && p.schedule != Schedule::Interleaved;
-    };
+    auto megatron_refuses = [overlap_open](const Plan& p) { return overlap_open && !moe_overlap_refusal(p).empty(); };
     bool refused_any = false;
 
     // The product of the open settings, the first value of each first.
