@@ -786,6 +786,41 @@ private slots:
         QVERIFY(close(op_seconds(s.run(), "qkv projection", Phase::Forward), f8.gemm_seconds(m, 6144, 4096)));
     }
 
+    void mxfp8_gemms_take_the_block_scaled_factor()
+    {
+        // MXFP8 runs every low-precision GEMM at 1.09x the FP8 table's time (kMxfp8GemmTimeFactor: torchao's
+        // B200 tensorwise-vs-MXFP8 gap); per-tensor current scaling at 1x. The 8B layer's GEMMs, m = 8192
+        // (n x k): qkv 6144 x 4096; the backward's dgrad and wgrad of the same GEMM.
+        Setup s(llama_layer(), 1979);
+        s.training.precision = Precision::Fp8;
+        s.training.fp8_recipe = Fp8Recipe::Current;
+        const OperatorTimer f8(s.profile, Precision::Fp8);
+        const double m = 8192;
+        const double qkv_fwd = f8.gemm_seconds(m, 6144, 4096);
+        const double qkv_bwd = f8.gemm_seconds(m, 4096, 6144) + f8.gemm_seconds(4096, 6144, m);
+        const LayerCosts current = s.run();
+        QVERIFY(close(op_seconds(current, "qkv projection", Phase::Forward), qkv_fwd));
+        QVERIFY(close(op_seconds(current, "qkv projection", Phase::Backward), qkv_bwd));
+        s.training.fp8_recipe = Fp8Recipe::Mxfp8;
+        const LayerCosts mx = s.run();
+        QVERIFY(close(op_seconds(mx, "qkv projection", Phase::Forward), 1.09 * qkv_fwd));
+        QVERIFY(close(op_seconds(mx, "qkv projection", Phase::Backward), 1.09 * qkv_bwd));
+        // The grouped expert GEMMs too: 8 local experts of width 1024 over EP8 (2048-wide gate+up).
+        Setup e(moe_layer(), 1979);
+        expert_parallel_8(e);
+        e.training.precision = Precision::Fp8;
+        e.training.fp8_recipe = Fp8Recipe::Current;
+        const double grouped = op_seconds(e.run(), "experts gate+up (grouped)", Phase::Forward);
+        QVERIFY(grouped > 0);
+        e.training.fp8_recipe = Fp8Recipe::Mxfp8;
+        const LayerCosts emx = e.run();
+        // MXFP8 pads each expert's rows to 32 instead of 16: the 4096 x 8 / 8 rows per expert are aligned either way.
+        QVERIFY(close(op_seconds(emx, "experts gate+up (grouped)", Phase::Forward), 1.09 * grouped));
+        // BF16 layers under the recipe (Megatron-Bridge's first and last) keep the BF16 rate.
+        s.training.bf16_edge_layers = 1;
+        QVERIFY(close(op_seconds(s.run(), "qkv projection", Phase::Forward), OperatorTimer(s.profile, Precision::Bf16).gemm_seconds(m, 6144, 4096)));
+    }
+
     void attention_peak_fraction_floors_the_flash_time()
     {
         // FlashAttention-2 on H100: at best 35% of peak forward, and 63/73 of that backward (2.5x the FLOPs).

@@ -114,6 +114,7 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
     c.sac = c.selective && in.training->per_op_sac;
     c.eager = in.training->eager_elementwise;
     c.axiswise = lowp && in.training->precision == Precision::Fp8 && in.training->fp8_axiswise_casts;
+    c.mxfp8 = lowp && in.training->precision == Precision::Fp8 && in.training->fp8_recipe == Fp8Recipe::Mxfp8;
     c.frozen = in.training->frozen_base();
     std::optional<Ctx> graphed;
     if (scoped) {
@@ -135,6 +136,7 @@ LayerCosts compute_layer_costs(const LayerCostInput& given)
         bf16.lowp = false;
         bf16.cast_bpe = 0;
         bf16.axiswise = false;
+        bf16.mxfp8 = false;
         std::vector<LayerKind> kinds; // distinct kinds in order of appearance
         std::vector<bool> kind_bf16;  // ... and whether they run in BF16 under a low-precision recipe
         std::vector<int> first_index; // a layer of each kind (for its parameter split)

@@ -156,6 +156,7 @@ struct Ctx {
     bool sac = false;      // torchtitan per-op SAC: selective recompute redoes every second matmul + elementwise ops
     bool eager = false;    // eager PyTorch elementwise op sequences (TrainingSpec::eager_elementwise)
     bool axiswise = false; // torchao rowwise FP8 casts (TrainingSpec::fp8_axiswise_casts)
+    bool mxfp8 = false;    // MXFP8 block-scaled GEMMs (Fp8Recipe::Mxfp8): kMxfp8GemmTimeFactor
     bool frozen = false;   // the base weights are frozen (LoRA): GEMM backwards compute the data gradient only
     // Scoped CUDA graphs: the modules in graph_scope are timed with `graphed` (this context with timers
     // whose kernel floor is a graph's gap between kernels, cuda_graphs.h); null when nothing is captured.
@@ -184,6 +185,8 @@ double axiswise_forward_cast_bytes(double m, double n, double k);
 double axiswise_backward_cast_bytes(double m, double n, double k);
 // Share of a fused GEMM's Linears that torchao's rowwise recipe keeps in BF16 (0 unless that recipe).
 double rowwise_bf16_share(const Ctx& c, std::initializer_list<double> outs, double in_features);
+// What the recipe's GEMM kernel takes against the profile's low-precision table (1 for per-tensor scaling).
+double lowp_gemm_time_factor(const Ctx& c);
 // One GEMM's time at the recipe's rate, `bf16_share` of it at the BF16 rate.
 double gemm_time(const Ctx& c, const OperatorTimer& t, bool lowp, double m, double n, double k, double bf16_share);
 

@@ -26,6 +26,7 @@ Ctx with_timers(const Ctx& c, const OperatorTimer& timer, const OperatorTimer& h
     g.sac = c.sac;
     g.eager = c.eager;
     g.axiswise = c.axiswise;
+    g.mxfp8 = c.mxfp8;
     g.frozen = c.frozen;
     return g;
 }
@@ -79,9 +80,10 @@ void add_recomputed_gemm(BlockBuilder& b, const Ctx& c, const char* name, double
 // out slow exactly where the measured table is slow at small M.
 void add_grouped_gemm(BlockBuilder& b, const Ctx& c, const char* name, double groups, double m, double n, double k, bool recomputed)
 {
-    const double fwd = c.timer.gemm_seconds(m, groups * n, k);
+    const double slow = c.lowp ? lowp_gemm_time_factor(c) : 1.0;
+    const double fwd = c.timer.gemm_seconds(m, groups * n, k) * slow;
     b.gemm(Phase::Forward, name, fwd);
-    b.gemm(Phase::Backward, name, c.timer.gemm_seconds(m, groups * k, n) + (c.frozen ? 0.0 : c.timer.gemm_seconds(k, groups * n, m)));
+    b.gemm(Phase::Backward, name, (c.timer.gemm_seconds(m, groups * k, n) + (c.frozen ? 0.0 : c.timer.gemm_seconds(k, groups * n, m))) * slow);
     if (recomputed) {
         b.gemm(Phase::Recompute, name, fwd);
     }
