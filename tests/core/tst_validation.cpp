@@ -1093,6 +1093,23 @@ private slots:
         }
     }
 
+    void only_megatron_pads_the_vocabulary()
+    {
+        // Llama 3's 128256 tokens over tp 2: Megatron pads to a multiple of 128 x 2 = 256 (128256 = 501 x 256: no
+        // change), so take 128000 + 100: Megatron makes it 128256; torchtitan keeps the tokenizer's size.
+        nlohmann::json row = modern_row("vocab");
+        row["arch_family"] = "llama_rmsnorm_swiglu_rope_gqa";
+        for (const char* k : {"num_experts", "moe_top_k", "moe_ffn_hidden_size", "num_shared_experts", "moe_first_dense_layers", "moe_layer_freq"}) {
+            row[k] = nullptr;
+        }
+        row["vocab_size"] = 128100;
+        QCOMPARE(map_one(row).scenario.model.vocab, 128256);
+        row["software"] = "torchtitan 9dec370; FSDP2; torch.compile";
+        const MappedRun titan = map_one(row);
+        QCOMPARE(titan.scenario.model.vocab, 128100);
+        QVERIFY(!has_note(titan, "vocabulary padded"));
+    }
+
     void torchtitan_rows_get_its_checkpointing_compile_and_pipeline_defaults()
     {
         nlohmann::json row = modern_row("titan");

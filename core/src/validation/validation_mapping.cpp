@@ -69,7 +69,8 @@ Skip map_parallelism(RowMapper& x)
     return std::nullopt;
 }
 
-// Megatron pads the vocabulary to a multiple of 128 x tp (make-vocab-size-divisible-by).
+// Megatron pads the vocabulary to a multiple of 128 x tp (make-vocab-size-divisible-by); torchtitan keeps the
+// tokenizer's size (its Llama configs: vocab_size from the tokenizer, the output layer sharded as is).
 void map_vocabulary(RowMapper& x)
 {
     const RunRow& r = x.r;
@@ -79,7 +80,8 @@ void map_vocabulary(RowMapper& x)
     if (!r.vocab_size && m.vocab <= 0) {
         x.note("vocab_size not given: 50257 (GPT-2 BPE, vTrain's default)");
     }
-    const int padded = round_up(vocab, 128 * p.tp);
+    const bool pads = x.sw.framework != Framework::Torchtitan;
+    const int padded = pads ? round_up(vocab, 128 * p.tp) : vocab;
     if (padded != vocab) {
         x.note("vocabulary padded to " + std::to_string(padded) + " (Megatron: a multiple of 128 x tp)");
     }
@@ -660,11 +662,11 @@ RowMapping map_run(const RunRow& r)
         why = map_parallelism(x);
     }
     if (!why) {
-        map_vocabulary(x);
         why = map_cluster(x);
     }
     if (!why) {
         map_software_and_precision(x);
+        map_vocabulary(x); // after the software: whether the framework pads it
         why = map_training_mode(x);
     }
     if (!why) {
