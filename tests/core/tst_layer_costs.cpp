@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include "model/cuda_graphs.h"
+#include "model/layer_builder.h"
 #include "model/layer_comm.h"
 #include "model/model_math.h"
 #include "model/nccl_tuning.h"
@@ -355,6 +356,67 @@ private slots:
         // A full-iteration graph floors every kernel at the gap: the layer is faster than either.
         s.training.cuda_graphs = CudaGraphs::FullIteration;
         QVERIFY(s.run().layer.forward.total_s() < scoped.layer.forward.total_s());
+    }
+
+    void one_cpu_thread_issues_every_operator_of_a_layer()
+    {
+        // A phase lasts max(GPU time, operators x host_s + CPU seconds priced apart): three 1 us kernels, two
+        // more operators the CPU issues (a kernel charged as three) and a 50 us section, at 10 us per
+        // operator: 5 x 10 + 50 = 100 us. The GPU's wait is charged to compute and is not an operator.
+        BlockCost block;
+        layer_ops::BlockBuilder b(block, nullptr);
+        for (int i = 0; i < 3; ++i) {
+            b.compute(Phase::Forward, "kernel", 1e-6);
+        }
+        b.add_host_ops(Phase::Forward, 2);
+        b.add_host_seconds(Phase::Forward, 50e-6);
+        b.host_wait(Phase::Forward, "wait", 7e-6);
+        QCOMPARE(b.host_ops(Phase::Forward), 5.0);
+        b.apply_host_floor(10e-6);
+        QVERIFY(close(block.forward.total_s(), 100e-6));
+        QCOMPARE(block.backward.total_s(), 0.0);
+
+        // In a layer: the router's 31 kernels are 31 operators the CPU issues, each way; a moe_router graph
+        // launches them once. With every operator at 1 ms the layer is host-bound either way, so the graph
+        // saves 30 ms in each pass (the graphed kernels' own GPU time being far below).
+        Setup s(moe_layer());
+        expert_parallel_8(s);
+        s.profile.host_overhead_us = 1000;
+        s.profile.moe_host_op_us = 0;
+        const LayerCosts launched = s.run();
+        s.training.cuda_graphs = CudaGraphs::Scoped;
+        s.training.cuda_graph_scope = kGraphMoeRouter;
+        const LayerCosts graphed = s.run();
+        QVERIFY(close(launched.layer.forward.total_s() - graphed.layer.forward.total_s(), 30e-3));
+        QVERIFY(close(launched.layer.backward.total_s() - graphed.layer.backward.total_s(), 30e-3));
+
+        // The routed section's CPU time is the layer's too: at 1 ms per framework operator and 2 ms per routed
+        // operator (8 + 2 per local expert in BF16: 24), one more millisecond per routed operator adds 24 ms.
+        s.training.cuda_graphs = CudaGraphs::None;
+        s.profile.moe_host_op_us = 2000;
+        const double two = s.run().layer.forward.total_s();
+        s.profile.moe_host_op_us = 3000;
+        QVERIFY(close(s.run().layer.forward.total_s() - two, 24e-3));
+        // ... and the rest of the layer's operators are not hidden behind it: the layer lasts its operators
+        // outside the section at 1 ms (all of them, N, without the routed term; less the S the section adds to
+        // the list between the router and its wait) plus the section's 24 x 3 ms.
+        const LayerCosts host_bound = s.run();
+        int first = -1, wait = -1, at = 0;
+        for (const auto& op : host_bound.layer_operators) {
+            if (op.phase == Phase::Forward) {
+                if (op.name == "moe router kernels (scores, top-k, aux loss)") {
+                    first = at;
+                } else if (op.name == "host-bound wait (routed experts after the tokens-per-expert sync)") {
+                    wait = at;
+                }
+                ++at;
+            }
+        }
+        QVERIFY(first >= 0 && wait > first + 1);
+        const double section_ops = wait - first - 1;
+        s.profile.moe_host_op_us = 0;
+        const double all_ops_s = s.run().layer.forward.total_s(); // N x 1 ms
+        QVERIFY(close(host_bound.layer.forward.total_s(), all_ops_s - section_ops * 1e-3 + 72e-3));
     }
 
     void a_fused_grouped_mlp_drops_the_experts_activation_pass()

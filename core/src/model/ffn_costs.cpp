@@ -184,13 +184,23 @@ void moe_ffn(BlockBuilder& b, const Ctx& c, const Ctx& outer)
     // 2.1.4). Each streams the score matrix once (kMoeRouterKernels passes of the "softmax" kind).
     add_gemm(b, rc, "moe router", tokens, moe.experts, c.h, c.full, false);
     add_memory_bound_passes(b, rc.hp, "moe router kernels (scores, top-k, aux loss)", "softmax", tokens * moe.experts * 4, kMoeRouterKernels, c.full);
+    if (&rc == &c) {
+        // Each of those kernels is an operator the CPU issues (forward and its autograd mirror), not one; a
+        // moe_router graph replays them from one launch.
+        b.add_host_ops(Phase::Forward, kMoeRouterKernels - 1);
+        b.add_host_ops(Phase::Backward, kMoeRouterKernels - 1);
+        if (c.full) {
+            b.add_host_ops(Phase::Recompute, kMoeRouterKernels - 1);
+        }
+    }
     latent_projection(b, c, "moe latent down-projection", tokens, io, c.h);
 
     // The routed-expert section starts here (after the tokens-per-expert sync): its GPU time per phase.
     const Phase phases[] = {Phase::Forward, Phase::Backward, Phase::Recompute};
-    double section_start[3];
+    double section_start[3], section_ops[3];
     for (int i = 0; i < 3; ++i) {
         section_start[i] = b.phase_total(phases[i]);
+        section_ops[i] = b.host_ops(phases[i]);
     }
 
     // Permutation copies each token once per selected expert into destination order: a row gather. The
@@ -291,9 +301,13 @@ void moe_ffn(BlockBuilder& b, const Ctx& c, const Ctx& outer)
         ops.forward += extra_host_fwd;
         ops.backward += extra_host_bwd;
         const double host_s[3] = {ops.forward * host_op_s, ops.backward * host_op_s, c.full ? ops.forward * host_op_s : 0.0};
+        const double layer_op_s = host_terms(*in.profile, in.training->cuda_graphs).host_op_s;
         for (int i = 0; i < 3; ++i) {
             const double gpu = b.phase_total(phases[i]) - section_start[i];
-            b.compute(phases[i], "host-bound wait (routed experts after the tokens-per-expert sync)", std::max(0.0, host_s[i] - gpu));
+            b.host_wait(phases[i], "host-bound wait (routed experts after the tokens-per-expert sync)", host_s[i] - gpu);
+            // The section's CPU time is the layer's too: the layer's host floor (apply_host_floor) counts its
+            // operators at the framework's rate, so the rest of the section's time is added to it.
+            b.add_host_seconds(phases[i], std::max(0.0, host_s[i] - (b.host_ops(phases[i]) - section_ops[i]) * layer_op_s));
         }
     }
     latent_projection(b, c, "moe latent up-projection", tokens, c.h, io);

@@ -36,6 +36,23 @@ public:
     void cast_traffic(Phase phase, double bytes) { m_cast_bytes[index(phase)] += bytes; }
     // Seconds charged so far to a phase (compute and communication on the compute stream).
     double phase_total(Phase phase) { return phase_time(phase).total_s(); }
+    // Operators the CPU has issued so far in a phase (what apply_host_floor() charges host_s each).
+    double host_ops(Phase phase) const { return m_ops[index(phase)]; }
+    // `n` more operators the CPU issues in a phase beyond those added (an operator charged as several kernels).
+    void add_host_ops(Phase phase, double n) { m_ops[index(phase)] += n; }
+    // CPU seconds a phase spends beyond host_s per operator (a section whose operators cost more each).
+    void add_host_seconds(Phase phase, double seconds) { m_extra_host_s[index(phase)] += seconds; }
+    // GPU idle time waiting for the CPU: charged to compute, not an operator the CPU issues.
+    void host_wait(Phase phase, const char* name, double seconds)
+    {
+        if (seconds <= 0) {
+            return;
+        }
+        phase_time(phase).compute_s += seconds;
+        if (m_list != nullptr) {
+            m_list->push_back({name, phase, seconds, false});
+        }
+    }
 
     void finish_casts(const OperatorTimer& t)
     {
@@ -76,13 +93,14 @@ public:
     // Host-bound phases (added for validation against vTrain's single-node runs, where layers of small
     // models take ~3 ms whatever their FLOPs): the CPU issues each operator in `host_s` (Python, PyTorch
     // dispatch, autograd, launch) and runs ahead of the GPU, so a phase lasts max(GPU time, operators x
-    // host_s). The idle GPU time is charged to compute. host_s = 0 leaves every phase GPU-bound.
+    // host_s + the CPU seconds of sections priced apart). One thread issues them all, so no section's CPU
+    // time hides another's. The idle GPU time is charged to compute. host_s = 0 leaves every phase GPU-bound.
     void apply_host_floor(double host_s)
     {
         const Phase phases[] = {Phase::Forward, Phase::Backward, Phase::Recompute};
         for (int i = 0; i < 3; ++i) {
             PhaseTime& t = phase_time(phases[i]);
-            const double host = m_ops[i] * host_s;
+            const double host = m_ops[i] * host_s + m_extra_host_s[i];
             if (host > t.total_s()) {
                 const double wait = host - t.total_s();
                 t.compute_s += wait;
@@ -129,7 +147,8 @@ private:
 
     BlockCost& m_block;
     std::vector<OperatorTime>* m_list;
-    int m_ops[3] = {0, 0, 0}; // operators issued per phase (forward, backward, recompute)
+    double m_ops[3] = {0, 0, 0};          // operators issued per phase (forward, backward, recompute)
+    double m_extra_host_s[3] = {0, 0, 0}; // CPU seconds beyond host_s per operator (add_host_seconds)
     double m_gemm_s[3] = {0, 0, 0};
     double m_cast_bytes[3] = {0, 0, 0};
 };
