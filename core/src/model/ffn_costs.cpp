@@ -184,7 +184,8 @@ void moe_ffn(BlockBuilder& b, const Ctx& c, const Ctx& outer)
     // 2.1.4). Each streams the score matrix once (kMoeRouterKernels passes of the "softmax" kind).
     add_gemm(b, rc, "moe router", tokens, moe.experts, c.h, c.full, false);
     add_memory_bound_passes(b, rc.hp, "moe router kernels (scores, top-k, aux loss)", "softmax", tokens * moe.experts * 4, kMoeRouterKernels, c.full);
-    if (&rc == &c) {
+    const bool router_graphed = &rc != &c; // module_ctx() handed the graphed context
+    if (!router_graphed) {
         // Each of those kernels is an operator the CPU issues (forward and its autograd mirror), not one; a
         // moe_router graph replays them from one launch.
         b.add_host_ops(Phase::Forward, kMoeRouterKernels - 1);

@@ -94,7 +94,8 @@ public:
     // models take ~3 ms whatever their FLOPs): the CPU issues each operator in `host_s` (Python, PyTorch
     // dispatch, autograd, launch) and runs ahead of the GPU, so a phase lasts max(GPU time, operators x
     // host_s + the CPU seconds of sections priced apart). One thread issues them all, so no section's CPU
-    // time hides another's. The idle GPU time is charged to compute. host_s = 0 leaves every phase GPU-bound.
+    // time hides another's. The idle GPU time is charged to compute. host_s = 0 with no seconds priced apart
+    // leaves every phase GPU-bound.
     void apply_host_floor(double host_s)
     {
         const Phase phases[] = {Phase::Forward, Phase::Backward, Phase::Recompute};

@@ -48,11 +48,11 @@ constexpr double kAxiswiseGemmTimeFactor = 1.22;
 // (and Transformer Engine swizzles them into the GEMM's layout first); the Megatron-Bridge performance
 // guide says the 1x32 blocks run slower than tensorwise scaling (shared/research/modern-training.md Sec. 5).
 // Factor on the FP8 GEMM time chosen, as the rowwise one above, so that this model reproduces torchao's
-// published end-to-end gap
-// between the two recipes on 8 x B200 (pytorch/ao torchao/prototype/mx_formats/README.md "Training e2e
-// benchmarks on NVIDIA B200": Llama3-8B, FSDP2, torch.compile, per-op SAC, batch 1 x 8192: float8
-// tensorwise 10417.0, mxfp8_cublas 9969.0 tokens/s, tensorwise 4.5% faster). The shipped B200 profile (session
-// 42) gives 1.009 without it and 1.045 with 1.088; the validation rows were not used.
+// published end-to-end gap between the two recipes on 8 x B200 (pytorch/ao
+// torchao/prototype/mx_formats/README.md "Training e2e benchmarks on NVIDIA B200": Llama3-8B, FSDP2,
+// torch.compile, per-op SAC, batch 1 x 8192: float8 tensorwise 10417.0, mxfp8_cublas 9969.0 tokens/s,
+// tensorwise 4.5% faster). With the B200 profile of the time (session 42) the model gave a ratio of 1.009
+// without the factor and 1.045 with 1.088; no validation row was used.
 constexpr double kMxfp8GemmTimeFactor = 1.09;
 } // namespace
 
