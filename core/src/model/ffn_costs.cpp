@@ -295,20 +295,20 @@ void moe_ffn(BlockBuilder& b, const Ctx& c, const Ctx& outer)
     // lasts at least operators x moe_host_op_us; the GPU waits for the difference. Inputs padded to capacity
     // have static sizes: Megatron-Core's all-to-all dispatcher then takes no device-to-host sync
     // (token_dispatcher.py preprocess, drop_and_pad) and the host runs ahead as elsewhere.
-    const double host_op_s = host_terms(*in.profile, in.training->cuda_graphs).moe_host_op_s;
+    const HostTerms host = host_terms(*in.profile, in.training->cuda_graphs);
+    const double host_op_s = host.moe_host_op_s;
     const bool synced = moe.dropless || !moe.pad_to_capacity;
     if (host_op_s > 0 && synced) {
         MoeHostOps ops = moe_host_operators(local_experts, c.lowp);
         ops.forward += extra_host_fwd;
         ops.backward += extra_host_bwd;
         const double host_s[3] = {ops.forward * host_op_s, ops.backward * host_op_s, c.full ? ops.forward * host_op_s : 0.0};
-        const double layer_op_s = host_terms(*in.profile, in.training->cuda_graphs).host_op_s;
         for (int i = 0; i < 3; ++i) {
             const double gpu = b.phase_total(phases[i]) - section_start[i];
             b.host_wait(phases[i], "host-bound wait (routed experts after the tokens-per-expert sync)", host_s[i] - gpu);
             // The section's CPU time is the layer's too: the layer's host floor (apply_host_floor) counts its
             // operators at the framework's rate, so the rest of the section's time is added to it.
-            b.add_host_seconds(phases[i], std::max(0.0, host_s[i] - (b.host_ops(phases[i]) - section_ops[i]) * layer_op_s));
+            b.add_host_seconds(phases[i], std::max(0.0, host_s[i] - (b.host_ops(phases[i]) - section_ops[i]) * host.host_op_s));
         }
     }
     latent_projection(b, c, "moe latent up-projection", tokens, c.h, io);

@@ -100,15 +100,7 @@ public:
     {
         const Phase phases[] = {Phase::Forward, Phase::Backward, Phase::Recompute};
         for (int i = 0; i < 3; ++i) {
-            PhaseTime& t = phase_time(phases[i]);
-            const double host = m_ops[i] * host_s + m_extra_host_s[i];
-            if (host > t.total_s()) {
-                const double wait = host - t.total_s();
-                t.compute_s += wait;
-                if (m_list != nullptr) {
-                    m_list->push_back({"host-bound wait (framework overhead)", phases[i], wait, false});
-                }
-            }
+            host_wait(phases[i], "host-bound wait (framework overhead)", m_ops[i] * host_s + m_extra_host_s[i] - phase_total(phases[i]));
         }
     }
 
