@@ -114,7 +114,9 @@ struct GpuProfile {
     // Sec. 2.3 and 3.1). 0 = never host-bound. See model/ffn_costs.cpp, moe_ffn(). Default 30 us: one framework
     // call (a TE GEMM or quantize launch, a permute), half the 60 us fitted per modeled operator (about two
     // kernels) on vTrain's A100 runs (profiles/a100-*.json host_overhead_us); an estimate for calibration to
-    // refit. Megatron-Bridge's B200 MoE rows without CUDA graphs fit 20-50 us.
+    // refit. Megatron-Bridge's B200 MoE rows without CUDA graphs fit 20-50 us. The calibrated parts' priors
+    // are one Transformer Engine module call on their host CPU instead (36 us x86, 100 us Grace; the
+    // datasheets' calibration.start_parameters, TransformerEngine issue #2053).
     double moe_host_op_us = 30;
 
     // Dense peak FLOP/s for a data type; "nvfp4"/"mxfp4" read the "fp4" peak and "mxfp8" the "fp8" peak.
