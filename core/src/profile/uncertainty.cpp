@@ -152,8 +152,8 @@ PredictionBand default_uncalibrated_band()
     // docs/discussions/deepseek-v3-gb200-optimization §2.3-2.4), communication contention and stragglers
     // (1-2% diurnal variation alone, Llama 3 report §3.3.4). It must be wider on both sides than the
     // bands that calibration measures on the same kind of runs, or an unfitted part would look surer than
-    // a fitted one: the leave-one-source-out bands of the shipped fits reach +42% (A100) and +38% (B200),
-    // and the bands transferred to B300 and GB300 from their nearest calibrated part +53%
+    // a fitted one: the leave-one-source-out bands of the shipped fits reach +42% (A100) and +34% (B200),
+    // and the bands transferred to B300 and GB300 from their nearest calibrated part +47% (scripts/transfer-fits.py)
     // (profiles/datasheets/b300.json default_band; docs/validation.md). Measured time within 0.65x to
     // 1.6x the prediction. Replace it with a measured band (vtrain calibrate) wherever published runs exist.
     PredictionBand band;
