@@ -7,8 +7,9 @@ datasheet's rates; GH100 with HBM3e), the same hosts (x86 DGX/HGX, Grace) and th
 The datasheet deltas (peaks, HBM, NIC, TDP) stay in each part's own figures. Each default band is the
 nearest part's leave-one-source-out band, widened on both sides by how far the held-out bias moved over
 the last generation step measured (H100 -> B200 or GB200): that is what a new generation has cost this
-model before. H200 is the same generation as H100 and keeps H100's band. Run after
-scripts/calibrate-modern.sh with its log folder, then scripts/regenerate-profiles.sh.
+model before. H200 is the same generation as H100 and keeps H100's band. scripts/calibrate-modern.sh runs
+it with its log folder at the end and rebuilds the three profiles; run by hand, follow it with
+scripts/regenerate-profiles.sh.
 
 usage: scripts/transfer-fits.py LOG_DIR   (the folder scripts/calibrate-modern.sh wrote its reports to)
 """
