@@ -358,6 +358,58 @@ private slots:
         QVERIFY(s.run().layer.forward.total_s() < scoped.layer.forward.total_s());
     }
 
+    void a_whole_layer_graph_issues_no_host_operator()
+    {
+        // Megatron-Core's per-layer graphs of scope "full" (or TE graphs of attn and moe) capture the whole
+        // layer: one replay per pass, so at 1 ms per framework operator and 2 ms per routed operator the
+        // layer lasts its GPU time alone, as with no host cost at all. Capacity-padded token dropping keeps
+        // the expert shapes static, as capture needs.
+        Setup s(moe_layer());
+        expert_parallel_8(s);
+        s.model.moe.dropless = false;
+        s.model.moe.capacity_factor = 1.0;
+        s.model.moe.pad_to_capacity = true;
+        s.profile.host_overhead_us = 1000;
+        s.profile.moe_host_op_us = 2000;
+        const LayerCosts launched = s.run();
+        s.training.cuda_graphs = CudaGraphs::Scoped;
+        s.training.cuda_graph_scope = kGraphAttn | kGraphMoe;
+        const LayerCosts whole = s.run();
+        s.profile.host_overhead_us = 0;
+        s.profile.moe_host_op_us = 0;
+        const LayerCosts no_host = s.run();
+        QVERIFY(close(whole.layer.forward.total_s(), no_host.layer.forward.total_s()));
+        QVERIFY(close(whole.layer.backward.total_s(), no_host.layer.backward.total_s()));
+        QVERIFY(whole.layer.forward.total_s() < launched.layer.forward.total_s() / 5);
+        // The routed section is timed at the graph's gap too (its kernels are in the graph).
+        s.profile.kernel_launch_overhead_us = 200;
+        const OperatorTimer graphed(s.profile, Precision::Bf16, 0.5e-6);
+        QVERIFY(close(op_seconds(s.run(), "moe sort by local expert", Phase::Forward),
+                      graphed.memory_bound_seconds("embedding", 4096.0 * 8 * 4096 * 2, false)));
+        s.profile.kernel_launch_overhead_us = network_profile().kernel_launch_overhead_us;
+        // A layer partly captured keeps the per-operator term (1 ms each, the routed section's term now 0): the
+        // MoE without the attention, or the attention and the router without the experts.
+        s.profile.host_overhead_us = 1000;
+        for (const unsigned scope : {unsigned(kGraphMoe), unsigned(kGraphAttn | kGraphMoeRouter | kGraphMoePreprocess)}) {
+            s.training.cuda_graph_scope = scope;
+            QVERIFY(s.run().layer.forward.total_s() > 2 * whole.layer.forward.total_s()); // 50 and 20 ms against 8 ms
+        }
+
+        // In a scenario the scope is named "moe", and needs the static shapes.
+        const std::string base = R"({"model": {"layers": 2, "hidden": 1024, "heads": 16, "seq_len": 2048, "vocab": 32000,
+            "activation": "swiglu", "moe": {"experts": 8, "top_k": 2, "expert_ffn_hidden": 512)";
+        const std::string rest = R"(}}, "cluster": {"gpu": "a100-sxm4-80gb", "num_gpus": 8},
+            "training": {"global_batch": 8, "cuda_graphs": "scoped", "cuda_graph_scope": ["attn", "moe"]}})";
+        const auto padded = scenario_from_text(base + R"(, "capacity_factor": 1.0, "pad_to_capacity": true)" + rest);
+        QVERIFY2(padded.ok(), padded.ok() ? "" : padded.first_error().c_str());
+        QCOMPARE(padded->training.cuda_graph_scope, unsigned(kGraphAttn | kGraphMoe));
+        QCOMPARE(scenario_from_json(scenario_to_json(*padded))->training.cuda_graph_scope, unsigned(kGraphAttn | kGraphMoe));
+        const auto dropless = scenario_from_text(base + rest);
+        QVERIFY(!dropless.ok());
+        QVERIFY(dropless.first_error().find("training.cuda_graph_scope") != std::string::npos);
+        QVERIFY(dropless.first_error().find("pad_to_capacity") != std::string::npos);
+    }
+
     void one_cpu_thread_issues_every_operator_of_a_layer()
     {
         // A phase lasts max(GPU time, operators x host_s + CPU seconds priced apart): three 1 us kernels, two

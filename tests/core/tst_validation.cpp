@@ -1323,6 +1323,39 @@ private slots:
         QVERIFY(none && scoped);
     }
 
+    // NeMo's recommended Qwen3-235B GB200 configuration of the 25.09 era (model_configs_gb200.csv: tp 2, pp 1,
+    // ep 64, mbs 1, cuda_graphs 1) runs Megatron-Core's per-layer graphs of whole layers; its token-drop rows
+    // have the static shapes they need. The same layout dropless, or in a later container, is not matched.
+    void nemo_25_09_qwen3_235b_token_drop_rows_graph_whole_layers()
+    {
+        nlohmann::json row = qwen3_30b_row("q235", 64, 1, 1024);
+        const nlohmann::json fields{{"model_name", "Qwen3_235B_a22B (tokendrop)"},
+                                    {"num_layers", 94},
+                                    {"num_attention_heads", 64},
+                                    {"num_query_groups", 4},
+                                    {"moe_ffn_hidden_size", 1536},
+                                    {"gpu_type", "gb200-nvl72"},
+                                    {"system_name", "DGX-GB200"},
+                                    {"gpu_memory_gb", nullptr},
+                                    {"gpus_per_node", 4},
+                                    {"tp", 2},
+                                    {"dp", 32},
+                                    {"model_parallel_size", 2},
+                                    {"ep", 64},
+                                    {"software", "Megatron-Bridge (Megatron-Core, Transformer Engine) in NeMo 25.09 container"}};
+        row.update(fields);
+        const MappedRun drop = map_one(row);
+        QCOMPARE(drop.scenario.training.cuda_graphs, CudaGraphs::Scoped);
+        QCOMPARE(drop.scenario.training.cuda_graph_scope, unsigned(kGraphAttn | kGraphMoe));
+        QVERIFY(drop.scenario.model.moe.pad_to_capacity && !drop.scenario.model.moe.dropless);
+        QVERIFY(has_note(drop, "model_configs_gb200.csv"));
+        row["model_name"] = "Qwen3_235B_a22B";
+        QVERIFY((map_one(row).scenario.training.cuda_graph_scope & kGraphMoe) == 0);
+        row["model_name"] = "Qwen3_235B_a22B (tokendrop)";
+        row["software"] = "Megatron-Bridge (Megatron-Core, Transformer Engine) in NeMo 25.11 container";
+        QVERIFY((map_one(row).scenario.training.cuda_graph_scope & kGraphMoe) == 0);
+    }
+
     // Megatron-Bridge issue #1998: Qwen3 30B dropless ran 2x slower on H100 and B200 from 25.11 (fix targeted at
     // 26.02). Rows inside that window are predicted and listed, not scored and not fitted; the token-drop rows
     // of the same model are padded to capacity as Megatron-Bridge's apply_moe_token_drop does.

@@ -30,15 +30,14 @@ const std::map<std::string, HeldOutPin>& modern_pins()
 {
     static const std::map<std::string, HeldOutPin> pins{
         {"deepseek_v3", {11.7, 0}},
-        {"mcore_dsv3_gb200_optimization", {10.4, 0}},
+        {"mcore_dsv3_gb200_optimization", {7.5, 0}}, // session 44: its ladder's CUDA graphs mapped
         {"megatron_bridge_dense_b200", {5.2, 0}},
         {"megatron_bridge_dense_gb200", {13.5, 0}},
         {"megatron_bridge_dense_h100", {5.3, 0}},
         {"megatron_bridge_moe_b200", {21.4, 0}}, // session 43: the CPU time per operator's prior from TE's measurement
-        // Session 40: the 26.06.01 GPT-OSS row its source footnotes as a regression is not scored. Session 43: the CPU
-        // time per operator's prior on Grace (TE's measured 100 us) puts the two 25.09 token-drop Qwen3-235B rows,
-        // host-bound without a sync, at -55% (bias +21.6% -> -4.0%; docs/validation.md).
-        {"megatron_bridge_moe_gb200", {22.0, 2}},
+        // Session 40: the 26.06.01 GPT-OSS row its source footnotes as a regression is not scored. Session 44: the two
+        // 25.09 token-drop Qwen3-235B rows run NeMo's per-layer graphs of whole layers (-55% -> within 2x; docs/validation.md).
+        {"megatron_bridge_moe_gb200", {20.6, 0}},
         {"megatron_bridge_moe_h100", {18.0, 0}},
         {"torchtitan_asynctp_h100", {21.9, 0}},
         {"torchtitan_docs_2024", {9.7, 0}},
@@ -125,7 +124,7 @@ private slots:
     // (old), since the ranges span the host CPU terms' prior; before, 91.9% at x2.01 and 54.1% at x1.47. Session 43:
     // the CPU priors from Transformer Engine's measurement make more held-out rows host-bound, so more ranges span
     // the x/÷ 3 width of those terms: x2.34 at 96.9% inside.
-    void modern_set_held_out_by_source_holds_its_pins() { check_held_out("modern_runs.json", modern_pins(), 18.0, {0.94, 2.35}); }
+    void modern_set_held_out_by_source_holds_its_pins() { check_held_out("modern_runs.json", modern_pins(), 17.6, {0.94, 2.35}); }
     void old_set_held_out_by_source_holds_its_pins() { check_held_out("public_runs.json", old_set_pins(), 28.9, {0.93, 1.70}); }
 };
 

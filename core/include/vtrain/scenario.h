@@ -44,6 +44,10 @@ enum CudaGraphScope : unsigned {
     kGraphMoeRouter = 4u,
     kGraphMoePreprocess = 8u,
     kGraphMamba = 16u, // a hybrid model's Mamba layer (norm, mixer, residual): Megatron-Core's "mamba" scope
+    // The whole MoE layer -- norm, router, dispatch, experts, combine -- as Megatron-Core's "moe" scope (and the
+    // "full" layer scope of its local per-layer graphs) capture it. Capture needs static expert shapes (token
+    // dropping padded to capacity), so the tokens-per-expert sync is gone, as under FullIteration.
+    kGraphMoe = 32u,
 };
 // What an iteration trains (issue 29). Pretrain and Sft update every weight and cost the same per token (Sft
 // differs in its data: samples packed into a sequence, or padded, TrainingSpec::sequence_packing); Lora

@@ -228,13 +228,13 @@ TrainingSpec read_training(Reader r)
     if (r.json().contains("cuda_graph_scope")) {
         const nlohmann::json& list = r.json()["cuda_graph_scope"];
         if (!list.is_array() || list.size() > 16) {
-            r.error("cuda_graph_scope", "must be a list of module names (\"attn\", \"mlp\", \"moe_router\", \"moe_preprocess\", \"mamba\")");
+            r.error("cuda_graph_scope", "must be a list of module names (\"attn\", \"mlp\", \"moe\", \"moe_router\", \"moe_preprocess\", \"mamba\")");
         } else {
             unsigned bits = 0;
             for (const nlohmann::json& item : list) {
                 const unsigned bit = item.is_string() ? cuda_graph_scope_bit(item.get<std::string>()) : 0u;
                 if (bit == 0) {
-                    r.error("cuda_graph_scope", "names \"attn\", \"mlp\", \"moe_router\", \"moe_preprocess\" or \"mamba\", not \"" +
+                    r.error("cuda_graph_scope", "names \"attn\", \"mlp\", \"moe\", \"moe_router\", \"moe_preprocess\" or \"mamba\", not \"" +
                                                     json_fields::bounded(item.is_string() ? item.get<std::string>() : item.dump()) + "\"");
                 }
                 bits |= bit;
@@ -507,6 +507,13 @@ Expected<Scenario> scenario_from_json(const nlohmann::json& json)
     }
     if (r.has("search")) {
         s.search = read_search(r.child("search"));
+    }
+    // Megatron-Core captures a whole MoE layer only when its expert shapes are static.
+    if (s.training.cuda_graphs == CudaGraphs::Scoped && (s.training.cuda_graph_scope & kGraphMoe) != 0 && s.model.moe.experts > 0 &&
+        !(s.model.moe.pad_to_capacity && !s.model.moe.dropless)) {
+        diags.push_back({"training.cuda_graph_scope", "\"moe\" captures the whole MoE layer, which needs static expert shapes: give model.moe a "
+                                                      "\"capacity_factor\" with \"pad_to_capacity\": true, or graph \"moe_router\" and "
+                                                      "\"moe_preprocess\" instead"});
     }
     if (!diags.empty()) {
         return diags;

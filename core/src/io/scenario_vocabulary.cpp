@@ -204,7 +204,8 @@ constexpr BitNames kRecomputeModuleNames[] = {
 constexpr BitNames kLoraTargetNames[] = {{kLoraQkv, "qkv"}, {kLoraProj, "proj"}, {kLoraFc1, "fc1"}, {kLoraFc2, "fc2"}};
 
 constexpr BitNames kGraphScopeNames[] = {
-    {kGraphAttn, "attn"}, {kGraphMlp, "mlp"}, {kGraphMoeRouter, "moe_router"}, {kGraphMoePreprocess, "moe_preprocess"}, {kGraphMamba, "mamba"}};
+    {kGraphAttn, "attn"},   {kGraphMlp, "mlp"}, {kGraphMoeRouter, "moe_router"}, {kGraphMoePreprocess, "moe_preprocess"},
+    {kGraphMamba, "mamba"}, {kGraphMoe, "moe"}};
 
 } // namespace
 

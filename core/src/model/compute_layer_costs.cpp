@@ -17,6 +17,20 @@ namespace {
 
 using namespace layer_ops;
 
+// Whether scoped CUDA graphs capture every module of a layer of this kind.
+bool layer_captured(const Ctx& c, const LayerKind& kind)
+{
+    if (c.graphed == nullptr) {
+        return false;
+    }
+    const unsigned scope = c.graph_scope;
+    const bool mixer = kind.mixer == MixerKind::Attention ? (scope & kGraphAttn) != 0
+                       : kind.mixer == MixerKind::Mamba   ? (scope & kGraphMamba) != 0
+                                                          : true;
+    const bool ffn = kind.ffn == FfnKind::Dense ? (scope & kGraphMlp) != 0 : kind.ffn == FfnKind::Moe ? (scope & kGraphMoe) != 0 : true;
+    return mixer && ffn;
+}
+
 void build_layer(BlockCost& block, std::vector<OperatorTime>* ops, const Ctx& c, const LayerKind& kind, const LayerParamSplit& params)
 {
     BlockBuilder b(block, ops);
@@ -42,9 +56,9 @@ void build_layer(BlockCost& block, std::vector<OperatorTime>* ops, const Ctx& c,
                 graphed->full = true;
                 again.graphed = &*graphed;
             }
-            moe_ffn(b, again, c);
+            moe_ffn(b, module_ctx(again, kGraphMoe), c);
         } else {
-            moe_ffn(b, c, c);
+            moe_ffn(b, module_ctx(c, kGraphMoe), c);
         }
     }
     b.finish_casts(c.timer);
@@ -58,7 +72,10 @@ void build_layer(BlockCost& block, std::vector<OperatorTime>* ops, const Ctx& c,
     b.compute(Phase::Backward, "weight-gradient accumulation", traffic > 0 ? c.hp.memory_bound_seconds("residual_add", traffic / 3, false) : 0.0);
     b.apply_overlap(c.in.tp_overlap, c.in.tp_overlap_hidden_fraction, c.in.moe_overlap, c.in.training->tp_overlap_forward_only,
                     moe_comm_sm_fraction(*c.in.training, *c.in.profile));
-    b.apply_host_floor(host_terms(*c.in.profile, c.in.training->cuda_graphs).host_op_s);
+    // A layer whose every module is captured is one graph replay per pass: the host issues no operator of it
+    // (Megatron-Core's local per-layer graphs, scope "full"; or TE graphs of all its modules). Partly captured
+    // layers keep the per-operator term, which the profiles were fitted with.
+    b.apply_host_floor(layer_captured(c, kind) ? 0.0 : host_terms(*c.in.profile, c.in.training->cuda_graphs).host_op_s);
 }
 
 } // namespace

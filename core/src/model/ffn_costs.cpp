@@ -297,7 +297,9 @@ void moe_ffn(BlockBuilder& b, const Ctx& c, const Ctx& outer)
     // (token_dispatcher.py preprocess, drop_and_pad) and the host runs ahead as elsewhere.
     const HostTerms host = host_terms(*in.profile, in.training->cuda_graphs);
     const double host_op_s = host.moe_host_op_s;
-    const bool synced = moe.dropless || !moe.pad_to_capacity;
+    // A graph of the whole MoE layer (the "moe" scope) exists only with static, capacity-padded shapes.
+    const bool captured = in.training->cuda_graphs == CudaGraphs::Scoped && (in.training->cuda_graph_scope & kGraphMoe) != 0;
+    const bool synced = !captured && (moe.dropless || !moe.pad_to_capacity);
     if (host_op_s > 0 && synced) {
         MoeHostOps ops = moe_host_operators(local_experts, c.lowp);
         ops.forward += extra_host_fwd;

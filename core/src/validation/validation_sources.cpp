@@ -124,6 +124,24 @@ const MoePreset* moe_preset(const RunRow& r)
     return nullptr;
 }
 
+// NeMo's recommended performance configuration of Qwen3-235B-A22B on GB200 in the 25.09 era (NVIDIA/NeMo
+// scripts/performance/recommended_model_configs/model_configs_gb200.csv @ 06c0e70, row "pre_train,qwen3,235b_a22b":
+// 64 GPUs, seq 4096, tp 2, pp 1, cp 1, ep 64, vp 1, mbs 1, gbs 1024, etp 1, cuda_graphs 1). cuda_graphs sets
+// Megatron-Core's enable_cuda_graph (NeMo scripts/performance/helpers.py set_cuda_graph_configs; Megatron-Bridge's
+// scripts/performance/utils/helpers.py set_cuda_graph_overrides of that era): the local CudaGraphManager, whose
+// default scope "full" captures each transformer layer whole -- a MoE layer only with static expert shapes, which
+// the "(tokendrop)" rows have (capacity 1.0, padded: apply_moe_token_drop). Matched by model, GPU, layout,
+// micro-batch, token drop and a NeMo container up to 25.09.
+bool nemo_whole_layer_graphs(const RunRow& r)
+{
+    const char* model = moe_model_key(r);
+    const char* gpu = preset_gpu(r);
+    const int container = nemo_container(r);
+    return model != nullptr && gpu != nullptr && std::string(model) == "qwen3_235b" && std::string(gpu) == "gb200" && r.tp.value_or(1) == 2 &&
+           r.pp.value_or(1) == 1 && r.ep.value_or(1) == 64 && r.micro_batch_size.value_or(0) == 1 && names_token_drop(r) && container > 0 &&
+           container <= 250900;
+}
+
 // Megatron-Bridge's Nemotron 3 performance presets (scripts/performance/configs/nemotronh/
 // nemotron_3_workload_base_configs.py @ f601ba9, whose Super layouts are the rows': GB200 tp 2 ep 64, B200
 // ep 64; B200 NVFP4 at tp 2 from the later version that adds BASE_NEMOTRON_3_ULTRA_CONFIG, where
@@ -438,6 +456,25 @@ SoftwareSettings software_settings(const RunRow& r)
                 s.recipe_cuda_graphs = CudaGraphs::Scoped;
                 s.description += "; Transformer Engine CUDA graphs of the preset's scopes (attn, moe_router, moe_preprocess)";
             }
+        }
+        if (!contains(r.software, "megatron-bridge") && contains(r.software, "megatron-core") && is_deepseek_v3(r) && preset_gpu(r) != nullptr &&
+            std::string(preset_gpu(r)) == "gb200" && r.tp.value_or(1) == 1 && r.pp.value_or(1) == 8 && r.virtual_pipeline_stages.value_or(1) == 4 &&
+            r.ep.value_or(1) == 32) {
+            // Megatron-Core's DeepSeek-V3 GB200 optimization (Megatron Core dev blog "Optimizing DeepSeek-V3 Training
+            // Performance on NVIDIA GB200 NVL72", 2025, TP1 PP8 VPP4 EP32 on 256 GB200): its ladder turns on CUDA graphs
+            // (steps "CUDA Graphs", then "CUDA Graphs capture shared expert") and keeps them to the final configuration.
+            // The dropless-MoE scope (Megatron-Bridge docs, training/cuda-graphs: "dropless MoE: attn moe_router
+            // moe_preprocess"): the routed experts stay eager after the tokens-per-expert sync.
+            s.recipe_cuda_graphs = CudaGraphs::Scoped;
+            s.description += "; the Megatron-Core DeepSeek-V3 GB200 optimization's configuration: Transformer Engine CUDA graphs of "
+                             "attn, moe_router, moe_preprocess (its ladder's \"CUDA Graphs\" steps)";
+        }
+        if (contains(r.software, "megatron-bridge") && nemo_whole_layer_graphs(r)) {
+            s.recipe_cuda_graphs = CudaGraphs::Scoped;
+            s.recipe_cuda_graph_scope = kGraphAttn | kGraphMoe;
+            s.description += "; the row's layout is NeMo's recommended Qwen3-235B GB200 configuration of the 25.09 era "
+                             "(scripts/performance/recommended_model_configs/model_configs_gb200.csv: cuda_graphs 1): Megatron-Core's "
+                             "per-layer CUDA graphs (enable_cuda_graph, scope full) capture each layer whole, the padded MoE included";
         }
         gpt_oss_recipe(r, s);
         if (contains(r.arch_family, "nemotron_h") && contains(r.arch_family, "moe")) {
