@@ -12,6 +12,7 @@
 #include "test_support.h"
 #include "vtrain/layer_costs.h"
 #include "vtrain/memory_model.h"
+#include "vtrain/plan_check.h"
 #include "vtrain/scenario_json.h"
 
 using namespace vtrain;
@@ -408,6 +409,16 @@ private slots:
         QVERIFY(!dropless.ok());
         QVERIFY(dropless.first_error().find("training.cuda_graph_scope") != std::string::npos);
         QVERIFY(dropless.first_error().find("pad_to_capacity") != std::string::npos);
+        // A plan built in memory (the GUI, the explorer) is refused the same way, naming the field.
+        TrainingSpec graphs;
+        graphs.global_batch = 8;
+        graphs.cuda_graphs = CudaGraphs::Scoped;
+        graphs.cuda_graph_scope = kGraphAttn | kGraphMoe;
+        Plan plan;
+        plan.dp = 8;
+        const auto refused = check_plan(moe_layer(), graphs, plan, 8);
+        QVERIFY(refused && refused->reason == RejectReason::CudaGraphInvalid && refused->diagnostic.field == "training.cuda_graph_scope");
+        QVERIFY(!check_plan(s.model, graphs, plan, 8)); // capacity-padded: captured
     }
 
     void one_cpu_thread_issues_every_operator_of_a_layer()

@@ -274,6 +274,21 @@ ChoiceField recomputeModule(const char* name, const QString& label, const QStrin
             }};
 }
 
+// One of TrainingSpec::cuda_graph_scope's bits as a check box (used with "per module (scoped)" graphs).
+ChoiceField graphScope(const char* name, const QString& label, const QString& tip, unsigned bit)
+{
+    return {QLatin1String(name),
+            Group::Cluster,
+            label,
+            tip,
+            {},
+            {},
+            [bit](const Scenario& s) { return QVariant((s.training.cuda_graph_scope & bit) != 0); },
+            [bit](const QVariant& v, Scenario& s) {
+                s.training.cuda_graph_scope = v.toBool() ? (s.training.cuda_graph_scope | bit) : (s.training.cuda_graph_scope & ~bit);
+            }};
+}
+
 std::vector<ChoiceField> buildChoiceFields()
 {
     std::vector<ChoiceField> f;
@@ -383,6 +398,24 @@ std::vector<ChoiceField> buildChoiceFields()
                  [](const QVariant& v, Scenario& s) {
                      s.training.cuda_graphs = cuda_graphs_from_string(v.toString().toStdString()).value_or(CudaGraphs::None);
                  }});
+    // The modules a per-module graph captures (Megatron-Core --cuda-graph-scope); a layer captured whole costs
+    // no host time per operator (core/src/model/compute_layer_costs.cpp).
+    f.push_back(graphScope("training.cuda_graph_scope.attn", tr("Graph: attention"),
+                           tr("Per-module graphs capture the attention sub-layer (--cuda-graph-scope attn)"), kGraphAttn));
+    f.push_back(graphScope("training.cuda_graph_scope.mlp", tr("Graph: dense MLP"),
+                           tr("Per-module graphs capture a dense FFN (--cuda-graph-scope mlp)"), kGraphMlp));
+    f.push_back(graphScope("training.cuda_graph_scope.moe", tr("Graph: whole MoE layer"),
+                           tr("Per-module graphs capture the whole MoE layer, dispatch and experts included (--cuda-graph-scope moe); "
+                              "needs token dropping padded to capacity (static shapes)"),
+                           kGraphMoe));
+    f.push_back(graphScope("training.cuda_graph_scope.moe_router", tr("Graph: MoE router"),
+                           tr("Per-module graphs capture the pre-MLP norm and the router (--cuda-graph-scope moe_router)"), kGraphMoeRouter));
+    f.push_back(graphScope("training.cuda_graph_scope.moe_preprocess", tr("Graph: MoE preprocess"),
+                           tr("Per-module graphs capture the dispatch preprocessing before the tokens-per-expert sync "
+                              "(--cuda-graph-scope moe_preprocess)"),
+                           kGraphMoePreprocess));
+    f.push_back(graphScope("training.cuda_graph_scope.mamba", tr("Graph: Mamba layer"),
+                           tr("Per-module graphs capture a hybrid model's Mamba layer (--cuda-graph-scope mamba)"), kGraphMamba));
     f.push_back(trainingFlag("training.te_cross_entropy", tr("Fused loss (TE cross-entropy)"),
                              tr("Transformer Engine's fused cross-entropy on the 16-bit logits (Megatron-LM "
                                 "--cross-entropy-fusion-impl te) instead of the unfused fp32 loss"),

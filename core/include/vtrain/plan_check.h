@@ -27,6 +27,7 @@ enum class RejectReason {
     OverlapInvalid,           // tp_overlap without tp >= 2 and SP; moe_overlap without ep > 1 or with full recompute
     NotModeled,               // uses a feature the simulator does not model yet (model_support.h)
     TooLargeToSimulate,       // more forward passes per iteration than kMaxSimulatedPasses
+    CudaGraphInvalid,         // a CUDA-graph scope the model cannot be captured with (the whole MoE layer needs static shapes)
     Count
 };
 
@@ -36,6 +37,10 @@ struct PlanRejection {
     RejectReason reason;
     Diagnostic diagnostic;
 };
+
+// Why Megatron-Core cannot capture the training's CUDA-graph scope for this model, or "" when it can: the
+// "moe" scope (the whole MoE layer) needs static expert shapes, token dropping padded to capacity.
+std::string cuda_graph_scope_refusal(const ModelSpec& model, const TrainingSpec& training);
 
 // Checks divisibility and schedule rules (not memory: that needs the simulation's memory model).
 std::optional<PlanRejection> check_plan(const ModelSpec& model, const TrainingSpec& training, const Plan& plan, int num_gpus);

@@ -9,6 +9,7 @@
 #include "io/model_json.h"
 #include "vtrain/json_fields.h"
 #include "vtrain/pipeline_layout.h"
+#include "vtrain/plan_check.h"
 #include "vtrain/rank_layout.h"
 
 namespace vtrain {
@@ -509,11 +510,8 @@ Expected<Scenario> scenario_from_json(const nlohmann::json& json)
         s.search = read_search(r.child("search"));
     }
     // Megatron-Core captures a whole MoE layer only when its expert shapes are static.
-    if (s.training.cuda_graphs == CudaGraphs::Scoped && (s.training.cuda_graph_scope & kGraphMoe) != 0 && s.model.moe.experts > 0 &&
-        !(s.model.moe.pad_to_capacity && !s.model.moe.dropless)) {
-        diags.push_back({"training.cuda_graph_scope", "\"moe\" captures the whole MoE layer, which needs static expert shapes: give model.moe a "
-                                                      "\"capacity_factor\" with \"pad_to_capacity\": true, or graph \"moe_router\" and "
-                                                      "\"moe_preprocess\" instead"});
+    if (const std::string why = cuda_graph_scope_refusal(s.model, s.training); !why.empty()) {
+        diags.push_back({"training.cuda_graph_scope", why});
     }
     if (!diags.empty()) {
         return diags;

@@ -144,13 +144,27 @@ const char* to_string(RejectReason r)
     case RejectReason::OverlapInvalid: return "overlap not applicable";
     case RejectReason::NotModeled: return "not modeled";
     case RejectReason::TooLargeToSimulate: return "too many micro-batches to simulate";
+    case RejectReason::CudaGraphInvalid: return "CUDA graph scope not applicable";
     case RejectReason::Count: break;
     }
     return "unknown";
 }
 
+std::string cuda_graph_scope_refusal(const ModelSpec& m, const TrainingSpec& t)
+{
+    if (t.cuda_graphs == CudaGraphs::Scoped && (t.cuda_graph_scope & kGraphMoe) != 0 && m.moe.experts > 0 &&
+        !(m.moe.pad_to_capacity && !m.moe.dropless)) {
+        return "\"moe\" captures the whole MoE layer, which needs static expert shapes: give model.moe a \"capacity_factor\" with "
+               "\"pad_to_capacity\": true, or graph \"moe_router\" and \"moe_preprocess\" instead";
+    }
+    return {};
+}
+
 std::optional<PlanRejection> check_plan(const ModelSpec& m, const TrainingSpec& t, const Plan& p, int num_gpus)
 {
+    if (const std::string why = cuda_graph_scope_refusal(m, t); !why.empty()) {
+        return reject(RejectReason::CudaGraphInvalid, "training.cuda_graph_scope", why);
+    }
     if (p.num_gpus() != num_gpus) {
         return reject(RejectReason::GpuCountMismatch, "plan",
                       (p.cp > 1 ? "tp x cp x pp x dp = " + str(p.tp) + " x " + str(p.cp) + " x " : "tp x pp x dp = " + str(p.tp) + " x ") +
