@@ -7,7 +7,9 @@
 // (moe_host_op_us). A full-iteration graph replays every kernel of the forward and backward from one
 // launch with static MoE shapes (no sync), so none of the three applies; what stays is the GPU's own gap
 // between graph nodes. Per-module graphs (Scoped) and none keep the profile's terms: the shipped
-// Blackwell profiles are calibrated on runs with scoped graphs, and the two are not told apart.
+// Blackwell profiles are calibrated on runs with scoped graphs, and the two are not told apart -- except
+// for a layer whose every module is in the scope, one replay per pass with no per-operator host time
+// (compute_layer_costs.cpp, layer_captured).
 #include "vtrain/gpu_profile.h"
 #include "vtrain/scenario.h"
 
