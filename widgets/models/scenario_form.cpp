@@ -257,6 +257,12 @@ ChoiceField trainingFlag(const char* name, const QString& label, const QString& 
             [member](const QVariant& v, Scenario& s) { s.training.*member = v.toBool(); }};
 }
 
+// `bits` with `bit` set or cleared (a check box over one bit of a flag word).
+unsigned withBit(unsigned bits, unsigned bit, bool on)
+{
+    return on ? (bits | bit) : (bits & ~bit);
+}
+
 // One of Plan::recompute_modules' bits as a check box.
 ChoiceField recomputeModule(const char* name, const QString& label, const QString& tip, unsigned bit)
 {
@@ -269,7 +275,7 @@ ChoiceField recomputeModule(const char* name, const QString& label, const QStrin
             [bit](const Scenario& s) { return QVariant(s.plan && (s.plan->recompute_modules & bit) != 0); },
             [bit](const QVariant& v, Scenario& s) {
                 if (s.plan) {
-                    s.plan->recompute_modules = v.toBool() ? (s.plan->recompute_modules | bit) : (s.plan->recompute_modules & ~bit);
+                    s.plan->recompute_modules = withBit(s.plan->recompute_modules, bit, v.toBool());
                 }
             }};
 }
@@ -284,9 +290,7 @@ ChoiceField graphScope(const char* name, const QString& label, const QString& ti
             {},
             {},
             [bit](const Scenario& s) { return QVariant((s.training.cuda_graph_scope & bit) != 0); },
-            [bit](const QVariant& v, Scenario& s) {
-                s.training.cuda_graph_scope = v.toBool() ? (s.training.cuda_graph_scope | bit) : (s.training.cuda_graph_scope & ~bit);
-            }};
+            [bit](const QVariant& v, Scenario& s) { s.training.cuda_graph_scope = withBit(s.training.cuda_graph_scope, bit, v.toBool()); }};
 }
 
 std::vector<ChoiceField> buildChoiceFields()

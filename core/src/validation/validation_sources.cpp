@@ -124,6 +124,20 @@ const MoePreset* moe_preset(const RunRow& r)
     return nullptr;
 }
 
+// Megatron-Core's DeepSeek-V3 GB200 optimization (Megatron Core dev blog "Optimizing DeepSeek-V3 Training
+// Performance on NVIDIA GB200 NVL72", 2025, TP1 PP8 VPP4 EP32 on 256 GB200): its ladder turns on CUDA graphs
+// (steps "CUDA Graphs", then "CUDA Graphs capture shared expert") and keeps them to the final configuration.
+// The dropless-MoE scope (Megatron-Bridge docs, training/cuda-graphs: "dropless MoE: attn moe_router
+// moe_preprocess"): the routed experts stay eager after the tokens-per-expert sync. Matched by software
+// (Megatron-Core, not Bridge), model, GPU and layout.
+bool mcore_dsv3_gb200_guide(const RunRow& r)
+{
+    const char* gpu = preset_gpu(r);
+    return !contains(r.software, "megatron-bridge") && contains(r.software, "megatron-core") && is_deepseek_v3(r) && gpu != nullptr &&
+           std::string(gpu) == "gb200" && r.tp.value_or(1) == 1 && r.pp.value_or(1) == 8 && r.virtual_pipeline_stages.value_or(1) == 4 &&
+           r.ep.value_or(1) == 32;
+}
+
 // NeMo's recommended performance configuration of Qwen3-235B-A22B on GB200 in the 25.09 era (NVIDIA/NeMo
 // scripts/performance/recommended_model_configs/model_configs_gb200.csv @ 06c0e70, row "pre_train,qwen3,235b_a22b":
 // 64 GPUs, seq 4096, tp 2, pp 1, cp 1, ep 64, vp 1, mbs 1, gbs 1024, etp 1, cuda_graphs 1). cuda_graphs sets
@@ -457,14 +471,7 @@ SoftwareSettings software_settings(const RunRow& r)
                 s.description += "; Transformer Engine CUDA graphs of the preset's scopes (attn, moe_router, moe_preprocess)";
             }
         }
-        if (!contains(r.software, "megatron-bridge") && contains(r.software, "megatron-core") && is_deepseek_v3(r) && preset_gpu(r) != nullptr &&
-            std::string(preset_gpu(r)) == "gb200" && r.tp.value_or(1) == 1 && r.pp.value_or(1) == 8 && r.virtual_pipeline_stages.value_or(1) == 4 &&
-            r.ep.value_or(1) == 32) {
-            // Megatron-Core's DeepSeek-V3 GB200 optimization (Megatron Core dev blog "Optimizing DeepSeek-V3 Training
-            // Performance on NVIDIA GB200 NVL72", 2025, TP1 PP8 VPP4 EP32 on 256 GB200): its ladder turns on CUDA graphs
-            // (steps "CUDA Graphs", then "CUDA Graphs capture shared expert") and keeps them to the final configuration.
-            // The dropless-MoE scope (Megatron-Bridge docs, training/cuda-graphs: "dropless MoE: attn moe_router
-            // moe_preprocess"): the routed experts stay eager after the tokens-per-expert sync.
+        if (mcore_dsv3_gb200_guide(r)) {
             s.recipe_cuda_graphs = CudaGraphs::Scoped;
             s.description += "; the Megatron-Core DeepSeek-V3 GB200 optimization's configuration: Transformer Engine CUDA graphs of "
                              "attn, moe_router, moe_preprocess (its ladder's \"CUDA Graphs\" steps)";
