@@ -14,9 +14,9 @@ const char* const kProfilesHelp = R"(usage: vtrain profiles [--json]
 Lists the GPU profiles found on the search path ($VTRAIN_PROFILE_PATH, ~/.local/share/vtrain/profiles,
 the installed profiles): vendor, memory, dense peaks, NVLink domain and host size, default price, and
 where the profile comes from: "measured" (operator tables timed on the GPU), "calibrated" (modeled, fitted
-to published runs, with a cross-validated band) or "modeled" (datasheet figures only). The band is the
-range the measured iteration time falls in around a prediction; uncalibrated profiles get a wide default
-band (marked *), and every simulation that uses one says so.
+to published runs, with a cross-validated band) or "modeled" (datasheet figures, not fitted to runs of
+the part). The band is the range the measured iteration time falls in around a prediction; uncalibrated
+profiles get a wide default band (marked *), and every simulation that uses one says so.
 
 example:
   vtrain profiles

@@ -124,7 +124,7 @@ struct GpuProfile {
 };
 
 // "measured" (operator tables timed on the GPU), "calibrated" (modeled, with a calibration band fitted to
-// published runs) or "modeled" (datasheet figures only).
+// published runs) or "modeled" (datasheet figures and transferred terms, not fitted to runs of the part).
 std::string profile_provenance(const GpuProfile& profile);
 
 // Memory-bound operator kinds every profile provides.

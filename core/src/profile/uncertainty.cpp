@@ -160,7 +160,7 @@ PredictionBand default_uncalibrated_band()
     band.low = 0.65;
     band.high = 1.6;
     band.coverage = 0.8;
-    band.source = "the default band of an uncalibrated profile (datasheet figures only, not fitted to measured runs): an "
+    band.source = "the default band of an uncalibrated profile (kernel efficiencies not fitted to measured runs of this part): an "
                   "assumed prior, not a measured error; vtrain calibrate replaces it";
     band.calibrated = false;
     return band;
