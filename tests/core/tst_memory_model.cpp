@@ -222,6 +222,35 @@ private slots:
         QCOMPARE(plan_memory(m, lp, p)[1].working_bytes, plan_memory(m, tr, p)[1].working_bytes);
     }
 
+    // PyTorch's ring attention (cp_ring_pytorch) adds its backward working set to every stage's: the
+    // all-gathered, head-repeated K/V of all cp ranks in bf16, fp32 dQ/dK/dV accumulators and the fp32 dK/dV
+    // sent and received. By hand for 32 heads of 128 over tp 2 (q width 2048, K+V width 4096), 4,096 / cp
+    // tokens per micro-batch: tokens x (cp x 4096 x 2 + 4 x 6144 + 8 x 4096). Transformer Engine's ring
+    // (the default) and cp 1 hold none of it; activations are untouched.
+    void torch_ring_attention_holds_gathered_kv_and_fp32_gradients()
+    {
+        const ModelSpec m = loss_model();
+        TrainingSpec tr = sharded_training();
+        Plan p = loss_plan(2);
+        TrainingSpec torch_ring = tr;
+        torch_ring.cp_ring_pytorch = true;
+        for (int cp : {2, 4}) {
+            p.cp = cp;
+            p.dp = 4 / cp;
+            const auto base = plan_memory(m, tr, p);
+            const auto with = plan_memory(m, torch_ring, p);
+            const double tokens = 4096.0 * p.micro_batch / cp;
+            const double by_hand = tokens * (cp * 4096 * 2 + 4.0 * (2048 + 4096) + 2 * 4.0 * 4096);
+            for (int s = 0; s < 2; ++s) {
+                QCOMPARE(with[s].working_bytes - base[s].working_bytes, by_hand);
+                QCOMPARE(with[s].activations_bytes, base[s].activations_bytes);
+            }
+        }
+        p.cp = 1;
+        p.dp = 4;
+        QCOMPARE(plan_memory(m, torch_ring, p)[0].working_bytes, plan_memory(m, tr, p)[0].working_bytes);
+    }
+
     // Transformer Engine's fused cross-entropy writes the gradient into the 16-bit logits
     // (triton/cross_entropy.py): the loss's peak holds 2 bytes per local logit instead of the 8 of fp32
     // logits and their gradient; a stated loss_bytes_per_logit still wins; other stages are unchanged.

@@ -29,7 +29,7 @@ struct HeldOutPin {
 const std::map<std::string, HeldOutPin>& modern_pins()
 {
     static const std::map<std::string, HeldOutPin> pins{
-        {"deepseek_v3", {11.7, 0}},
+        {"deepseek_v3", {10.8, 0}},                  // session 45: H800 takes H100's software terms (11.50 -> 10.66)
         {"mcore_dsv3_gb200_optimization", {7.5, 0}}, // session 44: its ladder's CUDA graphs mapped
         {"megatron_bridge_dense_b200", {5.2, 0}},
         {"megatron_bridge_dense_gb200", {13.5, 0}},
@@ -44,8 +44,8 @@ const std::map<std::string, HeldOutPin>& modern_pins()
         {"torchtitan_h100", {26.9, 0}},
         // Peak memory is not fitted, so held out = in sample (session 37: 7.21%; session 38, loss_parallel: 5.87%;
         // session 40, eager PyTorch's saved fp32 norm inputs and silu output: 5.73%; PyTorch's interleaved warm-up:
-        // 5.22%).
-        {"torchtitan_h100:memory", {5.3, 0}},
+        // 5.22%; session 45, PyTorch ring attention's backward buffers: 4.23%).
+        {"torchtitan_h100:memory", {4.3, 0}},
     };
     return pins;
 }

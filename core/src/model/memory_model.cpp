@@ -61,6 +61,27 @@ bool uniform_layers(const ModelSpec& m)
     return !m.moe.enabled() && m.layer_pattern.empty();
 }
 
+// PyTorch's ring attention (torchtitan's context parallelism) during one layer's backward, beside that
+// layer's activations (torch/distributed/tensor/experimental/_attention.py, late 2024 to 2025): the
+// all-gather rotater, torchtitan's default (context_parallel_rotate_method "allgather"), holds every
+// rank's K/V at once -- cp x the local K/V, repeated to the query heads (torchtitan's repeat_kv runs before
+// SDPA) -- in 16 bits; _templated_ring_attention_backward accumulates dQ, dK and dV in fp32 (accum_dtype)
+// and passes the packed fp32 dK/dV to the next rank every step (the buffer sent and the one received).
+double torch_ring_backward_bytes(const ModelSpec& m, const TrainingSpec& t, const Plan& plan)
+{
+    if (plan.cp <= 1 || plan.cp_kind != ContextParallelKind::Ring || !t.cp_ring_pytorch || m.attention == AttentionKind::Mla || m.heads <= 0) {
+        return 0.0;
+    }
+    const double tokens = static_cast<double>(plan.micro_batch) * m.seq_len / plan.cp;
+    const double e = t.precision == Precision::Fp32 ? 4 : 2;
+    const double q_width = static_cast<double>(m.heads) / plan.tp * m.head_dim();
+    const double kv_width = 2 * q_width; // K and V repeated to every query head
+    const double gathered_kv = plan.cp * kv_width * e;
+    const double fp32_accumulators = 4.0 * (q_width + kv_width);
+    const double dkv_in_flight = 2 * 4.0 * kv_width;
+    return tokens * (gathered_kv + fp32_accumulators + dkv_in_flight);
+}
+
 } // namespace
 
 int expert_data_parallel(const Plan& p)
@@ -240,6 +261,7 @@ std::vector<StageMemory> stage_memory(const ModelSpec& m, const TrainingSpec& t,
             full_layer = std::max(full_layer, layer_activation_bytes_at(m, t, plan, i, Recompute::None));
         }
     }
+    full_layer += torch_ring_backward_bytes(m, t, plan);
     // ZeRO-3 keeps the gathered parameters of up to two layers (the one computing and the one prefetched)
     // and one layer's unsharded gradients (Megatron-FSDP double buffering; FSDP2 prefetch).
     const double unit = plan.zero_stage >= 3 ? largest_layer_params(m, plan) : 0.0;
