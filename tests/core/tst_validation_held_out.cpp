@@ -53,11 +53,12 @@ const std::map<std::string, HeldOutPin>& modern_pins()
 const std::map<std::string, HeldOutPin>& old_set_pins()
 {
     // vtrain_single_node: the other sources' large models do not identify the small models' host overhead,
-    // so without its own rows the fit keeps it near its documented prior (20 us x/÷ 3 per operator against
-    // the 67 us the 2021 stack shows): predictions 30% too fast. Its pin records that so that it cannot grow.
+    // so without its own rows the fit keeps it near its documented prior (36 us x/÷ 3 per operator since
+    // session 45, the x86 DGX hosts' Megatron module call; 20 us before) against the 67 us the stack shows:
+    // predictions 25% too fast (30% at 20 us, 414 rows off by 2x). Its pin records that so that it cannot grow.
     static const std::map<std::string, HeldOutPin> pins{
         {"korthikanti_per_layer", {2.0, 0}}, {"korthikanti_recompute", {1.9, 0}}, {"mtnlg", {12.7, 0}},
-        {"sc21_weak_scaling", {4.3, 0}},     {"vtrain_multi_node", {8.1, 1}},     {"vtrain_single_node", {31.0, 414}},
+        {"sc21_weak_scaling", {4.3, 0}},     {"vtrain_multi_node", {8.1, 1}},     {"vtrain_single_node", {25.4, 41}},
     };
     return pins;
 }
@@ -123,9 +124,13 @@ private slots:
     // Range pins: session 39's figures, 95.4% inside at a median width of x2.23 (modern) and 93.9% at x1.68
     // (old), since the ranges span the host CPU terms' prior; before, 91.9% at x2.01 and 54.1% at x1.47. Session 43:
     // the CPU priors from Transformer Engine's measurement make more held-out rows host-bound, so more ranges span
-    // the x/÷ 3 width of those terms: x2.34 at 96.9% inside.
+    // the x/÷ 3 width of those terms: x2.34 at 96.9% inside. Session 45: the A100 CPU prior 20 -> 36 us puts the
+    // held-out single-node rows' range at [12, 108] us per operator instead of [6.7, 60]; its upper end now lies
+    // past the stack's 67 us, so the host-bound rows' ranges widen (old set x1.68 -> x2.56) at the same share
+    // inside (93.9% -> 93.6%), while their centre moves from 30% to 25% too fast. The shipped ranges (the fit's
+    // 67 us x/÷ 3) do not change.
     void modern_set_held_out_by_source_holds_its_pins() { check_held_out("modern_runs.json", modern_pins(), 17.6, {0.94, 2.35}); }
-    void old_set_held_out_by_source_holds_its_pins() { check_held_out("public_runs.json", old_set_pins(), 28.9, {0.93, 1.70}); }
+    void old_set_held_out_by_source_holds_its_pins() { check_held_out("public_runs.json", old_set_pins(), 23.8, {0.93, 2.57}); }
 };
 
 QTEST_APPLESS_MAIN(TestValidationHeldOut)

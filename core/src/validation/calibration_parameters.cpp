@@ -63,7 +63,9 @@ const std::vector<CalibrationParameter>& calibration_parameters()
          "prior x/÷ 3 around one framework call on the part's host CPU: for the Megatron + Transformer Engine parts one TE "
          "module call, a TE Linear forward taking 99.7 us of CPU on GB200's Grace and 90.5 us on GH200's, a torch Linear "
          "37.1, 33.2 and 13.5 us on GB200, GH200 and a DGX H100's Xeon 8480C (TransformerEngine issue #2053, 2025), so ~36 us "
-         "on the x86 hosts (derived: 99.7 x 13.5 / 37.1); plain PyTorch (torchtitan) 20 us, above the torch call"},
+         "on the x86 hosts (derived: 99.7 x 13.5 / 37.1), the same for Megatron stacks without TE (Megatron-LM, Megatron-"
+         "DeepSpeed: Megatron's Python autograd modules over apex's fused kernels, one module call per operator); plain "
+         "PyTorch (torchtitan) 20 us, above the torch call"},
         {"moe_host_op_us", 1, 300, true, "us", true,
          "CPU time per operator of a MoE layer's routed-expert section after the tokens-per-expert sync, where no CUDA graph "
          "captures it: one framework call (a TE GEMM or quantize, a permute), as host_overhead_us",
