@@ -30,14 +30,14 @@ const std::map<std::string, HeldOutPin>& modern_pins()
 {
     static const std::map<std::string, HeldOutPin> pins{
         {"deepseek_v3", {10.8, 0}},                  // session 45: H800 takes H100's software terms (11.50 -> 10.66)
-        {"mcore_dsv3_gb200_optimization", {7.5, 0}}, // session 44: its ladder's CUDA graphs mapped
+        {"mcore_dsv3_gb200_optimization", {7.4, 0}}, // session 44: its ladder's CUDA graphs mapped
         {"megatron_bridge_dense_b200", {5.2, 0}},
-        {"megatron_bridge_dense_gb200", {13.5, 0}},
+        {"megatron_bridge_dense_gb200", {8.1, 0}}, // session 45: GB200's FP8 prior from cuBLASLt 8192^3 (13.35 -> 8.01)
         {"megatron_bridge_dense_h100", {5.3, 0}},
         {"megatron_bridge_moe_b200", {21.4, 0}}, // session 43: the CPU time per operator's prior from TE's measurement
         // Session 40: the 26.06.01 GPT-OSS row its source footnotes as a regression is not scored. Session 44: the two
         // 25.09 token-drop Qwen3-235B rows run NeMo's per-layer graphs of whole layers (-55% -> within 2x; docs/validation.md).
-        {"megatron_bridge_moe_gb200", {20.6, 0}},
+        {"megatron_bridge_moe_gb200", {19.4, 0}},
         {"megatron_bridge_moe_h100", {18.0, 0}},
         {"torchtitan_asynctp_h100", {21.9, 0}},
         {"torchtitan_docs_2024", {9.7, 0}},
@@ -129,7 +129,7 @@ private slots:
     // past the stack's 67 us, so the host-bound rows' ranges widen (old set x1.68 -> x2.56) at the same share
     // inside (93.9% -> 93.6%), while their centre moves from 30% to 25% too fast. The shipped ranges (the fit's
     // 67 us x/÷ 3) do not change.
-    void modern_set_held_out_by_source_holds_its_pins() { check_held_out("modern_runs.json", modern_pins(), 17.6, {0.94, 2.35}); }
+    void modern_set_held_out_by_source_holds_its_pins() { check_held_out("modern_runs.json", modern_pins(), 16.3, {0.94, 2.35}); }
     void old_set_held_out_by_source_holds_its_pins() { check_held_out("public_runs.json", old_set_pins(), 23.8, {0.93, 2.57}); }
 };
 
