@@ -60,7 +60,7 @@ for id in h100-sxm5-80gb b200-sxm-180gb gb200-nvl72 h100-hbm2e-96gb; do
     grep -E "^  (all|bf16|fp8|nvfp4|megatron|mcore|torchtitan|warning)" "$logs/$id.txt" | sed 's/^/    /'
 done
 # The parts no public run covers (B300, GB300, H200) take the fits just made, with their nearest part's band
-# widened by one generation step; H800 and the MI300 class take the software terms (scripts/transfer-fits.py).
+# widened by one generation step; H800, the MI300 class and V100 take the software terms (scripts/transfer-fits.py).
 python3 "$root/scripts/transfer-fits.py"
 for id in b300 gb300-nvl72 h200-sxm-141gb h800-sxm5-80gb mi300x mi325x mi355x v100-sxm3-32gb; do
     "$vtrain" make-profile --from-datasheet "$here/datasheets/$id.json" -o "$here/$id.json"

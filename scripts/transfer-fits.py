@@ -10,10 +10,10 @@ the nearest part's leave-one-source-out band, widened on both sides by how far t
 the last generation step measured (H100 -> B200 or GB200): that is what a new generation has cost this model
 before. H200 is the same generation as H100 and keeps H100's band.
 
-H800 and the MI300-class parts take only the software terms of H100's fit (the framework's CPU time per operator and
-per routed-expert operator, the per-micro-batch cost, the collectives' efficiency inside training): x86 hosts
-running the same frameworks; their GEMM, attention and memory efficiencies stay the modeled estimates their
-datasheets cite (another vendor's kernels; H800's one public run used DeepSeek's own), so they keep the wide
+H800 and the MI300-class parts take only the software terms of H100's fit, V100 those of A100's (the framework's
+CPU time per operator and per routed-expert operator, the per-micro-batch cost, the collectives' efficiency inside
+training): x86 hosts running the same frameworks; their GEMM, attention and memory efficiencies stay the modeled estimates their
+datasheets cite (another vendor's kernels, another generation; H800's one public run used DeepSeek's own), so they keep the wide
 uncalibrated band.
 
 scripts/calibrate-modern.sh runs it at the end and rebuilds the profiles; run by hand, follow it with
@@ -23,7 +23,6 @@ usage: scripts/transfer-fits.py
 """
 import json
 import os
-import re
 import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -32,7 +31,7 @@ LINK_TERMS = ("nic_efficiency", "nvlink_bus_gbytes_per_s")
 # (part, nearest calibrated part, the part one generation before the nearest, or None for the same generation)
 TRANSFERS = (("b300", "b200-sxm-180gb", "h100-sxm5-80gb"), ("gb300-nvl72", "gb200-nvl72", "h100-sxm5-80gb"),
              ("h200-sxm-141gb", "h100-sxm5-80gb", None))
-# Parts of another vendor that share only the software stack with the nearest calibrated part.
+# Parts that share only the software stack (host CPU, frameworks, collectives library) with the nearest calibrated part.
 SOFTWARE_TERMS = ("host_overhead_us", "moe_host_op_us", "microbatch_overhead_us", "nic_efficiency")
 AMD_WHY = ("The same frameworks (Megatron-LM with Transformer Engine, torchtitan) on x86 hosts issue the same operators per "
            "layer; RCCL's efficiency inside training is taken as NCCL's, unmeasured.")
@@ -59,12 +58,7 @@ def per_direction_nvlink(sheet):
 
 
 def load(part):
-    with open(os.path.join(SHEETS, part + ".json"), encoding="utf-8") as f:
-        return json.load(f)
-
-
-def load_fit(part):
-    """A calibrated part's datasheet, or its spec where it has no datasheet (the A100 profiles)."""
+    """A part's datasheet, or its spec where it has no datasheet (the A100 profiles)."""
     path = os.path.join(SHEETS, part + ".json")
     if not os.path.exists(path):
         path = os.path.join(ROOT, "profiles", "specs", part + ".json")
@@ -133,7 +127,7 @@ def transfer_whole_fit(part, nearest, before):
 
 
 def transfer_software_terms(part, nearest, why):
-    sheet, fit_sheet = load(part), load_fit(nearest)
+    sheet, fit_sheet = load(part), load(nearest)
     fitted = fit_sheet["calibration"]["parameters"]
     model = dict(sheet.get("model_parameters", {}))
     links = dict(sheet.get("links", {}))
